@@ -1,0 +1,206 @@
+"""The ``simkit`` command line.
+
+Commands: ``list``, ``generate``, ``validate``, ``inspect``, ``merge``, and the
+groups ``eval``, ``export``, ``compile``, ``convert``, ``bench`` whose
+subcommands come from the generator packages (see ``COMMAND_MODULES``).
+Heavy libraries are imported inside commands, so ``simkit --help`` is instant.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from simkit.core.errors import SimkitError
+
+app = typer.Typer(
+    name="simkit",
+    help="simkit: generate training corpora and environments for robot learning, world models and embodied AI.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+eval_app = typer.Typer(help="Run a benchmark or closed-loop evaluation.", no_args_is_help=True)
+export_app = typer.Typer(help="Export a corpus to another format (e.g. SFT JSONL).", no_args_is_help=True)
+compile_app = typer.Typer(help="Compile task sources (e.g. LIBERO BDDL) into cached descriptors.", no_args_is_help=True)
+convert_app = typer.Typer(help="Convert assets between simulators (e.g. MJCF -> USD).", no_args_is_help=True)
+app.add_typer(eval_app, name="eval")
+app.add_typer(export_app, name="export")
+app.add_typer(compile_app, name="compile")
+app.add_typer(convert_app, name="convert")
+
+GROUPS = {"eval": eval_app, "export": export_app, "compile": compile_app, "convert": convert_app}
+
+#: modules that add subcommands to GROUPS through a ``register(groups)`` function (light imports only)
+COMMAND_MODULES = (
+    "simkit.commands.packing",
+    "simkit.commands.audio",
+    "simkit.commands.wrop",
+    "simkit.commands.hebero",
+)
+
+
+def _register_command_modules() -> None:
+    for name in COMMAND_MODULES:
+        try:
+            mod = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:
+                continue
+            raise
+        mod.register(GROUPS)
+
+
+def fail(msg: str, code: int = 2) -> None:
+    """Print ``error: msg`` to stderr and exit with ``code``."""
+    typer.echo(f"error: {msg}", err=True)
+    raise typer.Exit(code)
+
+
+@app.command("list")
+def list_cmd() -> None:
+    """List the registered generators: name, version, extra to install, description."""
+    from simkit.core.registry import available, load
+
+    rows = []
+    for name in sorted(available()):
+        try:
+            cls = load(name)
+            rows.append((name, cls.version, cls.extra or "-", cls.description))
+        except SimkitError as exc:
+            rows.append((name, "?", "?", f"(cannot load: {exc})"))
+    w = max(len(r[0]) for r in rows) if rows else 4
+    typer.echo(f"{'generator':<{w}}  {'version':<8} {'extra':<8} description")
+    for r in rows:
+        typer.echo(f"{r[0]:<{w}}  {r[1]:<8} {r[2]:<8} {r[3]}")
+
+
+@app.command()
+def generate(
+    name: str = typer.Argument(..., help="Generator name (see `simkit list`)."),
+    n: int = typer.Option(..., "--n", help="Number of episodes in the corpus."),
+    out: Path = typer.Option(..., "--out", help="Output corpus directory (created; re-run to resume)."),
+    seed: int = typer.Option(0, "--seed", help="Master seed; episode i depends only on (seed, generator, i)."),
+    workers: int = typer.Option(1, "--workers", help="Worker processes (local executor)."),
+    shard: Optional[str] = typer.Option(None, "--shard", help="K/N: produce only shards j with j % N == K."),
+    executor: str = typer.Option("local", "--executor", help="local | ray"),
+    address: Optional[str] = typer.Option(None, "--address", help="Ray cluster address (with --executor ray)."),
+    config: Optional[Path] = typer.Option(None, "--config", help="YAML config file for the generator."),
+    set_: list[str] = typer.Option([], "--set", help="Config override key=value (repeatable)."),
+    episodes_per_shard: int = typer.Option(64, "--episodes-per-shard", help="Episodes per shard tar."),
+    max_shard_mb: float = typer.Option(1024.0, "--max-shard-mb", help="Split a shard into parts above this size."),
+    retries: int = typer.Option(2, "--retries", help="Retries of a transient backend failure per episode."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+) -> None:
+    """Generate a corpus of N episodes (resumes when OUT already holds this corpus).
+
+    Exit code: 0 all episodes ok, 3 some episodes failed (listed in the manifest), 2 bad input.
+    """
+    from simkit.core.config import build_config
+    from simkit.core.registry import load
+    from simkit.executors.run import generate_corpus, parse_shard
+
+    try:
+        cls = load(name)
+        cfg = build_config(cls.Config, config, set_)
+        summary = generate_corpus(
+            name, n, out, seed=seed, config=cfg.model_dump(mode="json"), workers=workers,
+            shard=parse_shard(shard), executor=executor, address=address,
+            episodes_per_shard=episodes_per_shard, max_shard_bytes=int(max_shard_mb * 2**20), retries=retries,
+            progress=progress and sys.stderr.isatty(),
+        )
+    except SimkitError as exc:
+        fail(str(exc))
+        return
+    _print_summary(summary)
+    raise typer.Exit(summary.exit_code)
+
+
+def _print_summary(s) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=f"simkit generate {s.generator} -> {s.out}", show_header=True)
+    for col in ("planned", "produced", "resumed", "failed", "redraws", "shards", "seconds", "ep/s", "MB"):
+        t.add_column(col, justify="right")
+    rate = s.produced / s.seconds if s.seconds > 0 else 0.0
+    t.add_row(str(s.planned), str(s.produced), str(s.resumed), str(s.failed), str(s.redraws),
+              str(s.shards_written), f"{s.seconds:.1f}", f"{rate:.2f}", f"{s.bytes_written / 2**20:.1f}")
+    con = Console(stderr=False, width=max(110, Console().width))
+    con.print(t)
+    for e in s.errors[:10]:
+        con.print(f"[red]failed[/red] {e}")
+    if len(s.errors) > 10:
+        con.print(f"... and {len(s.errors) - 10} more (see manifest.parquet)")
+
+
+@app.command()
+def validate(
+    corpus: Path = typer.Argument(..., help="Corpus directory."),
+    no_checks: bool = typer.Option(False, "--no-checks", help="Skip the generator's own checks (faster)."),
+) -> None:
+    """Check every shard, member checksum, required field and the generator's own checks. Exit 1 on any fault."""
+    from simkit.episodes.validate import validate_corpus
+
+    rep = validate_corpus(corpus, run_checks=not no_checks)
+    for p in rep.problems:
+        typer.echo(f"FAIL {p}")
+    status = "PASS" if rep.passed else "FAIL"
+    typer.echo(f"{status} {corpus}: {rep.episodes} episodes ({rep.ok} ok, {rep.failed_episodes} failed), "
+               f"{rep.shards} shards, {len(rep.problems)} problems")
+    raise typer.Exit(0 if rep.passed else 1)
+
+
+@app.command()
+def inspect(
+    corpus: Path = typer.Argument(..., help="Corpus directory."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Where to write pictures (default CORPUS/inspect)."),
+    samples: int = typer.Option(16, "--samples", help="How many episodes to draw pictures of."),
+) -> None:
+    """Print summary stats and write pictures (contact sheet, plots) a person can look at."""
+    import json
+
+    from simkit.episodes.inspect import inspect_corpus
+
+    try:
+        stats, paths = inspect_corpus(corpus, out, samples)
+    except SimkitError as exc:
+        fail(str(exc))
+        return
+    typer.echo(json.dumps(stats, indent=2, default=str))
+    for p in paths:
+        typer.echo(f"wrote {p}")
+
+
+@app.command()
+def merge(
+    sources: list[Path] = typer.Argument(..., help="Corpus directories (slices of one corpus)."),
+    out: Path = typer.Option(..., "--out", help="Merged corpus directory."),
+) -> None:
+    """Merge corpus slices produced with --shard K/N (or on several machines) into one corpus."""
+    from simkit.episodes.merge import merge_corpora
+
+    try:
+        info = merge_corpora(list(sources), out)
+    except SimkitError as exc:
+        fail(str(exc))
+        return
+    c = info["counts"]
+    typer.echo(f"merged {len(sources)} sources -> {out}: {c['present']} of {c['planned']} episodes "
+               f"({c['ok']} ok, {c['failed']} failed)")
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()
+
+
+_register_command_modules()
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""CLI subcommands contributed per generator family (light imports only; see simkit.cli)."""

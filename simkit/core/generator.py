@@ -1,0 +1,100 @@
+"""The Generator protocol.
+
+A generator is one scene compiler plus one or more backends. The engine calls,
+in each worker process::
+
+    gen = GeneratorClass()
+    gen.setup(config)              # once per worker: open physics clients, load scenes
+    ep = gen.generate(index, rng)  # many times; returns an Episode, never writes files
+    gen.teardown()                 # once
+
+``generate`` must depend only on ``(config, index, rng)``; the engine derives
+``rng`` from (master seed, generator name, index) (see :mod:`simkit.core.seeding`).
+It raises :class:`~simkit.core.errors.SampleRejected` when the sample fails the
+generator's own checks (the engine redraws it from a derived seed) and
+:class:`~simkit.core.errors.TransientError` for failures worth retrying.
+
+Subclasses set the class attributes below; heavy imports (pybullet, bpy,
+mujoco, ...) belong inside ``setup``/``generate`` so that ``simkit list`` stays
+instant.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+from simkit.core.episode import Episode
+
+
+class GeneratorConfig(BaseModel):
+    """Base of every generator's config model: unknown keys are errors, values are validated on assignment."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, frozen=False)
+
+
+class Generator:
+    """Base class of all generators (see the module docstring for the life cycle).
+
+    Class attributes:
+        name: registry name, ``[a-z0-9-]`` (used in episode keys and seeds).
+        version: generator version string, recorded in every episode.
+        description: one line for ``simkit list``.
+        extra: the pip extra that provides the backend (``pip install 'simkit[extra]'``).
+        Config: the pydantic config model (subclass of :class:`GeneratorConfig`).
+        required_fields: fields every episode must have (``validate`` checks them).
+        structural_params / surface_params: names of the parameters of each kind,
+            as documentation for users; every episode records the values.
+    """
+
+    name: ClassVar[str] = ""
+    version: ClassVar[str] = "0"
+    description: ClassVar[str] = ""
+    extra: ClassVar[str] = ""
+    Config: ClassVar[type[GeneratorConfig]] = GeneratorConfig
+    required_fields: ClassVar[tuple[str, ...]] = ()
+    structural_params: ClassVar[tuple[str, ...]] = ()
+    surface_params: ClassVar[tuple[str, ...]] = ()
+    #: how many times a sample rejected by the generator's checks is redrawn before the episode fails
+    max_redraws: ClassVar[int] = 10
+
+    def __init__(self) -> None:
+        self.config: GeneratorConfig | None = None
+
+    # -- life cycle -------------------------------------------------------------------------
+    def setup(self, config: GeneratorConfig) -> None:
+        """Prepare per-worker state. The default stores the config as ``self.config``."""
+        self.config = config
+
+    def generate(self, index: int, rng: np.random.Generator) -> Episode:  # pragma: no cover - abstract
+        """Produce episode ``index`` using only ``rng`` for randomness."""
+        raise NotImplementedError(f"{type(self).__name__}.generate")
+
+    def teardown(self) -> None:
+        """Release per-worker state (physics clients, Blender sessions)."""
+
+    # -- metadata ---------------------------------------------------------------------------
+    def backend_versions(self) -> dict[str, str]:
+        """Versions of the backends this generator uses, recorded in every episode and corpus.json."""
+        return {}
+
+    # -- validate / inspect hooks -----------------------------------------------------------
+    def check(self, sample: dict[str, Any]) -> list[str]:
+        """The generator's own checks on one decoded stored sample (``simkit validate``).
+
+        ``sample`` maps field name -> decoded value (``meta`` included). Return a list of
+        problems (empty when the sample is good). The default checks nothing more.
+        """
+        return []
+
+    def inspect(self, samples: list[dict[str, Any]], out_dir: Path) -> list[Path]:
+        """Write pictures a person can look at (contact sheets, plots) for ``samples``; return their paths.
+
+        The default tiles the first image field of each sample, if any.
+        """
+        from simkit.episodes.inspect import default_contact_sheet
+
+        return default_contact_sheet(samples, out_dir)

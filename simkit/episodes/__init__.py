@@ -1,0 +1,1 @@
+"""Corpus storage: codecs, shard writer/reader, manifest, validation, inspection."""

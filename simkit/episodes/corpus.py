@@ -1,0 +1,207 @@
+"""On-disk corpus layout, shard assembly and the manifest.
+
+::
+
+    OUT/
+      corpus.json                   generator, version, seed, config, schema, counts, versions
+      manifest.parquet              one row per episode of every complete shard
+      shards/shard-000003.tar       WebDataset shard: {key}.{field}.{ext} members, index order
+      shards/shard-000003.rows.json manifest rows of that shard; written last = the completion marker
+      .partial/shard-000003/000000301.tar   one finished episode waiting for its shard
+
+Shard ``j`` holds episodes ``[j * S, (j + 1) * S)`` (``S`` = episodes per
+shard), so the shard split does not depend on the worker count. A shard whose
+members exceed ``max_shard_bytes`` is split into parts ``shard-000003-01.tar``
+... at episode boundaries (deterministic, since the bytes are). Finished
+episodes are kept in ``.partial/`` (atomic rename) until their shard is
+assembled, so a killed run loses at most the episodes in flight.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from simkit.episodes.codecs import dumps_json
+from simkit.episodes.tario import iter_tar, write_tar
+
+ROW_MEMBER = "__row__.json"
+
+#: manifest columns (parquet schema) in order
+MANIFEST_COLUMNS = (
+    "key", "index", "shard", "status", "redraws", "attempts", "params_digest",
+    "members", "error", "duration_s",
+)
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def shard_name(shard_id: int, part: int | None = None) -> str:
+    return f"shard-{shard_id:06d}" + ("" if not part else f"-{part:02d}")
+
+
+def episode_key(generator: str, index: int) -> str:
+    """Episode key: ``{generator with '-' -> '_'}_{index:08d}`` (no dots, as WebDataset requires)."""
+    return f"{generator.replace('-', '_')}_{index:08d}"
+
+
+@dataclass
+class CorpusLayout:
+    """Paths of a corpus directory."""
+
+    root: Path
+
+    def __post_init__(self) -> None:
+        self.root = Path(self.root)
+
+    @property
+    def shards(self) -> Path:
+        return self.root / "shards"
+
+    @property
+    def partial(self) -> Path:
+        return self.root / ".partial"
+
+    @property
+    def corpus_json(self) -> Path:
+        return self.root / "corpus.json"
+
+    @property
+    def manifest(self) -> Path:
+        return self.root / "manifest.parquet"
+
+    def rows_path(self, shard_id: int) -> Path:
+        return self.shards / f"{shard_name(shard_id)}.rows.json"
+
+    def partial_dir(self, shard_id: int) -> Path:
+        return self.partial / shard_name(shard_id)
+
+    def partial_path(self, shard_id: int, index: int) -> Path:
+        return self.partial_dir(shard_id) / f"{index:09d}.tar"
+
+    def ensure(self) -> None:
+        self.shards.mkdir(parents=True, exist_ok=True)
+        self.partial.mkdir(parents=True, exist_ok=True)
+
+    # -- state ----------------------------------------------------------------------------------
+    def complete_shards(self) -> set[int]:
+        """Ids of shards whose rows file (the completion marker) exists."""
+        out = set()
+        if self.shards.is_dir():
+            for p in self.shards.glob("shard-*.rows.json"):
+                try:
+                    out.add(int(p.name[6:12]))
+                except ValueError:
+                    continue
+        return out
+
+    def finished_partials(self, shard_id: int) -> set[int]:
+        d = self.partial_dir(shard_id)
+        if not d.is_dir():
+            return set()
+        return {int(p.stem) for p in d.glob("*.tar") if p.stem.isdigit()}
+
+    def clean_temporaries(self) -> int:
+        """Remove ``*.tmp`` files left by a killed run; returns how many were removed."""
+        n = 0
+        for base in (self.root, self.shards, self.partial):
+            if base.is_dir():
+                for p in base.rglob("*.tmp"):
+                    p.unlink(missing_ok=True)
+                    n += 1
+        return n
+
+
+def write_partial(layout: CorpusLayout, shard_id: int, index: int, members: list[tuple[str, bytes]],
+                  row: dict[str, Any]) -> None:
+    """Store one finished episode (members + its manifest row) atomically in ``.partial/``."""
+    d = layout.partial_dir(shard_id)
+    d.mkdir(parents=True, exist_ok=True)
+    write_tar(layout.partial_path(shard_id, index), [*members, (ROW_MEMBER, dumps_json(row))])
+
+
+def read_partial(layout: CorpusLayout, shard_id: int, index: int) -> tuple[list[tuple[str, bytes]], dict]:
+    members, row = [], None
+    for name, data in iter_tar(layout.partial_path(shard_id, index)):
+        if name == ROW_MEMBER:
+            row = json.loads(data)
+        else:
+            members.append((name, data))
+    if row is None:
+        raise ValueError(f"{layout.partial_path(shard_id, index)}: no {ROW_MEMBER}")
+    return members, row
+
+
+def assemble_shard(layout: CorpusLayout, shard_id: int, indices: list[int], max_shard_bytes: int | None) -> list[dict]:
+    """Join the finished episodes of one shard into its tar file(s) and write its rows file.
+
+    Every index in ``indices`` must have a partial file. Returns the shard's manifest rows.
+    """
+    parts: list[list[tuple[str, bytes]]] = [[]]
+    part_bytes = 0
+    rows = []
+    for index in sorted(indices):
+        members, row = read_partial(layout, shard_id, index)
+        size = sum(len(d) + 512 for _, d in members)
+        if max_shard_bytes and parts[-1] and part_bytes + size > max_shard_bytes:
+            parts.append([])
+            part_bytes = 0
+        parts[-1].extend(members)
+        part_bytes += size
+        row = dict(row)
+        row["shard"] = shard_name(shard_id, len(parts) - 1) + ".tar"
+        rows.append(row)
+    for part, members in enumerate(parts):
+        write_tar(layout.shards / (shard_name(shard_id, part) + ".tar"), members)
+    tmp = layout.rows_path(shard_id).with_suffix(".json.tmp")
+    tmp.write_bytes(dumps_json(rows))
+    os.replace(tmp, layout.rows_path(shard_id))
+    shutil.rmtree(layout.partial_dir(shard_id), ignore_errors=True)
+    return rows
+
+
+def load_rows(layout: CorpusLayout) -> list[dict]:
+    """Manifest rows of every complete shard, sorted by episode index."""
+    rows: list[dict] = []
+    for shard_id in sorted(layout.complete_shards()):
+        rows.extend(json.loads(layout.rows_path(shard_id).read_text()))
+    rows.sort(key=lambda r: r["index"])
+    return rows
+
+
+def write_manifest(layout: CorpusLayout, rows: list[dict]) -> None:
+    """Write ``manifest.parquet`` (atomic) from manifest rows."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    member_t = pa.struct([("name", pa.string()), ("sha256", pa.string()), ("bytes", pa.int64())])
+    schema = pa.schema([
+        ("key", pa.string()), ("index", pa.int64()), ("shard", pa.string()), ("status", pa.string()),
+        ("redraws", pa.int32()), ("attempts", pa.int32()), ("params_digest", pa.string()),
+        ("members", pa.list_(member_t)), ("error", pa.string()), ("duration_s", pa.float64()),
+    ])
+    cols = {c: [r.get(c) for r in rows] for c in MANIFEST_COLUMNS}
+    table = pa.Table.from_pydict(cols, schema=schema)
+    tmp = layout.manifest.with_suffix(".parquet.tmp")
+    pq.write_table(table, tmp)
+    os.replace(tmp, layout.manifest)
+
+
+def read_manifest(path: str | Path) -> list[dict]:
+    """Rows of a ``manifest.parquet`` as dicts."""
+    import pyarrow.parquet as pq
+
+    return pq.read_table(path).to_pylist()
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
+    os.replace(tmp, path)

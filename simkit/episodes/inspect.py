@@ -1,0 +1,120 @@
+"""``simkit inspect``: summary statistics and pictures of a corpus."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from simkit.core.errors import SimkitError
+from simkit.episodes.corpus import CorpusLayout, read_manifest
+from simkit.episodes.reader import corpus_info, iter_corpus
+
+
+def _as_rgb(img: np.ndarray) -> np.ndarray | None:
+    a = np.asarray(img)
+    if a.ndim == 2:
+        a = np.repeat(a[:, :, None], 3, axis=2)
+    if a.ndim != 3 or a.shape[2] not in (3, 4):
+        return None
+    a = a[:, :, :3]
+    if a.dtype != np.uint8:
+        a = a.astype(np.float64)
+        lo, hi = float(np.nanmin(a)), float(np.nanmax(a))
+        a = ((a - lo) / (hi - lo if hi > lo else 1.0) * 255).astype(np.uint8)
+    return a
+
+
+def tile(images: list[np.ndarray], cols: int, pad: int = 4, bg: int = 255) -> np.ndarray:
+    """Tile RGB uint8 images (any sizes) into one grid image, ``cols`` per row."""
+    if not images:
+        raise ValueError("no images to tile")
+    h = max(i.shape[0] for i in images)
+    w = max(i.shape[1] for i in images)
+    rows = (len(images) + cols - 1) // cols
+    sheet = np.full((rows * (h + pad) + pad, cols * (w + pad) + pad, 3), bg, np.uint8)
+    for k, img in enumerate(images):
+        r, c = divmod(k, cols)
+        y, x = pad + r * (h + pad), pad + c * (w + pad)
+        sheet[y:y + img.shape[0], x:x + img.shape[1]] = img
+    return sheet
+
+
+def save_png(arr: np.ndarray, path: Path) -> Path:
+    from PIL import Image as PILImage
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    PILImage.fromarray(arr).save(path)
+    return path
+
+
+def default_contact_sheet(samples: list[dict[str, Any]], out_dir: Path) -> list[Path]:
+    """Tile the first image-like field (PNG, or 2-D/3-D arrays) of each sample into ``contact_sheet.png``."""
+    images = []
+    for s in samples:
+        for name in sorted(k for k in s if not k.startswith("__")):
+            v = s[name]
+            if isinstance(v, np.ndarray) and v.ndim in (2, 3) and min(v.shape[:2]) >= 8:
+                rgb = _as_rgb(v)
+                if rgb is not None:
+                    images.append(rgb)
+                    break
+    if not images:
+        return []
+    return [save_png(tile(images, cols=min(8, len(images))), Path(out_dir) / "contact_sheet.png")]
+
+
+def corpus_stats(root: str | Path) -> dict[str, Any]:
+    """Counts, timing and structural-parameter distributions from corpus.json and the manifest."""
+    layout = CorpusLayout(Path(root))
+    info = corpus_info(root)
+    try:
+        rows = read_manifest(layout.manifest)
+    except FileNotFoundError:
+        raise SimkitError(f"{layout.manifest}: missing; run `simkit validate` to diagnose") from None
+    durations = np.array([r["duration_s"] or 0.0 for r in rows if r["status"] == "ok"], float)
+    size = sum(p.stat().st_size for p in layout.shards.glob("*.tar"))
+    return {
+        "generator": info.get("generator"), "version": info.get("version"), "seed": info.get("seed"),
+        "planned": info.get("n"), "present": len(rows),
+        "ok": int(sum(r["status"] == "ok" for r in rows)),
+        "failed": int(sum(r["status"] != "ok" for r in rows)),
+        "redraws": int(sum(r["redraws"] or 0 for r in rows)),
+        "shards": len(list(layout.shards.glob("*.tar"))),
+        "bytes": size,
+        "mean_episode_s": float(durations.mean()) if durations.size else None,
+        "fields": info.get("schema", {}),
+    }
+
+
+def param_histogram(samples: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Counts of each scalar structural parameter value over ``samples`` (read from their meta)."""
+    hist: dict[str, Counter] = {}
+    for s in samples:
+        params = (s.get("meta") or {}).get("params", {}).get("structural", {})
+        for k, v in params.items():
+            if isinstance(v, (str, int, bool)):
+                hist.setdefault(k, Counter())[str(v)] += 1
+    return {k: dict(sorted(c.items())) for k, c in hist.items()}
+
+
+def inspect_corpus(root: str | Path, out_dir: str | Path | None = None, n_samples: int = 16) -> tuple[dict, list[Path]]:
+    """Stats + pictures. Pictures go to ``out_dir`` (default ``ROOT/inspect``); returns (stats, paths)."""
+    from simkit.core.registry import load
+
+    stats = corpus_stats(root)
+    samples = list(itertools.islice(iter_corpus(root), n_samples))
+    stats["structural_params"] = param_histogram(samples)
+    out = Path(out_dir) if out_dir else Path(root) / "inspect"
+    out.mkdir(parents=True, exist_ok=True)
+    gen_cls = load(stats["generator"])
+    gen = gen_cls()
+    try:
+        gen.config = gen_cls.Config.model_validate(corpus_info(root).get("config") or {})
+    except Exception:  # noqa: BLE001 - pictures do not need the config
+        pass
+    paths = gen.inspect(samples, out) if samples else []
+    return stats, paths

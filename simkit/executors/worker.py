@@ -1,0 +1,148 @@
+"""Worker side: produce one episode, with retries and redraws, and store it in ``.partial/``.
+
+This module is what runs inside pool processes and Ray tasks. A worker holds
+one set-up generator (``setup`` once per worker process) and calls
+:func:`produce` per episode.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any
+
+import simkit
+from simkit.core.errors import SampleRejected, TransientError
+from simkit.core.generator import Generator
+from simkit.core.registry import load
+from simkit.core.seeding import episode_rng
+from simkit.episodes.codecs import dumps_json, encode
+from simkit.episodes.corpus import CorpusLayout, episode_key, sha256, write_partial
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """Everything a worker needs, picklable: generator name, validated config (as JSON data), seed, paths."""
+
+    generator: str
+    config: dict[str, Any]
+    seed: int
+    out: str
+    episodes_per_shard: int
+    retries: int = 2
+    extra_meta: dict[str, Any] = field(default_factory=dict)
+
+    def shard_of(self, index: int) -> int:
+        return index // self.episodes_per_shard
+
+
+def params_digest(params: dict) -> str:
+    return sha256(dumps_json(params))[:16]
+
+
+class Worker:
+    """A set-up generator bound to one :class:`RunSpec`."""
+
+    def __init__(self, spec: RunSpec):
+        self.spec = spec
+        cls = load(spec.generator)
+        self.gen: Generator = cls()
+        self.config = cls.Config.model_validate(spec.config)
+        self.gen.setup(self.config)
+        self.layout = CorpusLayout(spec.out)
+        self._versions: dict[str, str] | None = None
+
+    def close(self) -> None:
+        self.gen.teardown()
+
+    def versions(self) -> dict[str, str]:
+        if self._versions is None:
+            self._versions = {"simkit": simkit.__version__, **self.gen.backend_versions()}
+        return self._versions
+
+    def produce(self, index: int) -> dict[str, Any]:
+        """Generate, encode and store episode ``index``; returns its manifest row.
+
+        Transient failures are retried ``spec.retries`` times with the same seed; rejected
+        samples are redrawn from derived seeds up to the generator's ``max_redraws``; any
+        other exception fails the episode (recorded in the row, never raised).
+        """
+        spec, gen = self.spec, self.gen
+        key = episode_key(spec.generator, index)
+        t0 = time.perf_counter()
+        redraw, attempts, transient, rejections = 0, 0, 0, []
+        error = None
+        members: list[tuple[str, bytes]] = []
+        params: dict = {}
+        while True:
+            attempts += 1
+            try:
+                ep = gen.generate(index, episode_rng(spec.seed, spec.generator, index, redraw))
+                params = ep.params
+                meta = {
+                    **ep.meta,
+                    "generator": spec.generator, "version": type(gen).version, "seed": spec.seed,
+                    "index": index, "key": key, "redraw": redraw, "rejections": rejections,
+                    "params": ep.params, "versions": self.versions(), **spec.extra_meta,
+                }
+                members = []
+                for name in sorted(ep.fields):
+                    ext, data = encode(ep.fields[name])
+                    members.append((f"{key}.{name}.{ext}", data))
+                members.append((f"{key}.meta.json", dumps_json(meta)))
+                break
+            except SampleRejected as exc:
+                rejections.append(str(exc) or "rejected")
+                redraw += 1
+                if redraw > gen.max_redraws:
+                    error = f"rejected {redraw} times; last reason: {exc}"
+                    break
+            except TransientError as exc:
+                transient += 1
+                if transient > spec.retries:
+                    error = f"transient failure persisted after {transient} attempts: {exc}"
+                    break
+            except Exception as exc:  # noqa: BLE001 - recorded in the manifest, the run goes on
+                tb = traceback.extract_tb(exc.__traceback__)
+                where = f" at {tb[-1].filename}:{tb[-1].lineno}" if tb else ""
+                error = f"{type(exc).__name__}: {exc}{where}"
+                break
+        if error is not None:
+            members = []
+        row = {
+            "key": key, "index": index, "status": "failed" if error else "ok",
+            "redraws": redraw, "attempts": attempts,
+            "params_digest": params_digest(params) if not error else None,
+            "members": [{"name": n, "sha256": sha256(d), "bytes": len(d)} for n, d in members],
+            "error": error, "duration_s": round(time.perf_counter() - t0, 6),
+        }
+        write_partial(self.layout, spec.shard_of(index), index, members, row)
+        return row
+
+
+# -- process-global worker for pools ---------------------------------------------------------------
+_WORKER: Worker | None = None
+
+
+def init_process(spec: RunSpec) -> None:
+    """Pool initializer: build and set up this process's generator; tear it down at process exit."""
+    global _WORKER
+    from multiprocessing.util import Finalize
+
+    _WORKER = Worker(spec)
+    Finalize(_WORKER, _WORKER.close, exitpriority=10)
+
+
+def produce_in_process(index: int) -> dict[str, Any]:
+    assert _WORKER is not None, "init_process was not called"
+    return _WORKER.produce(index)
+
+
+def produce_batch(spec: RunSpec, indices: list[int]) -> list[dict[str, Any]]:
+    """Set up a generator, produce ``indices``, tear down (one Ray task)."""
+    worker = Worker(spec)
+    try:
+        return [worker.produce(i) for i in indices]
+    finally:
+        worker.close()

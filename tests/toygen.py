@@ -1,0 +1,66 @@
+"""A small generator used by the engine tests (registered through $SIMKIT_GENERATORS)."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+from pydantic import Field
+
+from simkit.core.episode import Episode, Image
+from simkit.core.errors import SampleRejected, TransientError
+from simkit.core.generator import Generator, GeneratorConfig
+
+
+class ToyConfig(GeneratorConfig):
+    size: int = Field(16, ge=2, description="image side in pixels")
+    reject_below: float = Field(0.0, ge=0, le=1, description="reject samples whose first draw is below this")
+    fail_index: int = Field(-1, description="this index raises a permanent error")
+    sleep_s: float = Field(0.0, ge=0, description="seconds to sleep per episode (kill tests)")
+    payload_bytes: int = Field(0, ge=0, description="extra random bytes per episode")
+    flaky_dir: str = Field("", description="if set, the first attempt of each episode raises TransientError")
+
+
+class ToyGenerator(Generator):
+    name = "toy"
+    version = "1"
+    description = "test generator: random image + numbers"
+    Config = ToyConfig
+    required_fields = ("image", "values", "info")
+    structural_params = ("n_values",)
+    surface_params = ("tint",)
+
+    def generate(self, index, rng):
+        cfg = self.config
+        first = float(rng.random())
+        if first < cfg.reject_below:
+            raise SampleRejected(f"first draw {first:.3f} < {cfg.reject_below}")
+        if index == cfg.fail_index:
+            raise RuntimeError("deliberate permanent failure")
+        if cfg.flaky_dir:
+            marker = Path(cfg.flaky_dir) / f"{index}.seen"
+            if not marker.exists():
+                marker.write_text("x")
+                raise TransientError("first attempt fails")
+        if cfg.sleep_s:
+            time.sleep(cfg.sleep_s)
+        n_values = int(rng.integers(1, 6))
+        tint = int(rng.integers(0, 256))
+        img = rng.integers(0, 256, size=(cfg.size, cfg.size, 3), dtype=np.uint8)
+        img[..., 0] = tint
+        fields = {
+            "image": Image(img),
+            "values": rng.normal(size=n_values).astype(np.float32),
+            "info": {"first": first, "n_values": n_values, "pid_free": True},
+        }
+        if cfg.payload_bytes:
+            fields["payload"] = rng.integers(0, 256, size=cfg.payload_bytes, dtype=np.uint8)
+        return Episode(fields, params={"structural": {"n_values": n_values}, "surface": {"tint": tint}})
+
+    def check(self, sample):
+        problems = []
+        if len(sample["values"]) != sample["info"]["n_values"]:
+            problems.append("values length differs from info.n_values")
+        return problems
