@@ -39,6 +39,7 @@ GROUPS = {"eval": eval_app, "export": export_app, "compile": compile_app, "conve
 #: modules that add subcommands to GROUPS through a ``register(groups)`` function (light imports only)
 COMMAND_MODULES = (
     "simkit.commands.packing",
+    "simkit.commands.packing_eval",
     "simkit.commands.audio",
     "simkit.commands.wrop",
     "simkit.commands.hebero",

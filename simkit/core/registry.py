@@ -27,6 +27,8 @@ ENTRY_POINT_GROUP = "simkit.generators"
 #: name -> "module:Class" of the generators that ship with simkit
 BUILTIN: dict[str, str] = {
     "packing": "simkit.generators.packing:PackingGenerator",
+    "foa-qa": "simkit.generators.foa_qa:FoaQaGenerator",
+    "wrop": "simkit.generators.wrop:WropGenerator",
 }
 
 

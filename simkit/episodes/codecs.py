@@ -115,19 +115,28 @@ def _mp4(video: Video) -> bytes:
         raise ValueError(f"H.264 needs even width and height, got {w}x{h}")
     from fractions import Fraction
 
-    buf = io.BytesIO()
-    with av.open(buf, mode="w", format="mp4", options={"movflags": "+faststart"}) as container:
-        rate = Fraction(video.fps).limit_denominator(1001)
-        stream = container.add_stream("libx264", rate=rate)
-        stream.width, stream.height = w, h
-        stream.pix_fmt = "yuv420p"
-        stream.options = {"crf": str(int(video.crf)), "preset": "medium", "threads": "1"}
-        for frame in frames:
-            for packet in stream.encode(av.VideoFrame.from_ndarray(frame, format="rgb24")):
+    import os
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(suffix=".mp4")
+    os.close(fd)
+    try:
+        # a real file: the +faststart pass (moov atom first, streamable) rewrites it in place
+        with av.open(tmp, mode="w", format="mp4", options={"movflags": "+faststart"}) as container:
+            rate = Fraction(video.fps).limit_denominator(1001)
+            stream = container.add_stream("libx264", rate=rate)
+            stream.width, stream.height = w, h
+            stream.pix_fmt = "yuv420p"
+            stream.options = {"crf": str(int(video.crf)), "preset": "medium", "threads": "1"}
+            for frame in frames:
+                for packet in stream.encode(av.VideoFrame.from_ndarray(frame, format="rgb24")):
+                    container.mux(packet)
+            for packet in stream.encode():
                 container.mux(packet)
-        for packet in stream.encode():
-            container.mux(packet)
-    return buf.getvalue()
+        with open(tmp, "rb") as fh:
+            return fh.read()
+    finally:
+        os.unlink(tmp)
 
 
 def encode(value: Any) -> tuple[str, bytes]:

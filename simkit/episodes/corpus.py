@@ -47,6 +47,13 @@ def shard_name(shard_id: int, part: int | None = None) -> str:
     return f"shard-{shard_id:06d}" + ("" if not part else f"-{part:02d}")
 
 
+def shard_sort_key(name: str) -> tuple[int, int]:
+    """(shard id, part) of a shard file name, for ordering parts after their first part."""
+    stem = name.rsplit("/", 1)[-1].split(".", 1)[0]  # shard-000003 or shard-000003-01
+    parts = stem.split("-")
+    return int(parts[1]), int(parts[2]) if len(parts) > 2 else 0
+
+
 def episode_key(generator: str, index: int) -> str:
     """Episode key: ``{generator with '-' -> '_'}_{index:08d}`` (no dots, as WebDataset requires)."""
     return f"{generator.replace('-', '_')}_{index:08d}"

@@ -9,7 +9,7 @@ from typing import Any
 
 from simkit.core.errors import SimkitError
 from simkit.episodes.codecs import decode
-from simkit.episodes.corpus import CorpusLayout
+from simkit.episodes.corpus import CorpusLayout, shard_sort_key
 from simkit.episodes.tario import iter_tar, split_member
 
 
@@ -40,7 +40,8 @@ def shard_paths(roots: str | Path | list[str | Path]) -> list[Path]:
         if not layout.shards.is_dir():
             raise SimkitError(f"{layout.root}: no shards/ directory (not a simkit corpus)")
         complete = {f"shard-{j:06d}" for j in layout.complete_shards()}
-        out.extend(p for p in sorted(layout.shards.glob("shard-*.tar")) if p.name[:12] in complete)
+        out.extend(p for p in sorted(layout.shards.glob("shard-*.tar"), key=lambda q: shard_sort_key(q.name))
+                   if p.name[:12] in complete)
     return out
 
 

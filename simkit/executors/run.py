@@ -199,7 +199,12 @@ def execute_ray(spec: RunSpec, batches: list[list[int]], address: str | None, on
     pkg_root = str(Path(_sk.__file__).resolve().parent.parent)
     started = False
     if not ray.is_initialized():
-        kwargs: dict[str, Any] = {"runtime_env": {"env_vars": {"PYTHONPATH": pkg_root}}, "log_to_driver": False}
+        import os
+
+        env = {"PYTHONPATH": os.pathsep.join(filter(None, [pkg_root, os.environ.get("PYTHONPATH", "")]))}
+        if os.environ.get("SIMKIT_GENERATORS"):
+            env["SIMKIT_GENERATORS"] = os.environ["SIMKIT_GENERATORS"]
+        kwargs: dict[str, Any] = {"runtime_env": {"env_vars": env}, "log_to_driver": False}
         if address:
             kwargs["address"] = address
         elif num_cpus:
