@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from simkit.episodes.codecs import dumps_json
-from simkit.episodes.tario import iter_tar, write_tar
+from simkit.episodes.tario import write_tar
 
 ROW_MEMBER = "__row__.json"
 
@@ -128,45 +128,77 @@ class CorpusLayout:
 
 def write_partial(layout: CorpusLayout, shard_id: int, index: int, members: list[tuple[str, bytes]],
                   row: dict[str, Any]) -> None:
-    """Store one finished episode (members + its manifest row) atomically in ``.partial/``."""
+    """Store one finished episode atomically in ``.partial/``: a tar of its manifest row, then its members."""
     d = layout.partial_dir(shard_id)
     d.mkdir(parents=True, exist_ok=True)
-    write_tar(layout.partial_path(shard_id, index), [*members, (ROW_MEMBER, dumps_json(row))])
+    # no fsync: the rename is atomic against a killed process; shards (the durable output) are fsynced
+    write_tar(layout.partial_path(shard_id, index), [(ROW_MEMBER, dumps_json(row)), *members], fsync=False)
 
 
-def read_partial(layout: CorpusLayout, shard_id: int, index: int) -> tuple[list[tuple[str, bytes]], dict]:
-    members, row = [], None
-    for name, data in iter_tar(layout.partial_path(shard_id, index)):
-        if name == ROW_MEMBER:
-            row = json.loads(data)
-        else:
-            members.append((name, data))
-    if row is None:
-        raise ValueError(f"{layout.partial_path(shard_id, index)}: no {ROW_MEMBER}")
-    return members, row
+def _partial_span(path: Path) -> tuple[dict, int, int]:
+    """(row, start, end): the manifest row of a partial file and the byte span of its member blocks."""
+    import tarfile
+
+    with tarfile.open(path, mode="r:") as tf:
+        infos = tf.getmembers()
+        if not infos or infos[0].name != ROW_MEMBER:
+            raise ValueError(f"{path}: not a simkit partial episode (no leading {ROW_MEMBER})")
+        row = json.loads(tf.extractfile(infos[0]).read())
+    if len(infos) == 1:
+        return row, 0, 0
+    last = infos[-1]
+    end = last.offset_data + ((last.size + tarfile.BLOCKSIZE - 1) // tarfile.BLOCKSIZE) * tarfile.BLOCKSIZE
+    return row, infos[1].offset, end
 
 
 def assemble_shard(layout: CorpusLayout, shard_id: int, indices: list[int], max_shard_bytes: int | None) -> list[dict]:
     """Join the finished episodes of one shard into its tar file(s) and write its rows file.
 
-    Every index in ``indices`` must have a partial file. Returns the shard's manifest rows.
+    The member blocks of each partial file are copied byte for byte (no re-encoding), then the
+    end-of-archive marker and record padding are appended, so a shard is the plain tar archive a
+    tar writer would produce. Every index in ``indices`` must have a partial file. Returns the
+    shard's manifest rows. The rows file is written last: it marks the shard complete.
     """
-    parts: list[list[tuple[str, bytes]]] = [[]]
+    import tarfile
+
+    spans = []
+    for index in sorted(indices):
+        path = layout.partial_path(shard_id, index)
+        row, start, end = _partial_span(path)
+        spans.append((path, row, start, end))
+    parts: list[list[tuple[Path, int, int]]] = [[]]
     part_bytes = 0
     rows = []
-    for index in sorted(indices):
-        members, row = read_partial(layout, shard_id, index)
-        size = sum(len(d) + 512 for _, d in members)
+    for path, row, start, end in spans:
+        size = end - start
         if max_shard_bytes and parts[-1] and part_bytes + size > max_shard_bytes:
             parts.append([])
             part_bytes = 0
-        parts[-1].extend(members)
+        if size:
+            parts[-1].append((path, start, end))
         part_bytes += size
         row = dict(row)
         row["shard"] = shard_name(shard_id, len(parts) - 1) + ".tar"
         rows.append(row)
-    for part, members in enumerate(parts):
-        write_tar(layout.shards / (shard_name(shard_id, part) + ".tar"), members)
+    for part, pieces in enumerate(parts):
+        dst = layout.shards / (shard_name(shard_id, part) + ".tar")
+        tmp = dst.with_name(dst.name + ".tmp")
+        with open(tmp, "wb") as out:
+            for path, start, end in pieces:
+                with open(path, "rb") as src:
+                    src.seek(start)
+                    remaining = end - start
+                    while remaining:
+                        chunk = src.read(min(remaining, 1 << 22))
+                        if not chunk:
+                            raise ValueError(f"{path}: truncated partial episode")
+                        out.write(chunk)
+                        remaining -= len(chunk)
+            body = out.tell() + 2 * tarfile.BLOCKSIZE
+            out.write(b"\0" * (2 * tarfile.BLOCKSIZE + (-body) % tarfile.RECORDSIZE))
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, dst)
     tmp = layout.rows_path(shard_id).with_suffix(".json.tmp")
     tmp.write_bytes(dumps_json(rows))
     os.replace(tmp, layout.rows_path(shard_id))

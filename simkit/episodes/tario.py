@@ -38,10 +38,12 @@ def _info(name: str, size: int) -> tarfile.TarInfo:
     return info
 
 
-def write_tar(path: str | Path, members: Iterable[tuple[str, bytes]]) -> int:
+def write_tar(path: str | Path, members: Iterable[tuple[str, bytes]], fsync: bool = True) -> int:
     """Write ``members`` (name, bytes) to ``path`` deterministically; returns the file size in bytes.
 
-    The file is written to ``path + '.tmp'``, fsynced and renamed, so ``path`` exists only when complete.
+    The file is written to ``path + '.tmp'`` and renamed, so ``path`` exists only when complete
+    (a killed process never leaves a partial ``path``). ``fsync`` also flushes it to disk first,
+    which protects against power loss, not just process death.
     """
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
@@ -49,8 +51,9 @@ def write_tar(path: str | Path, members: Iterable[tuple[str, bytes]]) -> int:
         with tarfile.open(fileobj=fh, mode="w", format=tarfile.PAX_FORMAT) as tf:
             for name, data in members:
                 tf.addfile(_info(name, len(data)), io.BytesIO(data))
-        fh.flush()
-        os.fsync(fh.fileno())
+        if fsync:
+            fh.flush()
+            os.fsync(fh.fileno())
     os.replace(tmp, path)
     return path.stat().st_size
 
