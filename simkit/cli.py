@@ -96,7 +96,8 @@ def generate(
     episodes_per_shard: int = typer.Option(64, "--episodes-per-shard", help="Episodes per shard tar."),
     max_shard_mb: float = typer.Option(1024.0, "--max-shard-mb", help="Split a shard into parts above this size."),
     retries: int = typer.Option(2, "--retries", help="Retries of a transient backend failure per episode."),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    progress: bool = typer.Option(True, "--progress/--no-progress",
+                                  help="Progress bar on a terminal; a log line every 30 s otherwise."),
 ) -> None:
     """Generate a corpus of N episodes (resumes when OUT already holds this corpus).
 
@@ -113,7 +114,7 @@ def generate(
             name, n, out, seed=seed, config=cfg.model_dump(mode="json"), workers=workers,
             shard=parse_shard(shard), executor=executor, address=address,
             episodes_per_shard=episodes_per_shard, max_shard_bytes=int(max_shard_mb * 2**20), retries=retries,
-            progress=progress and sys.stderr.isatty(),
+            progress=progress,
         )
     except SimkitError as exc:
         fail(str(exc))

@@ -125,11 +125,17 @@ def _check_resume(layout: CorpusLayout, identity: dict) -> None:
 
 
 class _Progress:
-    """A rich progress bar with episodes/s and ETA (silent when ``show`` is false)."""
+    """Progress of a run: a rich bar with episodes/s and ETA on a terminal; on a log (not a terminal),
+    one line every ``log_every`` seconds; nothing when ``show`` is false."""
 
-    def __init__(self, show: bool, total: int, label: str):
-        self.show = show
-        if not show:
+    def __init__(self, show: bool, total: int, label: str, log_every: float = 30.0):
+        import sys
+
+        self.show, self.total, self.label, self.done = show and total > 0, total, label, 0
+        self.tty = sys.stderr.isatty()
+        self.t0 = self.last = time.perf_counter()
+        self.log_every = log_every
+        if not self.show or not self.tty:
             return
         from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
                                    TimeElapsedColumn, TimeRemainingColumn)
@@ -148,11 +154,24 @@ class _Progress:
         self.task = self.p.add_task(label, total=total)
 
     def advance(self, n: int = 1) -> None:
-        if self.show:
+        if not self.show:
+            return
+        self.done += n
+        if self.tty:
             self.p.advance(self.task, n)
+            return
+        now = time.perf_counter()
+        if now - self.last >= self.log_every or self.done == self.total:
+            import sys
+
+            self.last = now
+            rate = self.done / max(now - self.t0, 1e-9)
+            eta = (self.total - self.done) / rate if rate > 0 else float("inf")
+            print(f"[{self.label}] {self.done}/{self.total} episodes, {rate:.2f} ep/s, ETA {eta:.0f} s",
+                  file=sys.stderr, flush=True)
 
     def close(self) -> None:
-        if self.show:
+        if self.show and self.tty:
             self.p.stop()
 
 
