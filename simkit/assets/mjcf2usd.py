@@ -1,0 +1,730 @@
+"""MJCF -> USD asset conversion (usd-core) with physics-schema checks.
+
+Pipeline: :func:`load_mjcf` rewrites a real-world MJCF file so MuJoCo can load
+it (below), MuJoCo compiles it (meshes in OBJ, STL and legacy ``.msh`` are read
+by MuJoCo itself), and :func:`convert_mjcf_to_usd` writes the compiled model
+as a USD stage:
+
+* stage metadata: ``metersPerUnit = 1``, ``upAxis = Z``, default prim ``/<model>``;
+* one ``Xform`` per rigid group (a body with a joint, or a top-level body, with
+  the joint-less bodies welded to it -- MuJoCo's ``body_weldid``), placed at
+  its world pose at ``qpos0``, with ``UsdPhysics.RigidBodyAPI`` and
+  ``MassAPI`` (mass kg, centre of mass m in the group frame, principal
+  inertia kg m^2 and principal axes, combined from the welded bodies by the
+  parallel-axis theorem);
+* geoms under ``<group>/collision`` (``CollisionAPI``; meshes also
+  ``MeshCollisionAPI`` with ``convexHull`` approximation, which is how MuJoCo
+  collides meshes) and ``<group>/visual`` (no collision), boxes as ``Cube``,
+  spheres, capsules and cylinders as their UsdGeom primitives (axis Z),
+  ellipsoids as scaled spheres, meshes as ``Mesh`` with MuJoCo's compiled
+  vertices; collision prims get purpose ``guide``;
+* colours: a ``UsdPreviewSurface`` material per distinct RGBA (geom or
+  MuJoCo material colour); friction: a ``UsdPhysics.MaterialAPI`` material
+  per distinct sliding friction (static = dynamic = MuJoCo ``friction[0]``);
+* hinge/slide joints -> ``PhysicsRevoluteJoint``/``PhysicsPrismaticJoint``
+  between the parent group and the child group, axis X after a rotation of the
+  joint frame that maps X onto the MuJoCo axis, limits in degrees
+  (revolute) or metres (prismatic); free joints become nothing (a free rigid
+  body); ball joints -> ``PhysicsSphericalJoint``.
+
+Textures are not carried over (colours are); the source texture file names
+are kept as ``simkit:textures`` custom data on the default prim (relative to
+the MJCF file's folder).
+
+Loader (:func:`load_mjcf`): every ``file=`` is resolved against the compiler's
+``meshdir``/``texturedir``/``assetdir`` and made absolute; a name repeated
+within one asset kind is renamed ``NAME__dupK`` and later references follow
+it; a missing texture file -> one warning, texture dropped; a missing mesh
+file used only by visual geoms (``contype = conaffinity = 0``) -> one warning,
+those geoms dropped; a missing mesh used by a collision geom -> InputError;
+``<include>`` is inlined; ``<size njmax/nconmax/nstack>`` removed.
+Errors are :class:`~simkit.core.errors.InputError` naming the file (and
+line/column for XML syntax errors).
+"""
+
+from __future__ import annotations
+
+import math
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from simkit.core.errors import InputError, require
+
+ASSET_KINDS = ("texture", "material", "mesh", "hfield", "skin")
+
+
+@dataclass
+class LoadedMjcf:
+    """Result of :func:`load_mjcf`: the rewritten XML text, the MjSpec, the warnings and the dropped items."""
+
+    path: Path
+    xml: str
+    spec: object
+    warnings: list[str] = field(default_factory=list)
+    dropped_meshes: list[str] = field(default_factory=list)
+    texture_files: dict[str, str] = field(default_factory=dict)
+
+
+def _parse_xml(path: Path) -> ET.Element:
+    try:
+        return ET.parse(path).getroot()
+    except FileNotFoundError:
+        raise InputError(path, "file not found") from None
+    except ET.ParseError as exc:
+        line, col = exc.position
+        raise InputError(path, f"not a valid MJCF/XML file ({exc.msg if hasattr(exc, 'msg') else exc})",
+                         line, col + 1) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(path, f"cannot read file ({exc})") from None
+
+
+def _inline_includes(root: ET.Element, base: Path, depth: int = 0) -> None:
+    if depth > 8:
+        raise InputError(base, "<include> nested more than 8 deep")
+    for parent in list(root.iter()):
+        for i, child in enumerate(list(parent)):
+            if child.tag == "include":
+                f = (base / child.get("file", "")).resolve()
+                sub = _parse_xml(f)
+                _inline_includes(sub, f.parent, depth + 1)
+                parent.remove(child)
+                kids = list(sub) if sub.tag == "mujoco" else [sub]
+                for k, node in enumerate(kids):
+                    parent.insert(i + k, node)
+
+
+def _is_visual(geom: ET.Element, defaults: dict[str, dict[str, str]]) -> bool:
+    cls = defaults.get(geom.get("class", "main"), {})
+    ct = geom.get("contype", cls.get("contype", "1"))
+    ca = geom.get("conaffinity", cls.get("conaffinity", "1"))
+    return ct.strip() == "0" and ca.strip() == "0"
+
+
+def _geom_defaults(root: ET.Element) -> dict[str, dict[str, str]]:
+    out: dict[str, dict[str, str]] = {}
+
+    def walk(node: ET.Element, inherited: dict[str, str]):
+        name = node.get("class", "main")
+        mine = dict(inherited)
+        g = node.find("geom")
+        if g is not None:
+            mine.update(g.attrib)
+        out[name] = mine
+        for sub in node.findall("default"):
+            walk(sub, mine)
+
+    for d in root.findall("default"):
+        walk(d, {})
+    return out
+
+
+def rewrite_mjcf(path: str | Path, merged: bool = False) -> tuple[str, list[str], list[str], dict[str, str]]:
+    """Rewrite an MJCF file as described in the module docstring.
+
+    With ``merged`` the file is treated as LIBERO/robosuite treat an object
+    file merged into a scene: its ``compiler/@inertiagrouprange`` is ignored
+    (the scene's default, all groups, applies), so visual geoms count towards
+    mass as they do in LIBERO.
+
+    Returns:
+        (xml text, warnings, names of dropped meshes, texture name -> absolute file).
+
+    Raises:
+        InputError: not XML, root is not ``<mujoco>``, collision mesh file missing.
+    """
+    path = Path(path).resolve()
+    root = _parse_xml(path)
+    if root.tag != "mujoco":
+        raise InputError(path, f"not an MJCF file: root element is <{root.tag}>, expected <mujoco>")
+    _inline_includes(root, path.parent)
+    warnings: list[str] = []
+    comp = root.find("compiler")
+    base = path.parent
+    assetdir = meshdir = texdir = base
+    if comp is not None:
+        if comp.get("assetdir"):
+            assetdir = meshdir = texdir = (base / comp.get("assetdir")).resolve()
+        if comp.get("meshdir"):
+            meshdir = (base / comp.get("meshdir")).resolve()
+        if comp.get("texturedir"):
+            texdir = (base / comp.get("texturedir")).resolve()
+        for k in ("assetdir", "meshdir", "texturedir"):
+            comp.attrib.pop(k, None)
+        if merged and comp.attrib.pop("inertiagrouprange", None) is not None:
+            warnings.append(f"{path}: compiler inertiagrouprange ignored (merged into a scene, as LIBERO does)")
+    size = root.find("size")
+    if size is not None:
+        for k in ("njmax", "nconmax", "nstack"):
+            size.attrib.pop(k, None)
+
+    # --- duplicate names: rename later definitions, re-point later references
+    seen: dict[tuple[str, str], int] = {}
+    current: dict[tuple[str, str], str] = {}
+    for node in root.iter():
+        tag = node.tag
+        # references first (an element refers to definitions before it)
+        for ref_tag, (kind, attrs) in (("material", ("texture", ("texture",))), ("geom", ("mesh", ("mesh",))),
+                                       ("geom", ("material", ("material",))), ("site", ("material", ("material",)))):
+            if tag == ref_tag:
+                for a in attrs:
+                    v = node.get(a)
+                    if v is not None and (kind, v) in current:
+                        node.set(a, current[(kind, v)])
+        if tag in ASSET_KINDS and node.get("name"):
+            key = (tag, node.get("name"))
+            if key in seen:
+                seen[key] += 1
+                new = f"{key[1]}__dup{seen[key]}"
+                warnings.append(f"{path}: {tag} name {key[1]!r} is defined more than once; the later one is "
+                                f"renamed {new!r}")
+                node.set("name", new)
+                current[key] = new
+            else:
+                seen[key] = 0
+
+    defaults = _geom_defaults(root)
+    asset_nodes = [(a, n) for a in root.findall("asset") for n in list(a)]
+    dropped: list[str] = []
+    textures: dict[str, str] = {}
+    for parent, node in asset_nodes:
+        f = node.get("file")
+        if f is None:  # builtin textures, user meshes, materials
+            continue
+        d = meshdir if node.tag in ("mesh", "skin") else texdir if node.tag in ("texture",) else assetdir
+        full = (d / f).resolve()
+        if node.tag == "mesh" and node.get("name") is None:
+            node.set("name", Path(f).stem)
+        if full.is_file():
+            node.set("file", str(full))
+            if node.tag == "texture" and node.get("name"):
+                textures[node.get("name")] = str(full)
+            continue
+        if node.tag == "texture":
+            warnings.append(f"{path}: texture file {f!r} is missing; texture {node.get('name')!r} skipped "
+                            "(materials keep their colour)")
+            parent.remove(node)
+            for m in root.iter("material"):
+                if m.get("texture") == node.get("name"):
+                    m.attrib.pop("texture", None)
+        elif node.tag == "mesh":
+            name = node.get("name")
+            users = [g for g in root.iter("geom") if g.get("mesh") == name]
+            if any(not _is_visual(g, defaults) for g in users):
+                raise InputError(path, f"collision mesh file {f!r} (mesh {name!r}) is missing; "
+                                       "collision geometry is required")
+            warnings.append(f"{path}: visual mesh file {f!r} is missing; {len(users)} visual geom(s) of mesh "
+                            f"{name!r} skipped, collision kept")
+            parent.remove(node)
+            for body in root.iter():
+                for g in list(body):
+                    if g.tag == "geom" and g.get("mesh") == name:
+                        body.remove(g)
+            dropped.append(name)
+        else:
+            raise InputError(path, f"{node.tag} file {f!r} is missing")
+    return ET.tostring(root, encoding="unicode"), warnings, dropped, textures
+
+
+def load_mjcf(path: str | Path, compile_check: bool = True, merged: bool = False) -> LoadedMjcf:
+    """Rewrite and load an MJCF file into a ``mujoco.MjSpec``.
+
+    Args:
+        path: the MJCF XML file.
+        compile_check: also compile once so that errors surface here.
+        merged: see :func:`rewrite_mjcf`.
+
+    Raises:
+        InputError: see :func:`rewrite_mjcf`; MuJoCo rejecting the file (its message is kept).
+    """
+    mujoco = require("mujoco", "hebero")
+    path = Path(path).resolve()
+    xml, warnings, dropped, textures = rewrite_mjcf(path, merged)
+    try:
+        spec = mujoco.MjSpec.from_string(xml)
+        if compile_check:
+            spec.compile()
+    except (ValueError, RuntimeError) as exc:
+        msg = " ".join(str(exc).split())
+        raise InputError(path, f"MuJoCo rejects the model: {msg}") from None
+    return LoadedMjcf(path, xml, spec, warnings, dropped, textures)
+
+
+def geom_is_collision(model, g: int) -> bool:
+    """A geom takes part in collisions when contype or conaffinity is non-zero (MuJoCo's rule)."""
+    return bool(model.geom_contype[g] != 0 or model.geom_conaffinity[g] != 0)
+
+
+
+
+# --------------------------------------------------------------------------- geometry helpers
+
+
+def _quat_to_mat(q) -> np.ndarray:
+    import mujoco
+
+    m = np.zeros(9)
+    mujoco.mju_quat2Mat(m, np.asarray(q, dtype=float))
+    return m.reshape(3, 3)
+
+
+def _mat_to_quat(r: np.ndarray) -> np.ndarray:
+    import mujoco
+
+    q = np.zeros(4)
+    mujoco.mju_mat2Quat(q, np.ascontiguousarray(r, dtype=float).reshape(9))
+    return q
+
+
+def _x_to_axis(axis: np.ndarray) -> np.ndarray:
+    """Rotation matrix whose first column is the unit vector ``axis`` (maps +X onto it)."""
+    a = np.asarray(axis, float)
+    a = a / np.linalg.norm(a)
+    helper = np.array([0.0, 0.0, 1.0]) if abs(a[2]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    b = np.cross(helper, a)
+    b /= np.linalg.norm(b)
+    c = np.cross(a, b)
+    return np.stack([a, b, c], axis=1)
+
+
+def _geom_local_extent(model, g: int) -> np.ndarray:
+    """Corner points (N, 3) in the geom frame whose hull bounds the geom (vertices for meshes), m."""
+    import mujoco
+
+    t = int(model.geom_type[g])
+    s = model.geom_size[g]
+    if t == mujoco.mjtGeom.mjGEOM_MESH:
+        mid = model.geom_dataid[g]
+        a, n = model.mesh_vertadr[mid], model.mesh_vertnum[mid]
+        return np.asarray(model.mesh_vert[a:a + n], float)
+    if t == mujoco.mjtGeom.mjGEOM_BOX:
+        h = s[:3]
+    elif t == mujoco.mjtGeom.mjGEOM_SPHERE:
+        h = np.array([s[0]] * 3)
+    elif t == mujoco.mjtGeom.mjGEOM_ELLIPSOID:
+        h = s[:3]
+    elif t == mujoco.mjtGeom.mjGEOM_CAPSULE:
+        h = np.array([s[0], s[0], s[1] + s[0]])
+    elif t == mujoco.mjtGeom.mjGEOM_CYLINDER:
+        h = np.array([s[0], s[0], s[1]])
+    elif t == mujoco.mjtGeom.mjGEOM_PLANE and min(s[:2]) > 0:
+        h = np.array([s[0], s[1], 0.0])
+    else:
+        return np.zeros((0, 3))
+    signs = np.array([[i, j, k] for i in (-1, 1) for j in (-1, 1) for k in (-1, 1)], float)
+    return signs * h
+
+
+def mujoco_bbox(model, data, geoms=None) -> tuple[np.ndarray, np.ndarray]:
+    """World AABB (lo, hi) in metres of the given geoms (default all but planes) at ``data``'s pose.
+
+    Each geom contributes its mesh vertices or the corners of its local extent
+    box (primitives), transformed to world -- the same bound USD's
+    ``BBoxCache`` computes from a primitive's ``extent``.
+    """
+    pts = []
+    for g in range(model.ngeom) if geoms is None else geoms:
+        loc = _geom_local_extent(model, g)
+        if len(loc) == 0:
+            continue
+        r = np.asarray(data.geom_xmat[g]).reshape(3, 3)
+        pts.append(loc @ r.T + data.geom_xpos[g])
+    if not pts:
+        raise ValueError("no geometry")
+    p = np.concatenate(pts)
+    return p.min(axis=0), p.max(axis=0)
+
+
+# --------------------------------------------------------------------------- conversion
+
+
+@dataclass
+class ConversionReport:
+    """What :func:`convert_mjcf_to_usd` wrote: output path, counts, warnings and the MuJoCo bbox (m)."""
+
+    out: Path
+    rigid_bodies: int = 0
+    collision_geoms: int = 0
+    visual_geoms: int = 0
+    joints: int = 0
+    warnings: list[str] = field(default_factory=list)
+    bbox_lo: tuple = ()
+    bbox_hi: tuple = ()
+
+
+def _safe(name: str, fallback: str) -> str:
+    import re
+
+    s = re.sub(r"[^A-Za-z0-9_]", "_", name or "")
+    if not s:
+        s = fallback
+    if s[0].isdigit():
+        s = "_" + s
+    return s
+
+
+def _group_of(model, b: int) -> int:
+    """Rigid group of body b: its weld body, or its top-level ancestor when welded to the world."""
+    w = int(model.body_weldid[b])
+    return w if w != 0 else int(model.body_rootid[b])
+
+
+def convert_mjcf_to_usd(src: str | Path, dst: str | Path, static: bool | None = None) -> ConversionReport:
+    """Convert an MJCF file to a USD stage (``.usda`` text or ``.usd``/``.usdc`` binary).
+
+    Top-level bodies without joints are welded to the world in MuJoCo. An
+    object asset (LIBERO adds the free joint when it places the object) wants
+    them as dynamic rigid bodies; an environment file (arena, table) wants
+    them static. ``static=None`` decides per file: static when the world body
+    itself holds geoms (an environment file), dynamic otherwise. Static groups
+    and world geoms become colliders without ``RigidBodyAPI`` (customData
+    ``simkit:static = True``); a group with zero mass is always static.
+
+    Args:
+        src: MJCF XML file. dst: output stage path (its folder is created).
+        static: force static (True) or dynamic (False) top-level bodies.
+
+    Returns:
+        :class:`ConversionReport` (warnings name every skipped file).
+
+    Raises:
+        InputError: unreadable/invalid MJCF, missing collision mesh, a model
+            without collision geometry, an output suffix other than .usd/.usda/.usdc.
+    """
+    mujoco = require("mujoco", "hebero")
+    Usd = require("pxr.Usd", "hebero")
+    from pxr import Gf, Sdf, UsdGeom, UsdPhysics, UsdShade, Vt
+
+    src, dst = Path(src), Path(dst)
+    if dst.suffix not in (".usd", ".usda", ".usdc"):
+        raise InputError(dst, "output must end in .usd, .usda or .usdc")
+    loaded = load_mjcf(src, compile_check=False)
+    try:
+        model = loaded.spec.compile()
+    except (ValueError, RuntimeError) as exc:
+        raise InputError(src, "MuJoCo rejects the model: " + " ".join(str(exc).split())) from None
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    ncol = sum(geom_is_collision(model, g) for g in range(model.ngeom))
+    if ncol == 0:
+        raise InputError(src, "the model has no collision geometry (every geom has contype = conaffinity = 0)")
+
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    if dst.exists():
+        dst.unlink()
+    stage = Usd.Stage.CreateNew(str(dst))
+    UsdGeom.SetStageMetersPerUnit(stage, 1.0)
+    UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.z)
+    UsdPhysics.SetStageKilogramsPerUnit(stage, 1.0)
+    root_name = _safe(Path(src).stem, "asset")
+    root = UsdGeom.Xform.Define(stage, f"/{root_name}")
+    stage.SetDefaultPrim(root.GetPrim())
+    if loaded.texture_files:  # file names relative to the MJCF's folder, so the stage stays portable
+        import os
+
+        root.GetPrim().SetCustomDataByKey("simkit:textures", {
+            k: os.path.relpath(v, loaded.path.parent) for k, v in loaded.texture_files.items()})
+    rep = ConversionReport(dst, warnings=list(loaded.warnings))
+
+    # ---- rigid groups (group 0 = static geometry attached to the world)
+    if static is None:
+        static = bool(np.any(model.geom_bodyid == 0))
+    groups: dict[int, list[int]] = {}
+    for b in range(1, model.nbody):
+        groups.setdefault(_group_of(model, b), []).append(b)
+    static_groups = {g for g, members in groups.items()
+                     if float(sum(model.body_mass[b] for b in members)) <= 0.0
+                     or (static and model.body_jntnum[g] == 0 and model.body_parentid[g] == 0)}
+    if np.any(model.geom_bodyid == 0):
+        groups[0] = [0]
+        static_groups.add(0)
+    gpath: dict[int, str] = {}
+    used_names: set[str] = set()
+    for gid, members in groups.items():
+        nm = "world_static" if gid == 0 else \
+            _safe(mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, gid) or "", f"body{gid}")
+        while nm in used_names:
+            nm += "_"
+        used_names.add(nm)
+        p = f"/{root_name}/{nm}"
+        gpath[gid] = p
+        x = UsdGeom.Xform.Define(stage, p)
+        pos, rot = data.xpos[gid], np.asarray(data.xmat[gid]).reshape(3, 3)
+        q = _mat_to_quat(rot)
+        x.AddTranslateOp(UsdGeom.XformOp.PrecisionDouble).Set(Gf.Vec3d(*map(float, pos)))
+        x.AddOrientOp(UsdGeom.XformOp.PrecisionDouble).Set(Gf.Quatd(float(q[0]), Gf.Vec3d(*map(float, q[1:]))))
+        # mass properties in the group frame
+        mass = float(sum(model.body_mass[b] for b in members))
+        com_w = sum(model.body_mass[b] * data.xipos[b] for b in members) / max(mass, 1e-12)
+        inertia = np.zeros((3, 3))
+        for b in members:
+            rb = np.asarray(data.ximat[b]).reshape(3, 3)
+            ib = rb @ np.diag(model.body_inertia[b]) @ rb.T
+            dvec = data.xipos[b] - com_w
+            inertia += ib + model.body_mass[b] * (dvec @ dvec * np.eye(3) - np.outer(dvec, dvec))
+        inertia_g = rot.T @ inertia @ rot
+        evals, evecs = np.linalg.eigh(inertia_g)
+        if np.linalg.det(evecs) < 0:
+            evecs[:, 0] *= -1
+        pa = _mat_to_quat(evecs)
+        prim = x.GetPrim()
+        if gid in static_groups:
+            prim.SetCustomDataByKey("simkit:static", True)
+            continue
+        UsdPhysics.RigidBodyAPI.Apply(prim)
+        m = UsdPhysics.MassAPI.Apply(prim)
+        m.CreateMassAttr(mass)
+        m.CreateCenterOfMassAttr(Gf.Vec3f(*map(float, rot.T @ (com_w - pos))))
+        m.CreateDiagonalInertiaAttr(Gf.Vec3f(*map(float, np.maximum(evals, 0.0))))
+        m.CreatePrincipalAxesAttr(Gf.Quatf(float(pa[0]), Gf.Vec3f(*map(float, pa[1:]))))
+        rep.rigid_bodies += 1
+
+    # ---- materials
+    looks: dict[tuple, str] = {}
+    phys: dict[float, str] = {}
+    UsdGeom.Scope.Define(stage, f"/{root_name}/Looks")
+
+    def look_for(rgba) -> str:
+        key = tuple(round(float(v), 4) for v in rgba)
+        if key not in looks:
+            p = f"/{root_name}/Looks/color_{len(looks)}"
+            mat = UsdShade.Material.Define(stage, p)
+            sh = UsdShade.Shader.Define(stage, p + "/surface")
+            sh.CreateIdAttr("UsdPreviewSurface")
+            sh.CreateInput("diffuseColor", Sdf.ValueTypeNames.Color3f).Set(Gf.Vec3f(*key[:3]))
+            sh.CreateInput("opacity", Sdf.ValueTypeNames.Float).Set(key[3])
+            mat.CreateSurfaceOutput().ConnectToSource(sh.ConnectableAPI(), "surface")
+            looks[key] = p
+        return looks[key]
+
+    def phys_for(mu: float) -> str:
+        key = round(float(mu), 4)
+        if key not in phys:
+            p = f"/{root_name}/Looks/physics_{len(phys)}"
+            mat = UsdShade.Material.Define(stage, p)
+            api = UsdPhysics.MaterialAPI.Apply(mat.GetPrim())
+            api.CreateStaticFrictionAttr(key)
+            api.CreateDynamicFrictionAttr(key)
+            phys[key] = p
+        return phys[key]
+
+    # ---- geoms
+    for g in range(model.ngeom):
+        b = int(model.geom_bodyid[g])
+        t = int(model.geom_type[g])
+        if t in (int(mujoco.mjtGeom.mjGEOM_HFIELD), int(mujoco.mjtGeom.mjGEOM_SDF)) or (
+                t == int(mujoco.mjtGeom.mjGEOM_PLANE) and min(model.geom_size[g][:2]) <= 0):
+            rep.warnings.append(f"{src}: geom {g} (type {t}: height field, SDF or infinite plane) is not converted")
+            continue
+        gid = 0 if b == 0 else _group_of(model, b)
+        col = geom_is_collision(model, g)
+        sub = "collision" if col else "visual"
+        parent = f"{gpath[gid]}/{sub}"
+        if not stage.GetPrimAtPath(parent):
+            UsdGeom.Scope.Define(stage, parent)
+        gname = _safe(mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_GEOM, g) or "", f"geom{g}")
+        p = f"{parent}/{gname}"
+        while stage.GetPrimAtPath(p):
+            p += "_"
+        # geom pose in the group frame
+        rg = np.asarray(data.xmat[gid]).reshape(3, 3)
+        rel_pos = rg.T @ (data.geom_xpos[g] - data.xpos[gid])
+        rel_rot = rg.T @ np.asarray(data.geom_xmat[g]).reshape(3, 3)
+        s = model.geom_size[g]
+        scale = None
+        if t == mujoco.mjtGeom.mjGEOM_BOX:
+            gp = UsdGeom.Cube.Define(stage, p)
+            gp.CreateSizeAttr(2.0)
+            gp.CreateExtentAttr([(-1, -1, -1), (1, 1, 1)])
+            scale = s[:3]
+        elif t == mujoco.mjtGeom.mjGEOM_SPHERE:
+            gp = UsdGeom.Sphere.Define(stage, p)
+            gp.CreateRadiusAttr(float(s[0]))
+            gp.CreateExtentAttr([(-s[0],) * 3, (s[0],) * 3])
+        elif t == mujoco.mjtGeom.mjGEOM_ELLIPSOID:
+            gp = UsdGeom.Sphere.Define(stage, p)
+            gp.CreateRadiusAttr(1.0)
+            gp.CreateExtentAttr([(-1, -1, -1), (1, 1, 1)])
+            scale = s[:3]
+        elif t in (mujoco.mjtGeom.mjGEOM_CAPSULE, mujoco.mjtGeom.mjGEOM_CYLINDER):
+            cls = UsdGeom.Capsule if t == mujoco.mjtGeom.mjGEOM_CAPSULE else UsdGeom.Cylinder
+            gp = cls.Define(stage, p)
+            gp.CreateRadiusAttr(float(s[0]))
+            gp.CreateHeightAttr(float(2 * s[1]))
+            gp.CreateAxisAttr(UsdGeom.Tokens.z)
+            hz = s[1] + (s[0] if t == mujoco.mjtGeom.mjGEOM_CAPSULE else 0.0)
+            gp.CreateExtentAttr([(-s[0], -s[0], -hz), (s[0], s[0], hz)])
+        elif t == mujoco.mjtGeom.mjGEOM_PLANE:
+            gp = UsdGeom.Plane.Define(stage, p)
+            gp.CreateWidthAttr(float(2 * s[0]))
+            gp.CreateLengthAttr(float(2 * s[1]))
+            gp.CreateAxisAttr(UsdGeom.Tokens.z)
+            gp.CreateExtentAttr([(-s[0], -s[1], 0.0), (s[0], s[1], 0.0)])
+        elif t == mujoco.mjtGeom.mjGEOM_MESH:
+            mid = model.geom_dataid[g]
+            va, vn = model.mesh_vertadr[mid], model.mesh_vertnum[mid]
+            fa, fn = model.mesh_faceadr[mid], model.mesh_facenum[mid]
+            # bake the geom pose into the points so the authored extent is tight in the group frame
+            verts = np.asarray(model.mesh_vert[va:va + vn], float) @ rel_rot.T + rel_pos
+            rel_pos, rel_rot = np.zeros(3), np.eye(3)
+            faces = np.asarray(model.mesh_face[fa:fa + fn], int)
+            gp = UsdGeom.Mesh.Define(stage, p)
+            gp.CreatePointsAttr(Vt.Vec3fArray.FromNumpy(verts.astype(np.float32)))
+            gp.CreateFaceVertexCountsAttr(Vt.IntArray([3] * len(faces)))
+            gp.CreateFaceVertexIndicesAttr(Vt.IntArray.FromNumpy(faces.reshape(-1).astype(np.int32)))
+            gp.CreateSubdivisionSchemeAttr(UsdGeom.Tokens.none)
+            gp.CreateExtentAttr([tuple(map(float, verts.min(0))), tuple(map(float, verts.max(0)))])
+        else:  # pragma: no cover - other types handled above
+            continue
+        xf = UsdGeom.Xformable(gp)
+        q = _mat_to_quat(rel_rot)
+        xf.AddTranslateOp(UsdGeom.XformOp.PrecisionDouble).Set(Gf.Vec3d(*map(float, rel_pos)))
+        xf.AddOrientOp(UsdGeom.XformOp.PrecisionDouble).Set(Gf.Quatd(float(q[0]), Gf.Vec3d(*map(float, q[1:]))))
+        if scale is not None:
+            xf.AddScaleOp(UsdGeom.XformOp.PrecisionDouble).Set(Gf.Vec3d(*map(float, scale)))
+        prim = gp.GetPrim()
+        matid = model.geom_matid[g]
+        rgba = model.mat_rgba[matid] if matid >= 0 else model.geom_rgba[g]
+        UsdShade.MaterialBindingAPI.Apply(prim).Bind(UsdShade.Material(stage.GetPrimAtPath(look_for(rgba))))
+        if col:
+            UsdPhysics.CollisionAPI.Apply(prim)
+            if t == mujoco.mjtGeom.mjGEOM_MESH:
+                UsdPhysics.MeshCollisionAPI.Apply(prim).CreateApproximationAttr(UsdPhysics.Tokens.convexHull)
+            UsdShade.MaterialBindingAPI(prim).Bind(
+                UsdShade.Material(stage.GetPrimAtPath(phys_for(model.geom_friction[g][0]))),
+                UsdShade.Tokens.weakerThanDescendants, "physics")
+            gp.CreatePurposeAttr(UsdGeom.Tokens.guide)
+            rep.collision_geoms += 1
+        else:
+            rep.visual_geoms += 1
+
+    # ---- joints
+    UsdGeom.Scope.Define(stage, f"/{root_name}/joints")
+    for j in range(model.njnt):
+        jt = int(model.jnt_type[j])
+        if jt == mujoco.mjtJoint.mjJNT_FREE:
+            continue
+        b = int(model.jnt_bodyid[j])
+        child = _group_of(model, b)
+        par_body = int(model.body_parentid[b])
+        if par_body == 0 or child in static_groups:
+            rep.warnings.append(f"{src}: joint {j} connects a top-level or static body to the world; not "
+                                "converted (the asset's root body is free)")
+            continue
+        parent = _group_of(model, par_body)
+        if parent in static_groups:
+            rep.warnings.append(f"{src}: joint {j} hangs on a static body; body0 left empty (world)")
+        jname = _safe(mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) or "", f"joint{j}")
+        p = f"/{root_name}/joints/{jname}"
+        if jt == mujoco.mjtJoint.mjJNT_HINGE:
+            js = UsdPhysics.RevoluteJoint.Define(stage, p)
+        elif jt == mujoco.mjtJoint.mjJNT_SLIDE:
+            js = UsdPhysics.PrismaticJoint.Define(stage, p)
+        else:
+            js = UsdPhysics.SphericalJoint.Define(stage, p)
+        if parent not in static_groups:
+            js.CreateBody0Rel().SetTargets([Sdf.Path(gpath[parent])])
+        js.CreateBody1Rel().SetTargets([Sdf.Path(gpath[child])])
+        anchor = data.xanchor[j]
+        axis_w = data.xaxis[j]
+        r_joint = _x_to_axis(axis_w)
+        for which, grp in ((0, parent), (1, child)):
+            rgp = np.asarray(data.xmat[grp]).reshape(3, 3)
+            lp = rgp.T @ (anchor - data.xpos[grp])
+            lr = _mat_to_quat(rgp.T @ r_joint)
+            getattr(js, f"CreateLocalPos{which}Attr")(Gf.Vec3f(*map(float, lp)))
+            getattr(js, f"CreateLocalRot{which}Attr")(Gf.Quatf(float(lr[0]), Gf.Vec3f(*map(float, lr[1:]))))
+        if jt in (mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE):
+            js.CreateAxisAttr(UsdPhysics.Tokens.x)
+            lo, hi = model.jnt_range[j]
+            if not model.jnt_limited[j]:
+                lo, hi = (-math.pi, math.pi) if jt == mujoco.mjtJoint.mjJNT_HINGE else (-1e3, 1e3)
+                rep.warnings.append(f"{src}: joint {jname!r} has no range; written with wide limits")
+            if jt == mujoco.mjtJoint.mjJNT_HINGE:
+                lo, hi = math.degrees(lo), math.degrees(hi)
+            js.CreateLowerLimitAttr(float(lo))
+            js.CreateUpperLimitAttr(float(hi))
+        rep.joints += 1
+
+    lo, hi = mujoco_bbox(model, data)
+    rep.bbox_lo, rep.bbox_hi = tuple(map(float, lo)), tuple(map(float, hi))
+    root.GetPrim().SetCustomDataByKey("simkit:source", str(Path(src).name))
+    stage.GetRootLayer().Save()
+    return rep
+
+
+def check_physics(path: str | Path) -> list[str]:
+    """Physics-schema checks of a USD stage; returns the problems found (empty = pass).
+
+    Checks: the stage opens; ``metersPerUnit == 1`` and ``upAxis == Z``; every
+    ``RigidBodyAPI`` prim has ``MassAPI`` with mass > 0 and non-negative
+    diagonal inertia; every joint has exactly one body0 and one body1 target,
+    both existing rigid bodies; every revolute/prismatic joint has finite
+    lower <= upper limits; every ``CollisionAPI`` prim lies under a rigid body
+    or a static group (customData ``simkit:static``); at least one collision
+    prim exists.
+    """
+    from pxr import Usd, UsdGeom, UsdPhysics
+
+    problems: list[str] = []
+    stage = Usd.Stage.Open(str(path))
+    if stage is None:
+        return [f"{path}: cannot open stage"]
+    if UsdGeom.GetStageMetersPerUnit(stage) != 1.0:
+        problems.append("metersPerUnit is not 1")
+    if UsdGeom.GetStageUpAxis(stage) != UsdGeom.Tokens.z:
+        problems.append("upAxis is not Z")
+    bodies = set()
+    ncol = 0
+    for prim in stage.Traverse():
+        if prim.HasAPI(UsdPhysics.RigidBodyAPI):
+            bodies.add(prim.GetPath())
+            if not prim.HasAPI(UsdPhysics.MassAPI):
+                problems.append(f"{prim.GetPath()}: rigid body without MassAPI")
+                continue
+            m = UsdPhysics.MassAPI(prim)
+            mass = m.GetMassAttr().Get()
+            if mass is None or not mass > 0:
+                problems.append(f"{prim.GetPath()}: rigid body mass {mass} is not > 0")
+            inertia = m.GetDiagonalInertiaAttr().Get()
+            if inertia is None or min(inertia) < 0:
+                problems.append(f"{prim.GetPath()}: diagonal inertia {inertia} missing or negative")
+    for prim in stage.Traverse():
+        if prim.HasAPI(UsdPhysics.CollisionAPI):
+            ncol += 1
+            anc = prim.GetPath()
+            static_ok = False
+            while anc != anc.absoluteRootPath and anc not in bodies:
+                if stage.GetPrimAtPath(anc).GetCustomDataByKey("simkit:static"):
+                    static_ok = True
+                anc = anc.GetParentPath()
+            if anc not in bodies and not static_ok:
+                problems.append(f"{prim.GetPath()}: collision prim outside any rigid body or static group")
+        if prim.IsA(UsdPhysics.Joint):
+            jt = UsdPhysics.Joint(prim)
+            for k, rel in (("body0", jt.GetBody0Rel()), ("body1", jt.GetBody1Rel())):
+                tg = rel.GetTargets()
+                if len(tg) != 1 or tg[0] not in bodies:
+                    problems.append(f"{prim.GetPath()}: {k} is {list(map(str, tg))}, not one rigid body")
+            if prim.IsA(UsdPhysics.RevoluteJoint) or prim.IsA(UsdPhysics.PrismaticJoint):
+                api = UsdPhysics.RevoluteJoint(prim) if prim.IsA(UsdPhysics.RevoluteJoint) else \
+                    UsdPhysics.PrismaticJoint(prim)
+                lo, hi = api.GetLowerLimitAttr().Get(), api.GetUpperLimitAttr().Get()
+                if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)) or lo > hi:
+                    problems.append(f"{prim.GetPath()}: limits ({lo}, {hi}) missing or not finite/ordered")
+    if ncol == 0:
+        problems.append("no collision geometry")
+    return problems
+
+
+def usd_bbox(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
+    """World AABB (lo, hi), metres, of every geometry prim of a stage (purposes default, render, guide)."""
+    from pxr import Usd, UsdGeom
+
+    stage = Usd.Stage.Open(str(path))
+    cache = UsdGeom.BBoxCache(Usd.TimeCode.Default(), [UsdGeom.Tokens.default_, UsdGeom.Tokens.render,
+                                                       UsdGeom.Tokens.guide], useExtentsHint=False)
+    rng = cache.ComputeWorldBound(stage.GetDefaultPrim()).ComputeAlignedRange()
+    return np.array(rng.GetMin()), np.array(rng.GetMax())

@@ -1,0 +1,168 @@
+"""Hebero commands: ``simkit compile hebero``, ``simkit convert mjcf2usd``, ``simkit convert render-task``.
+
+Top-level imports stay light (typer, pathlib); the work happens in
+:mod:`simkit.scenes.bddl`, :mod:`simkit.assets.mjcf2usd` and
+:mod:`simkit.sims.mujoco_scene`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+SUITE_CHOICES = ("goal", "object", "spatial", "long", "all")
+
+
+def _fail(msg: str) -> None:
+    typer.echo(f"error: {msg}", err=True)
+    raise typer.Exit(2)
+
+
+def register(groups) -> None:
+    """Add the hebero subcommands to the ``compile`` and ``convert`` groups."""
+
+    @groups["compile"].command("hebero")
+    def compile_hebero(
+        suite: str = typer.Option("all", "--suite", help="goal | object | spatial | long | all"),
+        libero_root: Path = typer.Option(..., "--libero-root", help="Folder holding bddl_files/ and assets/."),
+        out: Path = typer.Option(..., "--out", help="Output folder for the task descriptors (JSON)."),
+        force: bool = typer.Option(False, "--force", help="Recompile even when the cache is up to date."),
+        render: bool = typer.Option(False, "--render", help="Also render each task's initial scene to "
+                                                            "OUT/contact_sheet_<suite>.png (MuJoCo, EGL/OSMesa)."),
+        seed: int = typer.Option(0, "--seed", help="Seed of the region sampling for --render."),
+    ) -> None:
+        """Compile LIBERO BDDL tasks into cached Hebero task descriptors (one JSON per task)."""
+        from simkit.core.errors import SimkitError
+        from simkit.scenes.bddl import SUITES, compile_suites
+
+        if suite not in SUITE_CHOICES:
+            _fail(f"--suite must be one of {', '.join(SUITE_CHOICES)}, not {suite!r}")
+        suites = list(SUITES) if suite == "all" else [suite]
+        try:
+            rep = compile_suites(libero_root, out, suites, force=force)
+        except SimkitError as exc:
+            _fail(str(exc))
+            return
+        for w in rep.warnings:
+            typer.echo(f"warning: {w}", err=True)
+        for e in rep.errors:
+            typer.echo(f"error: {e}", err=True)
+        typer.echo(f"compiled {len(rep.written)} task(s), {len(rep.cached)} cached, {len(rep.errors)} error(s) "
+                   f"-> {out}")
+        if render and not rep.errors:
+            for s in suites:
+                try:
+                    path, problems = _contact_sheet(out, libero_root, s, seed)
+                except SimkitError as exc:
+                    _fail(str(exc))
+                    return
+                for p in problems:
+                    typer.echo(f"warning: {p}", err=True)
+                typer.echo(f"wrote {path}")
+        if rep.errors:
+            raise typer.Exit(2)
+
+    @groups["convert"].command("mjcf2usd")
+    def convert_mjcf2usd(
+        src: Path = typer.Argument(..., help="MJCF XML file."),
+        dst: Path = typer.Argument(..., help="Output stage (.usd, .usda or .usdc)."),
+        check: bool = typer.Option(True, "--check/--no-check", help="Run the physics-schema checks afterwards."),
+        static: Optional[bool] = typer.Option(None, "--static/--dynamic",
+                                              help="Top-level joint-less bodies as static colliders or dynamic "
+                                                   "rigid bodies (default: static only for files with world geoms)."),
+    ) -> None:
+        """Convert an MJCF asset to USD (UsdPhysics rigid bodies, mass, collision, joints with limits)."""
+        from simkit.core.errors import SimkitError
+
+        try:
+            from simkit.assets.mjcf2usd import check_physics, convert_mjcf_to_usd
+
+            rep = convert_mjcf_to_usd(src, dst, static=static)
+        except SimkitError as exc:
+            _fail(str(exc))
+            return
+        for w in rep.warnings:
+            typer.echo(f"warning: {w}", err=True)
+        typer.echo(f"wrote {rep.out}: {rep.rigid_bodies} rigid bodies, {rep.collision_geoms} collision and "
+                   f"{rep.visual_geoms} visual geoms, {rep.joints} joints")
+        if check:
+            problems = check_physics(rep.out)
+            for p in problems:
+                typer.echo(f"FAIL {p}", err=True)
+            if problems:
+                raise typer.Exit(1)
+            typer.echo("physics checks: PASS")
+
+    @groups["convert"].command("render-task")
+    def render_task(
+        descriptors: Path = typer.Argument(..., help="Descriptor folder written by `simkit compile hebero`."),
+        libero_root: Path = typer.Option(..., "--libero-root", help="Folder holding assets/."),
+        suite: str = typer.Option("goal", "--suite", help="goal | object | spatial | long"),
+        seed: int = typer.Option(0, "--seed", help="Seed of the region sampling."),
+        out: Optional[Path] = typer.Option(None, "--out",
+                                           help="PNG path (default DESCRIPTORS/contact_sheet_<suite>.png)."),
+    ) -> None:
+        """Render each task's initial MuJoCo scene of a suite into one contact sheet PNG."""
+        from simkit.core.errors import SimkitError
+
+        try:
+            path, problems = _contact_sheet(descriptors, libero_root, suite, seed, out)
+        except SimkitError as exc:
+            _fail(str(exc))
+            return
+        for p in problems:
+            typer.echo(f"warning: {p}", err=True)
+        typer.echo(f"wrote {path}")
+
+
+def _contact_sheet(desc_dir: Path, libero_root: Path, suite: str, seed: int, out: Optional[Path] = None):
+    """Build, render (two cameras) and tile every task of ``suite``; returns (png path, problems)."""
+    import os
+
+    os.environ.setdefault("MUJOCO_GL", "egl")
+    import numpy as np
+
+    from simkit.core.errors import InputError, SimkitError
+    from simkit.scenes.bddl import load_descriptor
+    from simkit.sims.mujoco_scene import build_scene, render_views
+
+    files = sorted((Path(desc_dir) / suite).glob("*.json"))
+    if not files:
+        raise InputError(Path(desc_dir) / suite, "no descriptors here; run `simkit compile hebero` first")
+    descs = sorted((load_descriptor(f) for f in files), key=lambda d: d["index"])
+    tiles, labels, problems = [], [], []
+    for d in descs:
+        try:
+            scene = build_scene(d, libero_root, np.random.default_rng([seed, d["index"]]))
+        except SimkitError as exc:
+            problems.append(str(exc))
+            continue
+        try:
+            imgs = render_views(scene, 400, 300)
+        except Exception as exc:  # GL not available
+            raise InputError(None, f"offscreen rendering failed ({exc}); set MUJOCO_GL=egl or osmesa") from None
+        tiles.append(np.concatenate(imgs, axis=1))
+        labels.append(f"{d['index']}: {d['instruction']}")
+    if not tiles:
+        raise InputError(Path(desc_dir) / suite, "no task of this suite could be built: " + "; ".join(problems))
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cols = 2
+    rows = (len(tiles) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(cols * 8, rows * 3.4), squeeze=False)
+    for ax in axes.flat:
+        ax.axis("off")
+    for ax, t, lab in zip(axes.flat, tiles, labels):
+        ax.imshow(t)
+        ax.set_title(lab, fontsize=9)
+    fig.tight_layout()
+    path = Path(out) if out else Path(desc_dir) / f"contact_sheet_{suite}.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+    return path, problems

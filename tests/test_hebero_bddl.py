@@ -1,0 +1,161 @@
+"""Hebero BDDL parser and descriptor compiler on the real LIBERO task files."""
+
+import json
+
+import pytest
+from conftest import fixture_path
+from typer.testing import CliRunner
+
+from simkit.core.errors import InputError
+from simkit.scenes.bddl import (N_ENTITY_SLOTS, TASK_CODE_DIM, compile_suites, compile_task, parse_bddl,
+                                suite_files)
+
+GOOD = """(define (problem LIBERO_Tabletop_Manipulation)
+  (:domain robosuite)
+  (:language Put the bowl on the plate)
+  (:regions
+    (bowl_region (:target main_table) (:ranges ((0.1 0.2 0.3 0.4))) (:yaw_rotation ((0.0 1.5))))
+    (cook_region (:target flat_stove_1))
+  )
+  (:fixtures main_table - table flat_stove_1 - flat_stove)
+  (:objects bowl_1 bowl_2 - akita_black_bowl plate_1 - plate)
+  (:obj_of_interest bowl_1 plate_1)
+  (:init (On bowl_1 main_table_bowl_region) (Turnoff flat_stove_1))
+  (:goal (And (On bowl_1 plate_1) (Or (Turnon flat_stove_1) (Not (In bowl_2 flat_stove_1_cook_region)))))
+)
+"""
+
+
+def _err(tmp_path, text):
+    p = tmp_path / "bad.bddl"
+    p.write_text(text)
+    with pytest.raises(InputError) as ei:
+        parse_bddl(p)
+    return ei.value
+
+
+def test_all_130_fixture_files_parse():
+    files = sorted(fixture_path("libero", "bddl_files").glob("*/*.bddl"))
+    assert len(files) == 130
+    preds = set()
+    for f in files:
+        p = parse_bddl(f)
+        assert p.language and p.goal[0] == "and"
+        stack = [p.goal]
+        while stack:
+            g = stack.pop()
+            if g[0] in ("and", "or", "not"):
+                stack += g[1:]
+            else:
+                preds.add(g[0])
+    assert {"on", "in", "open", "close", "turnon", "turnoff"} <= preds
+
+
+def test_parse_structure(tmp_path):
+    p = tmp_path / "t.bddl"
+    p.write_text(GOOD)
+    prob = parse_bddl(p)
+    assert prob.objects == {"bowl_1": "akita_black_bowl", "bowl_2": "akita_black_bowl", "plate_1": "plate"}
+    r = prob.regions["main_table_bowl_region"]
+    assert r.ranges == [(0.1, 0.2, 0.3, 0.4)] and r.yaw == [(0.0, 1.5)]
+    assert prob.goal == ["and", ["on", "bowl_1", "plate_1"],
+                         ["or", ["turnon", "flat_stove_1"], ["not", ["in", "bowl_2", "flat_stove_1_cook_region"]]]]
+
+
+def test_unbalanced_parentheses_names_line_and_column(tmp_path):
+    e = _err(tmp_path, GOOD.replace("(:obj_of_interest bowl_1 plate_1)", "(:obj_of_interest bowl_1 plate_1"))
+    assert e.line == 10 and e.column == 3 and "never closed" in e.reason
+    # a ')' missing at the end of a line: located by the closing paren on the next line
+    e = _err(tmp_path, GOOD.replace("(Not (In bowl_2 flat_stove_1_cook_region)))))",
+                                    "(Not (In bowl_2 flat_stove_1_cook_region)))\n  )"))
+    assert (e.line, e.column) == (12, 3) and "never closed" in e.reason  # the (:goal section
+
+    e = _err(tmp_path, GOOD + ")")
+    assert "unexpected" in e.reason or "without" in e.reason
+    assert str(e).startswith(str(tmp_path / "bad.bddl") + ":")
+
+
+def test_unknown_predicate(tmp_path):
+    e = _err(tmp_path, GOOD.replace("(On bowl_1 plate_1)", "(Onto bowl_1 plate_1)"))
+    assert "unknown predicate 'Onto'" in e.reason and e.line == 12 and e.column == 16
+
+
+def test_region_on_missing_fixture(tmp_path):
+    e = _err(tmp_path, GOOD.replace("(:target main_table)", "(:target kitchen_shelf_1)"))
+    assert "kitchen_shelf_1" in e.reason and e.line == 5
+    # a site region on an undeclared asset is dropped with a warning, but then cannot be used
+    e = _err(tmp_path, GOOD.replace("(cook_region (:target flat_stove_1))", "(cook_region (:target oven_1))"))
+    assert "flat_stove_1_cook_region" in e.reason and "no declared" in e.reason
+
+
+def test_wrong_arity_and_undeclared_name(tmp_path):
+    assert "takes 2" in _err(tmp_path, GOOD.replace("(On bowl_1 plate_1)", "(On bowl_1)")).reason
+    assert "'cup_1'" in _err(tmp_path, GOOD.replace("(On bowl_1 plate_1)", "(On cup_1 plate_1)")).reason
+
+
+def test_descriptor_world_coordinates_and_thresholds():
+    root = fixture_path("libero")
+    files = dict((p.stem, (i, p)) for i, p in suite_files(root, "goal"))
+    i, p = files["push_the_plate_to_the_front_of_the_stove"]
+    d = compile_task(p, "goal", i, root)
+    r = d["regions"]["main_table_stove_front_region"]
+    # ranges in the BDDL file: (-0.09 0.17 -0.01 0.25) in the table frame; the table top is at z 0.9
+    assert r["ranges_world"][0] == pytest.approx([-0.09, 0.17, -0.01, 0.25])
+    assert r["z_world"] == pytest.approx(0.90)
+    assert d["goal"]["args"][0]["predicate"] == "on"
+    assert d["goal"]["args"][0]["thresholds"]["test"] == "site_band"
+    assert d["objects"]["plate_1"]["asset"] == "assets/stable_scanned_objects/plate/plate.xml"
+    assert d["objects"]["plate_1"]["present"] is True
+    i, p = files["turn_on_the_stove"]
+    g = compile_task(p, "goal", i, root)["goal"]["args"][0]
+    assert g["thresholds"] == {"test": "joint", "quantifier": "any", "comparison": ">=", "qpos": 0.5}
+
+
+def test_compile_all_40_cache_and_codes(tmp_path):
+    root = fixture_path("libero")
+    rep = compile_suites(root, tmp_path)
+    assert not rep.errors and len(rep.written) == 40 and not rep.cached
+    descs = [json.loads(p.read_text()) for p in rep.written]
+    codes = {tuple(d["task_code"]) for d in descs}
+    assert len(codes) == 40
+    for d in descs:
+        z = d["task_code"]
+        assert len(z) == TASK_CODE_DIM and set(z) <= {0, 1}
+        assert sum(z[6:16]) == 1 and sum(z[16:20]) == 1 and sum(z[20:25]) == 1 and sum(z[25:]) == 0
+        assert sum(z[:6]) >= 1
+        assert len(d["entity_slots"]) <= N_ENTITY_SLOTS
+        assert [s["slot"] for s in d["entity_slots"]] == list(range(len(d["entity_slots"])))
+    long_ = [d for d in descs if d["suite"] == "long"]
+    assert len(long_) == 10 and all(d["task_code"][19] == 1 for d in long_)
+    rep2 = compile_suites(root, tmp_path)
+    assert len(rep2.cached) == 40 and not rep2.written
+    idx = json.loads((tmp_path / "index.json").read_text())
+    assert len(idx) == 40 and idx["goal/turn_on_the_stove"] == "goal/turn_on_the_stove.json"
+
+
+def test_changed_input_recompiles_only_that_task(tmp_path):
+    import shutil
+
+    src = fixture_path("libero")
+    root = tmp_path / "root"
+    shutil.copytree(src / "bddl_files", root / "bddl_files")
+    (root / "assets").symlink_to(src / "assets")
+    out = tmp_path / "out"
+    assert len(compile_suites(root, out, ["goal"]).written) == 10
+    f = root / "bddl_files" / "libero_goal" / "turn_on_the_stove.bddl"
+    f.write_text(f.read_text().replace("Turn on the stove", "Switch the stove on"))
+    rep = compile_suites(root, out, ["goal"])
+    assert [p.stem for p in rep.written] == ["turn_on_the_stove"] and len(rep.cached) == 9
+    assert json.loads(rep.written[0].read_text())["instruction"] == "Switch the stove on"
+
+
+def test_cli_compile_and_bad_root(tmp_path):
+    from simkit.cli import app
+
+    runner = CliRunner()
+    res = runner.invoke(app, ["compile", "hebero", "--suite", "goal", "--libero-root",
+                              str(fixture_path("libero")), "--out", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    assert len(list((tmp_path / "goal").glob("*.json"))) == 10
+    res = runner.invoke(app, ["compile", "hebero", "--libero-root", str(tmp_path / "nope"), "--out", str(tmp_path)])
+    assert res.exit_code == 2 and "error:" in res.output and "Traceback" not in res.output
