@@ -1,0 +1,412 @@
+"""``foa-qa``: first-order Ambisonics scenes with spatial-audio question answering.
+
+Reads top to bottom as compile -> render -> episode:
+
+1. compile: :func:`simkit.scenes.audio_director.direct_scene` draws a structured scene
+   (1-4 foreground sources + 2-4 off-screen sources + an ambient bed; labels, LUFS, onsets,
+   world trajectories, a camera with a yaw trajectory, a shoebox room);
+2. render: :func:`simkit.scenes.audio_director.render_scene` synthesises the stems (procedural
+   bank, or ``sounds: DIR``) and renders AmbiX FOA with :mod:`simkit.renderers.foa`;
+   :func:`simkit.renderers.foa.foa_features` computes the 5 x 128 x T features;
+3. episode: the QA list is generated deterministically from the stored trajectories by
+   :func:`make_qa` (four kinds: direction, motion, 3D localisation, camera rotation), so
+   ``simkit validate`` can regenerate and compare it.
+
+``mode: foa-static`` makes encoder pre-training scenes instead (OmniEcho stage 1): 1-4 static
+sources at any azimuth (elevation -30..60 deg), 2-8 s, no camera turn, no off-screen sources; its QA has only
+the direction and 3D-localisation kinds.
+
+Source: OmniEcho data pipeline (seed notes ``omniecho_foa_nav``; digest ``specs/foa.md``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import Field, model_validator
+
+from simkit.core.episode import Audio, Episode
+from simkit.core.errors import SampleRejected
+from simkit.core.generator import Generator, GeneratorConfig
+from simkit.core.seeding import stable_hash
+
+QA_KINDS = ("direction", "motion", "localization_3d", "camera_rotation")
+MOTION_TEXT = {
+    "left-to-right": "It moves from left to right.",
+    "right-to-left": "It moves from right to left.",
+    "approaching": "It comes closer.",
+    "receding": "It moves away.",
+    "stationary": "It stays in place.",
+}
+ROTATION_TEXT = {
+    "left": "The camera turns left.",
+    "right": "The camera turns right.",
+    "none": "The camera does not turn.",
+    "around": "The camera turns around (about 180 degrees).",
+}
+LETTERS = "ABCD"
+STRUCTURED_KEYS = {
+    "direction": {"direction", "azimuth_deg", "time_s"},
+    "motion": {"motion", "choice", "options", "delta_y_m", "delta_distance_m"},
+    "localization_3d": {"direction", "azimuth_deg", "elevation_deg", "distance_m", "time_s"},
+    "camera_rotation": {"rotation", "angle_deg", "choice", "options"},
+}
+
+
+Range = tuple[float, float]
+
+
+class FoaQaConfig(GeneratorConfig):
+    """Configuration of ``foa-qa`` (defaults: 3 s of 16 kHz FOA per episode, well under 1 s of CPU)."""
+
+    mode: Literal["qa", "foa-static"] = Field(
+        "qa", description="qa: QA scenes; foa-static: encoder pre-training scenes")
+    sample_rate: int = Field(16000, ge=8000, le=96000,
+                             description="FOA sample rate in Hz (16000 default, 48000 allowed)")
+    duration_s: float = Field(3.0, gt=0.5, le=60.0, description="episode length in seconds (mode qa)")
+    static_duration_s: Range = Field((2.0, 8.0), description="[min, max] episode length in seconds (mode foa-static)")
+    n_sources: tuple[int, int] = Field((1, 4), description="[min, max] foreground sources")
+    n_offscreen: tuple[int, int] = Field((2, 4), description="[min, max] off-screen sources (mode qa)")
+    distance_m: Range = Field((1.0, 6.0), description="[min, max] source distance in metres")
+    elevation_deg: Range = Field((-20.0, 30.0), description="[min, max] source elevation in degrees (mode qa)")
+    lufs: Range = Field((-32.0, -20.0), description="[min, max] source loudness at 1 m in LUFS")
+    ambient: bool = Field(True, description="add an ambient bed")
+    ambient_lufs: Range = Field((-48.0, -38.0), description="[min, max] ambient bed loudness in LUFS")
+    fov_deg: float = Field(90.0, gt=10.0, lt=170.0, description="camera horizontal field of view in degrees")
+    image_width: int = Field(640, ge=16, description="image width in pixels (pinhole coordinates)")
+    image_height: int = Field(360, ge=16, description="image height in pixels")
+    camera_turn_prob: float = Field(0.6, ge=0.0, le=1.0, description="probability that the camera turns (mode qa)")
+    turn_deg: Range = Field((30.0, 75.0), description="[min, max] camera turn angle in degrees")
+    room: bool = Field(True, description="shoebox room with image-source early reflections")
+    image_order: int = Field(1, ge=0, le=4, description="image-source reflection order")
+    tail: bool = Field(True, description="diffuse late tail (needs room)")
+    rt60_s: Range = Field((0.2, 0.6), description="[min, max] reverberation time in seconds")
+    n_interferers: tuple[int, int] = Field((0, 0), description="[min, max] plane-wave interferers")
+    snr_choices_db: list[float] = Field([20.0, 15.0, 10.0, 5.0, 0.0], min_length=1,
+                                        description="interferer SNR choices in dB (W-channel power)")
+    propagation_delay: bool = Field(True, description="propagation delay r/c (and Doppler) on the direct path")
+    block: int = Field(32, ge=1, le=4096, description="geometry update interval in samples (gains ramp in between)")
+    sounds: str = Field(
+        "", description="sound bank directory (one folder per label or an ESC-50 CSV); empty = procedural")
+    features: bool = Field(True, description="store the 5x128xT feature tensor")
+    channel_format: Literal["ambix", "fuma"] = Field(
+        "ambix", description="ambix: ACN W,Y,Z,X / SN3D (default); fuma: W,X,Y,Z with W at -3 dB")
+
+    @model_validator(mode="after")
+    def _ranges(self):
+        for name in ("static_duration_s", "n_sources", "n_offscreen", "distance_m", "elevation_deg", "lufs",
+                     "ambient_lufs", "turn_deg", "rt60_s", "n_interferers"):
+            lo, hi = getattr(self, name)
+            if lo > hi:
+                raise ValueError(f"{name}: min {lo} > max {hi}")
+        if self.n_sources[0] < 1 or self.n_sources[1] > 4:
+            raise ValueError("n_sources must lie within [1, 4]")
+        if self.n_offscreen[0] < 0 or self.n_offscreen[1] > 6:
+            raise ValueError("n_offscreen must lie within [0, 6]")
+        if self.distance_m[0] <= 0 or self.rt60_s[0] <= 0 or self.static_duration_s[0] <= 0.5:
+            raise ValueError("distance_m and rt60_s must be > 0 and static_duration_s > 0.5")
+        if self.n_interferers[0] < 0:
+            raise ValueError("n_interferers must be >= 0")
+        return self
+
+
+# -- QA ------------------------------------------------------------------------------------------
+def _options(correct: str, pool: list[str], tag: str) -> tuple[list[str], str]:
+    """Four options (the correct one + 3 distractors), ordered by a hash of ``tag`` (deterministic)."""
+    others = sorted((o for o in pool if o != correct), key=lambda o: stable_hash(f"{tag}|{o}"))[:3]
+    opts = sorted([correct] + others, key=lambda o: stable_hash(f"{tag}#{o}"))
+    return opts, LETTERS[opts.index(correct)]
+
+
+def _at(track: dict, t: float) -> int:
+    ts = np.asarray(track["time_s"])
+    return int(np.argmin(np.abs(ts - t)))
+
+
+def make_qa(scene: dict) -> list[dict]:
+    """Question-answer pairs of a scene, computed only from its stored trajectories (deterministic).
+
+    Kinds (OmniEcho QA; scoring rules in the seed notes): ``direction`` (8-way token + azimuth at
+    the middle of the source's activity; scored by exact 8-way match or angle within +-45 deg),
+    ``motion`` (4-way multiple choice over the classes of
+    :func:`~simkit.scenes.audio_director.motion_of`), ``localization_3d`` (direction token,
+    azimuth, elevation and distance a quarter into the activity; scored by distance error <= 2 m
+    and a correct direction), ``camera_rotation`` (4-way multiple choice + angle). Directions are
+    in the listener (camera) frame at the question's time. Only sources whose label is unique in
+    the scene get questions (so "the <label>" is unambiguous).
+
+    Returns:
+        list of ``{"id", "kind", "source_id", "question", "answer", "structured"}`` dicts.
+    """
+    from simkit.scenes.audio_director import direction8, motion_of
+
+    static = scene["mode"] == "foa-static"
+    labels = [s["label"] for s in scene["sources"]]
+    qa: list[dict] = []
+
+    def add(kind, sid, q, a, st):
+        qa.append({"id": f"q{len(qa)}", "kind": kind, "source_id": sid, "question": q, "answer": a, "structured": st})
+
+    for s in scene["sources"]:
+        if labels.count(s["label"]) != 1:
+            continue
+        name = s["label"].replace("_", " ")
+        tr = s["track"]
+        on, off = s["onset_s"], s["offset_s"]
+        k = _at(tr, 0.5 * (on + off))
+        t, az = tr["time_s"][k], tr["azimuth_deg"][k]
+        d8 = direction8(az)
+        add("direction", s["id"], f"At {t:.1f} s, from which direction relative to you does the {name} sound come?",
+            f"From the {d8} (azimuth {az:.0f} degrees).",
+            {"direction": d8, "azimuth_deg": round(az, 1), "time_s": t})
+        k = _at(tr, on + 0.25 * (off - on))
+        t, az, el, r = tr["time_s"][k], tr["azimuth_deg"][k], tr["elevation_deg"][k], tr["distance_m"][k]
+        d8 = direction8(az)
+        add("localization_3d", s["id"],
+            f"Where is the {name} at {t:.1f} s? Give its direction and distance from you.",
+            f"To the {d8}, about {r:.1f} m away (azimuth {az:.0f} degrees, elevation {el:.0f} degrees).",
+            {"direction": d8, "azimuth_deg": round(az, 1), "elevation_deg": round(el, 1),
+             "distance_m": round(r, 2), "time_s": t})
+        if not static:
+            mot = motion_of(s, scene)
+            q = f"How does the {name} move while it is sounding?"
+            opts, letter = _options(mot["motion"], list(MOTION_TEXT), f"{s['id']}|{s['label']}|motion|{on}|{off}")
+            q += " " + " ".join(f"{LETTERS[i]}. {MOTION_TEXT[o]}" for i, o in enumerate(opts))
+            add("motion", s["id"], q, f"{letter}. {MOTION_TEXT[mot['motion']]}",
+                {"motion": mot["motion"], "choice": letter, "options": opts,
+                 "delta_y_m": mot["delta_y_m"], "delta_distance_m": mot["delta_distance_m"]})
+    if not static:
+        turn = scene["camera"]["turn"]
+        rot = turn["direction"]
+        opts, letter = _options(rot, list(ROTATION_TEXT), f"camera|{scene['duration_s']}|{len(labels)}")
+        q = "Does the camera turn during the clip? If so, which way and by how many degrees? " + \
+            " ".join(f"{LETTERS[i]}. {ROTATION_TEXT[o]}" for i, o in enumerate(opts))
+        ans = f"{letter}. {ROTATION_TEXT[rot]}" + (f" It turns by about {turn['angle_deg']:.0f} degrees."
+                                                   if rot != "none" else "")
+        add("camera_rotation", None, q, ans,
+            {"rotation": rot, "angle_deg": float(turn["angle_deg"]), "choice": letter, "options": opts})
+    return qa
+
+
+def check_qa_schema(qa: Any) -> list[str]:
+    """Problems with the structure of a QA list (types, kinds, structured keys, choice letters)."""
+    if not isinstance(qa, list):
+        return ["qa is not a list"]
+    problems = []
+    for i, item in enumerate(qa):
+        if not isinstance(item, dict):
+            problems.append(f"qa[{i}] is not an object")
+            continue
+        kind = item.get("kind")
+        if kind not in QA_KINDS:
+            problems.append(f"qa[{i}]: unknown kind {kind!r}")
+            continue
+        for key in ("question", "answer"):
+            if not isinstance(item.get(key), str) or not item[key]:
+                problems.append(f"qa[{i}]: {key} must be a non-empty string")
+        st = item.get("structured")
+        if not isinstance(st, dict) or not STRUCTURED_KEYS[kind] <= set(st):
+            problems.append(f"qa[{i}] ({kind}): structured answer needs keys {sorted(STRUCTURED_KEYS[kind])}")
+            continue
+        if "choice" in st and (st["choice"] not in LETTERS or len(st["options"]) != 4):
+            problems.append(f"qa[{i}] ({kind}): choice must be one of A-D over 4 options")
+    return problems
+
+
+# -- generator -----------------------------------------------------------------------------------
+class FoaQaGenerator(Generator):
+    """FOA spatial-audio scenes + QA (see the module docstring)."""
+
+    name = "foa-qa"
+    version = "1"
+    description = "first-order Ambisonics scenes (AmbiX) with direction/motion/3D/camera-rotation QA"
+    extra = "audio"
+    Config = FoaQaConfig
+    required_fields = ("foa", "scene", "qa")
+    structural_params = ("mode", "n_sources", "n_offscreen", "camera_turn", "labels", "motions", "duration_s")
+    surface_params = ("lufs", "ambient_label", "rt60_s", "room_size_m", "interferer_snr_db")
+
+    def setup(self, config: FoaQaConfig) -> None:
+        super().setup(config)
+        from simkit.assets.sounds import load_bank
+        from simkit.core.errors import require
+
+        require("scipy", "audio")
+        require("pyloudnorm", "audio")
+        self.bank = load_bank(config.sounds or None)
+
+    def _params(self):
+        from simkit.scenes.audio_director import DirectorParams
+
+        c: FoaQaConfig = self.config
+        return DirectorParams(
+            mode=c.mode, duration_s=c.duration_s, static_duration_s=tuple(c.static_duration_s),
+            n_sources=tuple(c.n_sources), n_offscreen=tuple(c.n_offscreen), distance_m=tuple(c.distance_m),
+            elevation_deg=tuple(c.elevation_deg), lufs=tuple(c.lufs), ambient=c.ambient,
+            ambient_lufs=tuple(c.ambient_lufs), fov_deg=c.fov_deg, image_size=(c.image_width, c.image_height),
+            camera_turn_prob=c.camera_turn_prob, turn_deg=tuple(c.turn_deg), room=c.room,
+            image_order=c.image_order, rt60_s=tuple(c.rt60_s), tail=c.tail, n_interferers=tuple(c.n_interferers),
+            snr_choices_db=tuple(c.snr_choices_db), labels=list(self.bank.labels),
+            ambient_labels=list(self.bank.ambient_labels))
+
+    def generate(self, index: int, rng: np.random.Generator) -> Episode:
+        from simkit.renderers.foa import acn_sn3d_to_fuma, foa_features
+        from simkit.scenes.audio_director import DirectorFailed, direct_scene, render_scene
+
+        c: FoaQaConfig = self.config
+        # 1. compile
+        try:
+            scene = direct_scene(rng, self._params())
+        except DirectorFailed as exc:
+            raise SampleRejected(str(exc)) from None
+        scene["sample_rate"] = int(c.sample_rate)
+        scene["sound_bank"] = self.bank.name
+        # 2. render
+        foa, info = render_scene(scene, self.bank, c.sample_rate, rng, delay=c.propagation_delay, block=c.block)
+        if not np.any(foa):
+            raise SampleRejected("silent mix")
+        scene["mix_gain_db"] = info["mix_gain_db"]
+        for itf, snr in zip(scene["interferers"], info["snr_db_measured"]):
+            itf["snr_db_measured"] = snr
+        scene["channel_format"] = c.channel_format
+        stored = foa if c.channel_format == "ambix" else acn_sn3d_to_fuma(foa)
+        fields: dict[str, Any] = {"foa": Audio(stored.astype(np.float32), int(c.sample_rate))}
+        if c.features:
+            fields["features"] = foa_features(foa, c.sample_rate)  # always from the ACN/SN3D signal
+        # 3. episode
+        fields["scene"] = scene
+        fields["qa"] = make_qa(scene)
+        srcs = scene["sources"]
+        params = {
+            "structural": {"mode": c.mode, "n_sources": sum(s["role"] != "offscreen" for s in srcs),
+                           "n_offscreen": sum(s["role"] == "offscreen" for s in srcs),
+                           "camera_turn": scene["camera"]["turn"]["direction"],
+                           "labels": [s["label"] for s in srcs], "motions": [s["motion"] for s in srcs],
+                           "duration_s": scene["duration_s"]},
+            "surface": {"lufs": [s["lufs"] for s in srcs],
+                        "ambient_label": scene["ambient"]["label"] if scene["ambient"] else None,
+                        "rt60_s": scene["room"]["rt60_s"] if scene["room"] else None,
+                        "room_size_m": scene["room"]["size_m"] if scene["room"] else None,
+                        "interferer_snr_db": [i["snr_db"] for i in scene["interferers"]]},
+        }
+        return Episode(fields, params=params)
+
+    def backend_versions(self) -> dict[str, str]:
+        out = {}
+        for mod in ("numpy", "scipy", "pyloudnorm", "soundfile"):
+            try:
+                out[mod] = __import__(mod).__version__
+            except (ImportError, AttributeError):
+                out[mod] = "missing"
+        return out
+
+    # -- validate / inspect ------------------------------------------------------------------------
+    def check(self, sample: dict[str, Any]) -> list[str]:
+        """Channel count, sample rate, duration, peak, feature shape/ranges, QA schema, and that the QA
+        and every 10 Hz track agree with the stored keyframes and camera (recomputed)."""
+        from simkit.renderers.foa import n_frames
+        from simkit.scenes.audio_director import track_from_scene
+
+        problems: list[str] = []
+        scene, qa = sample.get("scene"), sample.get("qa")
+        if not isinstance(scene, dict):
+            return ["scene is missing or not a JSON object"]
+        sr_cfg = int(getattr(self.config, "sample_rate", scene.get("sample_rate", 16000)))
+        foa = sample.get("foa")
+        n = None
+        if foa is not None:
+            x, sr = foa
+            n = x.shape[0]
+            if x.ndim != 2 or x.shape[1] != 4:
+                problems.append(f"foa has shape {x.shape}, expected (T, 4) AmbiX")
+            fmt = getattr(self.config, "channel_format", "ambix")
+            if scene.get("channel_format", "ambix") != fmt:
+                problems.append(f"scene channel format {scene.get('channel_format')!r}, config {fmt!r}")
+            if sr != sr_cfg or sr != scene.get("sample_rate"):
+                problems.append(f"foa sample rate {sr} Hz, config {sr_cfg} Hz, scene {scene.get('sample_rate')} Hz")
+            want = int(round(scene["duration_s"] * sr))
+            if n != want:
+                problems.append(f"foa has {n} samples, expected {want} ({scene['duration_s']} s at {sr} Hz)")
+            if x.size and float(np.max(np.abs(x))) > 1.0:
+                problems.append("foa peak exceeds 1.0")
+            if x.size and not np.any(x):
+                problems.append("foa is silent")
+        feats = sample.get("features")
+        if feats is not None and n is not None:
+            want = (5, 128, n_frames(n, foa[1]))
+            if feats.shape != want or feats.dtype != np.float32:
+                problems.append(f"features {feats.dtype} {feats.shape}, expected float32 {want}")
+            elif not np.all(np.isfinite(feats)):
+                problems.append("features contain NaN/inf")
+            elif np.abs(feats[1:4]).max() > 1.0 + 1e-4 or feats[4].min() < 0 or feats[4].max() > 1.0:
+                problems.append("intensity features outside [-1, 1] or diffuseness outside [0, 1]")
+        half = scene["camera"]["fov_deg"] / 2.0
+        for s in scene.get("sources", []):
+            try:
+                tr = track_from_scene(s, scene)
+            except (KeyError, ValueError, TypeError) as exc:
+                problems.append(f"source {s.get('id')}: bad keyframes ({exc})")
+                continue
+            if not np.allclose(tr["azimuth_deg"], s["track"]["azimuth_deg"], atol=1e-3) or \
+                    not np.allclose(tr["distance_m"], s["track"]["distance_m"], atol=1e-3):
+                problems.append(f"source {s['id']}: stored track disagrees with its keyframes and the camera")
+            if s["role"] == "offscreen" and (any(s["track"]["on_screen"]) or
+                                             np.min(np.abs(s["track"]["azimuth_deg"])) <= half):
+                problems.append(f"source {s['id']}: off-screen source enters the field of view")
+        problems += check_qa_schema(qa)
+        if not problems:
+            if make_qa(scene) != qa:
+                problems.append("qa disagrees with the answers recomputed from the stored trajectories")
+        return problems
+
+    def inspect(self, samples: list[dict[str, Any]], out_dir: Path) -> list[Path]:
+        """One PNG per sample: azimuth over time, ground truth per source (listener frame, solid
+        while sounding) against the intensity-vector DOA estimate of the FOA audio (dots)."""
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        from simkit.renderers.foa import estimate_doa, fuma_to_acn_sn3d
+
+        out_dir = Path(out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        paths = []
+        for smp in samples:
+            scene, foa = smp.get("scene"), smp.get("foa")
+            if not isinstance(scene, dict) or foa is None:
+                continue
+            x, sr = foa
+            if scene.get("channel_format") == "fuma":
+                x = fuma_to_acn_sn3d(x)
+            doa = estimate_doa(x, sr)
+            e = doa["energy"]
+            keep = e > e.max() * 1e-3 if e.size and e.max() > 0 else np.zeros(e.shape, bool)
+            fig, ax = plt.subplots(figsize=(8, 4), dpi=100)
+            ax.scatter(doa["time_s"][keep], doa["azimuth_deg"][keep], s=4, c="k", alpha=0.35, label="DOA estimate")
+            for j, s in enumerate(scene["sources"]):
+                tr = s["track"]
+                t = np.asarray(tr["time_s"])
+                az = np.asarray(tr["azimuth_deg"])
+                col = f"C{j % 10}"
+                ax.plot(t, az, color=col, lw=0.8, ls=":")
+                act = (t >= s["onset_s"]) & (t <= s["offset_s"])
+                tag = {"foreground": " (on-screen)", "offscreen": " (off-screen)"}.get(s["role"], "")
+                ax.plot(np.where(act, t, np.nan), az, color=col, lw=2.2, label=f"{s['label']}{tag}")
+            fov = scene["camera"]["fov_deg"] / 2
+            ax.axhspan(-fov, fov, color="y", alpha=0.12, label="camera FOV")
+            ax.set_ylim(-180, 180)
+            ax.set_yticks(range(-180, 181, 45))
+            ax.set_xlabel("time (s)")
+            ax.set_ylabel("azimuth (deg, +90 = left)")
+            ax.set_title(f"{smp.get('__key__', '')}: camera turn {scene['camera']['turn']['direction']}")
+            ax.legend(fontsize=7, loc="upper right", ncol=2)
+            ax.grid(alpha=0.3)
+            p = out_dir / f"azimuth_{smp.get('__key__', len(paths))}.png"
+            fig.tight_layout()
+            fig.savefig(p)
+            plt.close(fig)
+            paths.append(p)
+        return paths

@@ -1,0 +1,180 @@
+"""Shoebox room acoustics for the FOA renderer: image sources and a diffuse late tail.
+
+Image-source method (Allen and Berkley, "Image method for efficiently simulating small-room
+acoustics", JASA 65(4), 1979): in a rectangular room ``[0, Lx] x [0, Ly] x [0, Lz]`` (room
+coordinates = world coordinates minus ``origin``) the image of a source at ``s`` with the
+integer index ``m`` along one axis of length ``L`` lies at::
+
+    x_m = m L + s          (m even)        x_m = (m + 1) L - s     (m odd)
+
+and has met ``|m|`` walls on that axis: for ``m > 0`` ``ceil(m/2)`` times the wall at ``L`` and
+``floor(m/2)`` times the wall at 0, mirrored for ``m < 0``. The reflection order is
+``|mx| + |my| + |mz|``. Each wall reflection multiplies the pressure by
+``beta = sqrt(1 - alpha)`` (alpha = energy absorption coefficient, frequency independent).
+
+Late tail: Gaussian noise under an exponential envelope with the given RT60
+(amplitude ``exp(-3 ln(10) t / RT60)``, i.e. -60 dB of energy after RT60 seconds; Schroeder,
+"Frequency correlation functions of frequency responses in rooms", JASA 1962), isotropic
+(diffuse) FOA: independent noise per channel with SN3D weights ``[1, 1/sqrt(3), 1/sqrt(3),
+1/sqrt(3)]`` (the diffuse-field energy of each first-order SN3D component is 1/3 of W's).
+Its energy, relative to the direct sound of a unit source at 1 m, is the diffuse-field value of
+statistical room acoustics ``16 pi / A`` with Sabine's equivalent absorption area
+``A = 0.161 V / RT60`` (Kuttruff, "Room Acoustics", 6th ed., eqs. 5.36 and 5.42), times the
+fraction ``exp(-13.82 (t0 - t_d) / RT60)`` of that energy that arrives after the tail's start
+``t0`` (``t_d`` = direct-sound delay).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+WALLS = ("x0", "x1", "y0", "y1", "z0", "z1")
+
+
+@dataclass
+class ShoeboxRoom:
+    """A rectangular room.
+
+    Attributes:
+        size: (Lx, Ly, Lz) metres.
+        absorption: energy absorption coefficient alpha in [0, 1), one value for all walls or six
+            values for the walls x=0, x=Lx, y=0, y=Ly, z=0 (floor), z=Lz (ceiling).
+        max_order: highest image-source reflection order (0 = direct path only).
+        rt60: late-tail reverberation time in seconds, or ``None`` for no diffuse tail.
+        origin: world position (metres) of the room corner (0, 0, 0).
+
+    Raises:
+        ValueError: non-positive size, absorption outside [0, 1), negative order or rt60 <= 0.
+    """
+
+    size: tuple[float, float, float]
+    absorption: float | tuple[float, ...] = 0.3
+    max_order: int = 1
+    rt60: float | None = None
+    origin: tuple[float, float, float] = (0.0, 0.0, 0.0)
+
+    def __post_init__(self) -> None:
+        self.size = tuple(float(v) for v in self.size)
+        if len(self.size) != 3 or min(self.size) <= 0:
+            raise ValueError(f"room size must be three positive lengths, got {self.size}")
+        a = np.broadcast_to(np.asarray(self.absorption, dtype=np.float64), (6,))
+        if np.any(a < 0) or np.any(a >= 1):
+            raise ValueError(f"wall absorption must be in [0, 1), got {self.absorption}")
+        self._alpha = a.copy()
+        if int(self.max_order) < 0:
+            raise ValueError("max_order must be >= 0")
+        self.max_order = int(self.max_order)
+        if self.rt60 is not None and self.rt60 <= 0:
+            raise ValueError("rt60 must be > 0 seconds (or None for no tail)")
+        self.origin = tuple(float(v) for v in self.origin)
+
+    @property
+    def volume(self) -> float:
+        """Room volume V in cubic metres."""
+        return float(np.prod(self.size))
+
+    @property
+    def surface(self) -> float:
+        """Total wall surface S in square metres."""
+        lx, ly, lz = self.size
+        return 2.0 * (lx * ly + lx * lz + ly * lz)
+
+    @property
+    def wall_areas(self) -> np.ndarray:
+        """(6,) areas of the walls x0, x1, y0, y1, z0, z1 in square metres."""
+        lx, ly, lz = self.size
+        return np.array([ly * lz, ly * lz, lx * lz, lx * lz, lx * ly, lx * ly])
+
+    def sabine_rt60(self) -> float:
+        """Sabine's reverberation time ``0.161 V / sum(S_i alpha_i)`` in seconds (inf when nothing absorbs)."""
+        a = float(np.dot(self.wall_areas, self._alpha))
+        return float("inf") if a == 0 else 0.161 * self.volume / a
+
+    def contains(self, points: np.ndarray) -> np.ndarray:
+        """Boolean (N,): which world points (N, 3) lie strictly inside the room."""
+        p = np.asarray(points, dtype=np.float64).reshape(-1, 3) - np.asarray(self.origin)
+        return np.all((p > 0) & (p < np.asarray(self.size)), axis=1)
+
+    def image_indices(self) -> np.ndarray:
+        """Integer image indices (M, 3) with ``|mx|+|my|+|mz| <= max_order``; row 0 is the source itself."""
+        n = self.max_order
+        rng = np.arange(-n, n + 1)
+        m = np.stack(np.meshgrid(rng, rng, rng, indexing="ij"), axis=-1).reshape(-1, 3)
+        m = m[np.abs(m).sum(axis=1) <= n]
+        order = np.lexsort((m[:, 2], m[:, 1], m[:, 0], np.abs(m).sum(axis=1)))
+        return m[order]
+
+    def image_transform(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The affine maps source -> image in world coordinates, one per image.
+
+        Returns:
+            ``(indices (M, 3) int, sign (M, 3), offset (M, 3) metres, amplitude (M,))`` such that the
+            image of a world point ``p`` is ``sign * p + offset`` and its reflection gain is
+            ``amplitude`` (product of ``sqrt(1 - alpha)`` over the walls met; Allen and Berkley 1979).
+        """
+        m = self.image_indices()
+        L = np.asarray(self.size)
+        o = np.asarray(self.origin)
+        odd = (m % 2) != 0
+        sign = np.where(odd, -1.0, 1.0)
+        off_room = np.where(odd, (m + 1) * L, m * L)
+        # world: x_w = o + x_room ; image_room = sign * (x_w - o) + off_room
+        offset = o + off_room - sign * o
+        hits_hi = np.where(m > 0, (m + 1) // 2, np.abs(m) // 2)  # walls at L (x1, y1, z1)
+        hits_lo = np.where(m > 0, m // 2, (np.abs(m) + 1) // 2)  # walls at 0 (x0, y0, z0)
+        beta = np.sqrt(1.0 - self._alpha)
+        amp = np.prod(beta[[0, 2, 4]] ** hits_lo * beta[[1, 3, 5]] ** hits_hi, axis=1)
+        return m, sign, offset, amp
+
+    def image_sources(self, source: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Image positions of one world point.
+
+        Returns:
+            ``(positions (M, 3) metres world, amplitudes (M,), orders (M,) int)``; row 0 is the source.
+        """
+        m, sign, offset, amp = self.image_transform()
+        return sign * np.asarray(source, dtype=np.float64).reshape(1, 3) + offset, amp, np.abs(m).sum(axis=1)
+
+    def tail_energy(self, start_s: float, direct_s: float) -> float:
+        """Energy of the late tail (sum of squared impulse-response samples of the W channel).
+
+        ``16 pi / A * exp(-13.82 (start_s - direct_s) / RT60)`` with ``A = 0.161 V / RT60`` (Sabine),
+        relative to the direct sound of a unit-gain source at 1 m (module docstring).
+        """
+        if self.rt60 is None:
+            return 0.0
+        area = 0.161 * self.volume / self.rt60
+        return 16.0 * np.pi / area * float(np.exp(-13.8155 * max(start_s - direct_s, 0.0) / self.rt60))
+
+
+def diffuse_tail(fs: int, rt60: float, energy: float, start: int, rng: np.random.Generator,
+                 fade: float = 0.005) -> np.ndarray:
+    """A diffuse first-order (ACN/SN3D) late-reverberation impulse response.
+
+    Args:
+        fs: sample rate (Hz).
+        rt60: reverberation time (s); the response lasts until -60 dB (``start + rt60 * fs`` samples).
+        energy: target sum of squares of the W channel (the response is unit-free: convolving a
+            signal with it gives a tail whose energy relative to the dry signal is ``energy``).
+        start: first non-zero sample (the tail's start, e.g. the end of the modelled reflections).
+        rng: numpy Generator for the noise (the only randomness).
+        fade: raised-cosine fade-in length in seconds.
+
+    Returns:
+        float64 array (start + ceil(rt60 fs), 4), ACN order.
+    """
+    n = int(np.ceil(rt60 * fs))
+    t = np.arange(n) / fs
+    env = np.exp(-3.0 * np.log(10.0) * t / rt60)
+    nf = max(1, int(fade * fs))
+    env[:nf] *= 0.5 - 0.5 * np.cos(np.pi * np.arange(nf) / nf)
+    noise = rng.standard_normal((n, 4)) * np.array([1.0, 1 / np.sqrt(3), 1 / np.sqrt(3), 1 / np.sqrt(3)])
+    h = noise * env[:, None]
+    e = float(np.sum(h[:, 0] ** 2))
+    if e > 0:
+        h *= np.sqrt(energy / e)
+    out = np.zeros((start + n, 4))
+    out[start:] = h
+    return out
