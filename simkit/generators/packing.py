@@ -1,0 +1,473 @@
+"""``packing``: layout-first packing trajectories replayed under pybullet physics (PackLab-Suite).
+
+Reads top to bottom as compile -> simulate -> episode:
+
+1. **compile** (:func:`simkit.scenes.packing_layout.compile_case`): draw a tier from the tier
+   mix, build a tight terminal layout, recover the expert's forward order by reverse removal,
+   and an arrival queue that keeps the expert's next box in the visible buffer.
+2. **simulate** (:class:`simkit.sims.packing_physics.PackingPhysics`): drop each expert box at
+   its (orientation, x, y) with z from the heightmap, step until it is at rest, then check the
+   settled poses with the independent geometric checker; any invalid placement or violation
+   rejects the sample (:class:`~simkit.core.errors.SampleRejected`; the engine
+   redraws it from a derived seed and records the reason, which names the tier).
+3. **episode**: heightmaps, buffers, actions, poses, physics feedback, metrics.
+
+Episode fields (T = number of objects, N = T boxes, (L, W, H) container in cells):
+
+=================  =====  ===============================================================
+field              type   content
+=================  =====  ===============================================================
+case               json   :meth:`PackingCase.to_json` (container, boxes, arrival, buffer, expert)
+heightmaps         npy    int16 (T+1, L, W), cells; [t] is the state before step t, [T] the end
+actions            npy    int32 (T, 5): buffer slot b_t, orientation o_t, x_t, y_t, z_t (cells)
+steps              json   per step: buffer ids and sizes, action, physics feedback
+poses              npy    float32 (T, N, 7): after step t, box id -> centre (m) + quaternion wxyz; NaN if absent
+heightmap_strip    png    uint8 RGB: all T+1 heightmaps tiled, the box placed at each step outlined
+metrics            json   success_ratio, compactness, overall (spec eq. 11-13), utilisation, volumes
+=================  =====  ===============================================================
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from simkit.core.episode import Episode, Image
+from simkit.core.errors import SampleRejected
+from simkit.core.generator import Generator, GeneratorConfig
+from simkit.scenes.packing_geometry import DEFAULT_RESOLUTION, Container
+from simkit.scenes.packing_layout import TIERS, PackingCase, check_case, compile_case
+
+
+class TierMix(BaseModel):
+    """Relative weights of the tiers (normalised; PackData-20K mixes all three, spec packing.md step 5)."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    easy: float = Field(1.0, ge=0, description="weight of the easy tier (buffer 3, 1-2 layers, 4-8 objects)")
+    medium: float = Field(1.0, ge=0, description="weight of the medium tier (buffer 5, 2-3 layers, 9-18 objects)")
+    hard: float = Field(1.0, ge=0, description="weight of the hard tier (buffer 10, 3-4 layers, 19-32 objects)")
+
+    @model_validator(mode="after")
+    def _some_weight(self) -> TierMix:
+        if self.easy + self.medium + self.hard <= 0:
+            raise ValueError("at least one tier weight must be positive")
+        return self
+
+    def probabilities(self) -> tuple[list[str], np.ndarray]:
+        names = list(TIERS)
+        w = np.array([getattr(self, n) for n in names], float)
+        return names, w / w.sum()
+
+
+class PhysicsConfig(BaseModel):
+    """Stability-check thresholds passed to :class:`~simkit.sims.packing_physics.PackingPhysics` (same names)."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    lin_speed_tol: float = Field(0.01, gt=0, description="m/s; placed box at rest below this linear speed")
+    ang_speed_tol: float = Field(0.05, gt=0, description="rad/s; placed box at rest below this angular speed")
+    max_settle_steps: int = Field(240, ge=1, description="step budget per placement (not settled -> invalid)")
+    time_step: float = Field(1.0 / 240.0, gt=0, le=0.1, description="seconds per simulation step")
+    settle_window: int = Field(6, ge=1, description="consecutive calm steps that count as at rest")
+    drop_gap: float = Field(0.002, ge=0, description="m; release height above the heightmap drop height")
+    tilt_tol: float = Field(0.1, gt=0, description="rad; rotation beyond this counts as tipped")
+    footprint_shrink: float = Field(0.0001, ge=0, description=(
+        "m; collision footprint shrink per side (0.5 mm lets pressed boxes overlap beyond the 1 mm check)"))
+    friction: float = Field(0.5, ge=0, description="Coulomb friction coefficient of every surface")
+    solver_iterations: int = Field(50, ge=1, description=(
+        "pybullet constraint-solver iterations per step (pybullet's default 50: with 20, heavy 3-4 layer "
+        "stacks sink up to ~1.3 mm into each other, beyond the 1 mm geometric check)"))
+    contact_erp: float | None = Field(None, gt=0, le=1, description=(
+        "pybullet contactERP; None keeps pybullet's default (the closed-loop evaluation uses 0.5)"))
+
+
+class PackingConfig(GeneratorConfig):
+    """Config of the ``packing`` generator (defaults run on a CPU laptop: ~10-80 ms per episode)."""
+
+    tier_mix: TierMix = Field(default_factory=TierMix, description="relative tier weights")
+    resolution: float = Field(DEFAULT_RESOLUTION, gt=0.001, le=0.1,
+                              description="grid cell size in metres (PackLab: 0.025)")
+    physics: PhysicsConfig = Field(default_factory=PhysicsConfig, description="stability thresholds")
+    heightmap_px_per_cell: int = Field(8, ge=1, le=64, description="pixels per grid cell in heightmap PNGs")
+    strip_columns: int = Field(8, ge=1, le=64, description="heightmaps per row of the heightmap_strip PNG")
+    physics_cache: int = Field(16, ge=1, le=1024,
+                               description=("pybullet worlds kept per worker, one per container size (only when the "
+                                            "physics backend cannot re-target one world to a new container)"))
+
+
+# -- heightmap pictures -------------------------------------------------------------------------
+#: viridis anchor colours (matplotlib's viridis at 0, .25, .5, .75, 1), for height -> colour
+_VIRIDIS = np.array([[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]], float)
+
+
+def _colour(v: np.ndarray) -> np.ndarray:
+    """Map values in [0, 1] to RGB uint8 by piecewise-linear viridis."""
+    v = np.clip(v, 0.0, 1.0) * (len(_VIRIDIS) - 1)
+    i = np.minimum(v.astype(int), len(_VIRIDIS) - 2)
+    f = (v - i)[..., None]
+    return np.rint(_VIRIDIS[i] * (1 - f) + _VIRIDIS[i + 1] * f).astype(np.uint8)
+
+
+def top_ids(case: PackingCase, steps: int) -> np.ndarray:
+    """Id of the topmost box over each cell after the first ``steps`` expert placements: int (L, W), -1 = floor."""
+    L, W, _ = case.container.size
+    ids = np.full((L, W), -1, np.int32)
+    for p in case.expert[:steps]:
+        lx, ly = case.box(p.box_id).footprint(p.orientation)
+        ids[p.x:p.x + lx, p.y:p.y + ly] = p.box_id
+    return ids
+
+
+def render_heightmap(hm: np.ndarray, max_height: int, px: int = 8, ids: np.ndarray | None = None,
+                     highlight: tuple[int, int, int, int] | None = None) -> np.ndarray:
+    """RGB picture of a heightmap: uint8 (L*px, W*px, 3); image row = x cell, column = y cell.
+
+    Colour = height / ``max_height`` on viridis (dark = floor, yellow = full). ``ids`` (L, W)
+    draws dark edges between cells of different top boxes; ``highlight`` = (x, y, lx, ly)
+    outlines that footprint in red (the box placed last).
+    """
+    img = _colour(hm.astype(float) / max(1, max_height))
+    img = np.repeat(np.repeat(img, px, axis=0), px, axis=1)
+    if ids is not None and px >= 3:
+        edge_x = np.zeros(ids.shape, bool)
+        edge_x[1:, :] = ids[1:, :] != ids[:-1, :]
+        edge_y = np.zeros(ids.shape, bool)
+        edge_y[:, 1:] = ids[:, 1:] != ids[:, :-1]
+        for i, j in zip(*np.nonzero(edge_x)):
+            img[i * px, j * px:(j + 1) * px] = 20
+        for i, j in zip(*np.nonzero(edge_y)):
+            img[i * px:(i + 1) * px, j * px] = 20
+    if highlight is not None:
+        x, y, lx, ly = highlight
+        t = max(1, px // 4)
+        r0, r1, c0, c1 = x * px, (x + lx) * px, y * px, (y + ly) * px
+        red = np.array([230, 30, 30], np.uint8)
+        img[r0:r0 + t, c0:c1] = red
+        img[r1 - t:r1, c0:c1] = red
+        img[r0:r1, c0:c0 + t] = red
+        img[r0:r1, c1 - t:c1] = red
+    return img
+
+
+def heightmap_frames(case: PackingCase, heightmaps: np.ndarray, px: int) -> list[np.ndarray]:
+    """One RGB picture per heightmap (T+1), each outlining the box placed just before it."""
+    H = case.container.size[2]
+    frames = []
+    for t in range(len(heightmaps)):
+        hl = None
+        if t > 0:
+            p = case.expert[t - 1]
+            lx, ly = case.box(p.box_id).footprint(p.orientation)
+            hl = (p.x, p.y, lx, ly)
+        frames.append(render_heightmap(heightmaps[t], H, px, top_ids(case, t), hl))
+    return frames
+
+
+def tile_frames(frames: list[np.ndarray], cols: int, pad: int = 3, bg: int = 255) -> np.ndarray:
+    """Tile equal-size RGB frames into a grid, ``cols`` per row: uint8 (rows*(h+pad)+pad, ...)."""
+    h, w = frames[0].shape[:2]
+    cols = max(1, min(cols, len(frames)))
+    rows = (len(frames) + cols - 1) // cols
+    out = np.full((rows * (h + pad) + pad, cols * (w + pad) + pad, 3), bg, np.uint8)
+    for k, f in enumerate(frames):
+        r, c = divmod(k, cols)
+        out[pad + r * (h + pad):pad + r * (h + pad) + h, pad + c * (w + pad):pad + c * (w + pad) + w] = f
+    return out
+
+
+# -- metrics ------------------------------------------------------------------------------------
+def final_poses(poses: np.ndarray, case: PackingCase) -> list[tuple[Any, tuple]]:
+    """(box, (centre m, quaternion wxyz)) of every placed box after the last step of ``poses`` (T, N, 7)."""
+    last = np.asarray(poses[-1], np.float64)
+    return [(b, (tuple(last[b.id, :3]), tuple(last[b.id, 3:]))) for b in case.boxes if not np.isnan(last[b.id, 0])]
+
+
+def episode_metrics(case: PackingCase, posed: list[tuple[Any, tuple]]) -> dict[str, Any]:
+    """PackLab's final metrics of one trajectory from the settled poses (spec packing.md; paper eq. 11-13).
+
+    success_ratio = volume of the boxes whose geometric centre lies inside the container / total
+    box volume; compactness = that volume / (container base area x max height of the final
+    heightmap rasterised from the poses); overall = their product. Computed with
+    :mod:`simkit.eval.packing.metrics` (the same code as ``simkit eval packing``).
+    """
+    from simkit.eval.packing.metrics import case_metrics, centre_inside, heightmap_from_poses
+
+    packed = [(b, pose) for b, pose in posed if centre_inside(case.container, pose[0])]
+    hm = heightmap_from_poses(case.container, packed)
+    return case_metrics(case.container, case.total_volume, [b for b, _ in packed], hm, len(case.boxes)).to_dict()
+
+
+def geometric_violations(case: PackingCase, posed: list[tuple[Any, tuple]]) -> list[str]:
+    """Independent geometric check of the settled poses (overlap > 1 mm, outside, unsupported), as text."""
+    from simkit.eval.packing.checker import check_packing
+
+    return [str(v) for v in check_packing(case.container, posed)]
+
+
+class PackingGenerator(Generator):
+    """Layout-first packing trajectories with pybullet replay (PackLab-Suite, spec packing.md)."""
+
+    name = "packing"
+    version = "1"
+    description = "layout-first box-packing trajectories (heightmaps, buffers, expert actions) with pybullet replay"
+    extra = "packing"
+    Config = PackingConfig
+    required_fields = ("case", "heightmaps", "actions", "steps", "poses", "heightmap_strip", "metrics")
+    structural_params = ("tier", "container_l", "container_w", "container_h", "n_objects", "n_layers",
+                         "layer_heights", "buffer_size", "resolution")
+    surface_params = ("box_colours", "heightmap_px_per_cell")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._worlds: dict[tuple, Any] = {}
+        self._retarget: bool | None = None
+        self._pending: dict[int, dict[str, int]] = {}
+        #: rejections per tier seen by this worker (all indices); episode meta records each episode's own
+        self.rejections_by_tier: dict[str, int] = {t: 0 for t in TIERS}
+
+    # -- life cycle ---------------------------------------------------------------------------
+    def setup(self, config: PackingConfig) -> None:
+        super().setup(config)
+        from simkit.core.errors import require
+
+        require("pybullet", "packing")  # fail early and clearly when the extra is missing
+
+    def teardown(self) -> None:
+        for w in self._worlds.values():
+            w.close()
+        self._worlds.clear()
+
+    def backend_versions(self) -> dict[str, str]:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return {"pybullet": version("pybullet")}
+        except PackageNotFoundError:
+            return {}
+
+    def _world(self, container: Container):
+        """A reset pybullet world for ``container``.
+
+        When :meth:`PackingPhysics.reset` accepts a ``container`` argument, one client per
+        worker is re-targeted to each container (a pybullet connect costs ~10 ms, as much as
+        the physics of a small case); otherwise one world per container size is kept, the
+        ``physics_cache`` most recently used ones. ``reset`` rebuilds the world inside the
+        client, so episodes do not depend on the worker's history.
+        """
+        import inspect
+
+        from simkit.sims.packing_physics import PackingPhysics
+
+        if self._retarget is None:
+            self._retarget = "container" in inspect.signature(PackingPhysics.reset).parameters
+        key = ("any",) if self._retarget else (container.size, container.resolution)
+        w = self._worlds.pop(key, None)
+        if w is None:
+            w = PackingPhysics(container, **self.config.physics.model_dump())
+        elif self._retarget:
+            w.reset(container=container)
+        else:
+            w.reset()
+        self._worlds[key] = w  # most recently used last
+        while len(self._worlds) > self.config.physics_cache:
+            old = next(iter(self._worlds))
+            self._worlds.pop(old).close()
+        return w
+
+    # -- generate -----------------------------------------------------------------------------
+    def generate(self, index: int, rng: np.random.Generator) -> Episode:
+        """Compile a case of a tier drawn from ``tier_mix``, replay its expert in pybullet, build the episode.
+
+        Uses only ``rng`` (tier, case). The fields are listed in the module docstring.
+
+        Raises:
+            SampleRejected: a placement is invalid in physics or the settled poses fail the
+                geometric check (message ``tier=<tier>: ...``; the engine redraws).
+            ExtraMissing: pybullet is not installed.
+        """
+        cfg: PackingConfig = self.config
+        names, probs = cfg.tier_mix.probabilities()
+        tier = names[int(rng.choice(len(names), p=probs))]
+
+        # 1. compile
+        case = compile_case(tier, rng, cfg.resolution)
+        T, N = len(case.expert), len(case.boxes)
+        L, W, H = case.container.size
+
+        # 2. simulate: replay the expert under gravity with the stability check
+        world = self._world(case.container)
+        if index not in self._pending:
+            self._pending.clear()  # a worker redraws one index until it is done, then moves on
+        pending = self._pending.setdefault(index, {})
+        poses = np.full((T, N, 7), np.nan, np.float32)
+        feedback = []
+        for t, p in enumerate(case.expert):
+            res = world.place(case.box(p.box_id), p)
+            if not res.valid:
+                pending[tier] = pending.get(tier, 0) + 1
+                self.rejections_by_tier[tier] += 1
+                raise SampleRejected(f"tier={tier}: step {t} box {p.box_id} invalid in physics ({res.reason})")
+            feedback.append(res.to_dict())
+            for bid, (pos, quat) in world.poses().items():
+                poses[t, bid, :3] = pos
+                poses[t, bid, 3:] = quat
+        posed = final_poses(poses, case)
+        violations = geometric_violations(case, posed)
+        if violations:
+            pending[tier] = pending.get(tier, 0) + 1
+            self.rejections_by_tier[tier] += 1
+            raise SampleRejected(f"tier={tier}: geometric check failed: {'; '.join(violations[:3])}")
+        rejected = self._pending.pop(index, {})
+
+        # 3. episode
+        heightmaps = case.expert_heightmaps()
+        placed: list[int] = []
+        steps, actions = [], np.zeros((T, 5), np.int32)
+        for t, p in enumerate(case.expert):
+            buf = case.buffer_at(placed)
+            slot = buf.index(p.box_id)
+            actions[t] = (slot, p.orientation, p.x, p.y, p.z)
+            steps.append({
+                "t": t, "buffer": buf, "buffer_sizes": [list(case.box(i).size) for i in buf],
+                "action": {"slot": slot, "box_id": p.box_id, "orientation": p.orientation,
+                           "x": p.x, "y": p.y, "z": p.z},
+                "physics": feedback[t],
+            })
+            placed.append(p.box_id)
+        metrics = episode_metrics(case, posed)
+        strip = tile_frames(heightmap_frames(case, heightmaps, cfg.heightmap_px_per_cell), cfg.strip_columns)
+        params = {
+            "structural": {"tier": tier, "container_l": L, "container_w": W, "container_h": H,
+                           "n_objects": N, "n_layers": len(case.layer_heights),
+                           "layer_heights": list(case.layer_heights), "buffer_size": case.buffer_size,
+                           "resolution": cfg.resolution},
+            "surface": {"box_colours": [list(b.colour) for b in case.boxes],
+                        "heightmap_px_per_cell": cfg.heightmap_px_per_cell},
+        }
+        return Episode(
+            fields={"case": case.to_json(), "heightmaps": heightmaps.astype(np.int16), "actions": actions,
+                    "steps": steps, "poses": poses, "heightmap_strip": Image(strip), "metrics": metrics},
+            params=params,
+            meta={"tier": tier, "rejections_by_tier": rejected,
+                  "settle_steps_total": int(sum(f["steps"] for f in feedback))},
+        )
+
+    # -- validate -----------------------------------------------------------------------------
+    def check(self, sample: dict[str, Any]) -> list[str]:
+        """Re-verify a stored episode: case invariants, heightmaps, buffers, actions, poses, metrics."""
+        problems: list[str] = []
+        try:
+            case = PackingCase.from_json(sample["case"])
+        except (ValueError, TypeError) as exc:
+            return [f"case does not parse: {exc}"]
+        problems += [f"case: {p}" for p in check_case(case)]
+        L, W, H = case.container.size
+        T, N = len(case.expert), len(case.boxes)
+        if case.total_volume != L * W * H:
+            problems.append(f"layout volumes do not add up: boxes {case.total_volume} != container {L * W * H}")
+        hms = np.asarray(sample["heightmaps"])
+        expect = case.expert_heightmaps()
+        if hms.shape != expect.shape:
+            problems.append(f"heightmaps shape {hms.shape} != {expect.shape}")
+        elif not np.array_equal(hms, expect):
+            problems.append("heightmaps differ from the expert actions replayed on the grid")
+        acts = np.asarray(sample["actions"])
+        steps = sample["steps"]
+        if acts.shape != (T, 5) or len(steps) != T:
+            problems.append(f"actions shape {acts.shape} / {len(steps)} steps, expected ({T}, 5)")
+            return problems
+        placed: list[int] = []
+        for t, p in enumerate(case.expert):
+            buf = case.buffer_at(placed)
+            if p.box_id not in buf:
+                problems.append(f"step {t}: expert box {p.box_id} not in the buffer")
+                break
+            want = (buf.index(p.box_id), p.orientation, p.x, p.y, p.z)
+            if tuple(int(v) for v in acts[t]) != want:
+                problems.append(f"step {t}: action {acts[t].tolist()} != expert {list(want)}")
+            if steps[t]["buffer"] != buf:
+                problems.append(f"step {t}: stored buffer {steps[t]['buffer']} != {buf}")
+            if not steps[t]["physics"].get("valid", False):
+                problems.append(f"step {t}: physics marks the placement invalid")
+            placed.append(p.box_id)
+        poses = np.asarray(sample["poses"])
+        if poses.shape != (T, N, 7):
+            problems.append(f"poses shape {poses.shape} != {(T, N, 7)}")
+            return problems
+        for t in range(T):
+            present = ~np.isnan(poses[t, :, 0])
+            if sorted(np.nonzero(present)[0].tolist()) != sorted(placed[:t + 1]):
+                problems.append(f"step {t}: poses present for the wrong boxes")
+                break
+        posed = final_poses(poses, case)
+        problems += [f"geometric check: {v}" for v in geometric_violations(case, posed)]
+        m = episode_metrics(case, posed)
+        stored = sample["metrics"]
+        for k in ("success_ratio", "compactness", "overall"):
+            if not math.isclose(float(stored.get(k, -1)), m[k], abs_tol=1e-6):
+                problems.append(f"metric {k}: stored {stored.get(k)} != recomputed {m[k]}")
+        if not math.isclose(m["success_ratio"], 1.0):
+            problems.append(f"expert success ratio {m['success_ratio']} != 1.0")
+        strip = np.asarray(sample["heightmap_strip"])
+        if strip.ndim != 3 or strip.shape[2] != 3:
+            problems.append(f"heightmap_strip is not an RGB image (shape {strip.shape})")
+        return problems
+
+    # -- inspect ------------------------------------------------------------------------------
+    def inspect(self, samples: list[dict[str, Any]], out_dir: Path) -> list[Path]:
+        """``contact_sheet.png``: per episode the heightmap half-way and at the end, labelled with tier,
+        container (cells) and object count; ``strip_<key>.png``: the step strips of the first 3 episodes;
+        ``packing_stats.json``: per tier the episodes, steps, physics rejections and mean overall score."""
+        from PIL import Image as PILImage
+        from PIL import ImageDraw
+
+        from simkit.episodes.inspect import save_png, tile
+
+        out_dir = Path(out_dir)
+        px = getattr(self.config, "heightmap_px_per_cell", 8) if self.config else 8
+        tiles = []
+        for s in samples:
+            case = PackingCase.from_json(s["case"])
+            hms = np.asarray(s["heightmaps"])
+            T, (L, W, H) = len(case.expert), case.container.size
+            pics = [render_heightmap(hms[t], H, px, top_ids(case, t)) for t in (T // 2, T)]
+            gap = np.full((pics[0].shape[0], 3, 3), 255, np.uint8)
+            img = np.concatenate([pics[0], gap, pics[1]], axis=1)
+            canvas = PILImage.fromarray(np.full((14, max(img.shape[1], 130), 3), 255, np.uint8))
+            ImageDraw.Draw(canvas).text((2, 1), f"{case.tier} {L}x{W}x{H} n={len(case.boxes)}", fill=(0, 0, 0))
+            lab = np.asarray(canvas)
+            body = np.full((img.shape[0], lab.shape[1], 3), 255, np.uint8)
+            body[:, :img.shape[1]] = img
+            tiles.append(np.concatenate([lab, body], axis=0))
+        paths = []
+        if tiles:
+            paths.append(save_png(tile(tiles, cols=min(6, len(tiles))), out_dir / "contact_sheet.png"))
+        for s in samples[:3]:
+            strip = np.asarray(s["heightmap_strip"])
+            paths.append(save_png(strip, out_dir / f"strip_{s['__key__']}.png"))
+        # per-tier counts, steps and rejections of the inspected episodes
+        stats: dict[str, dict[str, Any]] = {}
+        for s in samples:
+            meta = s.get("meta") or {}
+            tier = s["case"]["tier"]
+            row = stats.setdefault(tier, {"episodes": 0, "steps": 0, "rejections": 0, "overall_mean": 0.0})
+            row["episodes"] += 1
+            row["steps"] += len(s["case"]["expert"])
+            row["overall_mean"] += float(s.get("metrics", {}).get("overall", 0.0))
+            for t, k in (meta.get("rejections_by_tier") or {}).items():
+                stats.setdefault(t, {"episodes": 0, "steps": 0, "rejections": 0, "overall_mean": 0.0})
+                stats[t]["rejections"] += int(k)
+        for row in stats.values():
+            row["overall_mean"] = round(row["overall_mean"] / row["episodes"], 6) if row["episodes"] else None
+        if stats:
+            import json
+
+            path = out_dir / "packing_stats.json"
+            path.write_text(json.dumps(dict(sorted(stats.items())), indent=2) + "\n")
+            paths.append(path)
+        return paths
