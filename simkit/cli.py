@@ -64,18 +64,38 @@ def fail(msg: str, code: int = 2) -> None:
 
 
 @app.command("list")
-def list_cmd() -> None:
-    """List the registered generators: name, version, extra to install, description."""
+def list_cmd(
+    name: Optional[str] = typer.Argument(None, help="A generator whose sub-generators to list (e.g. wrop)."),
+) -> None:
+    """List the registered generators (name, version, extra, description), or one generator's sub-generators."""
     from simkit.core.registry import available, load
 
+    if name is not None:
+        try:
+            cls = load(name)
+        except SimkitError as exc:
+            fail(str(exc))
+            return
+        lines = getattr(cls, "list_lines", None)
+        if lines is None:
+            fail(f"generator {name!r} has no sub-generators to list")
+            return
+        for line in lines():
+            typer.echo(line)
+        return
+    try:
+        names = sorted(available())
+    except SimkitError as exc:
+        fail(str(exc))
+        return
     rows = []
-    for name in sorted(available()):
+    for name in names:
         try:
             cls = load(name)
             rows.append((name, cls.version, cls.extra or "-", cls.description))
         except SimkitError as exc:
             rows.append((name, "?", "?", f"(cannot load: {exc})"))
-    w = max(len(r[0]) for r in rows) if rows else 4
+    w = max([len(r[0]) for r in rows] + [len("generator")])
     typer.echo(f"{'generator':<{w}}  {'version':<8} {'extra':<8} description")
     for r in rows:
         typer.echo(f"{r[0]:<{w}}  {r[1]:<8} {r[2]:<8} {r[3]}")
@@ -87,12 +107,17 @@ def generate(
     n: int = typer.Option(..., "--n", help="Number of episodes in the corpus."),
     out: Path = typer.Option(..., "--out", help="Output corpus directory (created; re-run to resume)."),
     seed: int = typer.Option(0, "--seed", help="Master seed; episode i depends only on (seed, generator, i)."),
-    workers: int = typer.Option(1, "--workers", help="Worker processes (local executor)."),
+    workers: int = typer.Option(1, "--workers", min=1, help="Worker processes (local executor)."),
     shard: Optional[str] = typer.Option(None, "--shard", help="K/N: produce only shards j with j % N == K."),
     executor: str = typer.Option("local", "--executor", help="local | ray"),
     address: Optional[str] = typer.Option(None, "--address", help="Ray cluster address (with --executor ray)."),
     config: Optional[Path] = typer.Option(None, "--config", help="YAML config file for the generator."),
     set_: list[str] = typer.Option([], "--set", help="Config override key=value (repeatable)."),
+    sub: Optional[str] = typer.Option(None, "--generator",
+                                      help="Sub-generator, for generators that have them (wrop: FAMILY/NAME, a "
+                                           "family, or all); the same as --set generator=..."),
+    split: Optional[str] = typer.Option(None, "--split", help="Split, for generators that have one (wrop: train | "
+                                                              "exam); the same as --set split=..."),
     episodes_per_shard: int = typer.Option(64, "--episodes-per-shard", help="Episodes per shard tar."),
     max_shard_mb: float = typer.Option(1024.0, "--max-shard-mb", help="Split a shard into parts above this size."),
     retries: int = typer.Option(2, "--retries", help="Retries of a transient backend failure per episode."),
@@ -109,7 +134,8 @@ def generate(
 
     try:
         cls = load(name)
-        cfg = build_config(cls.Config, config, set_)
+        sets = list(set_) + [f"{k}={v}" for k, v in (("generator", sub), ("split", split)) if v is not None]
+        cfg = build_config(cls.Config, config, sets)
         summary = generate_corpus(
             name, n, out, seed=seed, config=cfg.model_dump(mode="json"), workers=workers,
             shard=parse_shard(shard), executor=executor, address=address,
@@ -118,6 +144,9 @@ def generate(
         )
     except SimkitError as exc:
         fail(str(exc))
+        return
+    except OSError as exc:
+        fail(f"{getattr(exc, 'filename', None) or out}: {exc.strerror or exc}")
         return
     _print_summary(summary)
     raise typer.Exit(summary.exit_code)
@@ -135,8 +164,10 @@ def _print_summary(s) -> None:
               str(s.shards_written), f"{s.seconds:.1f}", f"{rate:.2f}", f"{s.bytes_written / 2**20:.1f}")
     con = Console(stderr=False, width=max(110, Console().width))
     con.print(t)
+    from rich.markup import escape
+
     for e in s.errors[:10]:
-        con.print(f"[red]failed[/red] {e}")
+        con.print(f"[red]failed[/red] {escape(e)}")
     if len(s.errors) > 10:
         con.print(f"... and {len(s.errors) - 10} more (see manifest.parquet)")
 
@@ -152,6 +183,8 @@ def validate(
     rep = validate_corpus(corpus, run_checks=not no_checks)
     for p in rep.problems:
         typer.echo(f"FAIL {p}")
+    for note in rep.notes:
+        typer.echo(f"NOTE {note}")
     status = "PASS" if rep.passed else "FAIL"
     typer.echo(f"{status} {corpus}: {rep.episodes} episodes ({rep.ok} ok, {rep.failed_episodes} failed), "
                f"{rep.shards} shards, {len(rep.problems)} problems")
@@ -162,7 +195,7 @@ def validate(
 def inspect(
     corpus: Path = typer.Argument(..., help="Corpus directory."),
     out: Optional[Path] = typer.Option(None, "--out", help="Where to write pictures (default CORPUS/inspect)."),
-    samples: int = typer.Option(16, "--samples", help="How many episodes to draw pictures of."),
+    samples: int = typer.Option(16, "--samples", min=1, help="How many episodes to draw pictures of."),
 ) -> None:
     """Print summary stats and write pictures (contact sheet, plots) a person can look at."""
     import json

@@ -85,3 +85,46 @@ def test_sigkill_then_resume_gives_the_uninterrupted_corpus(tmp_path, reference,
     assert manifest_rows(out) == want_rows
     assert not list(out.rglob("*.tmp"))
     assert validate_corpus(out).passed
+
+
+def _children(pid: int) -> list[int]:
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
+    return [int(x) for x in out.split()]
+
+
+@pytest.mark.slow
+def test_a_dead_pool_worker_does_not_end_the_run(tmp_path, reference):
+    out = tmp_path / "c"
+    proc = _start(out, 2)
+    t0 = time.monotonic()
+    victims = []
+    while time.monotonic() - t0 < 60 and not victims:
+        victims = [c for c in _children(proc.pid) if "spawn_main" in Path(f"/proc/{c}/cmdline").read_text()] \
+            if _partials(out) >= 1 else []
+        time.sleep(0.01)
+    assert victims, "no pool worker seen"
+    os.kill(victims[0], signal.SIGKILL)
+    assert proc.wait(timeout=120) == 0
+    want_bytes, want_rows = reference
+    assert shard_bytes(out) == want_bytes and manifest_rows(out) == want_rows
+
+
+@pytest.mark.slow
+def test_pool_workers_exit_when_the_parent_is_killed(tmp_path):
+    out = tmp_path / "c"
+    proc = _start(out, 2)
+    t0 = time.monotonic()
+    kids: list[int] = []
+    while time.monotonic() - t0 < 60 and len(kids) < 2:
+        kids = [c for c in _children(proc.pid) if "spawn_main" in Path(f"/proc/{c}/cmdline").read_text()]
+        time.sleep(0.05)
+    assert len(kids) == 2
+    proc.kill()  # the parent only; not its process group
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(Path(f"/proc/{k}").exists() for k in kids):
+        time.sleep(0.2)
+    alive = [k for k in kids if Path(f"/proc/{k}").exists() and "spawn_main" in Path(f"/proc/{k}/cmdline").read_text()]
+    for k in alive:
+        os.kill(k, signal.SIGKILL)
+    assert not alive, "pool workers outlived their parent"

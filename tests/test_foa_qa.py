@@ -243,6 +243,127 @@ def test_config_rejects_bad_ranges():
         FoaQaConfig(sample_rate=1000)
 
 
+@pytest.mark.parametrize("kw, msg", [
+    ({"duration_s": 0.6}, "duration_s must lie within [1, 60] s"),
+    ({"duration_s": 61}, "duration_s must lie within [1, 60] s"),
+    ({"distance_m": (0.01, 0.02)}, "distance_m must lie within [0.3, inf)"),
+    ({"elevation_deg": (80.0, 89.0)}, "must overlap [-24.4, 24.4]"),
+    ({"elevation_deg": (-95.0, 0.0)}, "within [-90, 90]"),
+    ({"turn_deg": (30.0, 200.0)}, "within [0, 180]"),
+    ({"turn_deg": (30.0, 180.0), "fov_deg": 100.0}, "must be <= 270"),
+    ({"static_duration_s": (0.4, 2.0)}, "within (0.5, 60]"),
+    ({"sample_rate": 22050}, "16000 or 48000"),
+    ({"sample_rate": 8000}, "16000 or 48000"),
+])
+def test_config_rejects_unusable_values(kw, msg):
+    """Values that would make every episode fail are refused up front, naming the usable range."""
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError) as err:
+        FoaQaConfig(**kw)
+    assert msg in str(err.value)
+
+
+def test_foreground_elevation_limit_is_the_pinhole_edge():
+    from simkit.scenes.audio_director import foreground_elevation_limit
+
+    lim = foreground_elevation_limit(90.0, 640, 360)
+    # at the foreground azimuth edge (0.8 x 45 deg) a source at the limit projects just inside the top edge
+    cx, cy, vis = project(np.array([36.0, -36.0, 36.0]), np.array([lim, -lim, lim + 0.2]), 90.0, 640, 360)
+    assert vis.tolist() == [True, True, False] and 0 < cy[0] < 1.5 and 358.5 < cy[1] < 360
+    # the usable config space: these pass validation
+    FoaQaConfig(elevation_deg=(lim - 0.01, 89.0))
+    FoaQaConfig(mode="foa-static", elevation_deg=(80.0, 89.0))  # mode foa-static ignores elevation_deg
+    FoaQaConfig(turn_deg=(0.0, 180.0), fov_deg=90.0, sample_rate=48000)
+    FoaQaConfig(turn_deg=(0.0, 180.0), fov_deg=160.0, n_offscreen=(0, 0))
+
+
+BOUNDARY_CONFIGS = [
+    {"duration_s": 1.0},
+    {"duration_s": 1.2, "distance_m": (0.3, 0.3)},
+    {"distance_m": (0.3, 1.2), "elevation_deg": (24.0, 89.0)},
+    {"elevation_deg": (-90.0, -24.0), "turn_deg": (180.0, 180.0), "camera_turn_prob": 1.0, "n_offscreen": (6, 6)},
+    {"fov_deg": 169.0, "turn_deg": (100.0, 100.0), "camera_turn_prob": 1.0, "image_height": 16},
+    {"mode": "foa-static", "static_duration_s": (0.51, 0.51)},
+]
+
+
+@pytest.mark.parametrize("kw", BOUNDARY_CONFIGS)
+def test_boundary_configs_generate(kw):
+    """Every config at the edge of the valid space generates, and its scenes honour the config."""
+    g = FoaQaGenerator()
+    g.setup(FoaQaConfig(**kw, features=False, room=False, n_sources=(1, 2)))
+    c = g.config
+    for i in range(3):
+        sample = _roundtrip(g.generate(i, episode_rng(11, "foa-qa", i)))
+        assert g.check(sample) == []
+        sc = sample["scene"]
+        if c.mode == "qa":
+            assert sc["duration_s"] == c.duration_s
+        else:
+            assert c.static_duration_s[0] - 0.005 <= sc["duration_s"] <= c.static_duration_s[1] + 0.005
+        for s in sc["sources"]:
+            assert 0 <= s["onset_s"] < s["offset_s"] <= sc["duration_s"]
+            kf = np.asarray(s["keyframes"])
+            assert np.all(kf[:, 3] >= c.distance_m[0] - 1e-3) and np.all(kf[:, 3] <= c.distance_m[1] + 1e-3)
+            if c.mode == "qa":
+                assert s["offset_s"] - s["onset_s"] >= 1.0 - 1e-9
+                assert np.all((kf[:, 2] >= c.elevation_deg[0] - 0.01) & (kf[:, 2] <= c.elevation_deg[1] + 0.01))
+                if s["role"] == "foreground":
+                    assert s["track"]["on_screen"][int(round(s["onset_s"] * 10))]
+
+
+@pytest.mark.slow
+def test_cli_boundary_config_generates_and_bad_values_exit_2(tmp_path):
+    """A boundary config generates with two workers and a user bank whose broken file is reported
+    once per run (not once per worker); bad values exit 2 before anything is written."""
+    import os
+
+    import soundfile as sf
+
+    bank = tmp_path / "bank"
+    for k, label in enumerate(("cat", "dog")):
+        (bank / label).mkdir(parents=True)
+        sf.write(str(bank / label / "x.wav"), 0.2 * np.random.default_rng(k).standard_normal(16000), 16000)
+    (bank / "dog" / "broken.wav").write_bytes(b"RIFF not really a wave file")
+    env = {k: v for k, v in os.environ.items() if k != "SIMKIT_SOUNDS_REPORTED"}
+    run = [sys.executable, "-m", "simkit", "generate", "foa-qa", "--n", "4", "--no-progress", "--workers", "2"]
+    out = tmp_path / "edge"
+    r = subprocess.run(run + ["--out", str(out), "--set", "duration_s=1.0", "--set", "distance_m=[0.3,0.8]",
+                              "--set", "elevation_deg=[20,89]", "--set", "features=false",
+                              "--set", f"sounds={bank}"], capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stderr
+    lines = [ln for ln in (r.stdout + r.stderr).splitlines() if "skipping" in ln and "broken.wav" in ln]
+    assert len(lines) == 1, r.stdout + r.stderr
+    r = subprocess.run([sys.executable, "-m", "simkit", "validate", str(out)], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0 and "PASS" in r.stdout, r.stdout + r.stderr
+    bad = tmp_path / "bad"
+    for setting, msg in (("duration_s=0.6", "duration_s"), ("sounds=" + str(tmp_path / "missing"), "does not exist")):
+        r = subprocess.run(run + ["--out", str(bad), "--set", setting], capture_output=True, text=True, timeout=300)
+        assert r.returncode == 2 and msg in r.stderr and "Traceback" not in r.stderr, r.stderr
+        assert not bad.exists()  # refused during config validation, before anything is written
+
+
+def test_check_compares_duration_with_the_config():
+    """validate: the scene (and so the audio) length must match the config, not only the stored scene."""
+    g2 = FoaQaGenerator()
+    g2.setup(FoaQaConfig(duration_s=2.0, features=False, room=False, n_sources=(1, 1), n_offscreen=(0, 0)))
+    sample = _roundtrip(g2.generate(0, episode_rng(0, "foa-qa", 0)))
+    assert sample["foa"][0].shape[0] == 32000 and g2.check(sample) == []
+    g3 = FoaQaGenerator()
+    g3.config = FoaQaConfig(duration_s=3.0, features=False)  # what validate does with an edited corpus.json
+    assert any("config duration_s 3.0" in p for p in g3.check(sample))
+    gs = FoaQaGenerator()
+    gs.setup(FoaQaConfig(mode="foa-static", static_duration_s=(1.0, 1.5), features=False, room=False))
+    st = _roundtrip(gs.generate(1, episode_rng(0, "foa-qa", 1)))
+    assert gs.check(st) == []
+    gs.config = FoaQaConfig(mode="foa-static", static_duration_s=(2.0, 3.0), features=False)
+    assert any("outside config static_duration_s [2.0, 3.0]" in p for p in gs.check(st))
+    gs.config = FoaQaConfig(features=False)
+    assert any("scene mode 'foa-static', config 'qa'" in p for p in gs.check(st))
+
+
 @pytest.mark.slow
 def test_cli_generate_validate_inspect(tmp_path):
     import soundfile as sf

@@ -107,3 +107,34 @@ def test_generator_with_a_user_bank(tmp_path):
     sc = ep.fields["scene"]
     assert {s["label"] for s in sc["sources"]} <= {"cat", "dog", "horn"}
     assert sc["ambient"]["label"] == "rain" and sc["sound_bank"] == "folder"
+
+
+def test_sounds_path_is_checked_by_the_config(tmp_path):
+    """A bad ``sounds`` value fails config validation (before any output exists), with a clear reason."""
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="does not exist"):
+        FoaQaConfig(sounds=str(tmp_path / "missing"))
+    (tmp_path / "file.wav").write_bytes(b"x")
+    with pytest.raises(ValidationError, match="is not a directory"):
+        FoaQaConfig(sounds=str(tmp_path / "file.wav"))
+    (tmp_path / "empty" / "dog").mkdir(parents=True)
+    (tmp_path / "empty" / "dog" / "notes.txt").write_text("no audio")
+    with pytest.raises(ValidationError, match="holds no audio"):
+        FoaQaConfig(sounds=str(tmp_path / "empty"))
+    _write(tmp_path / "ok" / "dog" / "a.wav", 0.1 * np.ones(800), 8000)
+    assert FoaQaConfig(sounds=str(tmp_path / "ok")).sounds == str(tmp_path / "ok")
+    (tmp_path / "csv").mkdir()
+    (tmp_path / "csv" / "bank.csv").write_text("filename,category\na.wav,dog\n")
+    assert FoaQaConfig(sounds=str(tmp_path / "csv")).sounds.endswith("csv")
+
+
+def test_skipped_file_reported_once_per_process(tmp_path, caplog):
+    """Loading the same bank again in one process (each worker loads it once) does not repeat warnings."""
+    _write(tmp_path / "dog" / "a.wav", 0.5 * np.sin(np.arange(8000) * 0.3), 8000)
+    (tmp_path / "dog" / "broken.wav").write_bytes(b"RIFF not really a wave file")
+    with caplog.at_level(logging.WARNING, logger="simkit.sounds"):
+        banks = [FolderBank(tmp_path) for _ in range(3)]
+    assert all(b.skipped == [str(tmp_path / "dog" / "broken.wav")] for b in banks)
+    assert sum("broken.wav" in r.getMessage() for r in caplog.records) == 1
+

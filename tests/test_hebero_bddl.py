@@ -7,8 +7,8 @@ from conftest import fixture_path
 from typer.testing import CliRunner
 
 from simkit.core.errors import InputError
-from simkit.scenes.bddl import (N_ENTITY_SLOTS, TASK_CODE_DIM, compile_suites, compile_task, parse_bddl,
-                                suite_files)
+from simkit.scenes.bddl import (N_ENTITY_SLOTS, TASK_CODE_DIM, compile_suites, compile_task, load_descriptor,
+                                parse_bddl, suite_files)
 
 GOOD = """(define (problem LIBERO_Tabletop_Manipulation)
   (:domain robosuite)
@@ -131,6 +131,19 @@ def test_compile_all_40_cache_and_codes(tmp_path):
     assert len(rep2.cached) == 40 and not rep2.written
     idx = json.loads((tmp_path / "index.json").read_text())
     assert len(idx) == 40 and idx["goal/turn_on_the_stove"] == "goal/turn_on_the_stove.json"
+    # compiling one suite keeps the other suites' descriptors in the index (merge by task id)
+    rep3 = compile_suites(root, tmp_path, ["goal"])
+    assert len(rep3.cached) == 10 and len(rep3.index) == 40
+    assert json.loads((tmp_path / "index.json").read_text()) == idx
+    # a damaged descriptor of another suite is left out of the index, with a warning naming it
+    f = tmp_path / "long" / f"{long_[0]['name']}.json"
+    d = json.loads(f.read_text())
+    del d["objects"]
+    f.write_text(json.dumps(d))
+    rep4 = compile_suites(root, tmp_path, ["goal"])
+    idx4 = json.loads((tmp_path / "index.json").read_text())
+    assert len(idx4) == 39 and long_[0]["task_id"] not in idx4
+    assert [w for w in rep4.warnings if str(f) in w and "'objects'" in w]
 
 
 def test_changed_input_recompiles_only_that_task(tmp_path):
@@ -159,3 +172,91 @@ def test_cli_compile_and_bad_root(tmp_path):
     assert len(list((tmp_path / "goal").glob("*.json"))) == 10
     res = runner.invoke(app, ["compile", "hebero", "--libero-root", str(tmp_path / "nope"), "--out", str(tmp_path)])
     assert res.exit_code == 2 and "error:" in res.output and "Traceback" not in res.output
+
+
+def test_ranges_min_above_max_points_at_the_row(tmp_path):
+    e = _err(tmp_path, GOOD.replace("(:ranges ((0.1 0.2 0.3 0.4)))",
+                                    "(:ranges (\n      (0.1 0.2 0.3 0.4)\n      (0.5 0.2 0.3 0.4)))"))
+    assert (e.line, e.column) == (7, 7) and "min <= max" in e.reason
+
+
+def _copy_root(tmp_path):
+    import shutil
+
+    src = fixture_path("libero")
+    root = tmp_path / "root"
+    shutil.copytree(src / "bddl_files" / "libero_goal", root / "bddl_files" / "libero_goal")
+    (root / "assets").symlink_to(src / "assets")
+    return root
+
+
+def test_every_broken_task_is_reported_and_the_rest_compile(tmp_path):
+    from simkit.cli import app
+
+    root = _copy_root(tmp_path)
+    d, fresh = tmp_path / "d", tmp_path / "fresh"
+    runner = CliRunner()
+    args = ["compile", "hebero", "--suite", "goal", "--libero-root", str(root), "--out"]
+    assert runner.invoke(app, args + [str(d)]).exit_code == 0
+    g = root / "bddl_files" / "libero_goal"
+    missing, binary, unbalanced = (g / "put_the_bowl_on_the_plate.bddl", g / "turn_on_the_stove.bddl",
+                                   g / "put_the_bowl_on_the_stove.bddl")
+    missing.unlink()
+    binary.write_bytes(bytes(range(256)) * 4)
+    unbalanced.write_text(unbalanced.read_text().replace("(:obj_of_interest", "((:obj_of_interest", 1))
+    for out, summary in ((fresh, "compiled 7 task(s), 0 cached, 3 error(s)"),
+                         (d, "compiled 0 task(s), 7 cached, 3 error(s)")):
+        res = runner.invoke(app, args + [str(out)])
+        assert res.exit_code == 2 and "Traceback" not in res.output
+        assert summary in res.output
+        errors = [ln for ln in res.output.splitlines() if ln.startswith("error:")]
+        assert len(errors) == 3
+        assert [ln for ln in errors if str(missing) in ln and "not found" in ln]
+        assert [ln for ln in errors if str(binary) in ln and "UTF-8" in ln]
+        assert [ln for ln in errors if str(unbalanced) in ln and "never closed" in ln]
+        # the previously good D had descriptors of the three tasks: each error line says it was removed
+        assert sum("stale descriptor" in ln and "removed" in ln for ln in errors) == (3 if out == d else 0)
+        idx = json.loads((out / "index.json").read_text())
+        assert len(idx) == 7 and "goal/put_the_bowl_on_the_plate" not in idx
+        assert "goal/turn_on_the_stove" not in idx and "goal/put_the_bowl_on_the_stove" not in idx
+        # stale descriptors of the failed tasks are gone, so nothing downstream can use them
+        assert sorted(p.stem for p in (out / "goal").glob("*.json")) == sorted(
+            s.removesuffix(".json") for s in (p.split("/")[1] for p in idx.values()))
+    # repairing the inputs compiles exactly the three tasks again
+    src = fixture_path("libero", "bddl_files", "libero_goal")
+    for f in (missing, binary, unbalanced):
+        f.write_bytes((src / f.name).read_bytes())
+    rep = compile_suites(root, d, ["goal"])
+    assert sorted(p.stem for p in rep.written) == sorted(f.stem for f in (missing, binary, unbalanced))
+    assert len(rep.cached) == 7 and not rep.errors and len(rep.index) == 10
+
+
+def test_damaged_descriptor_is_recompiled_and_readers_name_it(tmp_path):
+    from simkit.cli import app
+
+    root = fixture_path("libero")
+    rep = compile_suites(root, tmp_path, ["goal"])
+    assert len(rep.written) == 10
+    f = tmp_path / "goal" / "put_the_bowl_on_the_plate.json"
+    good = json.loads(f.read_text())
+    assert load_descriptor(f) == good
+    damaged = dict(good)
+    del damaged["objects"]
+    f.write_text(json.dumps(damaged))
+    with pytest.raises(InputError) as ei:
+        load_descriptor(f)
+    assert ei.value.path == str(f) and "'objects'" in ei.value.reason
+    res = CliRunner().invoke(app, ["convert", "render-task", str(tmp_path), "--libero-root", str(root)])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert f"error: {f}" in res.output and "'objects'" in res.output
+    rep = compile_suites(root, tmp_path, ["goal"])
+    assert [p.stem for p in rep.written] == ["put_the_bowl_on_the_plate"] and len(rep.cached) == 9
+    assert json.loads(f.read_text()) == good
+    # an edit that keeps the layout valid is caught by the content hash
+    edited = dict(good, instruction="Put the plate on the bowl")
+    f.write_text(json.dumps(edited))
+    with pytest.raises(InputError, match="content_sha256"):
+        load_descriptor(f)
+    rep = compile_suites(root, tmp_path, ["goal"])
+    assert [p.stem for p in rep.written] == ["put_the_bowl_on_the_plate"]
+    assert load_descriptor(f)["instruction"] == "Put the bowl on the plate"

@@ -142,3 +142,24 @@ def test_cli_convert(tmp_path):
     assert "PASS" in res.output and out.is_file()
     res = runner.invoke(app, ["convert", "mjcf2usd", str(tmp_path / "none.xml"), str(out)])
     assert res.exit_code == 2 and "error:" in res.output and "file not found" in res.output
+
+
+def test_no_geoms_and_input_errors_come_first(tmp_path):
+    empty = tmp_path / "empty.xml"
+    empty.write_text('<mujoco><worldbody><body name="b"><inertial pos="0 0 0" mass="1" diaginertia="1 1 1"/>'
+                     '</body></worldbody></mujoco>')
+    with pytest.raises(InputError) as ei:
+        convert_mjcf_to_usd(empty, tmp_path / "o.usda")
+    assert ei.value.path == str(empty) and "has no geoms" in ei.value.reason and "contype" not in ei.value.reason
+    visual = tmp_path / "visual.xml"
+    visual.write_text('<mujoco><worldbody><body name="b"><geom type="box" size="0.1 0.1 0.1" contype="0" '
+                      'conaffinity="0"/></body></worldbody></mujoco>')
+    with pytest.raises(InputError, match="every geom has contype = conaffinity = 0"):
+        convert_mjcf_to_usd(visual, tmp_path / "o.usda")
+    # a missing source is reported before a wrong output extension; a good source then meets the extension error
+    with pytest.raises(InputError) as ei:
+        convert_mjcf_to_usd(tmp_path / "none.xml", tmp_path / "o.txt")
+    assert ei.value.path == str(tmp_path / "none.xml") and ei.value.reason == "file not found"
+    with pytest.raises(InputError) as ei:
+        convert_mjcf_to_usd(visual, tmp_path / "o.txt")
+    assert ei.value.path == str(tmp_path / "o.txt") and ".usda" in ei.value.reason

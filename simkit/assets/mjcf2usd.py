@@ -391,22 +391,26 @@ def convert_mjcf_to_usd(src: str | Path, dst: str | Path, static: bool | None = 
 
     Raises:
         InputError: unreadable/invalid MJCF, missing collision mesh, a model
-            without collision geometry, an output suffix other than .usd/.usda/.usdc.
+            without geoms or without collision geometry, an output suffix other
+            than .usd/.usda/.usdc (checked after the source, so a missing source
+            is reported first).
     """
     mujoco = require("mujoco", "hebero")
     Usd = require("pxr.Usd", "hebero")
     from pxr import Gf, Sdf, UsdGeom, UsdPhysics, UsdShade, Vt
 
     src, dst = Path(src), Path(dst)
+    loaded = load_mjcf(src, compile_check=False)  # input errors (missing/invalid source) come first
     if dst.suffix not in (".usd", ".usda", ".usdc"):
         raise InputError(dst, "output must end in .usd, .usda or .usdc")
-    loaded = load_mjcf(src, compile_check=False)
     try:
         model = loaded.spec.compile()
     except (ValueError, RuntimeError) as exc:
         raise InputError(src, "MuJoCo rejects the model: " + " ".join(str(exc).split())) from None
     data = mujoco.MjData(model)
     mujoco.mj_forward(model, data)
+    if model.ngeom == 0:
+        raise InputError(src, "the model has no geoms (nothing to collide with or to draw)")
     ncol = sum(geom_is_collision(model, g) for g in range(model.ngeom))
     if ncol == 0:
         raise InputError(src, "the model has no collision geometry (every geom has contype = conaffinity = 0)")

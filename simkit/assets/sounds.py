@@ -8,8 +8,12 @@ ESC-50-style CSV (``DIR/meta/esc50.csv`` or any ``*.csv`` with ``filename`` and 
 (or ``label``) columns; audio next to the CSV, in ``DIR/audio/`` or under ``DIR``). Any sample
 rate and channel count is accepted: channels are averaged (downmix), the rate converted with a
 polyphase resampler, leading/trailing silence trimmed. Unreadable, corrupt or silent files are
-reported once by name (``logging`` warning on ``simkit.sounds``; also listed in
-``bank.skipped``) and skipped.
+reported by name (``logging`` warning on ``simkit.sounds``; also listed in ``bank.skipped``)
+and skipped. A file is reported once per process and its descendants: reported paths are
+recorded in the environment variable ``SIMKIT_SOUNDS_REPORTED``, which worker processes
+inherit, so files found at scan time (when ``simkit generate`` sets the generator up in the
+main process) are reported once per run; files that fail only when decoded in a worker are
+reported by each worker that meets them.
 
 Stems are then loudness-normalised (ITU-R BS.1770-4 integrated loudness, via pyloudnorm),
 trimmed or looped to the requested duration and gated (:func:`gate`), as the OmniEcho data
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import csv
 import logging
+import os
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +32,20 @@ import numpy as np
 from simkit.core.errors import InputError
 
 log = logging.getLogger("simkit.sounds")
+#: environment variable listing the skipped files already reported (os.pathsep-separated): the
+#: worker processes a run starts inherit it, so they do not repeat what the main process reported
+REPORTED_ENV = "SIMKIT_SOUNDS_REPORTED"
+_REPORTED_ENV_MAX = 32768  # characters; beyond this, processes report on their own
+
+
+def _reported() -> set[str]:
+    return set(filter(None, os.environ.get(REPORTED_ENV, "").split(os.pathsep)))
+
+
+def _mark_reported(path: str) -> None:
+    cur = os.environ.get(REPORTED_ENV, "")
+    if len(cur) + len(path) < _REPORTED_ENV_MAX:
+        os.environ[REPORTED_ENV] = f"{cur}{os.pathsep}{path}" if cur else path
 
 AUDIO_EXTENSIONS = (".wav", ".flac", ".ogg", ".mp3", ".aif", ".aiff", ".au")
 #: labels treated as ambient beds when a user bank provides them (ESC-50 names included)
@@ -399,7 +418,9 @@ class FolderBank:
     def _skip(self, path: Path, reason: str) -> None:
         if str(path) not in self.skipped:
             self.skipped.append(str(path))
-            log.warning("sound bank: skipping %s: %s", path, reason)
+            if str(path) not in _reported():  # once per run (see _reported), however often the bank is loaded
+                _mark_reported(str(path))
+                log.warning("sound bank: skipping %s: %s", path, reason)
 
     def _scan_csv(self) -> dict[str, list[Path]]:
         csvs = sorted(self.root.glob("meta/*.csv")) + sorted(self.root.glob("*.csv"))
@@ -483,6 +504,34 @@ class FolderBank:
             if x is not None:
                 return fit_length(x, int(n), rng)
         raise InputError(self.root / label, f"no usable recording of label {label!r}")
+
+
+def bank_dir_problem(path: str | Path) -> str | None:
+    """Why ``path`` cannot be a sound bank, or None; cheap (lists files, decodes nothing).
+
+    A usable bank directory exists, is readable and holds either a CSV (``DIR/*.csv`` or
+    ``DIR/meta/*.csv``) or a sub-folder with at least one file named ``*.wav|flac|ogg|mp3|aif|aiff|au``.
+    Unreadable or corrupt audio is found later, when the bank is loaded.
+    """
+    root = Path(path).expanduser()
+    if not root.exists():
+        return f"sound bank directory {str(path)!r} does not exist"
+    if not root.is_dir():
+        return f"sound bank {str(path)!r} is not a directory"
+    if not os.access(root, os.R_OK | os.X_OK):
+        return f"sound bank directory {str(path)!r} is not readable"
+    try:
+        for c in sorted(root.glob("meta/*.csv")) + sorted(root.glob("*.csv")):
+            if not os.access(c, os.R_OK):
+                return f"sound-bank CSV {str(c)!r} is not readable"
+            return None
+        for d in root.iterdir():
+            if d.is_dir() and any(f.suffix.lower() in AUDIO_EXTENSIONS for f in d.rglob("*")):
+                return None
+    except OSError as exc:
+        return f"cannot list sound bank directory {str(path)!r}: {exc.strerror or exc}"
+    return (f"sound bank directory {str(path)!r} holds no audio (expected DIR/<label>/*.wav|flac|ogg|mp3|aif|aiff|au "
+            "or an ESC-50-style CSV with filename and category columns)")
 
 
 def load_bank(path: str | Path | None = None):

@@ -94,6 +94,8 @@ def build_config(model: type[BaseModel], path: str | Path | None = None, sets: l
             loaded = yaml.safe_load(p.read_text(encoding="utf-8"))
         except OSError as exc:
             raise InputError(p, f"cannot read config: {exc.strerror or exc}") from None
+        except UnicodeDecodeError:
+            raise InputError(p, "not a text (UTF-8) YAML file") from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             raise InputError(p, f"malformed YAML: {getattr(exc, 'problem', exc)}",

@@ -40,10 +40,11 @@ class InputError(SimkitError):
 class ExtraMissing(SimkitError):
     """A backend needs an optional dependency that is not installed."""
 
-    def __init__(self, module: str, extra: str):
+    def __init__(self, module: str, extra: str, cause: str = ""):
         super().__init__(
-            f"this needs the Python module {module!r}, which is not installed; "
-            f"install it with: pip install 'simkit[{extra}]'"
+            f"this needs the Python module {module!r}, which cannot be imported"
+            + (f" ({cause})" if cause else "")
+            + f"; install it with: pip install 'simkit[{extra}]'"
         )
 
 
@@ -62,4 +63,4 @@ def require(module: str, extra: str):
     try:
         return importlib.import_module(module)
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
-        raise ExtraMissing(module, extra) from exc
+        raise ExtraMissing(module, extra, str(exc)) from exc

@@ -151,6 +151,22 @@ def _partial_span(path: Path) -> tuple[dict, int, int]:
     return row, infos[1].offset, end
 
 
+def verify_partial(path: Path) -> bool:
+    """True when a partial episode file is readable and every member matches its row's size and sha256."""
+    from simkit.episodes.tario import iter_tar
+
+    try:
+        items = list(iter_tar(path))
+        if not items or items[0][0] != ROW_MEMBER:
+            return False
+        row = json.loads(items[0][1])
+        want = [(m["name"], m["sha256"], m["bytes"]) for m in row["members"]]
+        got = [(name, sha256(data), len(data)) for name, data in items[1:]]
+        return want == got and row.get("index") == int(path.stem)
+    except Exception:  # noqa: BLE001 - any damage means: produce the episode again
+        return False
+
+
 def assemble_shard(layout: CorpusLayout, shard_id: int, indices: list[int], max_shard_bytes: int | None) -> list[dict]:
     """Join the finished episodes of one shard into its tar file(s) and write its rows file.
 
@@ -238,6 +254,33 @@ def read_manifest(path: str | Path) -> list[dict]:
     import pyarrow.parquet as pq
 
     return pq.read_table(path).to_pylist()
+
+
+class CorpusLock:
+    """An exclusive advisory lock on ``OUT/.lock`` (``fcntl.flock``) around manifest rebuilds, so runs of
+    several ``--shard K/N`` slices writing into one directory never publish a manifest that misses a
+    shard another slice completed. A no-op where ``fcntl`` is unavailable."""
+
+    def __init__(self, root: Path):
+        self.path = Path(root) / ".lock"
+        self.fh = None
+
+    def __enter__(self) -> CorpusLock:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - non-POSIX
+            return self
+        self.fh = open(self.path, "a+")
+        fcntl.flock(self.fh.fileno(), fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fh is not None:
+            import fcntl
+
+            fcntl.flock(self.fh.fileno(), fcntl.LOCK_UN)
+            self.fh.close()
+            self.fh = None
 
 
 def write_json_atomic(path: Path, data: Any) -> None:

@@ -29,10 +29,15 @@ class ValidationReport:
     failed_episodes: int = 0
     shards: int = 0
     problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
         return not self.problems
+
+
+#: manifest row fields that must agree between manifest.parquet and the rows files (timing excluded)
+_ROW_KEYS = {"key", "index", "shard", "status", "redraws", "attempts", "params_digest", "members", "error"}
 
 
 def validate_corpus(root: str | Path, run_checks: bool = True, max_problems: int = 200) -> ValidationReport:
@@ -55,12 +60,18 @@ def validate_corpus(root: str | Path, run_checks: bool = True, max_problems: int
     except ValueError as exc:
         problem(f"{layout.corpus_json}: malformed JSON ({exc})")
         return rep
+    if not isinstance(info, dict) or not isinstance(info.get("generator"), str):
+        problem(f"{layout.corpus_json}: not a simkit corpus description (no generator)")
+        return rep
 
     # rows: the manifest is the contract; rows files must agree with it
     rows_files: list[dict] = []
     for j in sorted(layout.complete_shards()):
         try:
-            rows_files.extend(json.loads(layout.rows_path(j).read_text()))
+            data = json.loads(layout.rows_path(j).read_text())
+            if not isinstance(data, list) or not all(isinstance(r, dict) and _ROW_KEYS <= set(r) for r in data):
+                raise ValueError("not a list of manifest rows")
+            rows_files.extend(data)
         except (OSError, ValueError) as exc:
             problem(f"{layout.rows_path(j)}: unreadable ({exc})")
     try:
@@ -72,12 +83,24 @@ def validate_corpus(root: str | Path, run_checks: bool = True, max_problems: int
         problem(f"{layout.manifest}: unreadable ({type(exc).__name__}: {exc})")
         rows = rows_files
     by_key_rows = {r["key"]: r for r in rows_files}
+    listed = set()
     for r in rows:
+        listed.add(r["key"])
         other = by_key_rows.get(r["key"])
         if other is None:
             problem(f"manifest row {r['key']}: no complete shard lists it")
-        elif other.get("members") != r.get("members") or other.get("shard") != r.get("shard"):
-            problem(f"manifest row {r['key']}: differs from {other.get('shard')} rows file")
+            continue
+        diff = sorted(k for k in _ROW_KEYS if other.get(k) != r.get(k))
+        if diff:
+            problem(f"manifest row {r['key']}: differs from the {other.get('shard')} rows file in {', '.join(diff)}")
+    unlisted = sorted({r["shard"] for r in rows_files if r["key"] not in listed})
+    for shard in unlisted:
+        problem(f"{shard}: complete on disk but missing from the manifest "
+                f"(rebuild it with: simkit merge {layout.root} --out {layout.root})")
+    n_planned = info.get("n")
+    if isinstance(n_planned, int) and len(rows_files) < n_planned:
+        rep.notes.append(f"holds {len(rows_files)} of {n_planned} planned episodes "
+                         "(a --shard slice, or an unfinished run: re-run the same command to finish it)")
     rep.episodes = len(rows)
     rep.ok = sum(r["status"] == "ok" for r in rows)
     rep.failed_episodes = rep.episodes - rep.ok
@@ -100,8 +123,12 @@ def validate_corpus(root: str | Path, run_checks: bool = True, max_problems: int
         except Exception as exc:  # noqa: BLE001
             problem(f"generator checks not run: {type(exc).__name__}: {exc}")
 
+    # members to check: the rows files describe what the shards hold (a manifest that disagrees with them
+    # is reported above); episodes known only to the manifest are checked as the manifest says
+    source = {r["key"]: r for r in rows}
+    source.update(by_key_rows)
     expected: dict[str, dict[str, dict]] = {}
-    for r in rows:
+    for r in source.values():
         if r["status"] == "ok":
             expected.setdefault(r["shard"], {})
             for m in r["members"]:

@@ -20,8 +20,9 @@ from typing import Any
 import simkit
 from simkit.core.errors import SimkitError
 from simkit.core.registry import load
-from simkit.episodes.corpus import CorpusLayout, assemble_shard, load_rows, write_json_atomic, write_manifest
-from simkit.executors.worker import RunSpec, Worker, init_process, produce_batch, produce_in_process
+from simkit.episodes.corpus import (CorpusLayout, CorpusLock, assemble_shard, load_rows, verify_partial,
+                                   write_json_atomic, write_manifest)
+from simkit.executors.worker import RunSpec, Worker, init_process, produce_batch, produce_in_process, write_failure
 
 #: corpus.json keys that must match when a run resumes into an existing directory
 IDENTITY_KEYS = ("generator", "version", "seed", "n", "episodes_per_shard", "config")
@@ -39,6 +40,7 @@ class RunSummary:
     failed: int = 0
     redraws: int = 0
     shards_written: int = 0
+    discarded: int = 0
     seconds: float = 0.0
     bytes_written: int = 0
     errors: list[str] = field(default_factory=list)
@@ -120,7 +122,7 @@ def _check_resume(layout: CorpusLayout, identity: dict) -> None:
     diff = [k for k in IDENTITY_KEYS if old.get(k) != identity.get(k)]
     if diff:
         raise SimkitError(
-            f"{layout.root} already holds a different corpus ({', '.join(diff)} differ); "
+            f"{layout.root} already holds a different corpus (these settings differ: {', '.join(diff)}); "
             "choose another --out or remove it")
 
 
@@ -175,36 +177,67 @@ class _Progress:
             self.p.stop()
 
 
-def execute_local(spec: RunSpec, indices: list[int], workers: int, on_row: Callable[[dict], None]) -> None:
-    """Produce ``indices`` in this process (``workers`` <= 1) or on a spawn process pool."""
+def _pool_run(spec: RunSpec, indices: list[int], workers: int, on_row: Callable[[dict], None]) -> tuple[set[int], list[int]]:
+    """Run ``indices`` on a spawn pool. Returns (completed, lost): ``lost`` = in flight when the pool broke."""
+    import multiprocessing as mp
+    import os
+    from concurrent.futures.process import BrokenProcessPool
+
+    completed: set[int] = set()
+    in_flight: dict = {}
+    todo = iter(indices)
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
+                                 initializer=init_process, initargs=(spec, os.getpid())) as pool:
+            for i in todo:
+                in_flight[pool.submit(produce_in_process, i)] = i
+                if len(in_flight) >= workers * 4:
+                    break
+            while in_flight:
+                done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
+                for fut in done:
+                    i = in_flight.pop(fut)
+                    row = fut.result()
+                    completed.add(i)
+                    on_row(row)
+                    nxt = next(todo, None)
+                    if nxt is not None:
+                        in_flight[pool.submit(produce_in_process, nxt)] = nxt
+    except BrokenProcessPool:
+        return completed, sorted(set(in_flight.values()) - completed)
+    return completed, []
+
+
+def execute_local(spec: RunSpec, indices: list[int], workers: int, on_row: Callable[[dict], None],
+                  worker: Worker | None = None) -> None:
+    """Produce ``indices`` in this process (``workers`` <= 1, reusing ``worker`` when given) or on a spawn pool.
+
+    A pool worker that dies (segfault in a backend, out-of-memory kill) does not end the run: the
+    episodes it had in flight are retried one at a time on a fresh single-worker pool, and an episode
+    that kills its worker again is recorded as failed.
+    """
     if not indices:
+        if worker is not None:
+            worker.close()
         return
     if workers <= 1:
-        worker = Worker(spec)
+        worker = worker or Worker(spec)
         try:
             for i in indices:
                 on_row(worker.produce(i))
         finally:
             worker.close()
         return
-    import multiprocessing as mp
-
-    window = workers * 4
-    todo = iter(indices)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
-                             initializer=init_process, initargs=(spec,)) as pool:
-        running = set()
-        for i in todo:
-            running.add(pool.submit(produce_in_process, i))
-            if len(running) >= window:
-                break
-        while running:
-            done, running = wait(running, return_when=FIRST_COMPLETED)
-            for fut in done:
-                on_row(fut.result())
-                nxt = next(todo, None)
-                if nxt is not None:
-                    running.add(pool.submit(produce_in_process, nxt))
+    remaining = list(indices)
+    while remaining:
+        completed, lost = _pool_run(spec, remaining, workers, on_row)
+        remaining = [i for i in remaining if i not in completed]
+        for i in lost:  # the suspects, one at a time: a second death pins the culprit
+            done_i, lost_i = _pool_run(spec, [i], 1, on_row)
+            if lost_i:
+                on_row(write_failure(spec, i, "worker process died twice while producing this episode "
+                                              "(backend crash or out-of-memory kill)"))
+            remaining.remove(i)
 
 
 def execute_ray(spec: RunSpec, batches: list[list[int]], address: str | None, on_row: Callable[[dict], None],
@@ -228,7 +261,11 @@ def execute_ray(spec: RunSpec, batches: list[list[int]], address: str | None, on
             kwargs["address"] = address
         elif num_cpus:
             kwargs["num_cpus"] = num_cpus
-        ray.init(**kwargs)
+        try:
+            ray.init(**kwargs)
+        except Exception as exc:  # noqa: BLE001 - connection errors come in many types
+            raise SimkitError(f"cannot start or reach Ray{f' at {address}' if address else ''}: "
+                              f"{type(exc).__name__}: {exc}") from None
         started = True
     try:
         task = ray.remote(produce_batch)
@@ -268,23 +305,46 @@ def generate_corpus(
     Returns:
         RunSummary (``exit_code`` 3 when some episodes failed).
     Raises:
-        SimkitError: unknown generator, invalid config, or ``out`` holds a different corpus.
+        SimkitError: unknown generator, invalid config or arguments, the generator's setup failed,
+            ``out`` holds a different corpus or cannot be written.
     """
     if n < 1:
         raise SimkitError(f"--n must be at least 1, got {n}")
     if episodes_per_shard < 1:
         raise SimkitError("episodes per shard must be at least 1")
+    if workers < 1:
+        raise SimkitError(f"--workers must be at least 1, got {workers}")
     if executor not in ("local", "ray"):
         raise SimkitError(f"unknown executor {executor!r}; choose local or ray")
+    if address and executor != "ray":
+        raise SimkitError("--address is the Ray cluster address; it needs --executor ray")
     gen_cls = load(generator)
     cfg = gen_cls.Config.model_validate(config or {})
     spec = RunSpec(generator=generator, config=cfg.model_dump(mode="json"), seed=int(seed), out=str(out),
                    episodes_per_shard=episodes_per_shard, retries=retries)
     layout = CorpusLayout(Path(out))
+    if layout.root.exists() and not layout.root.is_dir():
+        raise SimkitError(f"--out {layout.root}: exists and is not a directory")
     identity = {"generator": generator, "version": gen_cls.version, "seed": int(seed), "n": n,
                 "episodes_per_shard": episodes_per_shard, "config": spec.config}
     _check_resume(layout, identity)
-    layout.ensure()
+
+    # set the generator up once before anything is written: a backend or input problem is one clear
+    # error and leaves no half-made corpus directory behind (the in-process run reuses this worker)
+    try:
+        preflight = Worker(spec)
+    except SimkitError:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        raise SimkitError(f"{generator}: setup failed: {type(exc).__name__}: {exc}") from None
+    if workers > 1 or executor == "ray":
+        preflight.close()
+        preflight = None
+
+    try:
+        layout.ensure()
+    except OSError as exc:
+        raise SimkitError(f"--out {layout.root}: cannot create the corpus directory ({exc.strerror or exc})") from None
     layout.clean_temporaries()
 
     summary = RunSummary(out=layout.root, generator=generator)
@@ -296,17 +356,32 @@ def generate_corpus(
         if j in complete:
             summary.resumed += len(idx)
             continue
-        done = layout.finished_partials(j)
+        done = set()
+        for i in layout.finished_partials(j):
+            if verify_partial(layout.partial_path(j, i)):
+                done.add(i)
+            else:  # damaged by a crash or by hand: produce it again
+                layout.partial_path(j, i).unlink(missing_ok=True)
+                summary.discarded += 1
         summary.resumed += len(done & set(idx))
         pending[j] = set(idx) - done
 
-    versions = {"simkit": simkit.__version__}
-    try:
-        versions.update(gen_cls().backend_versions())
-    except Exception:  # noqa: BLE001 - versions are informative; a missing backend fails later, clearly
-        pass
+    versions = {"simkit": simkit.__version__, **(preflight.versions() if preflight else {})}
+    if preflight is None:
+        try:
+            versions.update(gen_cls().backend_versions())
+        except Exception:  # noqa: BLE001 - versions are informative only
+            pass
+
+    def publish() -> list[dict]:
+        with CorpusLock(layout.root):
+            rows = load_rows(layout)
+            write_manifest(layout, rows)
+            write_json_atomic(layout.corpus_json, corpus_info(spec, n, gen_cls, gen_cls.Config, versions, rows))
+        return rows
+
     # corpus.json first: it marks the directory as this corpus, so a killed run can resume
-    write_json_atomic(layout.corpus_json, corpus_info(spec, n, gen_cls, gen_cls.Config, versions, load_rows(layout)))
+    publish()
     t0 = time.perf_counter()
 
     def finish_shard(j: int) -> None:
@@ -339,15 +414,13 @@ def generate_corpus(
             batches = [sorted(p) for _, p in sorted(pending.items())]
             execute_ray(spec, batches, address, on_row, num_cpus=ray_num_cpus)
         else:
-            execute_local(spec, todo, workers, on_row)
+            execute_local(spec, todo, workers, on_row, worker=preflight)
     finally:
         bar.close()
 
-    rows = load_rows(layout)
-    write_manifest(layout, rows)
+    rows = publish()
     if layout.partial.is_dir() and not any(layout.partial.iterdir()):
         layout.partial.rmdir()
-    write_json_atomic(layout.corpus_json, corpus_info(spec, n, gen_cls, gen_cls.Config, versions, rows))
     summary.failed = sum(1 for r in rows if r["status"] != "ok" and spec.shard_of(r["index"]) in plan)
     summary.seconds = time.perf_counter() - t0
     summary.bytes_written = sum(p.stat().st_size for p in layout.shards.glob("*.tar"))

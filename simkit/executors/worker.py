@@ -121,15 +121,44 @@ class Worker:
         return row
 
 
+def write_failure(spec: RunSpec, index: int, error: str) -> dict[str, Any]:
+    """Record episode ``index`` as failed (no members) in ``.partial/``; returns its manifest row."""
+    row = {"key": episode_key(spec.generator, index), "index": index, "status": "failed", "redraws": 0,
+           "attempts": 0, "params_digest": None, "members": [], "error": error, "duration_s": 0.0}
+    write_partial(CorpusLayout(spec.out), spec.shard_of(index), index, [], row)
+    return row
+
+
+def _exit_with_parent(parent: int) -> None:
+    """Pool workers end themselves when the parent process ``parent`` dies (a SIGKILLed ``simkit generate``)."""
+    import os
+    import threading
+
+    if os.getppid() != parent:  # the parent died while this worker was starting
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="simkit-parent-watch", daemon=True).start()
+
+
 # -- process-global worker for pools ---------------------------------------------------------------
 _WORKER: Worker | None = None
 
 
-def init_process(spec: RunSpec) -> None:
-    """Pool initializer: build and set up this process's generator; tear it down at process exit."""
+def init_process(spec: RunSpec, parent_pid: int) -> None:
+    """Pool initializer: build and set up this process's generator; tear it down at process exit.
+
+    ``parent_pid``: the pid of the process that owns the pool; the worker exits when it dies.
+    """
     global _WORKER
     from multiprocessing.util import Finalize
 
+    _exit_with_parent(parent_pid)
     _WORKER = Worker(spec)
     Finalize(_WORKER, _WORKER.close, exitpriority=10)
 

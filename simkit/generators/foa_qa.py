@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from simkit.core.episode import Audio, Episode
 from simkit.core.errors import SampleRejected
@@ -56,6 +56,8 @@ STRUCTURED_KEYS = {
 
 
 Range = tuple[float, float]
+#: nearest source distance the renderer models (``render_foa`` clamps r to r_min = 0.3 m)
+R_MIN_M = 0.3
 
 
 class FoaQaConfig(GeneratorConfig):
@@ -63,14 +65,15 @@ class FoaQaConfig(GeneratorConfig):
 
     mode: Literal["qa", "foa-static"] = Field(
         "qa", description="qa: QA scenes; foa-static: encoder pre-training scenes")
-    sample_rate: int = Field(16000, ge=8000, le=96000,
-                             description="FOA sample rate in Hz (16000 default, 48000 allowed)")
-    duration_s: float = Field(3.0, gt=0.5, le=60.0, description="episode length in seconds (mode qa)")
-    static_duration_s: Range = Field((2.0, 8.0), description="[min, max] episode length in seconds (mode foa-static)")
+    sample_rate: Literal[16000, 48000] = Field(16000, description="FOA sample rate in Hz: 16000 or 48000")
+    duration_s: float = Field(3.0, ge=1.0, le=60.0, description="episode length in seconds (mode qa), 1-60")
+    static_duration_s: Range = Field((2.0, 8.0), description="[min, max] episode length in seconds (mode foa-static), "
+                                                            "within (0.5, 60]")
     n_sources: tuple[int, int] = Field((1, 4), description="[min, max] foreground sources")
     n_offscreen: tuple[int, int] = Field((2, 4), description="[min, max] off-screen sources (mode qa)")
-    distance_m: Range = Field((1.0, 6.0), description="[min, max] source distance in metres")
-    elevation_deg: Range = Field((-20.0, 30.0), description="[min, max] source elevation in degrees (mode qa)")
+    distance_m: Range = Field((1.0, 6.0), description="[min, max] source distance in metres (min >= 0.3)")
+    elevation_deg: Range = Field((-20.0, 30.0), description="[min, max] source elevation in degrees (mode qa); must "
+                                                           "reach the camera's vertical view")
     lufs: Range = Field((-32.0, -20.0), description="[min, max] source loudness at 1 m in LUFS")
     ambient: bool = Field(True, description="add an ambient bed")
     ambient_lufs: Range = Field((-48.0, -38.0), description="[min, max] ambient bed loudness in LUFS")
@@ -78,7 +81,8 @@ class FoaQaConfig(GeneratorConfig):
     image_width: int = Field(640, ge=16, description="image width in pixels (pinhole coordinates)")
     image_height: int = Field(360, ge=16, description="image height in pixels")
     camera_turn_prob: float = Field(0.6, ge=0.0, le=1.0, description="probability that the camera turns (mode qa)")
-    turn_deg: Range = Field((30.0, 75.0), description="[min, max] camera turn angle in degrees")
+    turn_deg: Range = Field((30.0, 75.0), description="[min, max] camera turn angle in degrees, within [0, 180] "
+                                                     "and max + fov_deg <= 270")
     room: bool = Field(True, description="shoebox room with image-source early reflections")
     image_order: int = Field(1, ge=0, le=4, description="image-source reflection order")
     tail: bool = Field(True, description="diffuse late tail (needs room)")
@@ -90,6 +94,26 @@ class FoaQaConfig(GeneratorConfig):
     block: int = Field(32, ge=1, le=4096, description="geometry update interval in samples (gains ramp in between)")
     sounds: str = Field(
         "", description="sound bank directory (one folder per label or an ESC-50 CSV); empty = procedural")
+
+    @field_validator("duration_s", mode="before")
+    @classmethod
+    def _duration(cls, v):
+        """One message with the usable range (every source of a qa scene sounds for at least 1 s)."""
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and not 1.0 <= v <= 60.0:
+            raise ValueError(f"duration_s must lie within [1, 60] s (every source sounds for at least 1 s), got {v}")
+        return v
+
+    @field_validator("sounds")
+    @classmethod
+    def _sounds_dir(cls, v: str) -> str:
+        """Fail at config validation (before any output is written) on a missing or empty bank folder."""
+        if v:
+            from simkit.assets.sounds import bank_dir_problem
+
+            problem = bank_dir_problem(v)
+            if problem:
+                raise ValueError(problem)
+        return v
     features: bool = Field(True, description="store the 5x128xT feature tensor")
     channel_format: Literal["ambix", "fuma"] = Field(
         "ambix", description="ambix: ACN W,Y,Z,X / SN3D (default); fuma: W,X,Y,Z with W at -3 dB")
@@ -105,10 +129,33 @@ class FoaQaConfig(GeneratorConfig):
             raise ValueError("n_sources must lie within [1, 4]")
         if self.n_offscreen[0] < 0 or self.n_offscreen[1] > 6:
             raise ValueError("n_offscreen must lie within [0, 6]")
-        if self.distance_m[0] <= 0 or self.rt60_s[0] <= 0 or self.static_duration_s[0] <= 0.5:
-            raise ValueError("distance_m and rt60_s must be > 0 and static_duration_s > 0.5")
+        if self.distance_m[0] < R_MIN_M:
+            raise ValueError(f"distance_m must lie within [{R_MIN_M}, inf) m (the renderer clamps nearer sources "
+                             f"to {R_MIN_M} m), got {list(self.distance_m)}")
+        if self.rt60_s[0] <= 0:
+            raise ValueError(f"rt60_s must be > 0, got {list(self.rt60_s)}")
+        if self.static_duration_s[0] <= 0.5 or self.static_duration_s[1] > 60.0:
+            raise ValueError(f"static_duration_s must lie within (0.5, 60] s, got {list(self.static_duration_s)}")
         if self.n_interferers[0] < 0:
             raise ValueError("n_interferers must be >= 0")
+        if self.elevation_deg[0] < -90.0 or self.elevation_deg[1] > 90.0:
+            raise ValueError(f"elevation_deg must lie within [-90, 90], got {list(self.elevation_deg)}")
+        if self.turn_deg[0] < 0.0 or self.turn_deg[1] > 180.0:
+            raise ValueError(f"turn_deg must lie within [0, 180], got {list(self.turn_deg)}")
+        if self.mode == "qa":
+            from simkit.scenes.audio_director import foreground_elevation_limit
+
+            lim = foreground_elevation_limit(self.fov_deg, self.image_width, self.image_height)
+            if self.elevation_deg[0] > lim or self.elevation_deg[1] < -lim:
+                raise ValueError(
+                    f"elevation_deg {list(self.elevation_deg)} must overlap [{-lim:.1f}, {lim:.1f}] deg, the "
+                    f"elevations at which a foreground source is on screen with fov_deg {self.fov_deg} and "
+                    f"{self.image_width}x{self.image_height} pixels")
+            if self.n_offscreen[1] > 0 and self.camera_turn_prob > 0 and self.turn_deg[1] + self.fov_deg > 270.0:
+                raise ValueError(
+                    f"turn_deg max {self.turn_deg[1]} + fov_deg {self.fov_deg} must be <= 270 so that off-screen "
+                    "sources have room outside the swept field of view (or set n_offscreen [0, 0] or "
+                    "camera_turn_prob 0)")
         return self
 
 
@@ -220,7 +267,7 @@ class FoaQaGenerator(Generator):
     """FOA spatial-audio scenes + QA (see the module docstring)."""
 
     name = "foa-qa"
-    version = "1"
+    version = "2"
     description = "first-order Ambisonics scenes (AmbiX) with direction/motion/3D/camera-rotation QA"
     extra = "audio"
     Config = FoaQaConfig
@@ -329,6 +376,7 @@ class FoaQaGenerator(Generator):
             want = int(round(scene["duration_s"] * sr))
             if n != want:
                 problems.append(f"foa has {n} samples, expected {want} ({scene['duration_s']} s at {sr} Hz)")
+            problems += self._check_duration(scene)
             if x.size and float(np.max(np.abs(x))) > 1.0:
                 problems.append("foa peak exceeds 1.0")
             if x.size and not np.any(x):
@@ -360,6 +408,22 @@ class FoaQaGenerator(Generator):
             if make_qa(scene) != qa:
                 problems.append("qa disagrees with the answers recomputed from the stored trajectories")
         return problems
+
+    def _check_duration(self, scene: dict) -> list[str]:
+        """The scene's duration against the config (mode qa: equal to ``duration_s``; mode foa-static:
+        within ``static_duration_s``); the audio length is checked against the scene's duration."""
+        c = self.config
+        if c is None or not hasattr(c, "duration_s"):
+            return []
+        d = scene.get("duration_s")
+        if scene.get("mode") != c.mode:
+            return [f"scene mode {scene.get('mode')!r}, config {c.mode!r}"]
+        if c.mode == "qa" and (not isinstance(d, (int, float)) or abs(d - c.duration_s) > 1e-9):
+            return [f"scene duration {d} s, config duration_s {c.duration_s} s"]
+        lo, hi = c.static_duration_s
+        if c.mode == "foa-static" and (not isinstance(d, (int, float)) or not lo - 0.005 <= d <= hi + 0.005):
+            return [f"scene duration {d} s outside config static_duration_s [{lo}, {hi}] s"]
+        return []
 
     def inspect(self, samples: list[dict[str, Any]], out_dir: Path) -> list[Path]:
         """One PNG per sample: azimuth over time, ground truth per source (listener frame, solid

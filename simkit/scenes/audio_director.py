@@ -193,22 +193,52 @@ def _yaw_at(cam: dict, t: np.ndarray) -> np.ndarray:
     return np.interp(t, kf[:, 0], kf[:, 1]) if len(kf) > 1 else np.full(np.shape(t), kf[0, 1])
 
 
-def _draw_keyframes(rng, p: DirectorParams, onset: float, offset: float, motion: str, az_range, static: bool):
-    """World-polar keyframes [t, az, el, r] for one source; az_range limits the azimuth (degrees)."""
+#: the smallest distance span (m) that allows a radial (approaching/receding) motion
+RADIAL_MIN_SPAN_M = 1.5
+#: shortest activity (s) of a source in mode qa (a motion needs time to be heard)
+MIN_ACTIVE_S = 1.0
+
+
+def foreground_elevation_limit(fov_deg: float, width: int, height: int) -> float:
+    """Largest |elevation| (degrees) at which a foreground source is on screen at its onset.
+
+    Foreground azimuths lie within +-0.8 of the half field of view around the camera axis; at
+    that azimuth ``u = tan(az)`` the pinhole model puts a source on screen while
+    ``tan(el) sqrt(1 + u^2) <= (H/2) / f``. A 0.1 degree margin absorbs the rounding of stored
+    keyframes.
+    """
+    u = np.tan(np.radians(0.8 * fov_deg / 2.0))
+    v_max = (height / 2.0) / focal_px(fov_deg, width)
+    return float(np.degrees(np.arctan(v_max / np.sqrt(1.0 + u * u)))) - 0.1
+
+
+def feasible_motions(p: DirectorParams) -> tuple[float, float, float]:
+    """Motion probabilities (static, lateral, radial) usable with ``p.distance_m``: a radial motion
+    needs a distance span of at least :data:`RADIAL_MIN_SPAN_M`, so it is dropped otherwise."""
+    probs = np.asarray(p.motion_probs, dtype=np.float64)
+    if p.distance_m[1] - p.distance_m[0] < RADIAL_MIN_SPAN_M:
+        probs[2] = 0.0
+    return tuple(float(x) for x in probs / probs.sum())
+
+
+def _draw_keyframes(rng, p: DirectorParams, onset: float, offset: float, motion: str, az_range, static: bool,
+                    el_range=None):
+    """World-polar keyframes [t, az, el, r] for one source; az_range limits the azimuth and
+    el_range (default ``p.elevation_deg``) the elevation (degrees). Distances stay in ``p.distance_m``."""
     lo_r, hi_r = p.distance_m
-    el = float(rng.uniform(*p.elevation_deg)) if not static else float(rng.uniform(-30.0, 60.0))
+    el = float(rng.uniform(*(el_range or p.elevation_deg))) if not static else float(rng.uniform(-30.0, 60.0))
     az0 = float(rng.uniform(*az_range))
     if motion == "static":
         r = float(rng.uniform(lo_r, hi_r))
         return [[0.0, _r(az0, 2), _r(el, 2), _r(r, 3)]]
     if motion == "lateral":
-        r = float(rng.uniform(lo_r + 0.5, hi_r))
+        r = float(rng.uniform(min(lo_r + 0.5, hi_r), hi_r))
         span = float(rng.uniform(35.0, 70.0)) * (1 if rng.random() < 0.5 else -1)
         az1 = az0 + span
         return [[_r(onset, 3), _r(az0, 2), _r(el, 2), _r(r, 3)], [_r(offset, 3), _r(az1, 2), _r(el, 2), _r(r, 3)]]
-    # radial: approach or recede by at least 1.5 m
-    d = float(rng.uniform(1.5, max(1.6, hi_r - lo_r)))
-    near = float(rng.uniform(lo_r, max(lo_r + 1e-3, hi_r - d)))
+    # radial: approach or recede by at least 1.5 m (feasible_motions drops it for narrower ranges)
+    d = float(rng.uniform(RADIAL_MIN_SPAN_M, hi_r - lo_r))
+    near = float(rng.uniform(lo_r, hi_r - d))
     r0, r1 = (near + d, near) if rng.random() < 0.5 else (near, near + d)
     return [[_r(onset, 3), _r(az0, 2), _r(el, 2), _r(r0, 3)], [_r(offset, 3), _r(az0, 2), _r(el, 2), _r(r1, 3)]]
 
@@ -260,6 +290,8 @@ def direct_scene(rng: np.random.Generator, p: DirectorParams) -> dict:
     labels = list(p.labels)
     n_total = n_fg + n_off
     picked = list(rng.choice(labels, size=n_total, replace=n_total > len(labels)))
+    motion_p = feasible_motions(p)
+    el_lim = foreground_elevation_limit(p.fov_deg, *p.image_size)
     sources = []
     for i in range(n_total):
         role = "source" if static else "foreground" if i < n_fg else "offscreen"
@@ -267,17 +299,22 @@ def direct_scene(rng: np.random.Generator, p: DirectorParams) -> dict:
             if static:
                 onset, offset, motion = 0.0, duration, "static"
             else:
-                onset = _r(rng.uniform(0.0, 0.25 * duration), 2)
-                offset = _r(rng.uniform(max(onset + 1.0, 0.7 * duration), duration), 2)
-                motion = str(rng.choice(MOTIONS, p=np.asarray(p.motion_probs) / np.sum(p.motion_probs)))
+                onset = _r(rng.uniform(0.0, min(0.25 * duration, duration - MIN_ACTIVE_S)), 2)
+                offset = _r(rng.uniform(min(max(onset + MIN_ACTIVE_S, 0.7 * duration), duration), duration), 2)
+                motion = str(rng.choice(MOTIONS, p=motion_p))
+            el_range = None
             if static:
                 az_range = (-180.0, 180.0)
             elif role == "foreground":
                 yaw_on = float(_yaw_at(cam, np.array([onset]))[0])
                 az_range = (yaw_on - 0.8 * half, yaw_on + 0.8 * half)
+                el_range = (max(p.elevation_deg[0], -el_lim), min(p.elevation_deg[1], el_lim))
+                if el_range[0] > el_range[1]:
+                    raise DirectorFailed(f"elevation_deg {list(p.elevation_deg)} lies outside the camera's "
+                                         f"vertical view (|elevation| <= {el_lim:.1f} deg)")
             else:
                 az_range = (half + p.offscreen_margin_deg, 360.0 - half - p.offscreen_margin_deg)
-            kf = _draw_keyframes(rng, p, onset, offset, motion, az_range, static)
+            kf = _draw_keyframes(rng, p, onset, offset, motion, az_range, static, el_range)
             src = {"id": f"s{i}", "label": str(picked[i]), "role": role, "lufs": _r(rng.uniform(*p.lufs), 2),
                    "onset_s": onset, "offset_s": offset, "keyframes": kf}
             tr = _track(np.asarray(kf), np.asarray(cam["yaw_keyframes"], dtype=np.float64), duration, cam)

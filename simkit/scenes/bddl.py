@@ -29,7 +29,8 @@ Three things come out of this module:
   assets, regions in world coordinates, init/goal formulas with thresholds,
   objects of interest, task code, entity slots).
 * :func:`compile_suites` writes one descriptor per task, skipping tasks whose
-  inputs are unchanged (content hash).
+  inputs are unchanged (content hash) and whose stored descriptor still
+  validates; :func:`load_descriptor` reads one back and validates it.
 
 Sources: LIBERO (Liu et al., NeurIPS 2023 Datasets & Benchmarks) for the
 dialect, the workspace offsets of its problem classes and its predicate
@@ -48,7 +49,7 @@ from typing import Iterator
 from simkit.core.errors import InputError
 
 #: bump when the descriptor layout or its contents change (part of the cache key)
-DESCRIPTOR_VERSION = 1
+DESCRIPTOR_VERSION = 2
 
 #: suites of Hebero (LIBERO folder names in tasks.json)
 SUITES = ("goal", "object", "spatial", "long")
@@ -435,10 +436,10 @@ def parse_bddl(path: str | Path, text: str | None = None) -> BddlProblem:
                 reg.target, reg.target_line, reg.target_col = sub.items[1].text, sub.items[1].line, sub.items[1].col
             elif key == ":ranges":
                 reg.ranges = _numbers_rows(sub, 4, path, ":ranges")
-                for r in reg.ranges:
+                for r, row in zip(reg.ranges, sub.items[1].items):
                     if r[2] < r[0] or r[3] < r[1]:
                         raise InputError(path, f":ranges row {r} must be (x_min y_min x_max y_max) with "
-                                               "min <= max", sub.line, sub.col)
+                                               "min <= max", row.line, row.col)
             elif key == ":yaw_rotation":
                 reg.yaw = _numbers_rows(sub, 2, path, ":yaw_rotation")
             elif key == ":rgba":
@@ -671,38 +672,206 @@ def _asset_presence(libero_root: Path) -> str:
     return "".join("1" if (libero_root / "assets" / rel).is_file() else "0" for _, rel in sorted(assets.items()))
 
 
+def descriptor_digest(desc: dict) -> str:
+    """sha256 (hex) of a descriptor's content: canonical JSON (sorted keys) of every key but ``content_sha256``.
+
+    :func:`compile_suites` stores it as ``content_sha256``; :func:`load_descriptor`
+    recomputes it, so a descriptor edited or truncated after compilation is detected.
+    """
+    body = {k: v for k, v in desc.items() if k != "content_sha256"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+_SCHEMA = None
+
+
+def _schema():
+    """Pydantic model of a stored descriptor (built on first use; keeps this module's import light)."""
+    global _SCHEMA
+    if _SCHEMA is not None:
+        return _SCHEMA
+    from typing import Literal, Optional, Union
+
+    from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+    class _M(BaseModel):
+        model_config = ConfigDict(extra="allow")
+
+    class AssetRef(_M):
+        category: str
+        asset: Optional[str]
+        present: Optional[bool] = None
+
+    class ArenaRef(_M):
+        problem: str
+        workspace: str
+        kind: Literal["table", "floor"]
+        size: Optional[tuple[float, float, float]]
+        offset: tuple[float, float, float]
+        scene_xml: str
+
+    class RegionRef(_M):
+        target: str
+        kind: Literal["workspace", "site"]
+        ranges_local: Optional[list[tuple[float, float, float, float]]] = None
+        ranges_world: Optional[list[tuple[float, float, float, float]]] = None
+        z_world: Optional[float] = None
+        site: Optional[str] = None
+        yaw_ranges: list[tuple[float, float]]
+
+        @model_validator(mode="after")
+        def _kind_keys(self):
+            if self.kind == "workspace" and (not self.ranges_world or self.z_world is None):
+                raise ValueError("a workspace region needs 'ranges_world' rows and 'z_world'")
+            if self.kind == "site" and not self.site:
+                raise ValueError("a site region needs 'site'")
+            return self
+
+    class AtomRef(_M):
+        predicate: str
+        args: list[str]
+        thresholds: dict
+
+    class OpRef(_M):
+        op: Literal["and", "or", "not"]
+        args: list[Union["OpRef", AtomRef]] = Field(min_length=1)
+
+    OpRef.model_rebuild()
+
+    class Slot(_M):
+        slot: int
+        name: str
+        kind: Literal["object", "fixture", "region"]
+
+    class Descriptor(_M):
+        descriptor_version: int
+        task_id: str
+        suite: Literal[SUITES]  # type: ignore[valid-type]
+        index: int = Field(ge=0, le=9)
+        name: str
+        instruction: str
+        source: str
+        source_sha256: str
+        arena: ArenaRef
+        fixtures: dict[str, AssetRef]
+        objects: dict[str, AssetRef]
+        regions: dict[str, RegionRef]
+        init: list[list[str]]
+        goal: Union[OpRef, AtomRef]
+        obj_of_interest: list[str]
+        task_code: list[int] = Field(min_length=TASK_CODE_DIM, max_length=TASK_CODE_DIM)
+        entity_slots: list[Slot] = Field(max_length=N_ENTITY_SLOTS)
+        warnings: list[str]
+        cache_key: str
+        content_sha256: str
+
+    _SCHEMA = Descriptor
+    return _SCHEMA
+
+
+def validate_descriptor(desc, path: str | Path | None = None) -> dict:
+    """Check a stored descriptor: layout (required keys and types), version, task id, content hash.
+
+    Returns:
+        ``desc`` unchanged.
+
+    Raises:
+        InputError: naming ``path`` and the first problem (a missing key, a value
+            of the wrong type, another descriptor version, a content hash that does
+            not match, i.e. the file was edited or damaged after compilation).
+    """
+    from pydantic import ValidationError
+
+    p = None if path is None else Path(path)
+    redo = "; recompile it with `simkit compile hebero`"
+    if not isinstance(desc, dict):
+        raise InputError(p, f"not a hebero task descriptor (a JSON {type(desc).__name__}, expected an object)")
+    if desc.get("descriptor_version") != DESCRIPTOR_VERSION:
+        raise InputError(p, f"descriptor version {desc.get('descriptor_version')!r}, expected "
+                            f"{DESCRIPTOR_VERSION}{redo}")
+    try:
+        _schema().model_validate(desc)
+    except ValidationError as exc:
+        e = exc.errors()[0]
+        loc = ".".join(str(x) for x in e["loc"]) or "(top level)"
+        what = f"missing key {loc!r}" if e["type"] == "missing" else f"bad value at {loc!r}: {e['msg']}"
+        raise InputError(p, f"invalid hebero task descriptor: {what}{redo}") from None
+    if desc["task_id"] != f"{desc['suite']}/{desc['name']}":
+        raise InputError(p, f"invalid hebero task descriptor: task_id {desc['task_id']!r} does not match "
+                            f"suite/name{redo}")
+    if descriptor_digest(desc) != desc["content_sha256"]:
+        raise InputError(p, f"descriptor content does not match its content_sha256 (edited or damaged){redo}")
+    return desc
+
+
+def load_descriptor(path: str | Path) -> dict:
+    """Read and validate a descriptor written by :func:`compile_suites`.
+
+    Raises:
+        InputError: naming the file: missing, unreadable, not JSON, or failing
+            :func:`validate_descriptor`.
+    """
+    p = Path(path)
+    try:
+        d = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(p, "descriptor not found") from None
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise InputError(p, f"not a JSON descriptor ({exc})") from None
+    except OSError as exc:
+        raise InputError(p, f"cannot read descriptor: {exc.strerror}") from None
+    return validate_descriptor(d, p)
+
+
 @dataclass
 class CompileReport:
-    """What :func:`compile_suites` did: paths written, cache hits, errors (``file: reason``), warnings."""
+    """What :func:`compile_suites` did.
+
+    ``written``/``cached``: descriptor paths; ``errors``: one line per failed
+    task (``FILE[:LINE:COL]: reason``); ``removed``: stale descriptors deleted
+    because their task failed; ``warnings``; ``index``: task id -> path
+    relative to OUT, as written to ``OUT/index.json``.
+    """
 
     written: list[Path] = field(default_factory=list)
     cached: list[Path] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    removed: list[Path] = field(default_factory=list)
+    index: dict[str, str] = field(default_factory=dict)
 
 
 def suite_files(libero_root: str | Path, suite: str) -> list[tuple[int, Path]]:
     """(index, BDDL path) of a Hebero suite's ten tasks under ``ROOT/bddl_files``; missing files raise InputError."""
-    table = _table()["suites"][suite]
-    d = Path(libero_root) / "bddl_files" / table["libero_dir"]
     out = []
-    for i, t in enumerate(table["tasks"]):
-        p = d / f"{t}.bddl"
+    for i, t, p in _suite_paths(Path(libero_root), suite):
         if not p.is_file():
             raise InputError(p, f"BDDL file of task {suite}/{t} not found under --libero-root")
         out.append((i, p))
     return out
 
 
+def _suite_paths(root: Path, suite: str) -> list[tuple[int, str, Path]]:
+    table = _table()["suites"][suite]
+    d = root / "bddl_files" / table["libero_dir"]
+    return [(i, t, d / f"{t}.bddl") for i, t in enumerate(table["tasks"])]
+
+
 def compile_suites(libero_root: str | Path, out_dir: str | Path, suites: list[str] | tuple[str, ...] = SUITES,
                    force: bool = False) -> CompileReport:
-    """Compile the given suites to ``OUT/<suite>/<task>.json`` (+ ``OUT/index.json``).
+    """Compile the given suites to ``OUT/<suite>/<task>.json`` and rebuild ``OUT/index.json``.
 
-    A descriptor is rewritten only when the cache key (sha256 of the BDDL
-    bytes, the task table, which table assets exist under ROOT and
-    :data:`DESCRIPTOR_VERSION`) differs from the ``cache_key`` stored in the
-    existing file, or with ``force``.
-    Per-task errors are collected in the report (the rest still compile).
+    A descriptor is reused (a cache hit) only when it loads and passes
+    :func:`validate_descriptor` (layout, version, content hash) and its
+    ``cache_key`` (sha256 of the BDDL bytes, the task table, which table assets
+    exist under ROOT and :data:`DESCRIPTOR_VERSION`) equals the current one;
+    otherwise, or with ``force``, it is recompiled. Every task is tried: a
+    missing, unreadable or malformed BDDL file adds one line to ``errors``
+    and its stale descriptor, if any, is deleted (listed in ``removed``).
+
+    ``index.json`` lists every valid descriptor under ``OUT/<suite>/`` for all
+    suites, not only those compiled in this call (task id -> relative path);
+    invalid descriptors found there are left out with a warning.
 
     Raises:
         InputError: ROOT has no ``bddl_files`` folder.
@@ -712,54 +881,63 @@ def compile_suites(libero_root: str | Path, out_dir: str | Path, suites: list[st
         raise InputError(root, "not a LIBERO root: no bddl_files/ folder (point --libero-root at the folder "
                                "holding bddl_files/ and assets/)")
     rep = CompileReport()
-    index = {}
     presence = _asset_presence(root)
+
+    def fail(msg: str, dst: Path) -> None:
+        if dst.is_file():
+            dst.unlink()
+            rep.removed.append(dst)
+            msg += f" (stale descriptor {dst} removed)"
+        rep.errors.append(msg)
+
     for suite in suites:
-        try:
-            files = suite_files(root, suite)
-        except InputError as exc:
-            rep.errors.append(str(exc))
-            continue
-        for i, p in files:
-            dst = out / suite / f"{p.stem}.json"
-            key = _cache_key(p, root, presence)
+        for i, t, p in _suite_paths(root, suite):
+            dst = out / suite / f"{t}.json"
+            if not p.is_file():
+                fail(str(InputError(p, f"BDDL file of task {suite}/{t} not found under --libero-root")), dst)
+                continue
+            try:
+                key = _cache_key(p, root, presence)
+            except OSError as exc:
+                fail(str(InputError(p, f"cannot read file: {exc.strerror}")), dst)
+                continue
             if not force and dst.is_file():
                 try:
-                    old = json.loads(dst.read_text())
-                except (OSError, ValueError):
-                    old = {}
-                if old.get("cache_key") == key:
+                    old = load_descriptor(dst)
+                except InputError:
+                    old = None
+                if old is not None and old["cache_key"] == key and old["task_id"] == f"{suite}/{t}":
                     rep.cached.append(dst)
-                    rep.warnings += old.get("warnings", [])
-                    index[old["task_id"]] = str(dst.relative_to(out))
+                    rep.warnings += old["warnings"]
                     continue
             try:
                 desc = compile_task(p, suite, i, root)
-            except InputError as exc:
-                rep.errors.append(str(exc))
+            except (InputError, ValueError) as exc:
+                fail(str(exc), dst)
                 continue
             desc["cache_key"] = key
+            desc["content_sha256"] = descriptor_digest(desc)
             dst.parent.mkdir(parents=True, exist_ok=True)
             tmp = dst.with_suffix(".json.tmp")
             tmp.write_text(json.dumps(desc, indent=1))
             tmp.replace(dst)
             rep.written.append(dst)
             rep.warnings += desc["warnings"]
-            index[desc["task_id"]] = str(dst.relative_to(out))
+
+    for suite in SUITES:
+        for f in sorted((out / suite).glob("*.json")):
+            try:
+                d = load_descriptor(f)
+            except InputError as exc:
+                rep.warnings.append(f"{exc}; not listed in index.json")
+                continue
+            if d["task_id"] != f"{suite}/{f.stem}":
+                rep.warnings.append(f"{f}: holds task {d['task_id']!r}, not {suite}/{f.stem}; not listed in "
+                                    "index.json")
+                continue
+            rep.index[d["task_id"]] = f"{suite}/{f.name}"
     out.mkdir(parents=True, exist_ok=True)
-    (out / "index.json").write_text(json.dumps(dict(sorted(index.items())), indent=1))
+    tmp = out / "index.json.tmp"
+    tmp.write_text(json.dumps(dict(sorted(rep.index.items())), indent=1))
+    tmp.replace(out / "index.json")
     return rep
-
-
-def load_descriptor(path: str | Path) -> dict:
-    """Read a descriptor JSON; InputError when it is not one."""
-    p = Path(path)
-    try:
-        d = json.loads(p.read_text())
-    except FileNotFoundError:
-        raise InputError(p, "descriptor not found") from None
-    except ValueError as exc:
-        raise InputError(p, f"not a JSON descriptor ({exc})") from None
-    if not isinstance(d, dict) or "goal" not in d or "arena" not in d:
-        raise InputError(p, "not a hebero task descriptor (no 'goal'/'arena')")
-    return d

@@ -1,0 +1,116 @@
+"""The WROP audit (``simkit validate`` hook): the checks of the paper's pipeline step 3 plus the event checker.
+
+Checks on one decoded stored sample:
+
+1. the four fields and the metadata are present and complete;
+2. input and target have exactly T/2 frames each (60 + 60 at T = 120), equal size, equal fps
+   (recorded per half: the mp4 decoder returns frames only);
+3. no gap or overlap at the cut: the halves cover frames ``0 .. T/2-1`` and ``T/2 .. T-1``, and the
+   pixel change across the cut is not an outlier against the changes on either side of it;
+4. the trajectory has every key for every object, T entries each;
+5. the metadata reproduces the sample: the structural (and surface) parameters re-drawn from the
+   recorded seeds equal the recorded ones;
+6. the key event is at or after the cut and the declared expectations hold on the measured
+   trajectory (:func:`simkit.scenes.wrop.expect.evaluate`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from simkit.generators.wrop.base import catalogue
+from simkit.scenes.wrop.expect import evaluate
+
+META_KEYS = ("generator_id", "family", "split", "structural_seed", "surface_seed", "expected_outcome",
+             "legal_outcomes", "event_frames", "key_event", "cut_frame", "input_frames", "target_frames", "frames",
+             "fps", "input_fps", "target_fps", "blender_version", "expectations")
+OBJECT_KEYS = ("role", "kind", "position", "rotation", "scale", "image_xy", "bbox_min", "bbox_max", "visibility",
+               "occluded_by")
+
+
+def cut_outlier(inp: np.ndarray, tgt: np.ndarray) -> str | None:
+    """A problem string when the change across the cut is an outlier, else None.
+
+    d = mean |a - b| over pixels (uint8 levels). With d_cut across the cut and d_prev/d_next the
+    changes of the two neighbouring frame pairs, a gap (skipped frames or a jump) shows as
+    d_cut > 3 max(d_prev, d_next) + 2 levels (2 levels allows for H.264 noise at crf 18).
+    """
+    if len(inp) < 2 or len(tgt) < 2:
+        return None
+    d = lambda a, b: float(np.mean(np.abs(a.astype(np.int16) - b.astype(np.int16))))  # noqa: E731
+    d_prev, d_cut, d_next = d(inp[-2], inp[-1]), d(inp[-1], tgt[0]), d(tgt[0], tgt[1])
+    if d_cut > 3 * max(d_prev, d_next) + 2.0:
+        return f"discontinuity at the cut: mean change {d_cut:.2f} vs {d_prev:.2f} before and {d_next:.2f} after"
+    return None
+
+
+def audit(gen, sample: dict[str, Any]) -> list[str]:
+    """All problems of ``sample`` (decoded fields + ``meta``); empty when it passes."""
+    problems: list[str] = []
+    meta = sample.get("meta") or {}
+    for name in ("input_video", "target_video", "prompt", "trajectory"):
+        if name not in sample:
+            problems.append(f"field {name!r} missing")
+    missing = [k for k in META_KEYS if k not in meta]
+    if missing:
+        problems.append(f"metadata incomplete: missing {missing}")
+    if problems:
+        return problems
+    inp, tgt, traj = np.asarray(sample["input_video"]), np.asarray(sample["target_video"]), sample["trajectory"]
+    if not isinstance(sample["prompt"], str) or not sample["prompt"].strip():
+        problems.append("prompt is empty")
+    T, cut = int(meta["frames"]), int(meta["cut_frame"])
+    if cut != T // 2:
+        problems.append(f"cut at frame {cut}, expected {T // 2}")
+    if inp.ndim != 4 or tgt.ndim != 4 or inp.shape[1:] != tgt.shape[1:] or inp.shape[-1] != 3:
+        problems.append(f"input {inp.shape} and target {tgt.shape} are not videos of one size")
+        return problems
+    if inp.shape[0] != cut or tgt.shape[0] != T - cut:
+        problems.append(f"expected {cut} + {T - cut} frames, got {inp.shape[0]} + {tgt.shape[0]}")
+    w, h = meta.get("resolution", [inp.shape[2], inp.shape[1]])
+    if (inp.shape[2], inp.shape[1]) != (w, h):
+        problems.append(f"video is {inp.shape[2]}x{inp.shape[1]}, metadata says {w}x{h}")
+    if not (meta["input_fps"] == meta["target_fps"] == meta["fps"] == traj.get("fps")):
+        problems.append(f"fps differ: input {meta['input_fps']}, target {meta['target_fps']}, "
+                        f"trajectory {traj.get('fps')}")
+    a, b = meta["input_frames"], meta["target_frames"]
+    if a != [0, cut - 1] or b != [cut, T - 1] or b[0] != a[1] + 1:
+        problems.append(f"halves do not meet at the cut: input frames {a}, target frames {b}")
+    msg = cut_outlier(inp, tgt)
+    if msg:
+        problems.append(msg)
+    objs = traj.get("objects") or {}
+    if not objs or traj.get("frames") != T:
+        problems.append("trajectory has no objects or a wrong frame count")
+    for name, rec in objs.items():
+        miss = [k for k in OBJECT_KEYS if k not in rec]
+        if miss:
+            problems.append(f"trajectory of {name!r} misses {miss}")
+            continue
+        short = [k for k in OBJECT_KEYS[2:] if len(rec[k]) != T]
+        if short:
+            problems.append(f"trajectory of {name!r}: {short} do not have {T} entries")
+    cat = catalogue()
+    task_cls = cat.get(meta["generator_id"])
+    params = meta.get("params") or {}
+    if task_cls is None:
+        problems.append(f"unknown generator id {meta['generator_id']!r}")
+    else:
+        task = task_cls()
+        st = {k: v for k, v in (params.get("structural") or {}).items() if k != "task"}
+        if task.sample_structural(int(meta["structural_seed"])) != st:
+            problems.append("structural parameters are not reproduced by the recorded structural seed")
+        if task.sample_surface(int(meta["surface_seed"])).flat() != (params.get("surface") or {}):
+            problems.append("surface parameters are not reproduced by the recorded surface seed")
+        split_exam = int(meta["structural_seed"]) >= 2**62
+        if split_exam != (meta["split"] == "exam"):
+            problems.append(f"structural seed outside the {meta['split']} range")
+    ev = meta["event_frames"]
+    key = meta["key_event"]
+    if key not in ev or not (cut <= int(ev[key]) < T):
+        problems.append(f"key event {key!r} at frame {ev.get(key)} is not within the target half {cut}..{T - 1}")
+    if not problems:
+        problems.extend(f"event check: {p}" for p in evaluate(meta["expectations"], traj))
+    return problems

@@ -1,0 +1,211 @@
+"""The WROP task base class, the shared surface space and the catalogue of task generators.
+
+A task generator is a short declarative class (one module per task under
+``simkit.generators.wrop.tasks``) with
+
+* ``family`` (OP-1, OP-2, OP-3, OS-1, OS-2, OS-3), ``name``, one-line ``summary`` and a
+  one-paragraph ``description`` of the cognitive test it poses;
+* ``structural``: its structural parameter space (what changes the physics/cognitive challenge);
+* ``colour_slots``: which objects get distinct palette colours (surface);
+* ``view``: its nominal camera (surface jitter is added around it);
+* ``compose(s, clip, look)``: the scene build and choreography, returning a :class:`Composition`
+  (objects with analytic tracks, event frames, expectations, prompt, expected outcome).
+
+Seeds (the surface/structure partition of the spec): one sample draws two integers from the
+engine's episode rng, ``structural_seed`` then ``surface_seed``. Structural parameters are
+``sample_space(task.structural, default_rng(structural_seed))``; surface parameters are
+``sample_space(SURFACE, default_rng(surface_seed))`` plus the colours. So a recorded
+structural seed reproduces the structure exactly, and changing the surface seed changes
+colours, finishes, floor, sky, sun and camera jitter but never a structural value, a
+trajectory or an event frame. Exam samples use structural seeds in [2^62, 2^63), training
+samples in [0, 2^62): the two ranges are disjoint.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, ClassVar
+
+import numpy as np
+
+from simkit.scenes.wrop.palette import FLOORS, SKIES, material, pick_colours
+from simkit.scenes.wrop.params import Choice, Uniform, sample_space
+from simkit.scenes.wrop.spec import Camera, Material, SceneObject, Sun, Track, orbit_camera
+
+FAMILIES = ("OP-1", "OP-2", "OP-3", "OS-1", "OS-2", "OS-3")
+FAMILY_TITLES = {
+    "OP-1": "Baillargeonian occlusion", "OP-2": "object static occlusion", "OP-3": "container permanence",
+    "OS-1": "Baillargeonian obstruction", "OS-2": "object drop", "OS-3": "object collision",
+}
+EXAM_OFFSET = 2**62
+
+#: the shared surface space (look only); colours are drawn after these, per task slot
+SURFACE = {
+    "floor": Choice(list(FLOORS)),
+    "sky": Choice(list(SKIES)),
+    "finish": Choice(["matte", "satin", "glossy"]),
+    "sun_azimuth_deg": Uniform(-60.0, 60.0, 2),
+    "sun_elevation_deg": Uniform(35.0, 70.0, 2),
+    "sun_strength": Uniform(2.5, 4.0, 3),
+    "camera_azimuth_jitter_deg": Uniform(-3.0, 3.0, 3),
+    "camera_elevation_jitter_deg": Uniform(-1.5, 1.5, 3),
+    "camera_distance_scale": Uniform(0.97, 1.03, 4),
+}
+
+
+@dataclass(frozen=True)
+class Clip:
+    """Timing of one sample: ``frames`` T (even), ``fps``; ``cut`` = T/2 is the first target frame."""
+
+    frames: int
+    fps: float
+
+    @property
+    def cut(self) -> int:
+        return self.frames // 2
+
+    @property
+    def last(self) -> int:
+        return self.frames - 1
+
+    def at(self, u: float, lo: int | None = None) -> int:
+        """Frame at clip fraction ``u`` (0 = first, 1 = last frame), clamped to ``lo`` .. last."""
+        f = int(round(u * (self.frames - 1)))
+        return int(min(max(f, 0 if lo is None else lo), self.frames - 1))
+
+    def span(self, a: int, b: int) -> list[int]:
+        """Frames a..b inclusive (empty when b < a)."""
+        return list(range(max(a, 0), min(b, self.frames - 1) + 1))
+
+
+@dataclass
+class Look:
+    """The surface parameters of one sample, with helpers that turn them into materials, lights and camera."""
+
+    values: dict[str, Any]
+    colours: dict[str, str]
+
+    def colour(self, slot: str) -> str:
+        return self.colours[slot]
+
+    def mat(self, slot: str) -> Material:
+        return material(self.colours[slot], self.values["finish"])
+
+    def ground(self, frames: int, size: float = 30.0) -> SceneObject:
+        """The ground slab (top face at z = 0); not measured for visibility."""
+        return SceneObject("ground", "ground", "box", (size, size, 0.2), material(self.values["floor"], "matte"),
+                           Track.static(frames, (0.0, 0.0, -0.1)), measure=False)
+
+    def camera(self, view: dict[str, Any]) -> Camera:
+        """The nominal ``view`` (target, distance, azimuth_deg, elevation_deg, lens_mm) with this look's jitter."""
+        v = self.values
+        return orbit_camera(view.get("target", (0.0, 0.0, 0.5)),
+                            view.get("distance", 7.0) * v["camera_distance_scale"],
+                            np.radians(view.get("azimuth_deg", 0.0) + v["camera_azimuth_jitter_deg"]),
+                            np.radians(view.get("elevation_deg", 14.0) + v["camera_elevation_jitter_deg"]),
+                            view.get("lens_mm", 35.0))
+
+    def sun(self) -> Sun:
+        v = self.values
+        return Sun(np.radians(v["sun_azimuth_deg"]), np.radians(v["sun_elevation_deg"]), v["sun_strength"])
+
+    def background(self) -> tuple[float, float, float]:
+        return SKIES[self.values["sky"]]
+
+    def flat(self) -> dict[str, Any]:
+        """Surface parameters as one flat dict (what the episode records)."""
+        return {**self.values, **{f"colour_{k}": c for k, c in self.colours.items()}}
+
+
+@dataclass
+class Composition:
+    """What ``Task.compose`` returns: the scene content and its declared outcome.
+
+    ``events``: name -> frame (the key event at or after the cut); ``expectations``: see
+    :mod:`simkit.scenes.wrop.expect`; ``derived``: values computed from structural parameters and
+    the clip (e.g. a drop height rounded to whole frames), recorded for traceability.
+    """
+
+    objects: list[SceneObject]
+    events: dict[str, int]
+    key_event: str
+    expectations: list[dict[str, Any]]
+    prompt: str
+    outcome: str
+    legal_outcomes: list[str] = field(default_factory=list)
+    derived: dict[str, Any] = field(default_factory=dict)
+
+
+class Task:
+    """Base of the WROP task generators (see the module docstring)."""
+
+    family: ClassVar[str] = ""
+    name: ClassVar[str] = ""
+    summary: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    structural: ClassVar[dict[str, Any]] = {}
+    colour_slots: ClassVar[tuple[str, ...]] = ("target",)
+    view: ClassVar[dict[str, Any]] = {}
+    #: the minimum clip length (frames) the choreography fits into
+    min_frames: ClassVar[int] = 24
+
+    @classmethod
+    def id(cls) -> str:
+        return f"{cls.family}/{cls.name}"
+
+    def sample_structural(self, seed: int) -> dict[str, Any]:
+        """Structural parameters of ``seed`` (deterministic)."""
+        return sample_space(self.structural, np.random.default_rng(seed))
+
+    def sample_surface(self, seed: int) -> Look:
+        """Surface parameters of ``seed`` (deterministic; never touches structure)."""
+        rng = np.random.default_rng(seed)
+        values = sample_space(SURFACE, rng)
+        return Look(values, pick_colours(rng, list(self.colour_slots)))
+
+    def compose(self, s: dict[str, Any], clip: Clip, look: Look) -> Composition:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # -- shared choreography helpers ------------------------------------------------------------
+    @staticmethod
+    def occlusion_frames(x: np.ndarray, centre: float, cover_half: float, clear_half: float) -> tuple[list, list]:
+        """(hidden frames, clear frames) of a target whose x is ``x`` (T,) behind an occluder at ``centre``:
+        hidden where ``|x - centre| <= cover_half``, clear where ``|x - centre| >= clear_half``."""
+        dx = np.abs(np.asarray(x) - centre)
+        return [int(f) for f in np.nonzero(dx <= cover_half)[0]], [int(f) for f in np.nonzero(dx >= clear_half)[0]]
+
+
+@lru_cache(maxsize=1)
+def catalogue() -> dict[str, type[Task]]:
+    """All task generators: ``"FAMILY/name"`` -> class, in family then name order (imports the task modules,
+    which are light: no ``bpy``)."""
+    from simkit.generators.wrop import tasks
+
+    found: dict[str, type[Task]] = {}
+    for mod in pkgutil.iter_modules(tasks.__path__):
+        m = importlib.import_module(f"{tasks.__name__}.{mod.name}")
+        for obj in vars(m).values():
+            if isinstance(obj, type) and issubclass(obj, Task) and obj is not Task and obj.family and obj.name:
+                found[obj.id()] = obj
+    order = sorted(found, key=lambda k: (FAMILIES.index(found[k].family), found[k].name))
+    return {k: found[k] for k in order}
+
+
+def select(spec: str) -> list[type[Task]]:
+    """Tasks selected by ``spec``: ``"all"``, a family (``"OP-1"``) or one ``"FAMILY/name"``.
+
+    Raises:
+        ValueError: nothing matches (the message lists the families and an example id).
+    """
+    cat = catalogue()
+    if spec == "all":
+        return list(cat.values())
+    if spec in FAMILIES:
+        return [c for c in cat.values() if c.family == spec]
+    if spec in cat:
+        return [cat[spec]]
+    raise ValueError(f"unknown WROP generator {spec!r}: use 'all', a family ({', '.join(FAMILIES)}) "
+                     f"or FAMILY/NAME (e.g. {next(iter(cat))}); see `simkit list wrop`")

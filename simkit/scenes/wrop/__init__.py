@@ -1,0 +1,23 @@
+"""The WROP task language: a small declarative vocabulary for object permanence / solidity scenes.
+
+* :mod:`.spec`: neutral scene data (primitives, roles, materials, sun, camera, keyframed tracks);
+* :mod:`.motion`: analytic keyframed motion (linear, eased, arcs, parabolic drops, 1-D collisions, rolling);
+* :mod:`.palette`: the surface palette (colours, finishes, floors, skies);
+* :mod:`.params`: structural / surface parameter spaces;
+* :mod:`.expect`: declared expectations (hidden, visible, side, contact, momentum, ...) and their checker.
+
+No rigid-body solver: every trajectory is an analytic keyframe track and every
+event happens at a frame the task author declares. Nothing here imports ``bpy``.
+"""
+
+from simkit.scenes.wrop.motion import G, Motion, collide_1d, fall_frames, fall_height
+from simkit.scenes.wrop.palette import COLOURS, FINISHES, FLOORS, SKIES, material, pick_colours
+from simkit.scenes.wrop.params import Choice, IntRange, Uniform, sample_space
+from simkit.scenes.wrop.spec import (PRIMITIVES, ROLES, Camera, Material, Scene, SceneObject, Sun, Track,
+                                     orbit_camera)
+
+__all__ = [
+    "G", "Motion", "collide_1d", "fall_frames", "fall_height", "COLOURS", "FINISHES", "FLOORS", "SKIES",
+    "material", "pick_colours", "Choice", "IntRange", "Uniform", "sample_space", "PRIMITIVES", "ROLES",
+    "Camera", "Material", "Scene", "SceneObject", "Sun", "Track", "orbit_camera",
+]

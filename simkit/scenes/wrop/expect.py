@@ -1,0 +1,214 @@
+"""Expectations about a rendered WROP scene and the checker that verifies them.
+
+A task declares what must be true of its rendered sample as a list of plain
+dicts (stored in the episode metadata); :func:`evaluate` checks them against the
+trajectory the renderer measured (visibility from camera ray casts, world
+positions and axis-aligned bounding boxes of the evaluated meshes, image
+positions). This is the event checker of the audit: for OP families the
+target is invisible during the occlusion window and visible (on the right side)
+after; for OS families contact happens at the declared frame, nothing
+interpenetrates, and momentum is conserved at impacts.
+
+Kinds (``frames`` are lists of 0-based frame numbers):
+
+============== ===================================================================================
+``hidden``      visibility of ``object`` <= ``max`` (default 0.05) on every frame in ``frames``
+``visible``     visibility of ``object`` >= ``min`` (default 0.6) on every frame in ``frames``
+``side``        sign of (object - reference) along ``axis`` (image x by default, or world) is ``sign``
+``contact``     AABB gap between ``a`` and ``b`` <= ``tol`` at ``frame`` and > ``tol`` at ``frame - 1``
+``touching``    gap <= ``tol`` on every frame in ``frames``
+``apart``       gap > ``tol`` on every frame in ``frames``
+``no_penetration`` overlap depth of ``a`` and ``b`` <= ``tol`` on every frame
+``momentum``    sum m v along ``axis`` just before ``frame`` equals the sum just after (rel. ``rtol``);
+                v from one-sided 2nd-order differences (3p0 - 4p-1 + p-2)/(2 dt), (-3p0 + 4p1 - p2)/(2 dt)
+``same_place``  position of ``object`` equal (within ``tol`` m) at every frame in ``frames``
+``bound``       offset ``object - reference`` constant (within ``tol`` m) over ``frames``
+============== ===================================================================================
+
+Gaps (:func:`pair_gap`): sphere-sphere and sphere-box distances are exact for
+spheres against axis-aligned boxes; other pairs use the AABB gap, the Euclidean
+distance between the two boxes (0 when they touch) or minus the smallest
+overlap depth when they intersect.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+DEFAULT_TOL = 0.012  # m: polygonal sphere error (1 - cos(pi/24)) r for r <= 0.35 m is < 3 mm, plus margin
+
+
+def _frames(e: dict) -> list[int]:
+    return [int(f) for f in e.get("frames", [])]
+
+
+def hidden(obj: str, frames, max_visibility: float = 0.05) -> dict:
+    return {"kind": "hidden", "object": obj, "frames": [int(f) for f in frames], "max": max_visibility}
+
+
+def visible(obj: str, frames, min_visibility: float = 0.6) -> dict:
+    return {"kind": "visible", "object": obj, "frames": [int(f) for f in frames], "min": min_visibility}
+
+
+def side(obj: str, reference: str, frames, sign: int, space: str = "image", axis: int = 0) -> dict:
+    return {"kind": "side", "object": obj, "reference": reference, "frames": [int(f) for f in frames],
+            "sign": int(sign), "space": space, "axis": int(axis)}
+
+
+def contact(a: str, b: str, frame: int, tol: float = DEFAULT_TOL) -> dict:
+    return {"kind": "contact", "a": a, "b": b, "frame": int(frame), "tol": tol}
+
+
+def touching(a: str, b: str, frames, tol: float = DEFAULT_TOL) -> dict:
+    return {"kind": "touching", "a": a, "b": b, "frames": [int(f) for f in frames], "tol": tol}
+
+
+def apart(a: str, b: str, frames, tol: float = DEFAULT_TOL) -> dict:
+    return {"kind": "apart", "a": a, "b": b, "frames": [int(f) for f in frames], "tol": tol}
+
+
+def no_penetration(a: str, b: str, tol: float = DEFAULT_TOL) -> dict:
+    return {"kind": "no_penetration", "a": a, "b": b, "tol": tol}
+
+
+def momentum(objects: list[str], masses: list[float], frame: int, axis: int = 0, rtol: float = 0.03) -> dict:
+    return {"kind": "momentum", "objects": list(objects), "masses": [float(m) for m in masses],
+            "frame": int(frame), "axis": int(axis), "rtol": rtol}
+
+
+def same_place(obj: str, frames, tol: float = 0.005) -> dict:
+    return {"kind": "same_place", "object": obj, "frames": [int(f) for f in frames], "tol": tol}
+
+
+def bound(obj: str, reference: str, frames, tol: float = 0.005) -> dict:
+    return {"kind": "bound", "object": obj, "reference": reference, "frames": [int(f) for f in frames], "tol": tol}
+
+
+def aabb_gap(amin: np.ndarray, amax: np.ndarray, bmin: np.ndarray, bmax: np.ndarray) -> np.ndarray:
+    """Gap (m) between boxes per frame: arrays (T, 3) -> (T,). Positive = distance, negative = -overlap depth."""
+    sep = np.maximum(amin - bmax, bmin - amax)  # (T, 3): > 0 where separated along that axis
+    pos = np.linalg.norm(np.maximum(sep, 0.0), axis=-1)
+    return np.where(np.any(sep > 0, axis=-1), pos, np.max(sep, axis=-1))
+
+
+def pair_gap(objs: dict[str, Any], a: str, b: str) -> np.ndarray:
+    """Gap (m) per frame between objects ``a`` and ``b`` of a trajectory: sphere-sphere centre distance minus
+    radii, sphere-box distance from the centre to the box's AABB minus the radius, else :func:`aabb_gap`."""
+    for n in (a, b):
+        if n not in objs:
+            raise KeyError(f"object {n!r} not in the trajectory")
+    A, B = objs[a], objs[b]
+    if B.get("kind") == "sphere" and A.get("kind") != "sphere":
+        A, B = B, A
+    if A.get("kind") == "sphere":
+        ca, ra = np.asarray(A["position"], float), float(A["dims"][0])
+        if B.get("kind") == "sphere":
+            return np.linalg.norm(ca - np.asarray(B["position"], float), axis=-1) - ra - float(B["dims"][0])
+        bmin, bmax = np.asarray(B["bbox_min"], float), np.asarray(B["bbox_max"], float)
+        q = np.clip(ca, bmin, bmax)
+        d = np.linalg.norm(ca - q, axis=-1)
+        inside = np.all((ca > bmin) & (ca < bmax), axis=-1)
+        return np.where(inside, -ra, d - ra)
+    return aabb_gap(np.asarray(A["bbox_min"], float), np.asarray(A["bbox_max"], float),
+                    np.asarray(B["bbox_min"], float), np.asarray(B["bbox_max"], float))
+
+
+def evaluate(expectations: list[dict[str, Any]], trajectory: dict[str, Any]) -> list[str]:
+    """Check ``expectations`` against a measured ``trajectory``; return problems (empty = all hold).
+
+    ``trajectory["objects"][name]`` must hold ``position`` (T, 3), ``visibility`` (T,), ``image_xy`` (T, 2),
+    ``bbox_min``/``bbox_max`` (T, 3) (lists or arrays), and ``trajectory["fps"]``.
+    """
+    objs = trajectory.get("objects", {})
+    fps = float(trajectory.get("fps", 24.0))
+    problems: list[str] = []
+
+    def arr(name: str, key: str) -> np.ndarray:
+        if name not in objs:
+            raise KeyError(f"object {name!r} not in the trajectory")
+        return np.asarray(objs[name][key], float)
+
+    for e in expectations:
+        kind = e.get("kind")
+        try:
+            if kind == "hidden":
+                v = arr(e["object"], "visibility")
+                bad = [f for f in _frames(e) if v[f] > e["max"]]
+                if bad:
+                    problems.append(f"{e['object']} should be hidden on frames {bad[0]}..{bad[-1]} but is visible "
+                                    f"(visibility {v[bad[0]]:.2f} at frame {bad[0]})")
+            elif kind == "visible":
+                v = arr(e["object"], "visibility")
+                bad = [f for f in _frames(e) if v[f] < e["min"]]
+                if bad:
+                    problems.append(f"{e['object']} should be visible on frames {bad[0]}..{bad[-1]} but is not "
+                                    f"(visibility {v[bad[0]]:.2f} at frame {bad[0]})")
+            elif kind == "side":
+                key = "image_xy" if e.get("space", "image") == "image" else "position"
+                a, b = arr(e["object"], key), arr(e["reference"], key)
+                ax = e.get("axis", 0)
+                bad = [f for f in _frames(e) if np.sign(a[f, ax] - b[f, ax]) != e["sign"]]
+                if bad:
+                    where = "left" if e["sign"] < 0 else "right"
+                    problems.append(f"{e['object']} should be on the {where} of {e['reference']} "
+                                    f"({e.get('space', 'image')} axis {ax}) on frames {bad[0]}..{bad[-1]}")
+            elif kind in ("contact", "touching", "apart", "no_penetration"):
+                g = pair_gap(objs, e["a"], e["b"])
+                tol = e["tol"]
+                if kind == "contact":
+                    f = e["frame"]
+                    if not abs(g[f]) <= tol:
+                        problems.append(f"{e['a']} and {e['b']} should touch at frame {f}: gap {g[f]:+.4f} m")
+                    if f > 0 and not g[f - 1] > tol:
+                        problems.append(f"{e['a']} and {e['b']} already touch before frame {f} "
+                                        f"(gap {g[f - 1]:+.4f} m at frame {f - 1})")
+                elif kind == "touching":
+                    bad = [f for f in _frames(e) if abs(g[f]) > tol]
+                    if bad:
+                        problems.append(f"{e['a']} and {e['b']} should stay in contact; gap {g[bad[0]]:+.4f} m "
+                                        f"at frame {bad[0]}")
+                elif kind == "apart":
+                    bad = [f for f in _frames(e) if g[f] <= tol]
+                    if bad:
+                        problems.append(f"{e['a']} and {e['b']} should not touch; gap {g[bad[0]]:+.4f} m "
+                                        f"at frame {bad[0]}")
+                else:
+                    f = int(np.argmin(g))
+                    if g[f] < -tol:
+                        problems.append(f"{e['a']} penetrates {e['b']} by {-g[f]:.4f} m at frame {f}")
+            elif kind == "momentum":
+                f, ax = e["frame"], e["axis"]
+                before = after = 0.0
+                scale = 0.0
+                for name, m in zip(e["objects"], e["masses"]):
+                    p = arr(name, "position")[:, ax]
+                    # one-sided second-order differences: exact for constant velocity before the impact
+                    # and for constant deceleration (friction) after it
+                    vb = (3 * p[f] - 4 * p[f - 1] + p[f - 2]) * fps / 2
+                    va = (-3 * p[f] + 4 * p[f + 1] - p[f + 2]) * fps / 2
+                    before += m * vb
+                    after += m * va
+                    scale += abs(m * vb)
+                if abs(after - before) > e["rtol"] * max(scale, 1e-9):
+                    problems.append(f"momentum not conserved at frame {f}: {before:.4f} before, "
+                                    f"{after:.4f} after (kg m/s)")
+            elif kind == "same_place":
+                p = arr(e["object"], "position")
+                fr = _frames(e)
+                d = max(float(np.linalg.norm(p[f] - p[fr[0]])) for f in fr)
+                if d > e["tol"]:
+                    problems.append(f"{e['object']} should be at the same place on frames {fr}; moved {d:.4f} m")
+            elif kind == "bound":
+                off = arr(e["object"], "position") - arr(e["reference"], "position")
+                fr = _frames(e)
+                d = max(float(np.linalg.norm(off[f] - off[fr[0]])) for f in fr)
+                if d > e["tol"]:
+                    problems.append(f"{e['object']} should move with {e['reference']} on frames {fr[0]}..{fr[-1]}; "
+                                    f"offset drifts {d:.4f} m")
+            else:
+                problems.append(f"unknown expectation kind {kind!r}")
+        except (KeyError, IndexError) as exc:
+            problems.append(f"expectation {kind} cannot be checked: {exc}")
+    return problems

@@ -1,0 +1,159 @@
+"""Benchmark: seconds per WROP sample per engine, simkit vs a bare bpy script (the floor).
+
+For each engine the same scene (one task generator, fixed seeds) is rendered twice:
+
+* simkit: ``WropGenerator.generate`` (compose, reset + build, render to PNG and read back, ray-cast
+  visibility for every object and frame, expectation check) plus H.264 encoding of both halves;
+* floor: a subprocess running a bare ``bpy`` script (no simkit import) that reads the scene as JSON,
+  builds the same meshes, materials, keyframes, camera and sun, and renders the animation to PNG files.
+
+Both time only the work after ``import bpy`` and the factory-empty reset. Slow engines can render a
+shorter clip (``--frames``); the table reports seconds per frame and the extrapolation to a 120-frame
+sample. Usage::
+
+    python tools/bench_wrop.py --engines workbench,cycles --frames 24 --width 1280 --height 720
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+FLOOR = r'''
+import json, sys, time, tempfile
+import bpy, bmesh
+import numpy as np
+spec = json.load(open(sys.argv[1]))
+bpy.ops.wm.read_factory_settings(use_empty=True)
+t0 = time.perf_counter()
+sc = bpy.context.scene
+def lin(c):
+    c = np.asarray(c, float)
+    return tuple(np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4).tolist())
+for o in spec["objects"]:
+    bm = bmesh.new(); k, d = o["kind"], o["dims"]
+    if k in ("box", "open_box"):
+        bmesh.ops.create_cube(bm, size=1.0); bmesh.ops.scale(bm, vec=d, verts=bm.verts)
+        if k == "open_box":
+            bmesh.ops.delete(bm, geom=[f for f in bm.faces if f.normal.z > 0.9], context="FACES_ONLY")
+    elif k == "sphere":
+        bmesh.ops.create_uvsphere(bm, u_segments=24, v_segments=12, radius=d[0])
+    else:
+        bmesh.ops.create_cone(bm, cap_ends=True, cap_tris=False, segments=32, radius1=d[0], radius2=d[0], depth=d[1])
+        if k == "cup":
+            bmesh.ops.delete(bm, geom=[f for f in bm.faces if f.normal.z < -0.9], context="FACES_ONLY")
+    me = bpy.data.meshes.new(o["name"]); bm.to_mesh(me); bm.free()
+    mat = bpy.data.materials.new(o["name"]); mat.diffuse_color = (*lin(o["rgb"]), 1.0)
+    mat.roughness, mat.metallic = o["roughness"], o["metallic"]
+    b = mat.node_tree.nodes.get("Principled BSDF")
+    b.inputs["Base Color"].default_value = (*lin(o["rgb"]), 1.0)
+    me.materials.append(mat)
+    ob = bpy.data.objects.new(o["name"], me); sc.collection.objects.link(ob)
+    for f, (p, r) in enumerate(zip(o["position"], o["rotation"])):
+        ob.location, ob.rotation_euler = p, r
+        ob.keyframe_insert("location", frame=f); ob.keyframe_insert("rotation_euler", frame=f)
+        ob.keyframe_insert("scale", frame=f)
+cam = bpy.data.cameras.new("c"); cam.lens = spec["lens"]; co = bpy.data.objects.new("c", cam)
+co.location = spec["cam_loc"]; co.rotation_mode = "QUATERNION"; co.rotation_quaternion = spec["cam_rot"]
+sc.collection.objects.link(co); sc.camera = co
+sun = bpy.data.lights.new("s", "SUN"); sun.energy = spec["sun"][2]; so = bpy.data.objects.new("s", sun)
+so.rotation_euler = (np.pi / 2 - spec["sun"][1], 0, spec["sun"][0]); sc.collection.objects.link(so)
+w = bpy.data.worlds.new("w"); w.color = lin(spec["bg"]); sc.world = w
+w.node_tree.nodes["Background"].inputs["Color"].default_value = (*lin(spec["bg"]), 1.0)
+r = sc.render
+r.engine = {"workbench": "BLENDER_WORKBENCH", "eevee": "BLENDER_EEVEE", "cycles": "CYCLES"}[spec["engine"]]
+r.resolution_x, r.resolution_y, r.resolution_percentage = spec["width"], spec["height"], 100
+sc.frame_start, sc.frame_end = 0, spec["frames"] - 1
+r.image_settings.file_format = "PNG"; r.image_settings.color_mode = "RGB"
+sc.view_settings.view_transform = "Standard"
+if spec["engine"] == "workbench":
+    sc.display.shading.color_type = "MATERIAL"; sc.display.shading.show_shadows = True
+    sc.display.shading.background_type = "WORLD"
+elif spec["engine"] == "cycles":
+    sc.cycles.samples = spec["samples"]; sc.cycles.use_denoising = True
+else:
+    sc.eevee.taa_render_samples = spec["samples"]
+with tempfile.TemporaryDirectory() as tmp:
+    r.filepath = tmp + "/f_"
+    bpy.ops.render.render(animation=True)
+print("FLOOR_SECONDS", time.perf_counter() - t0)
+'''
+
+
+def scene_json(gen, task_cls, s_seed: int, u_seed: int, path: str) -> None:
+    task, _s, look, comp = gen.compose(task_cls, s_seed, u_seed)
+    cam = look.camera(task.view)
+    sun = look.sun()
+    cfg = gen.config
+    spec = {
+        "objects": [{"name": o.name, "kind": o.kind, "dims": list(o.dims), "rgb": list(o.material.rgb),
+                     "roughness": o.material.roughness, "metallic": o.material.metallic,
+                     "position": o.track.position.tolist(), "rotation": o.track.rotation.tolist()}
+                    for o in comp.objects],
+        "lens": cam.lens_mm, "cam_loc": list(cam.location), "cam_rot": cam.quaternion().tolist(),
+        "sun": [sun.azimuth, sun.elevation, sun.strength], "bg": list(look.background()),
+        "engine": cfg.engine, "width": cfg.width, "height": cfg.height, "frames": cfg.frames, "samples": cfg.samples,
+    }
+    with open(path, "w") as f:
+        json.dump(spec, f)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--engines", default="workbench")
+    ap.add_argument("--generator", default="OP-1/ball_behind_screen")
+    ap.add_argument("--frames", type=int, default=120, help="frames rendered (per-frame cost is extrapolated to 120)")
+    ap.add_argument("--width", type=int, default=1280)
+    ap.add_argument("--height", type=int, default=720)
+    ap.add_argument("--samples", type=int, default=16)
+    ap.add_argument("--repeats", type=int, default=1)
+    args = ap.parse_args()
+
+    import numpy as np
+
+    from simkit.core.seeding import episode_rng
+    from simkit.episodes.codecs import encode
+    from simkit.generators.wrop import WropConfig, WropGenerator, catalogue
+
+    rows = []
+    for engine in args.engines.split(","):
+        gen = WropGenerator()
+        gen.setup(WropConfig(generator=args.generator, frames=args.frames, width=args.width, height=args.height,
+                             engine=engine, samples=args.samples))
+        gen.session()  # import bpy + factory-empty reset, outside the timing (the floor does the same)
+        task_cls = catalogue()[args.generator]
+        s_seed, u_seed = gen.draw_seeds(episode_rng(0, "wrop", 0), "train")
+        simkit_t, floor_t = [], []
+        for rep in range(args.repeats):
+            t0 = time.perf_counter()
+            ep = gen.generate(0, episode_rng(0, "wrop", 0))
+            for name in ("input_video", "target_video"):
+                encode(ep.fields[name])
+            simkit_t.append(time.perf_counter() - t0)
+            with tempfile.TemporaryDirectory() as tmp:
+                js, py = os.path.join(tmp, "scene.json"), os.path.join(tmp, "floor.py")
+                scene_json(gen, task_cls, s_seed, u_seed, js)
+                with open(py, "w") as f:
+                    f.write(FLOOR)
+                out = subprocess.run([sys.executable, py, js], capture_output=True, text=True, check=True).stdout
+                floor_t.append(float(next(ln for ln in out.splitlines() if ln.startswith("FLOOR_SECONDS")).split()[1]))
+        s, fl = float(np.median(simkit_t)), float(np.median(floor_t))
+        rows.append({"engine": engine, "frames": args.frames, "resolution": f"{args.width}x{args.height}",
+                     "samples": args.samples, "simkit_s": round(s, 2), "floor_s": round(fl, 2),
+                     "simkit_s_per_120": round(s / args.frames * 120, 1),
+                     "floor_s_per_120": round(fl / args.frames * 120, 1), "ratio": round(s / fl, 3)})
+        print(json.dumps(rows[-1]), flush=True)
+    print(f"{'engine':<10} {'frames':>6} {'res':>10} {'simkit s':>9} {'floor s':>8} {'s/120 simkit':>13} "
+          f"{'s/120 floor':>12} {'ratio':>6}")
+    for r in rows:
+        print(f"{r['engine']:<10} {r['frames']:>6} {r['resolution']:>10} {r['simkit_s']:>9} {r['floor_s']:>8} "
+              f"{r['simkit_s_per_120']:>13} {r['floor_s_per_120']:>12} {r['ratio']:>6}")
+
+
+if __name__ == "__main__":
+    main()
