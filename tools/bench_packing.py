@@ -16,7 +16,7 @@ layout-first expert does.
 Rates are per core: trajectories divided by the process CPU time (``time.process_time``), so they
 do not depend on other load on the machine. Run::
 
-    python tools/bench_packing.py --n 20 --forward-budget 20 --md docs/bench_packing.md
+    python tools/bench_packing.py --n 20 --forward-budget 20 --md bench_packing.md   # then copy into docs/benchmarks.md
 """
 
 from __future__ import annotations

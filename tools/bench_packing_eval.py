@@ -7,7 +7,7 @@ Usage:
 Bench: every policy on the 60 shipped cases, closed loop with pybullet at every step.
 BR: dblf on the first --br-physics problems of each thpack file with physics, and on the first
 --br-geometry problems without physics (heightmap placement only; physics rarely changes a DBLF
-result, see the physics rows). Prints markdown tables (machine, date) for docs/bench_packing_eval.md.
+result, see the physics rows). Prints markdown tables (machine, date) for docs/benchmarks.md.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ Scores (all in grid cells; lower is better unless said):
   surface voxels the item would occupy; the placement with the smallest mean wins, so items go
   where they touch the most nearby surfaces. Item choice (simkit's): the largest buffered item
   first (as DBLF's tie-break), which scored best among the variants compared in
-  ``docs/bench_packing_eval.md``.
+  ``docs/benchmarks.md``.
 - ``ffp`` first feasible position: buffer slots in order, orientations in order, positions in
   x-major raster order; the first feasible stable candidate.
 - ``random``: a uniformly random feasible stable candidate (over all items and orientations).
