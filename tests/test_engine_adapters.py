@@ -57,3 +57,11 @@ def test_plain_webdataset_reads_the_same_samples(corpora):
         np.testing.assert_array_equal(s["values.npy"], mine["values"])
         np.testing.assert_array_equal(s["image.png"], mine["image"])
         assert s["info.json"] == mine["info"]
+
+
+def test_unknown_field_is_an_error_listing_the_fields(corpora):
+    from simkit.adapters.torch import CorpusDataset
+    from simkit.core.errors import SimkitError
+
+    with pytest.raises(SimkitError, match="no field.s. nosuch; the corpus has: image, info, meta, values"):
+        CorpusDataset(corpora[0], fields=["nosuch", "values"])

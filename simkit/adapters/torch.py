@@ -43,7 +43,7 @@ class CorpusDataset(torch.utils.data.IterableDataset):
         rank, world_size: override the distributed split (default: from ``torch.distributed``).
 
     Raises:
-        SimkitError: a root is not a simkit corpus.
+        SimkitError: a root is not a simkit corpus, or ``fields`` names a field a corpus does not have.
     """
 
     def __init__(self, roots: str | Path | list[str | Path], fields: list[str] | None = None,
@@ -52,6 +52,16 @@ class CorpusDataset(torch.utils.data.IterableDataset):
         super().__init__()
         self.shards = shard_paths(roots)
         self.fields = None if fields is None else set(fields)
+        if self.fields is not None:
+            from simkit.core.errors import SimkitError
+            from simkit.episodes.reader import corpus_info
+
+            for root in [roots] if isinstance(roots, (str, Path)) else roots:
+                schema = corpus_info(root).get("schema") or {}
+                unknown = sorted(self.fields - set(schema))
+                if unknown:
+                    raise SimkitError(f"{root}: no field(s) {', '.join(unknown)}; "
+                                      f"the corpus has: {', '.join(sorted(schema))}")
         self.transform = transform
         self.shuffle_shards = shuffle_shards
         self.seed = seed
