@@ -127,9 +127,16 @@ def _mp4(video: Video) -> bytes:
             stream = container.add_stream("libx264", rate=rate)
             stream.width, stream.height = w, h
             stream.pix_fmt = "yuv420p"
-            stream.options = {"crf": str(int(video.crf)), "preset": "medium", "threads": "1"}
-            for frame in frames:
-                for packet in stream.encode(av.VideoFrame.from_ndarray(frame, format="rgb24")):
+            # one thread and no macroblock-tree rate control: with mbtree, x264 output for the same frames
+            # was seen to differ between runs (frame sizes that are not multiples of 16), and corpora
+            # must be reproducible byte for byte
+            stream.options = {"crf": str(int(video.crf)), "preset": "medium", "threads": "1",
+                              "x264-params": "mbtree=0"}
+            stream.codec_context.time_base = Fraction(1, 1) / rate
+            for i, frame in enumerate(frames):
+                vf = av.VideoFrame.from_ndarray(frame, format="rgb24")
+                vf.pts, vf.time_base = i, stream.codec_context.time_base  # explicit: never clock-derived
+                for packet in stream.encode(vf):
                     container.mux(packet)
             for packet in stream.encode():
                 container.mux(packet)
