@@ -164,3 +164,13 @@ def test_generator_check_hook_runs(corpus):
     write_manifest(CorpusLayout(corpus), rows)
     rep = validate_corpus(corpus)
     assert rep.problems == ["toy_00000000: values length differs from info.n_values"]
+
+
+def test_validate_elsewhere_when_a_config_path_is_gone(tmp_path):
+    assets = tmp_path / "assets"
+    assets.mkdir()
+    generate_corpus("toy", 2, tmp_path / "c", config={"input_dir": str(assets)})
+    assets.rmdir()  # the corpus moved to a machine without the generator's input folder
+    rep = validate_corpus(tmp_path / "c")
+    assert rep.passed
+    assert rep.notes and "does not validate here" in rep.notes[0] and "is not a directory" in rep.notes[0]

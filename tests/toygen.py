@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from simkit.core.episode import Episode, Image
 from simkit.core.errors import SampleRejected, TransientError
@@ -21,6 +21,14 @@ class ToyConfig(GeneratorConfig):
     sleep_s: float = Field(0.0, ge=0, description="seconds to sleep per episode (kill tests)")
     payload_bytes: int = Field(0, ge=0, description="extra random bytes per episode")
     flaky_dir: str = Field("", description="if set, the first attempt of each episode raises TransientError")
+    input_dir: str = Field("", description="if set, must be an existing directory (like a user's asset folder)")
+
+    @field_validator("input_dir")
+    @classmethod
+    def _exists(cls, v: str) -> str:
+        if v and not Path(v).is_dir():
+            raise ValueError(f"{v} is not a directory")
+        return v
 
 
 class ToyGenerator(Generator):
