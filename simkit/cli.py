@@ -195,7 +195,8 @@ def validate(
 def inspect(
     corpus: Path = typer.Argument(..., help="Corpus directory."),
     out: Optional[Path] = typer.Option(None, "--out", help="Where to write pictures (default CORPUS/inspect)."),
-    samples: int = typer.Option(16, "--samples", min=1, help="How many episodes to draw pictures of."),
+    samples: int = typer.Option(16, "--samples", min=1,
+                                help="How many episodes to draw pictures of (stats always cover all)."),
 ) -> None:
     """Print summary stats and write pictures (contact sheet, plots) a person can look at."""
     import json

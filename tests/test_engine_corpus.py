@@ -224,3 +224,18 @@ def test_cli_rejects_bad_arguments_without_traceback(tmp_path):
         assert p.returncode == 2, (args, p.stdout, p.stderr)
         assert needle in p.stderr and "Traceback" not in p.stderr
     assert not (tmp_path / "a").exists()  # nothing written on refusal
+
+
+def test_inspect_stats_cover_the_whole_corpus(tmp_path):
+    from simkit.episodes.inspect import inspect_corpus
+
+    generate_corpus("toy", 9, tmp_path / "c", seed=2, episodes_per_shard=4)
+    stats, paths = inspect_corpus(tmp_path / "c", n_samples=2)
+    assert stats["pictured_episodes"] == 2 and stats["ok"] == 9
+    counts = stats["structural_params"]["n_values"]
+    want = {}
+    for s in iter_corpus(tmp_path / "c"):
+        k = str(s["info"]["n_values"])
+        want[k] = want.get(k, 0) + 1
+    assert counts == dict(sorted(want.items())) and sum(counts.values()) == 9
+    assert [p.name for p in paths] == ["contact_sheet.png"]

@@ -174,3 +174,9 @@ def test_validate_elsewhere_when_a_config_path_is_gone(tmp_path):
     rep = validate_corpus(tmp_path / "c")
     assert rep.passed
     assert rep.notes and "does not validate here" in rep.notes[0] and "is not a directory" in rep.notes[0]
+
+
+def test_a_damaged_member_is_reported_once_not_again_by_the_generator_check(corpus):
+    _edited_bytes(corpus)  # corrupts an info.json, which the toy generator's check reads
+    problems = validate_corpus(corpus).problems
+    assert len(problems) == 1 and "checksum mismatch" in problems[0]

@@ -101,13 +101,32 @@ def param_histogram(samples: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
     return {k: dict(sorted(c.items())) for k, c in hist.items()}
 
 
+def all_metas(root: str | Path) -> list[dict[str, Any]]:
+    """The decoded ``meta.json`` of every stored episode (other members are skipped, not decoded)."""
+    import json
+
+    from simkit.episodes.reader import shard_paths
+    from simkit.episodes.tario import iter_tar, split_member
+
+    metas = []
+    for path in shard_paths(root):
+        for name, data in iter_tar(path):
+            if split_member(name)[1] == "meta":
+                metas.append(json.loads(data))
+    return metas
+
+
 def inspect_corpus(root: str | Path, out_dir: str | Path | None = None, n_samples: int = 16) -> tuple[dict, list[Path]]:
-    """Stats + pictures. Pictures go to ``out_dir`` (default ``ROOT/inspect``); returns (stats, paths)."""
+    """Stats of the whole corpus + pictures of its first ``n_samples`` episodes.
+
+    Pictures go to ``out_dir`` (default ``ROOT/inspect``); returns (stats, paths).
+    """
     from simkit.core.registry import load
 
     stats = corpus_stats(root)
+    stats["structural_params"] = param_histogram([{"meta": m} for m in all_metas(root)])
     samples = list(itertools.islice(iter_corpus(root), n_samples))
-    stats["structural_params"] = param_histogram(samples)
+    stats["pictured_episodes"] = len(samples)
     out = Path(out_dir) if out_dir else Path(root) / "inspect"
     out.mkdir(parents=True, exist_ok=True)
     gen_cls = load(stats["generator"])
