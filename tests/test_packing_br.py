@@ -80,6 +80,12 @@ def test_a_good_small_file_parses(tmp_path):
     (GOOD.replace("108 0 76 0 30 1", "108 0 76 0 30 0"), 5, "no dimension may stand vertically"),
     (GOOD.replace(" 1\n 1 2502505", " 2\n 1 2502505"), 6, "file ends early"),
     (GOOD + " 7 7\n", 7, "extra content"),
+    # size limits: a 10^15-cell container, a problem of 100000 boxes, 2001 boxes (one over the limit)
+    (GOOD.replace(" 587 233 220", " 100000 100000 100000"), 3, "too large"),
+    (GOOD.replace(" 587 233 220", " 800 800 101"), 3, "too large"),
+    (GOOD.replace(" 30 1 40\n", " 30 1 100000\n"), 5, "more than 2000 boxes"),
+    (GOOD.replace(" 30 1 40\n", " 30 1 1968\n"), 6, "more than 2000 boxes (2001 so far"),
+    (GOOD.replace(" 2\n 1 108", " 1001\n 1 108"), 4, "at most 1000 per problem"),
 ])
 def test_bad_br_input_is_one_clear_error(tmp_path, bad, line, words):
     f = _write(tmp_path, bad)

@@ -38,6 +38,11 @@ BR_RESOLUTION = 0.01
 #: box density (kg/m^3) for the physics masses: mass = density x volume (loaded cartons; only mass ratios matter
 #: for resting stacks)
 BR_DENSITY = 200.0
+#: size limits of one problem (simkit's; the published BR1-BR7 reach 587 cm, 30.1 M cells, 476 boxes)
+MAX_CONTAINER_SIDE = 2000
+MAX_CONTAINER_CELLS = 64_000_000
+MAX_BOX_TYPES = 1000
+MAX_BOXES = 2000
 
 
 @dataclass(frozen=True)
@@ -164,10 +169,17 @@ def load_thpack(path: str | Path) -> list[BRProblem]:
         cl, (L, W, H) = take(3, "container 'L W H' in cm")
         if min(L, W, H) <= 0:
             raise InputError(path, f"container size must be positive, got {L} x {W} x {H} cm", line=cl)
-        _, (n_types,) = take(1, "the number of box types")
+        if max(L, W, H) > MAX_CONTAINER_SIDE or L * W * H > MAX_CONTAINER_CELLS:
+            raise InputError(path, f"container {L} x {W} x {H} cm is too large (limits: each side <= "
+                                   f"{MAX_CONTAINER_SIDE} cm, L*W*H <= {MAX_CONTAINER_CELLS} cells of 1 cm^3)",
+                             line=cl)
+        tl, (n_types,) = take(1, "the number of box types")
         if n_types < 1:
-            raise InputError(path, f"number of box types must be positive, got {n_types}", line=cl + 1)
+            raise InputError(path, f"number of box types must be positive, got {n_types}", line=tl)
+        if n_types > MAX_BOX_TYPES:
+            raise InputError(path, f"{n_types} box types: at most {MAX_BOX_TYPES} per problem", line=tl)
         types = []
+        n_boxes = 0
         for _ in range(n_types):
             ln, (ty, l, vl, w, vw, h, vh, count) = take(8, "'type l vl w vw h vh count'")
             if min(l, w, h) <= 0:
@@ -176,6 +188,10 @@ def load_thpack(path: str | Path) -> list[BRProblem]:
                 raise InputError(path, f"box type {ty}: vertical flags must be 0 or 1, got {vl} {vw} {vh}", line=ln)
             if count < 1:
                 raise InputError(path, f"box type {ty}: count must be positive, got {count}", line=ln)
+            n_boxes += count
+            if n_boxes > MAX_BOXES:
+                raise InputError(path, f"box type {ty}: the problem has more than {MAX_BOXES} boxes "
+                                       f"({n_boxes} so far; limit {MAX_BOXES} per problem)", line=ln)
             bt = BRBoxType(ty, (l, w, h), (bool(vl), bool(vw), bool(vh)), count, ln)
             ups = bt.uprights()
             if not ups:
