@@ -93,6 +93,34 @@ def test_overlap_check_on_a_generated_corpus(tmp_path, bench):
     clash = from_packing_case(PackingCase.from_json(first["case"]), "clash")
     rep = overlap_with_corpus(out, bench + [clash])
     assert rep["overlaps"] == [{"episode": first["__key__"], "bench_case": "clash"}]
+    # ... and so is the same case turned by 90 degrees (container L <-> W, every box's l <-> w)
+    turned = _turned(clash)
+    assert turned.container.size != clash.container.size  # a non-square container: the turn is real
+    assert turned.content_digest() != clash.content_digest()
+    rep = overlap_with_corpus(out, bench + [turned])
+    assert rep["overlaps"] == [{"episode": first["__key__"], "bench_case": "clash-turned"}]
+
+
+def _turned(case):
+    """``case`` turned by 90 degrees about the vertical: container (W, L, H), every box (w, l, h)."""
+    from simkit.eval.packing.case import EvalCase, Item
+    from simkit.scenes.packing_geometry import Box, Container
+
+    L, W, H = case.container.size
+    items = [Item.of(Box(it.id, (it.box.size[1], it.box.size[0], it.box.size[2]), it.box.mass))
+             for it in case.items]
+    return EvalCase(case.name + "-turned", case.tier, Container((W, L, H), case.container.resolution), items,
+                    list(case.arrival), case.buffer_size)
+
+
+def test_overlap_digest_is_invariant_to_a_90_degree_turn_of_a_bench_case(bench):
+    turned = [_turned(c) for c in bench]
+    non_square = [k for k, c in enumerate(bench) if c.container.size[0] != c.container.size[1]]
+    assert len(non_square) >= 40
+    for k in non_square:  # the plain content digest sees a different case; the overlap digest does not
+        assert turned[k].content_digest() != bench[k].content_digest()
+    assert [t.overlap_digest() for t in turned] == [c.overlap_digest() for c in bench]
+    assert len({c.overlap_digest() for c in bench}) == 60  # no bench case is a turned copy of another
 
 
 def test_overlap_command_rejects_a_non_corpus(tmp_path):
@@ -120,3 +148,18 @@ def test_eval_packing_bad_input():
     assert res.exit_code == 2 and "unknown packing policy" in res.output
     res = runner.invoke(app, ["eval", "packing", "--cases", "weird"])
     assert res.exit_code == 2 and "unknown --cases" in res.output
+
+
+def test_eval_out_that_cannot_be_written_fails_before_evaluating(tmp_path, monkeypatch):
+    import simkit.eval.packing.evaluate as ev
+
+    def never(*a, **k):
+        raise AssertionError("evaluated although --out cannot be written")
+
+    monkeypatch.setattr(ev, "evaluate", never)
+    (tmp_path / "f").write_text("x")
+    for out, words in ((tmp_path, f"--out {tmp_path} is a directory"),
+                       (tmp_path / "f" / "r.json", f"{tmp_path / 'f'} is not a directory")):
+        res = runner.invoke(app, ["eval", "packing", "--policy", "dblf", "--limit", "1", "--out", str(out)])
+        assert res.exit_code == 2 and res.output.startswith("error: ") and words in res.output, res.output
+        assert "Traceback" not in res.output

@@ -119,13 +119,15 @@ def test_generation_is_independent_of_worker_history():
 
 def test_invalid_placements_are_rejected_and_counted_per_tier():
     g = _gen(tier_mix={"easy": 0, "medium": 0, "hard": 1})
-    g.config.physics.max_settle_steps = 1  # nothing can settle in one step -> invalid
+    # the smallest legal budget (= settle_window, 6 steps = 25 ms): the 2 mm drop alone takes ~20 ms, so the
+    # box is still falling or bouncing inside the window -> not settled
+    g.config.physics.max_settle_steps = g.config.physics.settle_window
     with pytest.raises(SampleRejected, match=r"^tier=hard: step 0 box \d+ invalid in physics \(not_settled\)"):
         g.generate(0, np.random.default_rng(0))
     assert g.rejections_by_tier == {"easy": 0, "medium": 0, "hard": 1}
     g.config.physics.max_settle_steps = 240
     # the redraw of the same index succeeds and records its own rejections in the episode meta
-    g.teardown()  # drop the worlds built with the 1-step budget
+    g.teardown()  # drop the worlds built with the 6-step budget
     ep = g.generate(0, np.random.default_rng(1))
     assert ep.meta["rejections_by_tier"] == {"hard": 1}
     ep2 = g.generate(1, np.random.default_rng(2))
@@ -211,9 +213,17 @@ def test_cli_generate_validate_inspect(tmp_path):
     with Image.open(sheet) as im:
         assert im.size[0] > 100 and im.size[1] > 50
     assert len(list((out / "inspect").glob("strip_*.png"))) == 3
-    stats = json.loads((out / "inspect" / "packing_stats.json").read_text())
-    assert sum(r["episodes"] for r in stats.values()) == 3 and "hard" not in stats
-    assert all(r["overall_mean"] == 1.0 and r["rejections"] == 0 for r in stats.values())
+    stats = json.loads((out / "inspect" / "packing_sample_stats.json").read_text())
+    assert stats["scope"] == "sample" and stats["sample_episodes"] == 3
+    tiers = stats["per_tier_in_sample"]
+    assert sum(r["episodes"] for r in tiers.values()) == 3 and "hard" not in tiers
+    assert all(r["overall_mean"] == 1.0 and r["rejections"] == 0 for r in tiers.values())
+    assert not (out / "inspect" / "packing_stats.json").exists()
+    # the statistics cover the inspected sample only, and say so
+    r = runner.invoke(app, ["inspect", str(out), "--samples", "2", "--out", str(tmp_path / "two")])
+    assert r.exit_code == 0, r.output
+    stats = json.loads((tmp_path / "two" / "packing_sample_stats.json").read_text())
+    assert stats["sample_episodes"] == 2 == sum(r["episodes"] for r in stats["per_tier_in_sample"].values())
 
 
 def test_yaml_negative_count_is_one_clear_error(tmp_path):
@@ -249,3 +259,49 @@ def test_same_seed_same_bytes(corpus, tmp_path):
     assert [p.name for p in a] == [p.name for p in b] and len(a) == 2
     for pa, pb in zip(a, b):
         assert pa.read_bytes() == pb.read_bytes()
+
+
+@pytest.mark.parametrize("sets, words", [
+    (["resolution=0.1"], "less than or equal to 0.05"),
+    (["resolution=0.08"], "less than or equal to 0.05"),
+    (["resolution=0.03"], "resolution 0.03 m cannot compile every case (tier easy: up to 8 objects in 1 layer(s) "
+                          "of a 7x7-cell container"),
+    (["tier_mix.easy=inf"], "tier_mix.easy: Input should be a finite number"),
+    (["tier_mix.easy=nan"], "tier_mix.easy: Input should be a finite number"),
+    (["tier_mix.easy=1e308", "tier_mix.hard=1e308"], "the tier weights sum to inf"),
+    (["physics.settle_window=20", "physics.max_settle_steps=10"], "settle_window (20) must be <= max_settle_steps (10)"),
+    (["physics.footprint_shrink=1"], "physics.footprint_shrink: Input should be less than or equal to 0.0003"),
+    (["physics.drop_gap=inf"], "physics.drop_gap: Input should be a finite number"),
+])
+def test_configs_that_can_never_work_are_one_clear_error(tmp_path, sets, words):
+    from simkit.cli import app
+
+    args = ["generate", "packing", "--n", "2", "--out", str(tmp_path / "o")]
+    for s in sets:
+        args += ["--set", s]
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 2, r.output
+    assert r.output.startswith("error: invalid config") and words in r.output and "Traceback" not in r.output
+    assert not (tmp_path / "o").exists()
+
+
+def test_refused_resolutions_really_fail_and_accepted_ones_always_compile():
+    from simkit.scenes.packing_layout import LayoutError, accepted_resolutions, resolution_problems
+
+    # the refused values do fail the compiler on real draws (the 0.1; 0.03 by rounding)
+    for res, seeds in ((0.1, (2, 3, 8)), (0.03, (34, 126))):
+        assert resolution_problems(res)
+        for i in seeds:
+            with pytest.raises(LayoutError, match=r"cannot split \d+ objects over 1 layers"):
+                compile_case("easy", np.random.default_rng(i), res)
+    ranges = accepted_resolutions()
+    assert ranges[0][0] == 0.01 and ranges[-1] == (0.03334, 0.05)
+    assert all(not resolution_problems(r) for r in (0.01, 0.0125, 0.015, 0.02, 0.025, 0.04, 0.05))
+    # the worst case of every interval end compiles for every tier and seed tried
+    for a, b in ranges:
+        for res in (a, b):
+            PackingConfig(resolution=res)
+            for tier in TIERS:
+                for i in range(15):
+                    case = compile_case(tier, np.random.default_rng(i), res)
+                    assert case.total_volume == int(np.prod(case.container.size))

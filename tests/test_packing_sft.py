@@ -115,3 +115,52 @@ def test_two_corpora_with_same_keys_get_separate_images(corpus, tmp_path):
     first_images = [r["images"][0] for r in recs if r["images"][0].endswith("h000.png")]
     assert len(first_images) == 5 == len(set(first_images))  # packing_00000000 of both corpora differ
     assert {p.split("/")[1] for p in first_images} == {"corpus0", "corpus1"}
+
+
+def _listing(folder):
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*"))
+
+
+def test_bad_output_paths_and_px_fail_up_front_and_leave_nothing(corpus, tmp_path):
+    runner = CliRunner()
+    work = tmp_path / "w"
+    work.mkdir()
+    (work / "D").mkdir()  # an existing directory as --out
+    (work / "f").write_text("x")  # a file where a parent directory should be
+    before = _listing(work)
+    for out, words in ((work / "D", f"--out {work / 'D'} is a directory"),
+                       (work / "f" / "x.jsonl", f"{work / 'f'} is not a directory")):
+        r = runner.invoke(app, ["export", "packing-sft", str(corpus), "--out", str(out)])
+        assert r.exit_code == 2 and r.output.startswith("error: ") and words in r.output, r.output
+        assert "Traceback" not in r.output
+    for px in ("100000", "65", "0"):
+        r = runner.invoke(app, ["export", "packing-sft", str(corpus), "--out", str(work / "p.jsonl"), "--px", px])
+        assert r.exit_code == 2 and f"--px must be between 1 and 64 pixels per cell, got {px}" in r.output
+    assert _listing(work) == before  # no D.tmp, no D_images/, no p.jsonl
+
+
+def test_a_failed_export_leaves_nothing_and_a_rerun_replaces_the_images(corpus, tmp_path, monkeypatch):
+    out = tmp_path / "e.jsonl"
+    import simkit.commands.packing as mod
+
+    real = mod.episode_records
+    calls = []
+
+    def boom(*a, **k):  # fail on the second episode, after its images were written
+        calls.append(1)
+        if len(calls) == 2:
+            raise RuntimeError("disk on fire")
+        return real(*a, **k)
+
+    monkeypatch.setattr(mod, "episode_records", boom)
+    with pytest.raises(RuntimeError, match="disk on fire"):
+        export_sft(corpus, out)
+    monkeypatch.setattr(mod, "episode_records", real)
+    assert _listing(tmp_path) == []
+    assert export_sft(corpus, out, limit=2)["episodes"] == 2
+    assert len(list((tmp_path / "e_images").iterdir())) == 2
+    assert export_sft(corpus, out, limit=1)["episodes"] == 1
+    assert len(list((tmp_path / "e_images").iterdir())) == 1  # the earlier export's images are gone
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["e.jsonl", "e_images"]
+    for rec in _read(out):
+        assert all((tmp_path / p).is_file() for p in rec["images"])

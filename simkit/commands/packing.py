@@ -17,10 +17,14 @@ Top-level imports stay light (typer, pathlib): the CLI loads this module on ever
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
 import typer
+
+#: largest ``--px`` (pixels per grid cell), the same bound as the generator's ``heightmap_px_per_cell``
+MAX_PX = 64
 
 SYSTEM_PROMPT = (
     "You are a robot packing planner. Boxes arrive in a queue; you see the first few (the buffer). "
@@ -101,7 +105,13 @@ def export_sft(corpus: Path | list[Path], out: Path, history: int = 4, px: int =
         counts ``{"episodes": ..., "records": ..., "images": ...}``.
     Raises:
         SimkitError: ``corpus`` is not a corpus of the ``packing`` generator, or an episode lacks a field.
-        InputError: ``history`` < -1 or ``px`` < 1.
+        SimkitError: ``out`` is a directory (or not a regular file), a parent of it is a file, or
+            the export cannot be written; nothing is left behind then (no ``.tmp`` file, no images).
+        InputError: ``history`` < -1 or ``px`` outside 1..:data:`MAX_PX`.
+
+    The images are written to a temporary ``<stem>_images.tmp/`` folder and moved to
+    ``<stem>_images/`` (replacing the folder of an earlier export to the same file) only when
+    the whole export succeeded, together with the JSONL.
     """
     import numpy as np
 
@@ -112,23 +122,26 @@ def export_sft(corpus: Path | list[Path], out: Path, history: int = 4, px: int =
 
     if history < -1:
         raise InputError(None, f"--history must be -1 (all) or >= 0, got {history}")
-    if px < 1:
-        raise InputError(None, f"--px must be at least 1, got {px}")
+    if not 1 <= px <= MAX_PX:
+        raise InputError(None, f"--px must be between 1 and {MAX_PX} pixels per cell, got {px}")
     roots = corpus if isinstance(corpus, list) else [corpus]
     for r in roots:
         gen = corpus_info(r).get("generator")
         if gen != "packing":
             raise SimkitError(f"{r}: a corpus of generator {gen!r}; packing-sft needs a 'packing' corpus")
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     img_root = out.parent / f"{out.stem}_images"
+    _check_out(out, img_root)
     counts = {"episodes": 0, "records": 0, "images": 0}
     tmp = out.with_name(out.name + ".tmp")
+    img_tmp = out.parent / f"{out.stem}_images.tmp"
     try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(img_tmp, ignore_errors=True)
         with tmp.open("w", encoding="utf-8") as fh:
             # several corpora may hold the same episode keys: one image folder per corpus then
-            sources = [(root, img_root if len(roots) == 1 else img_root / f"corpus{k}") for k, root in enumerate(roots)]
-            for root, root_imgs in sources:
+            sources = [(root, Path() if len(roots) == 1 else Path(f"corpus{k}")) for k, root in enumerate(roots)]
+            for root, sub in sources:
                 for sample in iter_corpus(root):
                     if limit is not None and counts["episodes"] >= limit:
                         break
@@ -140,18 +153,44 @@ def export_sft(corpus: Path | list[Path], out: Path, history: int = 4, px: int =
                     H = int(sample["case"]["container"]["size"][2])
                     paths = []
                     for t in range(len(sample["steps"])):
-                        p = save_png(render_heightmap(hms[t], H, px), root_imgs / key / f"h{t:03d}.png")
+                        rel = sub / key / f"h{t:03d}.png"
+                        save_png(render_heightmap(hms[t], H, px), img_tmp / rel)  # moved to img_root at the end
+                        p = img_root / rel
                         counts["images"] += 1
                         paths.append(str(p.resolve()) if absolute_paths else p.relative_to(out.parent).as_posix())
                     for rec in episode_records(sample, paths, history, px, with_meta):
                         fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
                         counts["records"] += 1
                     counts["episodes"] += 1
-    except BaseException:
+        if img_root.exists():
+            shutil.rmtree(img_root)  # the images of an earlier export to the same file
+        if img_tmp.exists():
+            img_tmp.rename(img_root)
+        tmp.replace(out)
+    except BaseException as exc:
         tmp.unlink(missing_ok=True)
+        shutil.rmtree(img_tmp, ignore_errors=True)
+        if isinstance(exc, OSError):
+            raise SimkitError(f"{out}: cannot write the export ({exc})") from None
         raise
-    tmp.replace(out)
     return counts
+
+
+def _check_out(out: Path, img_root: Path) -> None:
+    """Refuse an output path that cannot be written, before any work (SimkitError naming the path)."""
+    from simkit.core.errors import SimkitError
+
+    if out.is_dir():
+        raise SimkitError(f"--out {out} is a directory; give the path of the JSONL file to write")
+    if out.exists() and not out.is_file():
+        raise SimkitError(f"--out {out} exists and is not a regular file")
+    for parent in (out.parent, *out.parent.parents):
+        if parent.exists():
+            if not parent.is_dir():
+                raise SimkitError(f"--out {out}: {parent} is not a directory")
+            break
+    if img_root.exists() and not img_root.is_dir():
+        raise SimkitError(f"--out {out}: the image folder {img_root} exists and is not a directory")
 
 
 def register(groups: dict[str, typer.Typer]) -> None:

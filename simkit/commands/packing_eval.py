@@ -11,6 +11,21 @@ from typing import Optional
 import typer
 
 
+def _check_out(out: Path) -> None:
+    """Refuse an ``--out`` that can never be written (a directory, a file as a parent): SimkitError."""
+    from simkit.core.errors import SimkitError
+
+    if out.is_dir():
+        raise SimkitError(f"--out {out} is a directory; give the path of the JSON file to write")
+    if out.exists() and not out.is_file():
+        raise SimkitError(f"--out {out} exists and is not a regular file")
+    for parent in out.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise SimkitError(f"--out {out}: {parent} is not a directory")
+            break
+
+
 def register(groups: dict) -> None:
     """Add the packing evaluation commands to the ``eval`` group."""
     eval_app = groups["eval"]
@@ -51,6 +66,8 @@ def register(groups: dict) -> None:
             from simkit.eval.packing.policies import make_policy
 
             make_policy(policy)  # fail fast on a bad name
+            if out is not None:
+                _check_out(out)  # before the evaluation, not after it
             if order not in ("shuffled", "file"):
                 raise SimkitError(f"--order must be 'shuffled' or 'file', got {order!r}")
             case_list, kind = load_cases(cases, limit, buffer, order)
@@ -97,8 +114,12 @@ def register(groups: dict) -> None:
             for v in row["violations"][:3]:
                 typer.echo(f"VIOLATION {row['case']}: {v}")
         if out is not None:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(json.dumps({"cases_spec": cases, **res}, indent=1))
+            try:
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.write_text(json.dumps({"cases_spec": cases, **res}, indent=1))
+            except OSError as exc:
+                fail(f"--out {out}: cannot write ({exc})")
+                return
             typer.echo(f"wrote {out}")
         raise typer.Exit(1 if unexplained else 0)
 

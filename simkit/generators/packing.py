@@ -40,13 +40,17 @@ from simkit.core.episode import Episode, Image
 from simkit.core.errors import SampleRejected
 from simkit.core.generator import Generator, GeneratorConfig
 from simkit.scenes.packing_geometry import DEFAULT_RESOLUTION, Container
-from simkit.scenes.packing_layout import TIERS, PackingCase, check_case, compile_case
+from simkit.scenes.packing_layout import (MAX_RESOLUTION, MIN_RESOLUTION, TIERS, PackingCase, accepted_resolutions,
+                                          check_case, compile_case, resolution_problems)
 
 
 class TierMix(BaseModel):
-    """Relative weights of the tiers (normalised; PackData-20K mixes all three, spec packing.md step 5)."""
+    """Relative weights of the tiers (normalised; PackData-20K mixes all three, spec packing.md step 5).
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    Each weight is finite and >= 0, their sum finite and > 0 (inf or NaN would make NaN probabilities).
+    """
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
     easy: float = Field(1.0, ge=0, description="weight of the easy tier (buffer 3, 1-2 layers, 4-8 objects)")
     medium: float = Field(1.0, ge=0, description="weight of the medium tier (buffer 5, 2-3 layers, 9-18 objects)")
@@ -54,8 +58,11 @@ class TierMix(BaseModel):
 
     @model_validator(mode="after")
     def _some_weight(self) -> TierMix:
-        if self.easy + self.medium + self.hard <= 0:
+        total = self.easy + self.medium + self.hard
+        if total <= 0:
             raise ValueError("at least one tier weight must be positive")
+        if not math.isfinite(total):
+            raise ValueError(f"the tier weights sum to {total}; use finite weights of moderate size")
         return self
 
     def probabilities(self) -> tuple[list[str], np.ndarray]:
@@ -65,9 +72,13 @@ class TierMix(BaseModel):
 
 
 class PhysicsConfig(BaseModel):
-    """Stability-check thresholds passed to :class:`~simkit.sims.packing_physics.PackingPhysics` (same names)."""
+    """Stability-check thresholds passed to :class:`~simkit.sims.packing_physics.PackingPhysics` (same names).
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    Values that would reject every placement are refused: non-finite numbers, ``settle_window`` >
+    ``max_settle_steps`` (a box could never be seen at rest), ``footprint_shrink`` > 0.3 mm (see below).
+    """
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
     lin_speed_tol: float = Field(0.01, gt=0, description="m/s; placed box at rest below this linear speed")
     ang_speed_tol: float = Field(0.05, gt=0, description="rad/s; placed box at rest below this angular speed")
@@ -76,8 +87,9 @@ class PhysicsConfig(BaseModel):
     settle_window: int = Field(6, ge=1, description="consecutive calm steps that count as at rest")
     drop_gap: float = Field(0.002, ge=0, description="m; release height above the heightmap drop height")
     tilt_tol: float = Field(0.1, gt=0, description="rad; rotation beyond this counts as tipped")
-    footprint_shrink: float = Field(0.0001, ge=0, description=(
-        "m; collision footprint shrink per side (0.5 mm lets pressed boxes overlap beyond the 1 mm check)"))
+    footprint_shrink: float = Field(0.0001, ge=0, le=0.0003, description=(
+        "m; collision footprint shrink per side, <= 0.3 mm: pressed neighbours overlap by 2 x shrink + ~0.3 mm "
+        "contact penetration, which must stay under the geometric checker's 1 mm (0.5 mm fails it)"))
     friction: float = Field(0.5, ge=0, description="Coulomb friction coefficient of every surface")
     solver_iterations: int = Field(50, ge=1, description=(
         "pybullet constraint-solver iterations per step (pybullet's default 50: with 20, heavy 3-4 layer "
@@ -85,19 +97,38 @@ class PhysicsConfig(BaseModel):
     contact_erp: float | None = Field(None, gt=0, le=1, description=(
         "pybullet contactERP; None keeps pybullet's default (the closed-loop evaluation uses 0.5)"))
 
+    @model_validator(mode="after")
+    def _can_settle(self) -> PhysicsConfig:
+        if self.settle_window > self.max_settle_steps:
+            raise ValueError(f"settle_window ({self.settle_window}) must be <= max_settle_steps "
+                             f"({self.max_settle_steps}): no box could ever count as at rest")
+        return self
+
 
 class PackingConfig(GeneratorConfig):
     """Config of the ``packing`` generator (defaults run on a CPU laptop: ~10-80 ms per episode)."""
 
     tier_mix: TierMix = Field(default_factory=TierMix, description="relative tier weights")
-    resolution: float = Field(DEFAULT_RESOLUTION, gt=0.001, le=0.1,
-                              description="grid cell size in metres (PackLab: 0.025)")
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, frozen=False, allow_inf_nan=False)
+
+    resolution: float = Field(DEFAULT_RESOLUTION, ge=MIN_RESOLUTION, le=MAX_RESOLUTION, description=(
+        "grid cell size in metres (PackLab: 0.025); 0.01..0.05 and only values at which every tier always "
+        "compiles (e.g. 0.01, 0.0125, 0.015, 0.02, 0.025, 0.04, 0.05; not 0.03)"))
     physics: PhysicsConfig = Field(default_factory=PhysicsConfig, description="stability thresholds")
     heightmap_px_per_cell: int = Field(8, ge=1, le=64, description="pixels per grid cell in heightmap PNGs")
     strip_columns: int = Field(8, ge=1, le=64, description="heightmaps per row of the heightmap_strip PNG")
     physics_cache: int = Field(16, ge=1, le=1024,
                                description=("pybullet worlds kept per worker, one per container size (only when the "
                                             "physics backend cannot re-target one world to a new container)"))
+
+    @model_validator(mode="after")
+    def _resolution_compiles(self) -> PackingConfig:
+        problems = resolution_problems(self.resolution)
+        if problems:
+            ok = ", ".join(f"{a:g}-{b:g}" for a, b in accepted_resolutions())
+            raise ValueError(f"resolution {self.resolution:g} m cannot compile every case ({problems[0]}); "
+                             f"accepted ranges (m): {ok}")
+        return self
 
 
 # -- heightmap pictures -------------------------------------------------------------------------
@@ -422,7 +453,10 @@ class PackingGenerator(Generator):
     def inspect(self, samples: list[dict[str, Any]], out_dir: Path) -> list[Path]:
         """``contact_sheet.png``: per episode the heightmap half-way and at the end, labelled with tier,
         container (cells) and object count; ``strip_<key>.png``: the step strips of the first 3 episodes;
-        ``packing_stats.json``: per tier the episodes, steps, physics rejections and mean overall score."""
+        ``packing_sample_stats.json``: statistics of the inspected *sample* only (``samples``, 16
+        episodes by default; not the whole corpus): ``{"scope": "sample", "sample_episodes": n,
+        "per_tier_in_sample": {tier: {"episodes", "steps", "rejections", "overall_mean"}}}``, where
+        ``rejections`` counts the physics redraws recorded in the sampled episodes' meta."""
         from PIL import Image as PILImage
         from PIL import ImageDraw
 
@@ -450,7 +484,7 @@ class PackingGenerator(Generator):
         for s in samples[:3]:
             strip = np.asarray(s["heightmap_strip"])
             paths.append(save_png(strip, out_dir / f"strip_{s['__key__']}.png"))
-        # per-tier counts, steps and rejections of the inspected episodes
+        # per-tier counts, steps and rejections of the inspected episodes (a sample, labelled as such)
         stats: dict[str, dict[str, Any]] = {}
         for s in samples:
             meta = s.get("meta") or {}
@@ -467,7 +501,10 @@ class PackingGenerator(Generator):
         if stats:
             import json
 
-            path = out_dir / "packing_stats.json"
-            path.write_text(json.dumps(dict(sorted(stats.items())), indent=2) + "\n")
+            doc = {"scope": "sample", "sample_episodes": len(samples),
+                   "note": "statistics of the inspected sample of episodes only, not of the whole corpus",
+                   "per_tier_in_sample": dict(sorted(stats.items()))}
+            path = out_dir / "packing_sample_stats.json"
+            path.write_text(json.dumps(doc, indent=2) + "\n")
             paths.append(path)
         return paths

@@ -242,6 +242,58 @@ def _composition(n: int, parts: int, caps: list[int], rng: np.random.Generator) 
     raise LayoutError(f"cannot split {n} objects over {parts} layers with caps {caps}")
 
 
+# -- which grid resolutions always compile --------------------------------------------------------
+#: bounds of the grid cell size accepted by the ``packing`` generator, metres (simkit's: 1 cm keeps a hard
+#: container under ~60 x 55 x 60 cells; at 5 cm the smallest box side is one cell)
+MIN_RESOLUTION = 0.01
+MAX_RESOLUTION = 0.05
+
+
+def resolution_problems(resolution: float) -> list[str]:
+    """Why :func:`compile_case` can fail at ``resolution`` (metres), as text; empty = every draw compiles.
+
+    The compiler splits a tier's object count over its layers with at most
+    ``cap = (L // min_side) * (W // min_side) // 2`` objects per layer (all in cells after scaling
+    the tier ranges by ``0.025 / resolution`` and rounding). The worst draw is the smallest
+    container with the fewest layers and the most objects; when ``objects_max > layers_min * cap``
+    for it, that draw raises :class:`LayoutError`. Because of the rounding this happens not only
+    for coarse grids (0.1: a 2 x 2 easy container for 8 objects) but also at some fine ones
+    (0.03: min side 2 cells, smallest easy container 7 x 7 -> cap 4).
+    """
+    if not (resolution > 0 and np.isfinite(resolution)):
+        return [f"resolution must be a positive finite number of metres, got {resolution}"]
+    scale = DEFAULT_RESOLUTION / resolution
+    out = []
+    for name, spec in TIERS.items():
+        min_side = max(1, int(round(spec.min_side * scale)))
+        lo_l, _ = _scaled(spec.length, scale)
+        lo_w, _ = _scaled(spec.width, scale)
+        cap = (lo_l // min_side) * (lo_w // min_side) // 2 or 1
+        if spec.objects[1] > spec.layers[0] * cap:
+            out.append(f"tier {name}: up to {spec.objects[1]} objects in {spec.layers[0]} layer(s) of a "
+                       f"{lo_l}x{lo_w}-cell container with boxes >= {min_side} cells wide (at most "
+                       f"{cap} per layer)")
+    return out
+
+
+def accepted_resolutions(lo: float = MIN_RESOLUTION, hi: float = MAX_RESOLUTION,
+                         step: float = 1e-5) -> list[tuple[float, float]]:
+    """Intervals [a, b] of ``lo..hi`` (metres, scanned every ``step``) where :func:`resolution_problems` is empty."""
+    out: list[tuple[float, float]] = []
+    start = prev = None
+    for r in np.round(np.arange(lo, hi + step / 2, step), 8):
+        ok = not resolution_problems(float(r))
+        if ok and start is None:
+            start = float(r)
+        if not ok and start is not None:
+            out.append((start, prev))
+            start = None
+        prev = float(r)
+    if start is not None:
+        out.append((start, prev))
+    return out
+
+
 # -- step 4: reverse removal --------------------------------------------------------------------
 def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
     ax, ay, alx, aly = a

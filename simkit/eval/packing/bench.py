@@ -11,7 +11,8 @@ Bench case i of tier k draws from ``SeedSequence([BENCH_SEED, stable_hash(BENCH_
 the second entropy word differs (``stable_hash("packlab-bench-v1")`` vs ``stable_hash("packing")``),
 so no training seed, whatever master seed or index, reproduces a bench stream. On top of this
 seed argument, :func:`overlap_with_corpus` compares case *contents* (container size + multiset
-of box sizes, :meth:`EvalCase.content_digest`) with every episode of a training corpus.
+of box sizes, :func:`~simkit.eval.packing.case.overlap_digest`: also invariant to a 90 degree
+turn of the container) with every episode of a training corpus.
 
 Each bench case is kept only when its expert trajectory replays in physics with every placement
 valid (the same test the generator applies); a case that fails is replaced by the next index
@@ -29,7 +30,7 @@ import numpy as np
 
 from simkit.core.errors import InputError, SimkitError
 from simkit.core.seeding import stable_hash
-from simkit.eval.packing.case import EvalCase, content_digest, from_packing_case
+from simkit.eval.packing.case import EvalCase, from_packing_case, overlap_digest
 
 #: master seed of the shipped bench (fixed forever for bench_v1)
 BENCH_SEED = 20240611
@@ -133,7 +134,11 @@ def _corpus_cases(corpus: str | Path) -> Iterable[tuple[str, dict]]:
 
 
 def overlap_with_corpus(corpus: str | Path, bench: list[EvalCase] | None = None) -> dict[str, Any]:
-    """Compare a training corpus with the bench: content digests (container + box sizes) in common.
+    """Compare a training corpus with the bench: overlap digests (container + box sizes) in common.
+
+    The digest (:func:`~simkit.eval.packing.case.overlap_digest`) is invariant to box order, to
+    each box's footprint rotation and to a 90 degree turn of the container (L <-> W), so an
+    episode that poses a bench case turned by 90 degrees is caught as well.
 
     Args:
         corpus: a ``packing`` corpus directory (episodes carry the ``case`` field).
@@ -144,13 +149,13 @@ def overlap_with_corpus(corpus: str | Path, bench: list[EvalCase] | None = None)
         SimkitError: not a corpus, or an episode without a ``case`` field.
     """
     bench = load_bench() if bench is None else bench
-    by_digest = {c.content_digest(): c.name for c in bench}
+    by_digest = {c.overlap_digest(): c.name for c in bench}
     n = 0
     overlaps = []
     for key, case in _corpus_cases(corpus):
         n += 1
         try:
-            d = content_digest(case["container"]["size"], [b["size"] for b in case["boxes"]])
+            d = overlap_digest(case["container"]["size"], [b["size"] for b in case["boxes"]])
         except (KeyError, TypeError) as exc:
             raise SimkitError(f"{corpus}: episode {key} has a malformed 'case' field ({exc})") from None
         if d in by_digest:

@@ -174,12 +174,31 @@ class EvalCase:
         """
         return content_digest(self.container.size, [it.box.size for it in self.items])
 
+    def overlap_digest(self) -> str:
+        """:func:`overlap_digest` of this case (also invariant to a 90 degree turn of the container)."""
+        return overlap_digest(self.container.size, [it.box.size for it in self.items])
+
 
 def content_digest(container_size, box_sizes) -> str:
     """sha256 hex of (container size, sorted multiset of (sorted footprint, height)) (see :meth:`EvalCase.content_digest`)."""
     sizes = sorted((min(int(s[0]), int(s[1])), max(int(s[0]), int(s[1])), int(s[2])) for s in box_sizes)
     payload = json.dumps({"container": [int(v) for v in container_size], "boxes": sizes}, separators=(",", ":"))
     return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def overlap_digest(container_size, box_sizes) -> str:
+    """The smaller of :func:`content_digest` of the container as given, (L, W, H), and turned by
+    90 degrees about the vertical, (W, L, H); hex str.
+
+    Two cases get the same overlap digest exactly when one is the other up to box order, a yaw
+    of any box by 90 degrees (its l and w swapped) and a 90 degree turn of the whole case (the
+    container's L and W swapped, with every box's l and w; since footprints are already sorted,
+    only the container needs both forms). Mirroring does not change sizes, so mirrored cases
+    match too. Arrival order, buffer size, masses and colours are ignored. Heights are not
+    permuted (a box lying on its side is a different problem).
+    """
+    L, W, H = (int(v) for v in container_size)
+    return min(content_digest((L, W, H), box_sizes), content_digest((W, L, H), box_sizes))
 
 
 def from_packing_case(pc: Any, name: str = "case", info: dict[str, Any] | None = None) -> EvalCase:
