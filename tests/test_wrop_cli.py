@@ -42,3 +42,25 @@ def test_exam_split_is_disjoint_and_reproducible(tmp_path):
     assert [m["params"] for m in a] == [m["params"] for m in b]          # same command, same exam
     assert all(m["structural_seed"] >= 2**62 and m["split"] == "exam" for m in a)
     assert len({m["generator_id"] for m in a}) == 2                      # index i -> task i mod count
+
+
+def test_view_transform_is_validated_against_blender(tmp_path):
+    from typing import get_args
+
+    from simkit.generators.wrop import ViewTransform, WropConfig
+    from simkit.renderers.blender import get_session
+
+    # every accepted name is one Blender takes (configure sets the sRGB display first)
+    vs = get_session().scene.view_settings
+    get_session().scene.display_settings.display_device = "sRGB"
+    for name in get_args(ViewTransform):
+        vs.view_transform = name
+        assert vs.view_transform == name
+    vs.view_transform = "Standard"
+    assert WropConfig(view_transform="AgX").view_transform == "AgX"
+    # a bad one is one clear config error before anything renders (exit 2, no traceback)
+    r = subprocess.run([sys.executable, "-m", "simkit.cli", "generate", "wrop", "--n", "1", "--set",
+                        "view_transform=Bogus", "--out", str(tmp_path / "x")], capture_output=True, text=True)
+    assert r.returncode == 2, r.stderr
+    assert "view_transform" in r.stderr and "Bogus" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "x" / "shards").exists()

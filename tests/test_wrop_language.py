@@ -110,3 +110,30 @@ def test_config_and_selection_errors():
         build_config(WropConfig, None, ["frames=25"])
     cfg = build_config(WropConfig, None, ["generator=OP-1", "split=exam", "width=320", "height=180"])
     assert cfg.frames == 120 and cfg.fps == 24.0 and cfg.split == "exam"
+
+
+def test_prompt_articles_and_agreement():
+    import re
+
+    from simkit.generators.wrop import WropConfig, WropGenerator, catalogue
+    from simkit.generators.wrop.base import fix_articles
+
+    assert fix_articles("A orange block; toward a orange screen, an red cup, a upright cylinder, a uniform row") \
+        == "An orange block; toward an orange screen, a red cup, an upright cylinder, a uniform row"
+    g = WropGenerator()
+    g.setup(WropConfig(frames=120))
+    seen_vowel = seen_single = 0
+    for cls in catalogue().values():
+        for seed in range(25):
+            try:
+                _, s, _, c = g.compose(cls, seed, 1000 + seed)
+            except ValueError:
+                continue
+            for text in (c.prompt, c.outcome):
+                assert not re.search(r"\b[Aa] [aeiouAEIOU]", text), text
+                assert not re.search(r"\b[Aa]n [^aeiouAEIOU]", text), text
+            seen_vowel += bool(re.search(r"\b[Aa]n orange", c.prompt))
+            if cls.id() in ("OP-2/screen_lowers", "OP-2/screen_sweeps_row") and s["n_objects"] == 1:
+                seen_single += 1
+                assert re.search(r"\brests\b", c.prompt) and not re.search(r"\brest\b", c.prompt), c.prompt
+    assert seen_vowel > 0 and seen_single > 0                       # the cases above were exercised

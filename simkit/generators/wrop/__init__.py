@@ -31,7 +31,12 @@ from pydantic import Field, field_validator
 from simkit.core.episode import Episode, Video
 from simkit.core.errors import SampleRejected
 from simkit.core.generator import Generator, GeneratorConfig
-from simkit.generators.wrop.base import EXAM_OFFSET, FAMILIES, Clip, catalogue, select
+from simkit.generators.wrop.base import EXAM_OFFSET, FAMILIES, Clip, catalogue, fix_articles, select
+
+
+#: the view transforms Blender 5.0's bundled OpenColorIO config offers for the sRGB display device
+ViewTransform = Literal["Standard", "ACES 1.3", "ACES 2.0", "Khronos PBR Neutral", "AgX", "Filmic", "Filmic Log",
+                        "False Color", "Raw"]
 
 
 class WropConfig(GeneratorConfig):
@@ -50,7 +55,8 @@ class WropConfig(GeneratorConfig):
     samples: int = Field(16, ge=1, le=4096, description="samples per pixel (Cycles path samples, EEVEE TAA)")
     denoise: bool = Field(True, description="Cycles denoising (OpenImageDenoise)")
     device: Literal["auto", "cpu", "gpu"] = Field("auto", description="Cycles device")
-    view_transform: str = Field("Standard", description="Blender colour management view transform")
+    view_transform: ViewTransform = Field("Standard", description="Blender colour management view transform "
+                                                                  "(for the sRGB display Blender 5.0 ships)")
     visibility_points: int = Field(192, ge=16, le=4096, description="surface samples per object for visibility "
                                                                     "ray casts")
     crf: int = Field(18, ge=0, le=51, description="H.264 constant rate factor of the stored videos")
@@ -125,7 +131,9 @@ class WropGenerator(Generator):
         clip = Clip(cfg.frames, cfg.fps)
         if cfg.frames < task.min_frames:
             raise ValueError(f"{task.id()} needs frames >= {task.min_frames}, got {cfg.frames}")
-        return task, s, look, task.compose(s, clip, look)
+        comp = task.compose(s, clip, look)
+        comp.prompt, comp.outcome = fix_articles(comp.prompt), fix_articles(comp.outcome)
+        return task, s, look, comp
 
     def render(self, task, look, comp):
         """Build, render and measure a composition; returns (frames uint8 (T,H,W,3), trajectory dict)."""

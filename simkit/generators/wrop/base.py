@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, ClassVar
@@ -176,6 +177,23 @@ class Task:
         hidden where ``|x - centre| <= cover_half``, clear where ``|x - centre| >= clear_half``."""
         dx = np.abs(np.asarray(x) - centre)
         return [int(f) for f in np.nonzero(dx <= cover_half)[0]], [int(f) for f in np.nonzero(dx >= clear_half)[0]]
+
+
+#: vowel-letter word starts that take "a" (a consonant sound: "a uniform", "a one-way", "a European")
+_A_BEFORE_VOWEL = ("uni", "use", "usu", "uti", "one", "once", "eu")
+
+
+def fix_articles(text: str) -> str:
+    """Use "an" before a vowel sound and "a" before a consonant sound in ``text`` (English indefinite
+    article; vowel sound approximated by the first letter, with the exceptions in ``_A_BEFORE_VOWEL``)."""
+    def repl(m: re.Match) -> str:
+        art, word = m.group(1), m.group(2)
+        w = word.lower()
+        vowel = w[0] in "aeiou" and not w.startswith(_A_BEFORE_VOWEL)
+        want = "an" if vowel else "a"
+        return (want.capitalize() if art[0].isupper() else want) + " " + word
+
+    return re.sub(r"\b(an|a|An|A)\s+([A-Za-z][\w-]*)", repl, text)
 
 
 @lru_cache(maxsize=1)

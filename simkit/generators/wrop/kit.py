@@ -41,16 +41,75 @@ def screen(name: str, look: Look, slot: str, track: Track, width: float, height:
     return SceneObject(name, "occluder", "box", (width, SCREEN_T, height), look.mat(slot), track)
 
 
+def listing(items: list[str]) -> str:
+    """English list: "x", "x and y", "x, y and z"."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def in_view(x: float) -> bool:
     return abs(x) <= VIEW_X
 
 
 # -- OP-1: a mover passes behind screens --------------------------------------------------------------
+def _image_x(cam, pts: np.ndarray) -> np.ndarray:
+    """Horizontal image coordinate (pinhole, horizontal sensor fit; 0 = left edge, 1 = right) of world ``pts``
+    (N, 3) seen by ``cam`` (:class:`~simkit.scenes.wrop.spec.Camera`); same model as the renderer's
+    ``image_xy`` (Blender's camera: ``u = 1/2 + (lens/sensor) x/(-z)`` in camera coordinates)."""
+    from simkit.scenes.wrop.spec import look_at_quaternion
+
+    q = look_at_quaternion(np.asarray(cam.location, float), np.asarray(cam.look_at, float))
+    w, x, y, z = q
+    R = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                  [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                  [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+    pc = (np.asarray(pts, float) - np.asarray(cam.location, float)) @ R  # camera coordinates, -z forward
+    return 0.5 + (cam.lens_mm / cam.sensor_mm) * pc[:, 0] / -pc[:, 2]
+
+
+def _outline(kind: str, size: float) -> np.ndarray:
+    """Points (N, 3) on the outline of a ``body`` of ``kind``/``size`` centred at the origin: the image
+    extent of the body is the extent of these points (sphere: 400 Fibonacci points on its surface, box:
+    8 corners, cylinder: 2 x 48 rim points)."""
+    if kind == "sphere":
+        i = np.arange(400) + 0.5
+        zc = 1 - 2 * i / 400
+        ph = np.pi * (1 + 5 ** 0.5) * i
+        r = np.sqrt(1 - zc * zc)
+        return size * np.stack([r * np.cos(ph), r * np.sin(ph), zc], 1)
+    if kind == "box":
+        return size * np.array([[a, b, c] for a in (-1, 1) for b in (-1, 1) for c in (-1, 1)], float)
+    a = np.linspace(0, 2 * np.pi, 48, endpoint=False)
+    ring = np.stack([size * np.cos(a), size * np.sin(a)], 1)
+    hh = half_height(kind, size)
+    return np.concatenate([np.c_[ring, np.full(48, -hh)], np.c_[ring, np.full(48, hh)]])
+
+
 def cross_behind(s: dict, clip: Clip, look: Look, kind: str, size: float, screens: list[tuple[float, float]],
-                 key: int = -1, screen_margin: float = 0.4) -> Composition:
+                 key: int = -1, screen_margin: float = 0.4, view: dict | None = None) -> Composition:
     """A ``kind`` target of ``size`` moves along x (direction ``s['direction']``) at constant speed behind
-    ``screens`` [(centre x, width)] at y = 0. The target is fully covered by screen ``key`` exactly on frames
-    ``f_in .. f_out`` with ``f_in = at(s['hide_at'])`` (>= cut) and ``f_out - f_in = at(s['hide_for'])``."""
+    ``screens`` [(centre x, width)] at y = 0 (target at y = ``DEPTH``), seen by the task's ``view``.
+
+    Timing: the target's centre is within ``cover = w/2 - size - COVER_MARGIN`` of the key screen's centre on
+    ``at(s['hide_for'])`` frames, starting no earlier than ``at(s['hide_at'])`` and late enough that the key
+    screen starts to cover the target no earlier than the cut (so the whole occlusion is in the target half).
+
+    Event frames (``events``) are where the target's image extent, projected with the nominal camera of
+    ``view`` (no surface jitter), meets the key screen's image extent (the same pinhole model the renderer
+    uses; the screen is taller than the target, so only the horizontal extent matters):
+    ``occlusion_onset`` = first frame the screen covers part of the target; ``occlusion_start`` (the key
+    event) = first frame it covers all of it; ``occlusion_end`` = last fully covered frame;
+    ``reappearance`` = first frame after it with part of the target uncovered. The measured ``visibility``
+    is 0 from ``occlusion_start`` to ``occlusion_end`` and below 1 from ``occlusion_onset`` to
+    ``reappearance`` up to two frames at either end (the surface camera jitter moves the screen edge by at
+    most about 0.03 m on the target's plane, and ``visibility`` is a 96..4096-point estimate).
+    The ``hidden``/``visible`` expectations the checker verifies use margins (``COVER_MARGIN``,
+    ``CLEAR_MARGIN``) instead, so they hold for every jitter.
+
+    Raises:
+        ValueError: the clip is too short for this choreography (the generator redraws).
+    """
+    from simkit.scenes.wrop.spec import orbit_camera
+
     T, fps, cut = clip.frames, clip.fps, clip.cut
     d = int(s["direction"])
     hh = half_height(kind, size)
@@ -58,15 +117,37 @@ def cross_behind(s: dict, clip: Clip, look: Look, kind: str, size: float, screen
     xc, w = screens[key]
     cover = w / 2 - size - COVER_MARGIN
     clear_half = w / 2 + size + CLEAR_MARGIN
-    f_in = clip.at(s["hide_at"], lo=cut)
-    # the target must also clear the screen before the end: (clear_half - cover) / v <= T - 3 - f_out with
-    # v = 2 cover / k gives k <= (T - 3 - f_in) / (1 + (clear_half - cover) / (2 cover))
-    k_max = int((T - 3 - f_in) / (1 + (clear_half - cover) / (2 * cover)))
-    k = min(max(2, clip.at(s["hide_for"])), k_max)
-    if k < 2:
+    v0 = view or {}
+    cam = orbit_camera(v0.get("target", (0.0, 0.0, 0.5)), v0.get("distance", 7.0),
+                       np.radians(v0.get("azimuth_deg", 0.0)), np.radians(v0.get("elevation_deg", 14.0)),
+                       v0.get("lens_mm", 35.0))
+    box = np.array([[a, b, c] for a in (-1, 1) for b in (-1, 1) for c in (0, 1)], float)
+    su = _image_x(cam, box * [w / 2, SCREEN_T / 2, sh] + [xc, 0.0, 0.0])
+    s_lo, s_hi = su.min(), su.max()
+    outline = _outline(kind, size)
+
+    def coverage(xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(partly covered, fully covered) by the key screen for target centres at x = ``xs`` (nominal camera)."""
+        pts = outline[None, :, :] + np.stack([xs, np.full_like(xs, DEPTH), np.full_like(xs, hh)], 1)[:, None, :]
+        u = _image_x(cam, pts.reshape(-1, 3)).reshape(len(xs), -1)
+        lo, hi = u.min(1), u.max(1)
+        return (hi > s_lo) & (lo < s_hi), (lo >= s_lo) & (hi <= s_hi)
+
+    # distance (m) from the first partly covered centre position to the start of the margin-covered span,
+    # with 0.03 m to spare for the camera jitter
+    xs = xc - d * (cover + np.linspace(0.0, 3.0, 3001))
+    partly, _ = coverage(xs)
+    lead = float(np.abs(xs[partly] - xc).max() - cover) + 0.03 if partly.any() else 0.0
+    # k frames behind the margin-covered span (shortened when the clip is short); the target must also clear
+    # the screen before the end: f_in + k + (clear_half - cover) / v <= T - 3 with v = 2 cover / k
+    for k in range(max(2, clip.at(s["hide_for"])), 1, -1):
+        v = 2 * cover / k  # m per frame
+        f_in = max(clip.at(s["hide_at"], lo=cut), cut + int(np.ceil(lead / v)))
+        if f_in + k + (clear_half - cover) / v <= T - 3:
+            break
+    else:
         raise ValueError("the clip is too short for this occlusion")
     f_out = f_in + k
-    v = 2 * cover / (f_out - f_in)  # m per frame
     x = xc - d * cover + d * v * (np.arange(T) - f_in)
     m = Motion(T, fps, (x[0], DEPTH, hh))
     m.velocity(0, (d * v * fps, 0.0, 0.0))
@@ -94,9 +175,16 @@ def cross_behind(s: dict, clip: Clip, look: Look, kind: str, size: float, screen
     if not before or not after:
         raise ValueError("choreography leaves no visible frame before or after the occlusion")
     exps += [X.visible("target", vis), X.side("target", key_name, before, -d), X.side("target", key_name, after, d)]
-    events = {"occlusion_start": f_in, "occlusion_end": f_out, "reappearance": after[0]}
+    part, full = coverage(x)
+    span = np.arange(T)
+    f_on = int(span[part].min())
+    f_start, f_end = int(span[full].min()), int(span[full].max())
+    later = span[(span > f_end) & ~full]
+    events = {"occlusion_onset": f_on, "occlusion_start": f_start, "occlusion_end": f_end,
+              "reappearance": int(later.min())}
     return Composition(objs, events, "occlusion_start", exps, prompt="", outcome="",
-                       derived={"speed_m_per_s": round(v * fps, 4), "screen_height": round(sh, 4)})
+                       derived={"speed_m_per_s": round(v * fps, 4), "screen_height": round(sh, 4),
+                                "hidden_with_margin": [f_in, f_out]})
 
 
 # -- OP-2: a moving screen covers static objects -------------------------------------------------------
@@ -143,6 +231,7 @@ def lifted(z_ground: float = 0.0) -> float:
 
 # -- OS: contact helpers --------------------------------------------------------------------------------
 __all__ = ["DEPTH", "VIEW_X", "COVER_MARGIN", "CLEAR_MARGIN", "SCREEN_T", "WALL_T", "NOUN", "body", "half_height",
+           "listing", "OS1_APPROACH",
            "screen", "in_view", "cross_behind", "sweep_over", "row_positions", "CUP_R", "CUP_H", "cup", "lifted",
            "G", "Motion", "collide_1d", "fall_frames", "fall_height", "X", "Composition", "SceneObject", "Track"]
 
@@ -180,6 +269,8 @@ def cups_and_ball(clip: Clip, look: Look, radius: float, cups: dict[str, Motion]
 
 # -- OS-1: a mover runs at a barrier ---------------------------------------------------------------------
 OS1_VIEW = {"target": (0.0, 0.0, 0.4), "distance": 6.5, "azimuth_deg": -38.0, "elevation_deg": 18.0}
+#: the farthest (m) an OS-1 mover starts from its event position, so it is in view for most of the input half
+OS1_APPROACH = 2.0
 
 
 def wall_part(name: str, look: Look, T: int, lo, hi) -> SceneObject:
@@ -192,14 +283,19 @@ def wall_part(name: str, look: Look, T: int, lo, hi) -> SceneObject:
 def barrier_run(clip: Clip, look: Look, mover: SceneObject, m: Motion, half_x: float, parts: list[SceneObject],
                 passes: bool, x_contact: float, speed: float, restitution: float, contact_at: float,
                 blocker: str) -> Composition:
-    """``mover`` (track built here from ``m``) runs along +x at ``speed`` m/s toward wall ``parts`` at x = 0.
+    """``mover`` (track built here from ``m``) runs along +x toward wall ``parts`` at x = 0, from frame 0 at a
+    constant speed: ``speed`` m/s, or slower when that would start it more than ``OS1_APPROACH`` m before its
+    event position (out of view): then the speed is ``OS1_APPROACH / t_event`` (recorded as
+    ``derived['speed_m_per_s']``), so the mover is in view for most of the input half at any clip length.
 
     Passing: its centre crosses x = 0 on the event frame. Blocked: it touches ``blocker`` on the event frame
-    (centre at ``x_contact``) and rebounds at ``restitution * speed``, slowing at 1.5 m/s^2 (rolling friction).
+    (centre at ``x_contact``) and rebounds at ``restitution`` times its speed, slowing at 1.5 m/s^2 (rolling
+    friction).
     """
     T, fps = clip.frames, clip.fps
     f_c = clip.at(contact_at, lo=clip.cut)
     x_event = 0.0 if passes else x_contact
+    speed = min(speed, OS1_APPROACH * fps / f_c)
     x0 = x_event - speed * f_c / fps
     m.pos[:, 0] = x0
     m.velocity(0, (speed, 0, 0), f_c)
@@ -224,7 +320,7 @@ def barrier_run(clip: Clip, look: Look, mover: SceneObject, m: Motion, half_x: f
         events = {"contact": f_c}
         key = "contact"
     return Composition([look.ground(T), mover, *parts], events, key, exps, prompt="", outcome="",
-                       derived={"start_x": round(x0, 4)})
+                       derived={"start_x": round(x0, 4), "speed_m_per_s": round(speed, 4)})
 
 
 # -- OS-2: a support is removed --------------------------------------------------------------------------

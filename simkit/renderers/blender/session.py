@@ -227,6 +227,14 @@ class BlenderSession:
             for face in ((0, 1, 2), (3, 5, 4), (0, 3, 4, 1), (1, 4, 5, 2), (0, 2, 5, 3)):
                 bm.faces.new([v[i] for i in face])
             bmesh.ops.recalc_face_normals(bm, faces=bm.faces)
+        # bmesh operators emit faces in an order that follows memory addresses (it changes between
+        # processes); sort them by their centres so the mesh Blender builds, renders and ray casts is the
+        # same in every process (the sampling in .visibility canonicalises its triangles as well)
+        bm.faces.index_update()
+        ranked = sorted(bm.faces, key=lambda f: (tuple(round(c, 6) for c in f.calc_center_median()),
+                                                 tuple(round(c, 6) for v in f.verts for c in v.co)))
+        rank = {f.index: i for i, f in enumerate(ranked)}
+        bm.faces.sort(key=lambda f: rank[f.index])
         me = self.bpy.data.meshes.new(o.name)
         bm.to_mesh(me)
         bm.free()

@@ -4,7 +4,8 @@ Visibility is measured with camera ray casts against Blender's evaluated scene
 (``Scene.ray_cast`` on the depsgraph, i.e. exactly the geometry the renderer
 draws). Each measured object carries ``points`` surface samples drawn once,
 area-weighted over its triangles (fixed generator seed 0, so the same mesh
-always gets the same samples). On each frame:
+always gets the same samples, whatever the order of the mesh's elements: triangles are put in a
+canonical order first). On each frame:
 
 * a sample ``p`` with outward normal ``n`` is *camera-facing* when
   ``n . (c - p) > 0`` (``c`` the camera centre), and *in frame* when its pinhole
@@ -44,7 +45,19 @@ def _surface_samples(me, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     tri = np.empty(nt * 3, dtype=np.int64)
     me.loop_triangles.foreach_get("vertices", tri)
     tri = tri.reshape(-1, 3)
-    a, b, c = verts[tri[:, 0]], verts[tri[:, 1]], verts[tri[:, 2]]
+    corners = verts[tri]  # (nt, 3 corners, 3)
+    # Canonical triangle order. bmesh primitive operators emit faces (and so loop triangles) in an order
+    # that changes from process to process (it follows memory addresses), while the vertex coordinates
+    # and the set of triangles do not. Sampling over triangles in mesh order would give another point
+    # set in every process; so each triangle starts at its lexicographically smallest corner (winding
+    # kept, so normals are unchanged) and triangles are sorted by their corner coordinates.
+    key = np.round(corners, 6)
+    start = np.array([np.lexsort(k[:, ::-1].T)[0] for k in key], dtype=np.int64)
+    roll = (start[:, None] + np.arange(3)[None, :]) % 3
+    corners = np.take_along_axis(corners, roll[:, :, None], axis=1)
+    key = np.round(corners, 6).reshape(nt, 9)
+    corners = corners[np.lexsort(key.T[::-1])]
+    a, b, c = corners[:, 0], corners[:, 1], corners[:, 2]
     cr = np.cross(b - a, c - a)
     area = 0.5 * np.linalg.norm(cr, axis=1)
     normals = cr / np.maximum(2 * area, 1e-12)[:, None]

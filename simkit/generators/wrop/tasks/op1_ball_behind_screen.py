@@ -18,7 +18,7 @@ class BallBehindScreen(Task):
     colour_slots = ("target", "screen")
 
     def compose(self, s, clip, look):
-        c = cross_behind(s, clip, look, "sphere", s["radius"], [(0.0, s["screen_width"])])
+        c = cross_behind(s, clip, look, "sphere", s["radius"], [(0.0, s["screen_width"])], view=self.view)
         way = "left to right" if s["direction"] > 0 else "right to left"
         c.prompt = (f"A {look.colour('target')} ball rolls from {way} across the floor toward a "
                     f"{look.colour('screen')} screen. Continue the video.")

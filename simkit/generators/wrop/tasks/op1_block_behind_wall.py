@@ -18,7 +18,8 @@ class BlockBehindWall(Task):
     colour_slots = ("target", "screen")
 
     def compose(self, s, clip, look):
-        c = cross_behind(s, clip, look, "box", s["half_size"], [(0.0, s["screen_width"])], screen_margin=0.35)
+        c = cross_behind(s, clip, look, "box", s["half_size"], [(0.0, s["screen_width"])], screen_margin=0.35,
+                         view=self.view)
         c.prompt = (f"A {look.colour('target')} block slides across the floor toward a {look.colour('screen')} "
                     f"wall. Continue the video.")
         c.outcome = "the block slides behind the wall and comes out on the far side with the same size and heading"

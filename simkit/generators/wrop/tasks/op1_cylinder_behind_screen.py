@@ -8,8 +8,8 @@ class CylinderBehindScreen(Task):
     family, name = "OP-1", "cylinder_behind_screen"
     summary = "an upright cylinder glides behind a tall screen and must reappear with its height unchanged"
     description = (
-        "An upright cylinder glides behind a screen only a little taller than itself. Baillargeon's tall-and-"
-        "short objects showed that infants expect a hidden object to keep its height: here the cylinder must "
+        "An upright cylinder glides behind a screen 0.30 m taller than itself (about 1.6 to 2 times its "
+        "height). Baillargeon's tall-and-short objects showed that infants expect a hidden object to keep its height: here the cylinder must "
         "stay hidden for the whole crossing (it is never tall enough to show above the screen) and must "
         "reappear with the same height and width rather than shrunken, stretched or swapped. Cylinder radius "
         "(and with it height), screen width, direction and occlusion timing vary.")
@@ -18,7 +18,8 @@ class CylinderBehindScreen(Task):
     colour_slots = ("target", "screen")
 
     def compose(self, s, clip, look):
-        c = cross_behind(s, clip, look, "cylinder", s["radius"], [(0.0, s["screen_width"])], screen_margin=0.3)
+        c = cross_behind(s, clip, look, "cylinder", s["radius"], [(0.0, s["screen_width"])], screen_margin=0.3,
+                         view=self.view)
         c.prompt = (f"A {look.colour('target')} upright cylinder glides along the floor toward a "
                     f"{look.colour('screen')} screen. Continue the video.")
         c.outcome = "the cylinder passes behind the screen and reappears on the far side with the same height"

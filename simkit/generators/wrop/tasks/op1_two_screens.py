@@ -20,7 +20,7 @@ class TwoScreens(Task):
         d, w = s["direction"], s["screen_width"]
         off = (w + s["gap"]) / 2
         screens = [(-d * off, w), (d * off, w)]
-        c = cross_behind(s, clip, look, "sphere", s["radius"], screens, key=1)
+        c = cross_behind(s, clip, look, "sphere", s["radius"], screens, key=1, view=self.view)
         c.prompt = (f"A {look.colour('target')} ball rolls across the floor toward a {look.colour('screen1')} "
                     f"screen; a {look.colour('screen2')} screen stands further along. Continue the video.")
         c.outcome = "the ball passes behind the second screen and reappears beyond it"

@@ -2,7 +2,7 @@
 import numpy as np
 
 from simkit.generators.wrop.base import Composition, Task
-from simkit.generators.wrop.kit import NOUN, half_height, row_positions, sweep_over
+from simkit.generators.wrop.kit import NOUN, half_height, listing, row_positions, sweep_over
 from simkit.scenes.wrop.motion import Motion
 from simkit.scenes.wrop.params import Choice, IntRange, Uniform
 
@@ -37,9 +37,9 @@ class ScreenLowers(Task):
                                      m.pos[:, 2], w, h)
         if not hid:
             raise ValueError("the screen never hides the objects")
-        nouns = " and ".join(f"a {look.colour(f'object{i + 1}')} {NOUN[s['shape']]}" for i in range(n))
+        nouns = listing([f"a {look.colour(f'object{i + 1}')} {NOUN[s['shape']]}" for i in range(n)])
         return Composition(objs, {"covered": hid[0], "raised": hid[-1] + 1}, "covered", exps,
-                           prompt=f"{nouns[0].upper()}{nouns[1:]} rest on the floor below a "
+                           prompt=f"{nouns[0].upper()}{nouns[1:]} {'rests' if n == 1 else 'rest'} on the floor below a "
                                   f"{look.colour('screen')} screen hanging in the air. Continue the video.",
                            outcome=f"the screen is lowered and raised; the same {n} object(s) are still there",
                            derived={"screen_width": round(w, 4), "screen_height": round(h, 4)})

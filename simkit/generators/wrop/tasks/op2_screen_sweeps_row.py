@@ -2,7 +2,7 @@
 import numpy as np
 
 from simkit.generators.wrop.base import Task
-from simkit.generators.wrop.kit import COVER_MARGIN, CLEAR_MARGIN, NOUN, half_height, row_positions, sweep_over
+from simkit.generators.wrop.kit import COVER_MARGIN, CLEAR_MARGIN, NOUN, half_height, listing, row_positions, sweep_over
 from simkit.scenes.wrop.params import Choice, IntRange, Uniform
 
 
@@ -36,12 +36,12 @@ class ScreenSweepsRow(Task):
         objs, exps, hid = sweep_over(clip, look, items, sx, np.zeros(T), w, h)
         if not hid or hid[0] < clip.cut:
             raise ValueError("screen sweep hides nothing in the target half")
-        nouns = ", ".join(f"a {look.colour(f'object{i + 1}')} {NOUN[k]}" for i, k in enumerate(kinds))
+        nouns = listing([f"a {look.colour(f'object{i + 1}')} {NOUN[k]}" for i, k in enumerate(kinds)])
         from simkit.generators.wrop.base import Composition
 
         return Composition(objs, {"first_covered": hid[0], "last_covered": hid[-1]}, "first_covered", exps,
-                           prompt=f"On the floor rest {nouns}. A {look.colour('screen')} screen stands to the "
-                                  f"{'left' if d > 0 else 'right'}. Continue the video.",
+                           prompt=f"On the floor {'rests' if n == 1 else 'rest'} {nouns}. A {look.colour('screen')} "
+                                  f"screen stands to the {'left' if d > 0 else 'right'}. Continue the video.",
                            outcome=f"the screen slides past; afterwards the same {n} object(s) stand unchanged "
                                    f"in the same places",
                            derived={"screen_speed_m_per_s": round(v, 4), "screen_height": round(h, 4)})
