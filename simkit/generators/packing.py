@@ -117,9 +117,6 @@ class PackingConfig(GeneratorConfig):
     physics: PhysicsConfig = Field(default_factory=PhysicsConfig, description="stability thresholds")
     heightmap_px_per_cell: int = Field(8, ge=1, le=64, description="pixels per grid cell in heightmap PNGs")
     strip_columns: int = Field(8, ge=1, le=64, description="heightmaps per row of the heightmap_strip PNG")
-    physics_cache: int = Field(16, ge=1, le=1024,
-                               description=("pybullet worlds kept per worker, one per container size (only when the "
-                                            "physics backend cannot re-target one world to a new container)"))
 
     @model_validator(mode="after")
     def _resolution_compiles(self) -> PackingConfig:
@@ -255,8 +252,7 @@ class PackingGenerator(Generator):
 
     def __init__(self) -> None:
         super().__init__()
-        self._worlds: dict[tuple, Any] = {}
-        self._retarget: bool | None = None
+        self._world_: Any = None  # one pybullet client per worker, re-targeted to each container
         self._pending: dict[int, dict[str, int]] = {}
         #: rejections per tier seen by this worker (all indices); episode meta records each episode's own
         self.rejections_by_tier: dict[str, int] = {t: 0 for t in TIERS}
@@ -269,9 +265,9 @@ class PackingGenerator(Generator):
         require("pybullet", "packing")  # fail early and clearly when the extra is missing
 
     def teardown(self) -> None:
-        for w in self._worlds.values():
-            w.close()
-        self._worlds.clear()
+        if self._world_ is not None:
+            self._world_.close()
+            self._world_ = None
 
     def backend_versions(self) -> dict[str, str]:
         from importlib.metadata import PackageNotFoundError, version
@@ -282,33 +278,19 @@ class PackingGenerator(Generator):
             return {}
 
     def _world(self, container: Container):
-        """A reset pybullet world for ``container``.
+        """This worker's pybullet world, reset and re-targeted to ``container``.
 
-        When :meth:`PackingPhysics.reset` accepts a ``container`` argument, one client per
-        worker is re-targeted to each container (a pybullet connect costs ~10 ms, as much as
-        the physics of a small case); otherwise one world per container size is kept, the
-        ``physics_cache`` most recently used ones. ``reset`` rebuilds the world inside the
-        client, so episodes do not depend on the worker's history.
+        One client per worker (a pybullet connect costs ~10 ms, as much as the physics of a small
+        case); ``reset`` rebuilds the world inside the client, so episodes do not depend on the
+        worker's history.
         """
-        import inspect
-
         from simkit.sims.packing_physics import PackingPhysics
 
-        if self._retarget is None:
-            self._retarget = "container" in inspect.signature(PackingPhysics.reset).parameters
-        key = ("any",) if self._retarget else (container.size, container.resolution)
-        w = self._worlds.pop(key, None)
-        if w is None:
-            w = PackingPhysics(container, **self.config.physics.model_dump())
-        elif self._retarget:
-            w.reset(container=container)
+        if self._world_ is None:
+            self._world_ = PackingPhysics(container, **self.config.physics.model_dump())
         else:
-            w.reset()
-        self._worlds[key] = w  # most recently used last
-        while len(self._worlds) > self.config.physics_cache:
-            old = next(iter(self._worlds))
-            self._worlds.pop(old).close()
-        return w
+            self._world_.reset(container=container)
+        return self._world_
 
     # -- generate -----------------------------------------------------------------------------
     def generate(self, index: int, rng: np.random.Generator) -> Episode:
