@@ -21,6 +21,7 @@ instant.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -36,7 +37,7 @@ class GeneratorConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True, frozen=False)
 
 
-class Generator:
+class Generator(ABC):
     """Base class of all generators (see the module docstring for the life cycle).
 
     Class attributes:
@@ -69,9 +70,9 @@ class Generator:
         """Prepare per-worker state. The default stores the config as ``self.config``."""
         self.config = config
 
-    def generate(self, index: int, rng: np.random.Generator) -> Episode:  # pragma: no cover - abstract
+    @abstractmethod
+    def generate(self, index: int, rng: np.random.Generator) -> Episode:
         """Produce episode ``index`` using only ``rng`` for randomness."""
-        raise NotImplementedError(f"{type(self).__name__}.generate")
 
     def teardown(self) -> None:
         """Release per-worker state (physics clients, Blender sessions)."""

@@ -37,6 +37,7 @@ Scores (all in grid cells; lower is better unless said):
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -81,7 +82,7 @@ class PackingState:
         return c
 
 
-class Policy:
+class Policy(ABC):
     """Base class: ``reset(case, rng)`` at the start of an episode, ``act(state)`` every step."""
 
     name = "policy"
@@ -90,15 +91,17 @@ class Policy:
         self.case = case
         self.rng = rng
 
-    def act(self, state: PackingState) -> Action | None:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def act(self, state: PackingState) -> Action | None:
+        """The next action (buffer item, orientation, position), or ``None`` when nothing fits."""
 
 
 class ScoredPolicy(Policy):
     """A heuristic that scores all candidates; subclasses implement :meth:`score` (lower is better)."""
 
+    @abstractmethod
     def score(self, state: PackingState, item: Item, c: Candidates) -> np.ndarray | tuple[np.ndarray, ...]:
-        raise NotImplementedError
+        """Cost of each candidate of ``item`` (lower is better; a tuple sorts lexicographically)."""
 
     def act(self, state: PackingState) -> Action | None:
         best_key: tuple | None = None

@@ -24,6 +24,7 @@ samples in [0, 2^62): the two ranges are disjoint.
 from __future__ import annotations
 
 import importlib
+from abc import ABC, abstractmethod
 import pkgutil
 import re
 from dataclasses import dataclass, field
@@ -140,7 +141,7 @@ class Composition:
     derived: dict[str, Any] = field(default_factory=dict)
 
 
-class Task:
+class Task(ABC):
     """Base of the WROP task generators (see the module docstring)."""
 
     family: ClassVar[str] = ""
@@ -167,8 +168,9 @@ class Task:
         values = sample_space(SURFACE, rng)
         return Look(values, pick_colours(rng, list(self.colour_slots)))
 
-    def compose(self, s: dict[str, Any], clip: Clip, look: Look) -> Composition:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def compose(self, s: dict[str, Any], clip: Clip, look: Look) -> Composition:
+        """The scene, choreography, prompt and expected outcome for structure ``s`` under ``look``."""
 
     # -- shared choreography helpers ------------------------------------------------------------
     @staticmethod
