@@ -282,3 +282,25 @@ def test_compiled_kernel_matches_numpy_path(monkeypatch):
         _kernels.path_kernel.cache_clear()
         assert np.max(np.abs(fast)) > 0.01
         np.testing.assert_allclose(fast, slow, atol=1e-12)
+
+
+def test_compiled_kernel_matches_numpy_path_order_2_static_listener(monkeypatch):
+    """The batched compiled path (one kernel call per source, all its image paths) against numpy."""
+    from simkit.renderers.foa import _kernels
+
+    s = _noise(6000, 5)
+    lis = ListenerPose(position=Trajectory.static([2.0, 1.6, 1.3]), yaw_times=[0.0], yaw=[0.7])
+    srcs = [Source(s, Trajectory([0.0, 0.35], [[0.6, 0.5, 1.0], [4.2, 3.1, 2.1]]), gain=0.7),
+            Source(s[:2500], Trajectory.static([3.5, 3.0, 2.0]), gain=0.3, onset=0.02)]
+    room = ShoeboxRoom((5.0, 4.0, 3.0), (0.2, 0.3, 0.4, 0.5, 0.1, 0.6), 2)
+    for delay in (True, False):
+        monkeypatch.delenv("SIMKIT_FOA_NUMBA", raising=False)
+        _kernels.path_kernel.cache_clear()
+        fast = render_foa(srcs, FS, 6400, lis, room, delay=delay)
+        monkeypatch.setenv("SIMKIT_FOA_NUMBA", "0")
+        _kernels.path_kernel.cache_clear()
+        slow = render_foa(srcs, FS, 6400, lis, room, delay=delay)
+        monkeypatch.delenv("SIMKIT_FOA_NUMBA")
+        _kernels.path_kernel.cache_clear()
+        assert np.max(np.abs(fast)) > 0.01
+        np.testing.assert_allclose(fast, slow, atol=1e-12)

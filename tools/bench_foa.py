@@ -9,8 +9,11 @@ render the same shoebox scene at 16 kHz:
   sources its usual workaround: one RIR per source position at 10 positions per second, each
   0.1 s segment convolved with its RIR and overlap-added (time-varying convolution).
 
-Reported: the real-time factor per core (seconds of audio per second of CPU, one thread,
-best of ``--repeats``) and the speed ratio. Usage::
+The C allocator is set to keep freed memory (see :func:`_steady_malloc`; ``--default-malloc``
+turns that off) so that a configuration's time does not depend on the runs before it.
+
+Reported: the real-time factor per core (seconds of audio per second of CPU time of this process
+(``time.process_time``), one thread, best of ``--repeats``) and the speed ratio. Usage::
 
     python tools/bench_foa.py [--seconds 4] [--repeats 3] [--markdown out.md]
 """
@@ -95,12 +98,33 @@ def run_pra(sig, a, b, order, seconds, moving):
     return out[:, :n]
 
 
+def _steady_malloc() -> str:
+    """Keep freed memory in the process (glibc ``mallopt``), for simkit and pyroomacoustics alike.
+
+    With glibc's default, adaptive thresholds, whether a large temporary array is served from
+    the heap or from fresh pages (page faults, counted as CPU time) depends on what the process
+    did before, so the same configuration measured alone or after others differed by up to 2.5x.
+    Fixed thresholds of 256 MiB give the steady state of a long-running process every time.
+    Returns a note for the report.
+    """
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        m_trim_threshold, m_mmap_threshold = -1, -3  # <malloc.h>
+        ok = libc.mallopt(m_mmap_threshold, 256 << 20) and libc.mallopt(m_trim_threshold, 256 << 20)
+    except (OSError, AttributeError):
+        ok = 0
+    return "glibc mmap/trim thresholds fixed at 256 MiB" if ok else "default allocator settings"
+
+
 def best_time(fn, repeats):
     best = float("inf")
     for _ in range(repeats):
-        t = time.perf_counter()
+        t = time.process_time()  # CPU time of this process: per-core, robust to other load
         fn()
-        best = min(best, time.perf_counter() - t)
+        best = min(best, time.process_time() - t)
     return best
 
 
@@ -111,7 +135,10 @@ def main() -> None:
     ap.add_argument("--sources", type=int, nargs="+", default=[1, 4, 8])
     ap.add_argument("--orders", type=int, nargs="+", default=[0, 1, 2])
     ap.add_argument("--markdown", type=str, default="")
+    ap.add_argument("--default-malloc", action="store_true",
+                    help="leave glibc's adaptive malloc thresholds alone (results then depend on run order)")
     args = ap.parse_args()
+    malloc_note = "default allocator settings" if args.default_malloc else _steady_malloc()
     warnings.filterwarnings("ignore")
     import pyroomacoustics as pra
 
@@ -135,7 +162,7 @@ def main() -> None:
                       flush=True)
     head = (f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} logical CPUs, one thread; "
             f"Python {platform.python_version()}, numpy {np.__version__}, pyroomacoustics {pra.__version__}; "
-            f"{args.seconds:.0f} s of 16 kHz audio, best of {args.repeats}.\n\n"
+            f"{args.seconds:.0f} s of 16 kHz audio, best of {args.repeats}; {malloc_note}.\n\n"
             "| motion | path | sources | simkit (x real time) | pyroomacoustics (x real time) | speed-up |\n"
             "| --- | --- | ---: | ---: | ---: | ---: |\n")
     table = head + "".join(f"| {m} | {p} | {n} | {s:.0f} | {q:.1f} | {r:.1f} |\n" for m, p, n, s, q, r in rows)

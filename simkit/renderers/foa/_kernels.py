@@ -1,17 +1,104 @@
-"""Optional compiled kernel of the FOA renderer (numba), with the numpy path as the fallback.
+"""Optional compiled kernels of the FOA renderer (numba), with the numpy path as the fallback.
 
-:func:`path_kernel` returns a compiled function that adds one propagation path to the output,
-doing in one pass what the numpy path does with temporaries: linear ramps of the four gains
-and of the delay between block edges, and a 4-point Lagrange fractional-delay read (same
-formulas as :func:`simkit.renderers.foa.render._lagrange_read`). Results agree with the numpy
-path to rounding error (tested). It is used when numba is importable and the environment
-variable ``SIMKIT_FOA_NUMBA`` is not ``0``; compiled code is cached next to this module.
+- :func:`path_kernel` adds propagation paths to the output, doing in one pass what the numpy
+  path does with temporaries: linear ramps of the four gains and of the delay between block
+  edges, and a 4-point Lagrange fractional-delay read (same formulas as
+  :func:`simkit.renderers.foa.render._lagrange_read`). Blocks that read only inside the signal
+  take a branch-free route (sample index and fraction, then the read, then the gains, each a
+  separate loop the compiler can vectorise) with the same operations and the same order of
+  accumulation as the per-sample route.
+- :func:`images_kernel` and :func:`gains_kernel` do the block-rate geometry (image-source
+  positions relative to the listener; distance gains, SN3D gains and delays) without numpy's
+  temporaries, with the same IEEE operations in the same order, so their results are
+  bit-identical to the numpy expressions they replace.
+
+Results agree with the numpy path to rounding error (tested). The kernels are used when numba
+is importable and the environment variable ``SIMKIT_FOA_NUMBA`` is not ``0``; compiled code is
+cached next to this module. No fastmath: IEEE order of operations keeps the bytes identical
+across CPUs.
 """
 
 from __future__ import annotations
 
 import os
 from functools import lru_cache
+
+
+def _enabled() -> bool:
+    if os.environ.get("SIMKIT_FOA_NUMBA", "1") == "0":
+        return False
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@lru_cache(maxsize=1)
+def gains_kernel():
+    """Compiled distance gains and delays of many paths at block edges, or ``None`` (see module doc).
+
+    Signature: ``edge_gains(v (M, E, 3) listener-frame vectors in metres, amp (M,) gains at 1 m,
+    r_min, c (m/s), fs (Hz), g (M, E, 4) out: SN3D gains x amp / max(r, r_min), d (M, E) out:
+    delays r / c * fs in samples)``. The same IEEE operations in the same order as
+    :func:`simkit.renderers.foa.render._gains` followed by ``r / c * fs``, so the results are
+    bit-identical to the numpy path; it only saves the temporaries.
+    """
+    if not _enabled():
+        return None
+    import math
+
+    import numba
+
+    @numba.njit(cache=True, nogil=True)
+    def edge_gains(v, amp, r_min, c, fs, g, d):  # pragma: no cover
+        for i in range(v.shape[0]):
+            a = amp[i]
+            for e in range(v.shape[1]):
+                x = v[i, e, 0]
+                y = v[i, e, 1]
+                z = v[i, e, 2]
+                r = math.sqrt(x * x + y * y + z * z)
+                if r > 1e-12:
+                    ux = x / r
+                    uy = y / r
+                    uz = z / r
+                else:
+                    ux, uy, uz = 1.0, 0.0, 0.0
+                sc = a / max(r, r_min)
+                g[i, e, 0] = sc
+                g[i, e, 1] = uy * sc
+                g[i, e, 2] = uz * sc
+                g[i, e, 3] = ux * sc
+                d[i, e] = r / c * fs
+
+    return edge_gains
+
+
+@lru_cache(maxsize=1)
+def images_kernel():
+    """Compiled image-source positions relative to the listener, or ``None`` (see module doc).
+
+    Signature: ``image_rel(sign (M, 3), offset (M, 3), pts (E, 3) world source positions,
+    lis (E or 1, 3) world listener positions, rel (M, E, 3) out)`` with
+    ``rel = (sign * pts + offset) - lis``: the image transform of
+    :meth:`simkit.renderers.foa.room.ShoeboxRoom.image_transform`, the same IEEE operations as
+    the numpy expression in :func:`simkit.renderers.foa.render.render_foa`.
+    """
+    if not _enabled():
+        return None
+    import numba
+
+    @numba.njit(cache=True, nogil=True)
+    def image_rel(sign, offset, pts, lis, rel):  # pragma: no cover
+        n_lis = lis.shape[0]
+        for i in range(sign.shape[0]):
+            for e in range(pts.shape[0]):
+                le = e if n_lis > 1 else 0
+                for c in range(3):
+                    rel[i, e, c] = (sign[i, c] * pts[e, c] + offset[i, c]) - lis[le, c]
+
+    return image_rel
 
 
 @lru_cache(maxsize=1)
@@ -23,13 +110,12 @@ def path_kernel():
     delays (P, nb+1) samples, use_delay (P,) bool, block)``; gains and delays are given at block
     edges and ramped linearly in between.
     """
-    if os.environ.get("SIMKIT_FOA_NUMBA", "1") == "0":
-        return None
-    try:
-        import numba
-    except ImportError:
+    if not _enabled():
         return None
     import math
+
+    import numba
+    import numpy as np
 
     # no fastmath: IEEE order of operations keeps the bytes identical across CPUs (DESIGN.md, Contracts)
     @numba.njit(cache=True, nogil=True)
@@ -38,6 +124,9 @@ def path_kernel():
         n_paths = gains.shape[0]
         nb = gains.shape[1] - 1
         inv = 1.0 / block
+        tmp = np.empty(block)
+        frac = np.empty(block)
+        idx = np.empty(block, np.int64)
         for k in range(nb):  # blocks outermost: the output block stays in cache for all paths
             j0 = k * block
             if j0 >= n:
@@ -61,6 +150,34 @@ def path_kernel():
                 e1 = (gains[p, k + 1, 1] - g1) * inv
                 e2 = (gains[p, k + 1, 2] - g2) * inv
                 e3 = (gains[p, k + 1, 3] - g3) * inv
+                if j0 - start - dmax - 1.0 >= 1.0 and j1 - start - dmin + 1.0 + 2.0 < m:
+                    # the whole block reads inside the signal: branch-free read into a scratch
+                    # buffer, then a separate (vectorisable) gain loop; same operations and the
+                    # same order of accumulation into ``out`` as the per-sample loop below
+                    base = float(j0 - start)  # integers below 2**53: exact, as ``j - start`` below
+                    for f in range(j1 - j0):  # sample index and fraction (vectorisable)
+                        pos = (base + f) - (d0 + dd * f)
+                        fi = math.floor(pos)
+                        idx[f] = int(fi) + off
+                        frac[f] = pos - fi
+                    for f in range(j1 - j0):  # Lagrange read (gathers)
+                        d = frac[f]
+                        q = idx[f]
+                        dm1 = d - 1.0
+                        dp1 = d + 1.0
+                        dm2 = d - 2.0
+                        a = d * dm1
+                        b = dp1 * dm2
+                        tmp[f] = (xs[q - 1] * (-a * dm2) + xs[q + 2] * (a * dp1)) * (1.0 / 6.0) \
+                            + (xs[q] * (b * dm1) - xs[q + 1] * (b * d)) * 0.5
+                    for j in range(j0, j1):
+                        f = j - j0
+                        s = tmp[f]
+                        out[j, 0] += s * (g0 + e0 * f)
+                        out[j, 1] += s * (g1 + e1 * f)
+                        out[j, 2] += s * (g2 + e2 * f)
+                        out[j, 3] += s * (g3 + e3 * f)
+                    continue
                 for j in range(j0, j1):
                     f = j - j0
                     pos = j - start - (d0 + dd * f)

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from simkit.renderers.foa._kernels import gains_kernel, images_kernel, path_kernel
 from simkit.renderers.foa.geometry import ListenerPose, Trajectory
 from simkit.renderers.foa.room import ShoeboxRoom, diffuse_tail
 
@@ -78,15 +79,6 @@ def _lagrange_read(signal: np.ndarray, pos: np.ndarray) -> np.ndarray:
     return out
 
 
-def _lagrange_taps(delay: float) -> tuple[int, np.ndarray]:
-    """First tap index and the 4 Lagrange weights of a fractional delay (samples, >= 1)."""
-    i = int(np.floor(delay))
-    d = delay - i
-    w = np.array([-d * (d - 1) * (d - 2) / 6, (d + 1) * (d - 1) * (d - 2) / 2,
-                  -(d + 1) * d * (d - 2) / 2, (d + 1) * d * (d - 1) / 6])
-    return i - 1, w
-
-
 def _ramp(edge_values: np.ndarray, n: int, block: int) -> np.ndarray:
     """Linear per-sample interpolation of values given at block edges: (nb+1, D) -> (n, D)."""
     nb = edge_values.shape[0] - 1
@@ -120,8 +112,6 @@ class _PathMixer:
     """
 
     def __init__(self, out: np.ndarray, block: int, chunk: int = 16):
-        from simkit.renderers.foa._kernels import path_kernel
-
         self.kernel = path_kernel()
         self.queued: list[tuple] = []
         self.out, self.block, self.chunk = out, block, chunk
@@ -139,27 +129,25 @@ class _PathMixer:
 
     def queue(self, sig: np.ndarray, start: int, gains: np.ndarray, delays: np.ndarray | None) -> None:
         """Queue a path for the compiled kernel (signal, start sample, edge gains, edge delays)."""
-        self.queued.append((sig, start, gains, delays))
+        d = np.zeros((1, self.nb + 1)) if delays is None else np.asarray(delays, dtype=np.float64)[None]
+        self.queue_paths(sig, start, np.asarray(gains, dtype=np.float64)[None], d,
+                         np.array([delays is not None]))
+
+    def queue_paths(self, sig: np.ndarray, start: int, gains: np.ndarray, delays: np.ndarray,
+                    use_delay: np.ndarray) -> None:
+        """Queue P paths of one signal: edge gains (P, nb+1, 4), edge delays (P, nb+1) in samples
+        (ignored where ``use_delay`` (P,) is False)."""
+        self.queued.append((sig, start, gains, delays, use_delay))
 
     def _run_kernel(self) -> None:
-        q = self.queued
-        uniq: dict[int, int] = {}  # the image paths of one source share its signal: store it once
-        parts, offsets, total = [], [], 0
-        for x in q:
-            key = id(x[0])
-            if key not in uniq:
-                uniq[key] = total
-                parts.append(np.asarray(x[0], dtype=np.float64))
-                total += x[0].size
-            offsets.append(uniq[key])
-        lengths = np.array([x[0].size for x in q], dtype=np.int64)
-        offsets = np.array(offsets, dtype=np.int64)
-        xs = np.concatenate(parts)
-        starts = np.array([x[1] for x in q], dtype=np.int64)
-        gains = np.stack([x[2] for x in q]).astype(np.float64)
-        delays = np.stack([np.zeros(self.nb + 1) if x[3] is None else x[3] for x in q]).astype(np.float64)
-        use = np.array([x[3] is not None for x in q])
-        self.kernel(self.out, xs, offsets, lengths, starts, gains, delays, use, self.block)
+        # one call per queued signal, in queue order: every output sample receives the paths'
+        # contributions in the same order as a single call over all paths would add them, and
+        # no signal, gain or delay array is copied
+        for sig, start, gains, delays, use in self.queued:
+            p = gains.shape[0]
+            self.kernel(self.out, np.ascontiguousarray(sig, dtype=np.float64), np.zeros(p, np.int64),
+                        np.full(p, sig.size, np.int64), np.full(p, start, np.int64),
+                        np.ascontiguousarray(gains), np.ascontiguousarray(delays), use, self.block)
         self.queued = []
 
     def flush(self) -> None:
@@ -251,6 +239,8 @@ def render_foa(sources: list[Source], fs: int, n_samples: int, listener: Listene
         sign, offset, amp_img = np.ones((1, 3)), np.zeros((1, 3)), np.ones(1)
 
     mixer = _PathMixer(out, block)
+    gk = gains_kernel() if mixer.kernel is not None else None
+    ik = images_kernel() if mixer.kernel is not None else None
     for src in sources:
         sig = np.asarray(src.signal, dtype=np.float64).reshape(-1)
         start = int(round(src.onset * fs))
@@ -263,14 +253,33 @@ def render_foa(sources: list[Source], fs: int, n_samples: int, listener: Listene
             _add(out, mixer, sig, start, g, None, nb, block, static)
             continue
         m_paths = 1 if room is None else amp_img.size
-        imgs = sign[:, None, :] * pts[None] + offset[:, None, :]  # (M, E, 3)
-        v = _to_listener(imgs - lis_pos[None], rot_t)
-        g, r = _gains(v, src.gain * amp_img[:, None], r_min)  # (M, E, 4), (M, E)
-        d = r / speed_of_sound * fs  # samples
+        # image positions minus the listener (M, E, 3); numpy: computed with the long edge axis
+        # last (inner loops over an axis of 3 are slow); the compiled kernel: the same operations
+        if ik is not None:
+            rel = np.empty((sign.shape[0], pts.shape[0], 3))
+            ik(sign, offset, pts, lis_pos, rel)
+        else:
+            rel = (sign[:, :, None] * pts.T[None] + offset[:, :, None]) - lis_pos.T[None]  # (M, 3, E)
+            rel = np.ascontiguousarray(rel.transpose(0, 2, 1))
+        v = _to_listener(rel, rot_t)
+        if gk is not None:  # compiled: same operations, no temporaries
+            g = np.empty(v.shape[:-1] + (4,))
+            d = np.empty(v.shape[:-1])
+            gk(np.ascontiguousarray(v), src.gain * amp_img, float(r_min), float(speed_of_sound), float(fs), g, d)
+            r = np.linalg.norm(v[:, :1], axis=-1)  # only r[:, 0] is used below (tail timing)
+        else:
+            g, r = _gains(v, src.gain * amp_img[:, None], r_min)  # (M, E, 4), (M, E)
+            d = r / speed_of_sound * fs  # samples
         if not delay:
             d = d - d[0:1]
         if static and m_paths > 1:
             _add_static_rir(out, sig, start, g[:, 0], d[:, 0])
+        elif mixer.kernel is not None:  # all paths of this source in one batch, no copies
+            use = np.ones(m_paths, dtype=bool)
+            use[0] = delay
+            if static:
+                g, d = np.repeat(g, nb + 1, axis=1), np.repeat(d, nb + 1, axis=1)
+            mixer.queue_paths(sig, start, g, d, use)
         else:
             for k in range(m_paths):
                 dk = None if (not delay and k == 0) else d[k]
@@ -324,9 +333,15 @@ def _add_static_rir(out: np.ndarray, signal: np.ndarray, start: int, gains: np.n
     base = int(np.floor(delays.min())) - 1
     length = int(np.ceil(delays.max())) - base + 3
     h = np.zeros((length, 4))
-    for gk, dk in zip(gains, delays):
-        i0, w = _lagrange_taps(dk - base)
-        h[i0:i0 + 4] += w[:, None] * gk[None, :]
+    # the 4 Lagrange taps of all paths at once (the weights of _lagrange_read, Laakso et al. 1996,
+    # first tap at floor(delay) - 1); np.add.at adds them in path order, as a loop would
+    x = delays - base
+    i = np.floor(x)
+    d = x - i
+    w = np.stack([-d * (d - 1) * (d - 2) / 6, (d + 1) * (d - 1) * (d - 2) / 2,
+                  -(d + 1) * d * (d - 2) / 2, (d + 1) * d * (d - 1) / 6], axis=1)  # (M, 4)
+    rows = (i.astype(np.int64) - 1)[:, None] + np.arange(4)[None, :]
+    np.add.at(h, rows.ravel(), (w[:, :, None] * gains[:, None, :]).reshape(-1, 4))
     _add_convolved(out, signal, start + base, h)
 
 
