@@ -118,6 +118,9 @@ def generate(
                                            "family, or all); the same as --set generator=..."),
     split: Optional[str] = typer.Option(None, "--split", help="Split, for generators that have one (wrop: train | "
                                                               "exam); the same as --set split=..."),
+    sounds: Optional[Path] = typer.Option(None, "--sounds", help="Folder of real recordings (one sub-folder per "
+                                                                 "label, or an ESC-50-style CSV), for audio "
+                                                                 "generators; the same as --set sounds=..."),
     episodes_per_shard: int = typer.Option(64, "--episodes-per-shard", help="Episodes per shard tar."),
     max_shard_mb: float = typer.Option(1024.0, "--max-shard-mb", help="Split a shard into parts above this size."),
     retries: int = typer.Option(2, "--retries", help="Retries of a transient backend failure per episode."),
@@ -134,7 +137,8 @@ def generate(
 
     try:
         cls = load(name)
-        sets = list(set_) + [f"{k}={v}" for k, v in (("generator", sub), ("split", split)) if v is not None]
+        sets = list(set_) + [f"{k}={v}" for k, v in (("generator", sub), ("split", split), ("sounds", sounds))
+                             if v is not None]
         cfg = build_config(cls.Config, config, sets)
         summary = generate_corpus(
             name, n, out, seed=seed, config=cfg.model_dump(mode="json"), workers=workers,

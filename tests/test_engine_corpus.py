@@ -218,6 +218,9 @@ def test_cli_rejects_bad_arguments_without_traceback(tmp_path):
         (["generate", "toy", "--n", "0", "--out", str(tmp_path / "b")], "--n must be at least 1"),
         (["generate", "toy", "--n", "1", "--out", str(tmp_path / "c"), "--shard", "3/2"], "need 0 <= K < N"),
         (["list", "toy"], "has no sub-generators"),
+        (["generate", "toy", "--n", "1", "--out", str(tmp_path / "d"), "--split", "exam"], "unknown key 'split'"),
+        (["generate", "toy", "--n", "1", "--out", str(tmp_path / "e"), "--sounds", str(tmp_path)],
+         "unknown key 'sounds'"),
     ]
     for args, needle in cases:
         p = simkit_cli(*args)
