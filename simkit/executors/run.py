@@ -73,10 +73,6 @@ def plan_indices(n: int, episodes_per_shard: int, shard: tuple[int, int]) -> dic
     }
 
 
-def _identity(info: dict) -> dict:
-    return {k: info.get(k) for k in IDENTITY_KEYS}
-
-
 def corpus_info(spec: RunSpec, n: int, gen_cls, config_model, versions: dict, rows: list[dict]) -> dict[str, Any]:
     """The content of corpus.json."""
     schema: dict[str, str] = {}
