@@ -9,7 +9,6 @@ Heavy libraries are imported inside commands, so ``simkit --help`` is instant.
 from __future__ import annotations
 
 import importlib
-import sys
 from pathlib import Path
 from typing import Optional
 

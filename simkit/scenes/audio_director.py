@@ -281,8 +281,6 @@ def direct_scene(rng: np.random.Generator, p: DirectorParams) -> dict:
     static = p.mode == "foa-static"
     duration = _r(rng.uniform(*p.static_duration_s), 2) if static else float(p.duration_s)
     cam = _camera(rng, p, duration, static)
-    t_grid = np.arange(0.0, duration + 1e-9, 1.0 / TRACK_RATE_HZ)
-    yaw = _yaw_at(cam, t_grid)
     half = p.fov_deg / 2.0
 
     n_fg = int(rng.integers(p.n_sources[0], p.n_sources[1] + 1))
