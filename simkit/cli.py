@@ -14,6 +14,7 @@ from typing import Optional
 
 import typer
 
+from simkit.commands import fail
 from simkit.core.errors import SimkitError
 
 app = typer.Typer(
@@ -54,12 +55,6 @@ def _register_command_modules() -> None:
                 continue
             raise
         mod.register(GROUPS)
-
-
-def fail(msg: str, code: int = 2) -> None:
-    """Print ``error: msg`` to stderr and exit with ``code``."""
-    typer.echo(f"error: {msg}", err=True)
-    raise typer.Exit(code)
 
 
 @app.command("list")

@@ -12,12 +12,9 @@ from typing import Optional
 
 import typer
 
+from simkit.commands import fail
+
 SUITE_CHOICES = ("goal", "object", "spatial", "long", "all")
-
-
-def _fail(msg: str) -> None:
-    typer.echo(f"error: {msg}", err=True)
-    raise typer.Exit(2)
 
 
 def register(groups) -> None:
@@ -38,12 +35,12 @@ def register(groups) -> None:
         from simkit.scenes.bddl import SUITES, compile_suites
 
         if suite not in SUITE_CHOICES:
-            _fail(f"--suite must be one of {', '.join(SUITE_CHOICES)}, not {suite!r}")
+            fail(f"--suite must be one of {', '.join(SUITE_CHOICES)}, not {suite!r}")
         suites = list(SUITES) if suite == "all" else [suite]
         try:
             rep = compile_suites(libero_root, out, suites, force=force)
         except SimkitError as exc:
-            _fail(str(exc))
+            fail(str(exc))
             return
         for w in rep.warnings:
             typer.echo(f"warning: {w}", err=True)
@@ -53,14 +50,7 @@ def register(groups) -> None:
                    f"-> {out}")
         if render and not rep.errors:
             for s in suites:
-                try:
-                    path, problems = _contact_sheet(out, libero_root, s, seed)
-                except SimkitError as exc:
-                    _fail(str(exc))
-                    return
-                for p in problems:
-                    typer.echo(f"warning: {p}", err=True)
-                typer.echo(f"wrote {path}")
+                _write_contact_sheet(out, libero_root, s, seed)
         if rep.errors:
             raise typer.Exit(2)
 
@@ -81,7 +71,7 @@ def register(groups) -> None:
 
             rep = convert_mjcf_to_usd(src, dst, static=static)
         except SimkitError as exc:
-            _fail(str(exc))
+            fail(str(exc))
             return
         for w in rep.warnings:
             typer.echo(f"warning: {w}", err=True)
@@ -105,16 +95,21 @@ def register(groups) -> None:
                                            help="PNG path (default DESCRIPTORS/contact_sheet_<suite>.png)."),
     ) -> None:
         """Render each task's initial MuJoCo scene of a suite into one contact sheet PNG."""
-        from simkit.core.errors import SimkitError
+        _write_contact_sheet(descriptors, libero_root, suite, seed, out)
 
-        try:
-            path, problems = _contact_sheet(descriptors, libero_root, suite, seed, out)
-        except SimkitError as exc:
-            _fail(str(exc))
-            return
-        for p in problems:
-            typer.echo(f"warning: {p}", err=True)
-        typer.echo(f"wrote {path}")
+
+def _write_contact_sheet(desc_dir: Path, libero_root: Path, suite: str, seed: int, out: Optional[Path] = None) -> None:
+    """Render a suite's contact sheet, print its warnings and path; bad input -> ``error:`` and exit 2."""
+    from simkit.core.errors import SimkitError
+
+    try:
+        path, problems = _contact_sheet(desc_dir, libero_root, suite, seed, out)
+    except SimkitError as exc:
+        fail(str(exc))
+        return
+    for p in problems:
+        typer.echo(f"warning: {p}", err=True)
+    typer.echo(f"wrote {path}")
 
 
 def _contact_sheet(desc_dir: Path, libero_root: Path, suite: str, seed: int, out: Optional[Path] = None):

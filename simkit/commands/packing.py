@@ -23,6 +23,8 @@ from typing import Any
 
 import typer
 
+from simkit.commands import fail
+
 #: largest ``--px`` (pixels per grid cell), the same bound as the generator's ``heightmap_px_per_cell``
 MAX_PX = 64
 
@@ -210,13 +212,11 @@ def register(groups: dict[str, typer.Typer]) -> None:
         from simkit.core.errors import SimkitError
 
         if limit < 0:
-            typer.echo(f"error: --limit must be >= 0, got {limit}", err=True)
-            raise typer.Exit(2)
+            fail(f"--limit must be >= 0, got {limit}")
         try:
             counts = export_sft(list(corpus), out, history=history, px=px, limit=limit or None,
                                 absolute_paths=absolute_paths, with_meta=with_meta)
         except SimkitError as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(2) from None
+            fail(str(exc))
         typer.echo(f"wrote {out}: {counts['records']} records from {counts['episodes']} episodes, "
                    f"{counts['images']} heightmap images")
