@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -27,7 +26,9 @@ app = typer.Typer(
 )
 eval_app = typer.Typer(help="Run a benchmark or closed-loop evaluation.", no_args_is_help=True)
 export_app = typer.Typer(help="Export a corpus to another format (e.g. SFT JSONL).", no_args_is_help=True)
-compile_app = typer.Typer(help="Compile task sources (e.g. LIBERO BDDL) into cached descriptors.", no_args_is_help=True)
+compile_app = typer.Typer(
+    help="Compile task sources (e.g. LIBERO BDDL) into cached descriptors.", no_args_is_help=True
+)
 convert_app = typer.Typer(help="Convert assets between simulators (e.g. MJCF -> USD).", no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
 app.add_typer(export_app, name="export")
@@ -59,7 +60,7 @@ def _register_command_modules() -> None:
 
 @app.command("list")
 def list_cmd(
-    name: Optional[str] = typer.Argument(None, help="A generator whose sub-generators to list (e.g. wrop)."),
+    name: str | None = typer.Argument(None, help="A generator whose sub-generators to list (e.g. wrop)."),
 ) -> None:
     """List the registered generators (name, version, extra, description), or one generator's sub-generators."""
     from simkit.core.registry import available, load
@@ -100,26 +101,41 @@ def generate(
     name: str = typer.Argument(..., help="Generator name (see `simkit list`)."),
     n: int = typer.Option(..., "--n", help="Number of episodes in the corpus."),
     out: Path = typer.Option(..., "--out", help="Output corpus directory (created; re-run to resume)."),
-    seed: int = typer.Option(0, "--seed", help="Master seed; episode i depends only on (seed, generator, i)."),
+    seed: int = typer.Option(
+        0, "--seed", help="Master seed; episode i depends only on (seed, generator, i)."
+    ),
     workers: int = typer.Option(1, "--workers", min=1, help="Worker processes (local executor)."),
-    shard: Optional[str] = typer.Option(None, "--shard", help="K/N: produce only shards j with j % N == K."),
+    shard: str | None = typer.Option(None, "--shard", help="K/N: produce only shards j with j % N == K."),
     executor: str = typer.Option("local", "--executor", help="local | ray"),
-    address: Optional[str] = typer.Option(None, "--address", help="Ray cluster address (with --executor ray)."),
-    config: Optional[Path] = typer.Option(None, "--config", help="YAML config file for the generator."),
+    address: str | None = typer.Option(None, "--address", help="Ray cluster address (with --executor ray)."),
+    config: Path | None = typer.Option(None, "--config", help="YAML config file for the generator."),
     set_: list[str] = typer.Option([], "--set", help="Config override key=value (repeatable)."),
-    sub: Optional[str] = typer.Option(None, "--generator",
-                                      help="Sub-generator, for generators that have them (wrop: FAMILY/NAME, a "
-                                           "family, or all); the same as --set generator=..."),
-    split: Optional[str] = typer.Option(None, "--split", help="Split, for generators that have one (wrop: train | "
-                                                              "exam); the same as --set split=..."),
-    sounds: Optional[Path] = typer.Option(None, "--sounds", help="Folder of real recordings (one sub-folder per "
-                                                                 "label, or an ESC-50-style CSV), for audio "
-                                                                 "generators; the same as --set sounds=..."),
+    sub: str | None = typer.Option(
+        None,
+        "--generator",
+        help="Sub-generator, for generators that have them (wrop: FAMILY/NAME, a "
+        "family, or all); the same as --set generator=...",
+    ),
+    split: str | None = typer.Option(
+        None,
+        "--split",
+        help="Split, for generators that have one (wrop: train | exam); the same as --set split=...",
+    ),
+    sounds: Path | None = typer.Option(
+        None,
+        "--sounds",
+        help="Folder of real recordings (one sub-folder per "
+        "label, or an ESC-50-style CSV), for audio "
+        "generators; the same as --set sounds=...",
+    ),
     episodes_per_shard: int = typer.Option(64, "--episodes-per-shard", help="Episodes per shard tar."),
-    max_shard_mb: float = typer.Option(1024.0, "--max-shard-mb", help="Split a shard into parts above this size."),
+    max_shard_mb: float = typer.Option(
+        1024.0, "--max-shard-mb", help="Split a shard into parts above this size."
+    ),
     retries: int = typer.Option(2, "--retries", help="Retries of a transient backend failure per episode."),
-    progress: bool = typer.Option(True, "--progress/--no-progress",
-                                  help="Progress bar on a terminal; a log line every 30 s otherwise."),
+    progress: bool = typer.Option(
+        True, "--progress/--no-progress", help="Progress bar on a terminal; a log line every 30 s otherwise."
+    ),
 ) -> None:
     """Generate a corpus of N episodes (resumes when OUT already holds this corpus).
 
@@ -131,13 +147,23 @@ def generate(
 
     try:
         cls = load(name)
-        sets = list(set_) + [f"{k}={v}" for k, v in (("generator", sub), ("split", split), ("sounds", sounds))
-                             if v is not None]
+        sets = list(set_) + [
+            f"{k}={v}" for k, v in (("generator", sub), ("split", split), ("sounds", sounds)) if v is not None
+        ]
         cfg = build_config(cls.Config, config, sets)
         summary = generate_corpus(
-            name, n, out, seed=seed, config=cfg.model_dump(mode="json"), workers=workers,
-            shard=parse_shard(shard), executor=executor, address=address,
-            episodes_per_shard=episodes_per_shard, max_shard_bytes=int(max_shard_mb * 2**20), retries=retries,
+            name,
+            n,
+            out,
+            seed=seed,
+            config=cfg.model_dump(mode="json"),
+            workers=workers,
+            shard=parse_shard(shard),
+            executor=executor,
+            address=address,
+            episodes_per_shard=episodes_per_shard,
+            max_shard_bytes=int(max_shard_mb * 2**20),
+            retries=retries,
             progress=progress,
         )
     except SimkitError as exc:
@@ -158,8 +184,17 @@ def _print_summary(s) -> None:
     for col in ("planned", "produced", "resumed", "failed", "redraws", "shards", "seconds", "ep/s", "MB"):
         t.add_column(col, justify="right")
     rate = s.produced / s.seconds if s.seconds > 0 else 0.0
-    t.add_row(str(s.planned), str(s.produced), str(s.resumed), str(s.failed), str(s.redraws),
-              str(s.shards_written), f"{s.seconds:.1f}", f"{rate:.2f}", f"{s.bytes_written / 2**20:.1f}")
+    t.add_row(
+        str(s.planned),
+        str(s.produced),
+        str(s.resumed),
+        str(s.failed),
+        str(s.redraws),
+        str(s.shards_written),
+        f"{s.seconds:.1f}",
+        f"{rate:.2f}",
+        f"{s.bytes_written / 2**20:.1f}",
+    )
     con = Console(stderr=False, width=max(110, Console().width))
     con.print(t)
     from rich.markup import escape
@@ -184,17 +219,20 @@ def validate(
     for note in rep.notes:
         typer.echo(f"NOTE {note}")
     status = "PASS" if rep.passed else "FAIL"
-    typer.echo(f"{status} {corpus}: {rep.episodes} episodes ({rep.ok} ok, {rep.failed_episodes} failed), "
-               f"{rep.shards} shards, {len(rep.problems)} problems")
+    typer.echo(
+        f"{status} {corpus}: {rep.episodes} episodes ({rep.ok} ok, {rep.failed_episodes} failed), "
+        f"{rep.shards} shards, {len(rep.problems)} problems"
+    )
     raise typer.Exit(0 if rep.passed else 1)
 
 
 @app.command()
 def inspect(
     corpus: Path = typer.Argument(..., help="Corpus directory."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Where to write pictures (default CORPUS/inspect)."),
-    samples: int = typer.Option(16, "--samples", min=1,
-                                help="How many episodes to draw pictures of (stats always cover all)."),
+    out: Path | None = typer.Option(None, "--out", help="Where to write pictures (default CORPUS/inspect)."),
+    samples: int = typer.Option(
+        16, "--samples", min=1, help="How many episodes to draw pictures of (stats always cover all)."
+    ),
 ) -> None:
     """Print summary stats and write pictures (contact sheet, plots) a person can look at."""
     import json
@@ -225,8 +263,10 @@ def merge(
         fail(str(exc))
         return
     c = info["counts"]
-    typer.echo(f"merged {len(sources)} sources -> {out}: {c['present']} of {c['planned']} episodes "
-               f"({c['ok']} ok, {c['failed']} failed)")
+    typer.echo(
+        f"merged {len(sources)} sources -> {out}: {c['present']} of {c['planned']} episodes "
+        f"({c['ok']} ok, {c['failed']} failed)"
+    )
 
 
 def main() -> None:

@@ -63,5 +63,5 @@ def test_unknown_field_is_an_error_listing_the_fields(corpora):
     from simkit.adapters.torch import CorpusDataset
     from simkit.core.errors import SimkitError
 
-    with pytest.raises(SimkitError, match="no field.s. nosuch; the corpus has: image, info, meta, values"):
+    with pytest.raises(SimkitError, match=r"no field.s. nosuch; the corpus has: image, info, meta, values"):
         CorpusDataset(corpora[0], fields=["nosuch", "values"])

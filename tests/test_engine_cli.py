@@ -11,13 +11,15 @@ from enginehelp import simkit_cli
 
 
 def test_help_is_fast_and_lazy():
-    code = ("import sys, time; t=time.perf_counter(); sys.argv=['simkit','--help']\n"
-            "from simkit.cli import main\n"
-            "try:\n    main()\nexcept SystemExit:\n    pass\n"
-            "heavy=[m for m in ('pybullet','bpy','mujoco','torch','ray','pxr','pyarrow') if m in sys.modules]\n"
-            "print('HEAVY', heavy, time.perf_counter()-t)")
+    code = (
+        "import sys, time; t=time.perf_counter(); sys.argv=['simkit','--help']\n"
+        "from simkit.cli import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "heavy=[m for m in ('pybullet','bpy','mujoco','torch','ray','pxr','pyarrow') if m in sys.modules]\n"
+        "print('HEAVY', heavy, time.perf_counter()-t)"
+    )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    line = [ln for ln in p.stdout.splitlines() if ln.startswith("HEAVY")][0]
+    line = next(ln for ln in p.stdout.splitlines() if ln.startswith("HEAVY"))
     assert "[]" in line, line
     t0 = time.perf_counter()
     simkit_cli("--help", check=True)
@@ -31,8 +33,20 @@ def test_list_names_registered_generators():
     assert "cannot load" not in out, out
 
 
-@pytest.mark.parametrize("cmd", [["generate"], ["validate"], ["inspect"], ["merge"], ["list"], ["eval"],
-                                 ["export"], ["compile"], ["convert"]])
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        ["generate"],
+        ["validate"],
+        ["inspect"],
+        ["merge"],
+        ["list"],
+        ["eval"],
+        ["export"],
+        ["compile"],
+        ["convert"],
+    ],
+)
 def test_every_command_has_help(cmd):
     p = simkit_cli(*cmd, "--help", check=True)
     assert "Usage" in p.stdout

@@ -73,12 +73,15 @@ def test_episode_rejects_bad_field_names():
         Episode({"meta": 1})
 
 
-@pytest.mark.parametrize("value, ext", [
-    (np.arange(12, dtype=np.int16).reshape(3, 4), "npy"),
-    ({"b": [1, 2.5], "a": "x"}, "json"),
-    ("hello wörld", "txt"),
-    (Blob(b"\x00\x01", "bin"), "bin"),
-])
+@pytest.mark.parametrize(
+    "value, ext",
+    [
+        (np.arange(12, dtype=np.int16).reshape(3, 4), "npy"),
+        ({"b": [1, 2.5], "a": "x"}, "json"),
+        ("hello wörld", "txt"),
+        (Blob(b"\x00\x01", "bin"), "bin"),
+    ],
+)
 def test_codec_round_trip_exact(value, ext):
     e, data = encode(value)
     assert e == ext
@@ -122,7 +125,7 @@ def test_flac_round_trip_24bit():
     assert ext == "flac"
     y, sr = decode(ext, data)
     assert sr == 16000 and y.shape == (1600, 2)
-    assert np.max(np.abs(y - x)) < 2.0 ** -22  # 24-bit quantisation
+    assert np.max(np.abs(y - x)) < 2.0**-22  # 24-bit quantisation
     with pytest.raises(ValueError):
         encode(Audio(x * 3, 16000))
 
@@ -130,7 +133,7 @@ def test_flac_round_trip_24bit():
 def test_mp4_round_trip_lossy_but_close():
     frames = np.zeros((6, 32, 48, 3), np.uint8)
     for i in range(6):
-        frames[i, :, i * 8:(i + 1) * 8] = (200, 40, 40)
+        frames[i, :, i * 8 : (i + 1) * 8] = (200, 40, 40)
     ext, data = encode(Video(frames, fps=24))
     assert ext == "mp4"
     back = decode(ext, data)
@@ -146,5 +149,5 @@ def test_mp4_bytes_are_reproducible_for_awkward_sizes():
     # a multiple of 16; the codec turns it off, so repeated encodes must be identical
     frames = np.zeros((8, 36, 64, 3), np.uint8)
     for i in range(8):
-        frames[i, :, i * 4:(i + 1) * 4 + 3] = (200, 40 + 5 * i, 40)
+        frames[i, :, i * 4 : (i + 1) * 4 + 3] = (200, 40 + 5 * i, 40)
     assert len({encode(Video(frames, fps=24))[1] for _ in range(25)}) == 1

@@ -20,10 +20,29 @@ CONFIG = {"sleep_s": 0.15}
 
 
 def _start(out: Path, workers: int) -> subprocess.Popen:
-    args = [sys.executable, "-m", "simkit", "generate", "toy", "--n", str(N), "--out", str(out),
-            "--seed", str(SEED), "--episodes-per-shard", str(PER_SHARD), "--workers", str(workers),
-            "--set", f"sleep_s={CONFIG['sleep_s']}", "--no-progress"]
-    return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    args = [
+        sys.executable,
+        "-m",
+        "simkit",
+        "generate",
+        "toy",
+        "--n",
+        str(N),
+        "--out",
+        str(out),
+        "--seed",
+        str(SEED),
+        "--episodes-per-shard",
+        str(PER_SHARD),
+        "--workers",
+        str(workers),
+        "--set",
+        f"sleep_s={CONFIG['sleep_s']}",
+        "--no-progress",
+    ]
+    return subprocess.Popen(
+        args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
 
 
 def _kill_when(proc: subprocess.Popen, ready, timeout: float = 60.0) -> bool:
@@ -99,8 +118,11 @@ def test_a_dead_pool_worker_does_not_end_the_run(tmp_path, reference):
     t0 = time.monotonic()
     victims = []
     while time.monotonic() - t0 < 60 and not victims:
-        victims = [c for c in _children(proc.pid) if "spawn_main" in Path(f"/proc/{c}/cmdline").read_text()] \
-            if _partials(out) >= 1 else []
+        victims = (
+            [c for c in _children(proc.pid) if "spawn_main" in Path(f"/proc/{c}/cmdline").read_text()]
+            if _partials(out) >= 1
+            else []
+        )
         time.sleep(0.01)
     assert victims, "no pool worker seen"
     os.kill(victims[0], signal.SIGKILL)
@@ -124,7 +146,11 @@ def test_pool_workers_exit_when_the_parent_is_killed(tmp_path):
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and any(Path(f"/proc/{k}").exists() for k in kids):
         time.sleep(0.2)
-    alive = [k for k in kids if Path(f"/proc/{k}").exists() and "spawn_main" in Path(f"/proc/{k}/cmdline").read_text()]
+    alive = [
+        k
+        for k in kids
+        if Path(f"/proc/{k}").exists() and "spawn_main" in Path(f"/proc/{k}/cmdline").read_text()
+    ]
     for k in alive:
         os.kill(k, signal.SIGKILL)
     assert not alive, "pool workers outlived their parent"

@@ -46,8 +46,10 @@ def _truncate(c):
 
 
 def _missing_member(c):
-    _retar(c / "shards" / "shard-000000.tar", lambda items: [it for it in items if ".values." not in it[0].name or
-                                                            "00000001" not in it[0].name])
+    _retar(
+        c / "shards" / "shard-000000.tar",
+        lambda items: [it for it in items if ".values." not in it[0].name or "00000001" not in it[0].name],
+    )
 
 
 def _edited_bytes(c):
@@ -67,6 +69,7 @@ def _dotdot_member(c):
         info, data = items[0]
         info.name = "../escape.image.png"
         return [(info, data)] + items[1:]
+
     _retar(c / "shards" / "shard-000000.tar", edit)
 
 
@@ -75,6 +78,7 @@ def _absolute_member(c):
         info, data = items[0]
         info.name = "/etc/passwd.image.png"
         return [(info, data)] + items[1:]
+
     _retar(c / "shards" / "shard-000000.tar", edit)
 
 

@@ -3,8 +3,17 @@
 import numpy as np
 import pytest
 
-from simkit.renderers.foa import (PolarTrajectory, Source, Trajectory, direction_to_unit, estimate_doa, foa_features,
-                                  mel_filterbank, n_frames, render_foa)
+from simkit.renderers.foa import (
+    PolarTrajectory,
+    Source,
+    Trajectory,
+    direction_to_unit,
+    estimate_doa,
+    foa_features,
+    mel_filterbank,
+    n_frames,
+    render_foa,
+)
 from simkit.renderers.foa.render import SPEED_OF_SOUND
 
 FS = 16000
@@ -30,7 +39,9 @@ def test_mel_filterbank_shape_and_no_empty_band():
 def test_feature_shape_and_plane_wave_values():
     n = 2 * FS
     az, el = np.radians(-70.0), np.radians(25.0)
-    foa = render_foa([Source(_noise(n), Trajectory.static(3 * direction_to_unit(az, el)))], FS, n, delay=False)
+    foa = render_foa(
+        [Source(_noise(n), Trajectory.static(3 * direction_to_unit(az, el)))], FS, n, delay=False
+    )
     f = foa_features(foa)
     assert f.shape == (5, 128, 1 + n // 160) == (5, 128, n_frames(n))
     assert f.dtype == np.float32
@@ -51,7 +62,7 @@ def test_diffuse_field_has_high_diffuseness():
     rng = np.random.default_rng(3)
     n = 2 * FS
     # isotropic field: independent channels with the SN3D diffuse-field energies (W: 1, X/Y/Z: 1/3)
-    foa = rng.standard_normal((n, 4)) * np.array([1.0, 3 ** -0.5, 3 ** -0.5, 3 ** -0.5])
+    foa = rng.standard_normal((n, 4)) * np.array([1.0, 3**-0.5, 3**-0.5, 3**-0.5])
     f = foa_features(foa, smooth_frames=9)
     assert np.median(f[4]) > 0.8
     assert np.max(np.abs(f[1:4].mean(axis=2))) < 0.1  # no mean energy flow in any band (201 frames)
@@ -83,8 +94,12 @@ def test_doa_of_moving_sources_follows_the_trajectory_within_2_degrees():
     n = 3 * FS
     cases = [
         PolarTrajectory([0.0, 3.0], np.radians([80.0, -80.0]), np.radians(10.0), 2.0),  # left to right
-        PolarTrajectory([0.0, 1.5, 3.0], np.radians([150.0, -160.0, -100.0]), np.radians([0.0, 20.0, 0.0]),
-                        [3.0, 1.5, 4.0]),  # behind, across +-180, changing distance and elevation
+        PolarTrajectory(
+            [0.0, 1.5, 3.0],
+            np.radians([150.0, -160.0, -100.0]),
+            np.radians([0.0, 20.0, 0.0]),
+            [3.0, 1.5, 4.0],
+        ),  # behind, across +-180, changing distance and elevation
     ]
     for k, traj in enumerate(cases):
         foa = render_foa([Source(_noise(n, 10 + k), traj)], FS, n)

@@ -12,8 +12,16 @@ import pytest
 from simkit.core.seeding import episode_rng
 from simkit.episodes.codecs import decode, encode
 from simkit.generators.foa_qa import FoaQaConfig, FoaQaGenerator, check_qa_schema, make_qa
-from simkit.scenes.audio_director import (DirectorParams, backproject, direct_scene, direction8, motion_of, project,
-                                          render_scene, track_from_scene)
+from simkit.scenes.audio_director import (
+    DirectorParams,
+    backproject,
+    direct_scene,
+    direction8,
+    motion_of,
+    project,
+    render_scene,
+    track_from_scene,
+)
 
 
 def _scene(sources, yaw_kf=((0.0, 0.0),), duration=3.0, mode="qa"):
@@ -22,14 +30,32 @@ def _scene(sources, yaw_kf=((0.0, 0.0),), duration=3.0, mode="qa"):
     turn = {"direction": "none", "angle_deg": 0.0, "t_start_s": None, "t_end_s": None}
     if len(kf) > 1 and kf[-1][1] != kf[0][1]:
         ang = kf[-1][1] - kf[0][1]
-        turn = {"direction": "left" if ang > 0 else "right", "angle_deg": abs(ang), "t_start_s": kf[1][0],
-                "t_end_s": kf[2][0]}
-    scene = {"mode": mode, "duration_s": duration, "sample_rate": 16000,
-             "camera": {"fov_deg": 90.0, "image_size": [640, 360], "yaw_keyframes": kf, "turn": turn},
-             "sources": [], "ambient": None, "interferers": [], "room": None}
+        turn = {
+            "direction": "left" if ang > 0 else "right",
+            "angle_deg": abs(ang),
+            "t_start_s": kf[1][0],
+            "t_end_s": kf[2][0],
+        }
+    scene = {
+        "mode": mode,
+        "duration_s": duration,
+        "sample_rate": 16000,
+        "camera": {"fov_deg": 90.0, "image_size": [640, 360], "yaw_keyframes": kf, "turn": turn},
+        "sources": [],
+        "ambient": None,
+        "interferers": [],
+        "room": None,
+    }
     for i, (label, on, off, keys) in enumerate(sources):
-        s = {"id": f"s{i}", "label": label, "role": "foreground", "lufs": -25.0, "onset_s": on, "offset_s": off,
-             "keyframes": [list(k) for k in keys]}
+        s = {
+            "id": f"s{i}",
+            "label": label,
+            "role": "foreground",
+            "lufs": -25.0,
+            "onset_s": on,
+            "offset_s": off,
+            "keyframes": [list(k) for k in keys],
+        }
         s["track"] = track_from_scene(s, scene)
         s["motion"] = motion_of(s, scene)["motion"]
         scene["sources"].append(s)
@@ -41,8 +67,20 @@ def _by(qa, kind, sid):
 
 
 def test_direction_tokens():
-    cases = {0: "front", 22.4: "front", 22.6: "front-left", 90: "left", 100: "left", 135: "back-left",
-             180: "back", -180: "back", -135: "back-right", -90: "right", -22.6: "front-right", 359: "front"}
+    cases = {
+        0: "front",
+        22.4: "front",
+        22.6: "front-left",
+        90: "left",
+        100: "left",
+        135: "back-left",
+        180: "back",
+        -180: "back",
+        -135: "back-right",
+        -90: "right",
+        -22.6: "front-right",
+        359: "front",
+    }
     for az, tok in cases.items():
         assert direction8(az) == tok, az
 
@@ -70,7 +108,9 @@ def test_qa_left_to_right_motion():
     assert m["options"][ord(m["choice"]) - ord("A")] == "left-to-right"
     assert m["delta_y_m"] == pytest.approx(-2 * 3 * np.sin(np.radians(40)), abs=1e-3)
     d = _by(qa, "direction", "s0")["structured"]
-    assert d["time_s"] == 1.5 and d["azimuth_deg"] == pytest.approx(0.0, abs=0.1) and d["direction"] == "front"
+    assert (
+        d["time_s"] == 1.5 and d["azimuth_deg"] == pytest.approx(0.0, abs=0.1) and d["direction"] == "front"
+    )
     loc = _by(qa, "localization_3d", "s0")["structured"]
     t = loc["time_s"]  # the 10 Hz track time nearest to a quarter into the activity (0.75 s)
     assert t in (0.7, 0.8) and loc["distance_m"] == pytest.approx(3.0)
@@ -90,8 +130,10 @@ def test_qa_approaching_source():
 
 def test_qa_camera_turn_rotates_directions():
     # a static source straight ahead; the camera turns 60 deg to the left between 1 s and 2 s
-    scene = _scene([("bell", 0.0, 3.0, [[0.0, 0.0, 0.0, 2.0]]), ("dog_bark", 0.0, 3.0, [[0.0, 180.0, 0.0, 2.0]])],
-                   yaw_kf=[[0.0, 0.0], [1.0, 0.0], [2.0, 60.0], [3.0, 60.0]])
+    scene = _scene(
+        [("bell", 0.0, 3.0, [[0.0, 0.0, 0.0, 2.0]]), ("dog_bark", 0.0, 3.0, [[0.0, 180.0, 0.0, 2.0]])],
+        yaw_kf=[[0.0, 0.0], [1.0, 0.0], [2.0, 60.0], [3.0, 60.0]],
+    )
     qa = make_qa(scene)
     cam = _by(qa, "camera_rotation", None)["structured"]
     assert cam["rotation"] == "left" and cam["angle_deg"] == 60.0
@@ -195,8 +237,17 @@ def test_static_mode_scenes():
 
 def test_48k_and_interferers_at_target_snr():
     g = FoaQaGenerator()
-    g.setup(FoaQaConfig(sample_rate=48000, n_interferers=(1, 1), snr_choices_db=[5.0], ambient=False,
-                        n_offscreen=(2, 2), n_sources=(1, 1), duration_s=2.0))
+    g.setup(
+        FoaQaConfig(
+            sample_rate=48000,
+            n_interferers=(1, 1),
+            snr_choices_db=[5.0],
+            ambient=False,
+            n_offscreen=(2, 2),
+            n_sources=(1, 1),
+            duration_s=2.0,
+        )
+    )
     ep = g.generate(0, episode_rng(1, "foa-qa", 0))
     s = _roundtrip(ep)
     assert s["foa"][1] == 48000 and s["foa"][0].shape == (96000, 4)
@@ -208,7 +259,9 @@ def test_48k_and_interferers_at_target_snr():
     scene["interferers"] = []
     without, _ = render_scene(scene, g.bank, 48000, np.random.default_rng(5), block=32)
     # undo each mix's peak limiting before comparing
-    g1 = 10 ** (render_scene(ep.fields["scene"], g.bank, 48000, np.random.default_rng(5))[1]["mix_gain_db"] / 20)
+    g1 = 10 ** (
+        render_scene(ep.fields["scene"], g.bank, 48000, np.random.default_rng(5))[1]["mix_gain_db"] / 20
+    )
     g0 = 10 ** (render_scene(scene, g.bank, 48000, np.random.default_rng(5))[1]["mix_gain_db"] / 20)
     target = without / g0
     itf = with_i / g1 - target
@@ -217,7 +270,13 @@ def test_48k_and_interferers_at_target_snr():
 
 
 def test_fuma_channel_format():
-    cfg = dict(n_sources=(1, 1), n_offscreen=(2, 2), room=False, ambient=False, camera_turn_prob=0.0)
+    cfg = {
+        "n_sources": (1, 1),
+        "n_offscreen": (2, 2),
+        "room": False,
+        "ambient": False,
+        "camera_turn_prob": 0.0,
+    }
     a, f = FoaQaGenerator(), FoaQaGenerator()
     a.setup(FoaQaConfig(**cfg))
     f.setup(FoaQaConfig(channel_format="fuma", **cfg))
@@ -243,18 +302,21 @@ def test_config_rejects_bad_ranges():
         FoaQaConfig(sample_rate=1000)
 
 
-@pytest.mark.parametrize("kw, msg", [
-    ({"duration_s": 0.6}, "duration_s must lie within [1, 60] s"),
-    ({"duration_s": 61}, "duration_s must lie within [1, 60] s"),
-    ({"distance_m": (0.01, 0.02)}, "distance_m must lie within [0.3, inf)"),
-    ({"elevation_deg": (80.0, 89.0)}, "must overlap [-24.4, 24.4]"),
-    ({"elevation_deg": (-95.0, 0.0)}, "within [-90, 90]"),
-    ({"turn_deg": (30.0, 200.0)}, "within [0, 180]"),
-    ({"turn_deg": (30.0, 180.0), "fov_deg": 100.0}, "must be <= 270"),
-    ({"static_duration_s": (0.4, 2.0)}, "within (0.5, 60]"),
-    ({"sample_rate": 22050}, "16000 or 48000"),
-    ({"sample_rate": 8000}, "16000 or 48000"),
-])
+@pytest.mark.parametrize(
+    "kw, msg",
+    [
+        ({"duration_s": 0.6}, "duration_s must lie within [1, 60] s"),
+        ({"duration_s": 61}, "duration_s must lie within [1, 60] s"),
+        ({"distance_m": (0.01, 0.02)}, "distance_m must lie within [0.3, inf)"),
+        ({"elevation_deg": (80.0, 89.0)}, "must overlap [-24.4, 24.4]"),
+        ({"elevation_deg": (-95.0, 0.0)}, "within [-90, 90]"),
+        ({"turn_deg": (30.0, 200.0)}, "within [0, 180]"),
+        ({"turn_deg": (30.0, 180.0), "fov_deg": 100.0}, "must be <= 270"),
+        ({"static_duration_s": (0.4, 2.0)}, "within (0.5, 60]"),
+        ({"sample_rate": 22050}, "16000 or 48000"),
+        ({"sample_rate": 8000}, "16000 or 48000"),
+    ],
+)
 def test_config_rejects_unusable_values(kw, msg):
     """Values that would make every episode fail are refused up front, naming the usable range."""
     from pydantic import ValidationError
@@ -282,7 +344,12 @@ BOUNDARY_CONFIGS = [
     {"duration_s": 1.0},
     {"duration_s": 1.2, "distance_m": (0.3, 0.3)},
     {"distance_m": (0.3, 1.2), "elevation_deg": (24.0, 89.0)},
-    {"elevation_deg": (-90.0, -24.0), "turn_deg": (180.0, 180.0), "camera_turn_prob": 1.0, "n_offscreen": (6, 6)},
+    {
+        "elevation_deg": (-90.0, -24.0),
+        "turn_deg": (180.0, 180.0),
+        "camera_turn_prob": 1.0,
+        "n_offscreen": (6, 6),
+    },
     {"fov_deg": 169.0, "turn_deg": (100.0, 100.0), "camera_turn_prob": 1.0, "image_height": 16},
     {"mode": "foa-static", "static_duration_s": (0.51, 0.51)},
 ]
@@ -308,7 +375,9 @@ def test_boundary_configs_generate(kw):
             assert np.all(kf[:, 3] >= c.distance_m[0] - 1e-3) and np.all(kf[:, 3] <= c.distance_m[1] + 1e-3)
             if c.mode == "qa":
                 assert s["offset_s"] - s["onset_s"] >= 1.0 - 1e-9
-                assert np.all((kf[:, 2] >= c.elevation_deg[0] - 0.01) & (kf[:, 2] <= c.elevation_deg[1] + 0.01))
+                assert np.all(
+                    (kf[:, 2] >= c.elevation_deg[0] - 0.01) & (kf[:, 2] <= c.elevation_deg[1] + 0.01)
+                )
                 if s["role"] == "foreground":
                     assert s["track"]["on_screen"][int(round(s["onset_s"] * 10))]
 
@@ -327,20 +396,55 @@ def test_cli_boundary_config_generates_and_bad_values_exit_2(tmp_path):
         sf.write(str(bank / label / "x.wav"), 0.2 * np.random.default_rng(k).standard_normal(16000), 16000)
     (bank / "dog" / "broken.wav").write_bytes(b"RIFF not really a wave file")
     env = {k: v for k, v in os.environ.items() if k != "SIMKIT_SOUNDS_REPORTED"}
-    run = [sys.executable, "-m", "simkit", "generate", "foa-qa", "--n", "4", "--no-progress", "--workers", "2"]
+    run = [
+        sys.executable,
+        "-m",
+        "simkit",
+        "generate",
+        "foa-qa",
+        "--n",
+        "4",
+        "--no-progress",
+        "--workers",
+        "2",
+    ]
     out = tmp_path / "edge"
-    r = subprocess.run(run + ["--out", str(out), "--set", "duration_s=1.0", "--set", "distance_m=[0.3,0.8]",
-                              "--set", "elevation_deg=[20,89]", "--set", "features=false",
-                              "--set", f"sounds={bank}"], capture_output=True, text=True, timeout=300, env=env)
+    r = subprocess.run(
+        run
+        + [
+            "--out",
+            str(out),
+            "--set",
+            "duration_s=1.0",
+            "--set",
+            "distance_m=[0.3,0.8]",
+            "--set",
+            "elevation_deg=[20,89]",
+            "--set",
+            "features=false",
+            "--set",
+            f"sounds={bank}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
     assert r.returncode == 0, r.stderr
     lines = [ln for ln in (r.stdout + r.stderr).splitlines() if "skipping" in ln and "broken.wav" in ln]
     assert len(lines) == 1, r.stdout + r.stderr
-    r = subprocess.run([sys.executable, "-m", "simkit", "validate", str(out)], capture_output=True, text=True,
-                       timeout=300)
+    r = subprocess.run(
+        [sys.executable, "-m", "simkit", "validate", str(out)], capture_output=True, text=True, timeout=300
+    )
     assert r.returncode == 0 and "PASS" in r.stdout, r.stdout + r.stderr
     bad = tmp_path / "bad"
-    for setting, msg in (("duration_s=0.6", "duration_s"), ("sounds=" + str(tmp_path / "missing"), "does not exist")):
-        r = subprocess.run(run + ["--out", str(bad), "--set", setting], capture_output=True, text=True, timeout=300)
+    for setting, msg in (
+        ("duration_s=0.6", "duration_s"),
+        ("sounds=" + str(tmp_path / "missing"), "does not exist"),
+    ):
+        r = subprocess.run(
+            run + ["--out", str(bad), "--set", setting], capture_output=True, text=True, timeout=300
+        )
         assert r.returncode == 2 and msg in r.stderr and "Traceback" not in r.stderr, r.stderr
         assert not bad.exists()  # refused during config validation, before anything is written
 
@@ -370,8 +474,12 @@ def test_cli_generate_validate_inspect(tmp_path):
 
     out = tmp_path / "foa"
     run = [sys.executable, "-m", "simkit"]
-    r = subprocess.run(run + ["generate", "foa-qa", "--n", "3", "--out", str(out), "--no-progress"],
-                       capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        run + ["generate", "foa-qa", "--n", "3", "--out", str(out), "--no-progress"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr
     r = subprocess.run(run + ["validate", str(out)], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and "PASS" in r.stdout, r.stdout + r.stderr
@@ -381,7 +489,9 @@ def test_cli_generate_validate_inspect(tmp_path):
         assert len(flac) == 3
         x, sr = sf.read(io.BytesIO(tf.extractfile(flac[0]).read()))
     assert x.shape == (48000, 4) and sr == 16000
-    r = subprocess.run(run + ["inspect", str(out), "--samples", "2"], capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        run + ["inspect", str(out), "--samples", "2"], capture_output=True, text=True, timeout=300
+    )
     assert r.returncode == 0, r.stderr
     pngs = sorted((out / "inspect").glob("azimuth_*.png"))
     assert len(pngs) == 2 and pngs[0].stat().st_size > 10000

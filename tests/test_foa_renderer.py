@@ -4,10 +4,26 @@ import numpy as np
 import pytest
 import scipy.special
 
-from simkit.renderers.foa import (ListenerPose, PolarTrajectory, ShoeboxRoom, Source, Trajectory, acn_sn3d_to_fuma,
-                                  ambient_bed, direction_to_unit, fuma_to_acn_sn3d, render_foa, rotate_foa,
-                                  rotate_listener, rotation_matrix, scale_to_snr, seed_camera_to_listener, sn3d_gains,
-                                  snr_db, unit_to_direction)
+from simkit.renderers.foa import (
+    ListenerPose,
+    PolarTrajectory,
+    ShoeboxRoom,
+    Source,
+    Trajectory,
+    acn_sn3d_to_fuma,
+    ambient_bed,
+    direction_to_unit,
+    fuma_to_acn_sn3d,
+    render_foa,
+    rotate_foa,
+    rotate_listener,
+    rotation_matrix,
+    scale_to_snr,
+    seed_camera_to_listener,
+    sn3d_gains,
+    snr_db,
+    unit_to_direction,
+)
 from simkit.renderers.foa.render import SPEED_OF_SOUND
 
 FS = 16000
@@ -91,8 +107,9 @@ def test_rotation_matrix_axes_and_pitch_roll():
     np.testing.assert_allclose(rotate_foa(rotate_foa(x, rr), rr.T), x, atol=1e-12)
     # a listener pitched up by 30 deg hears a source straight ahead at elevation -30 deg
     s = _noise(800)
-    out = render_foa([Source(s, Trajectory.static([3, 0, 0]))], FS, 800, ListenerPose(pitch=np.radians(30)),
-                     delay=False)
+    out = render_foa(
+        [Source(s, Trajectory.static([3, 0, 0]))], FS, 800, ListenerPose(pitch=np.radians(30)), delay=False
+    )
     g = out.T @ s / (s @ s)
     np.testing.assert_allclose(g, sn3d_gains(0.0, np.radians(-30)) / 3, atol=1e-12)
 
@@ -130,7 +147,7 @@ def test_doppler_shift_of_an_approaching_source():
 
     ph = np.unwrap(np.angle(hilbert(out[:, 0])))
     inst = np.diff(ph) * FS / (2 * np.pi)
-    measured = np.median(inst[FS:2 * FS])
+    measured = np.median(inst[FS : 2 * FS])
     # received s(t - r(t)/c): f = f0 (1 - dr/dt / c) (first-order Doppler, reception-time delay)
     assert measured == pytest.approx(f0 * (1 + v / SPEED_OF_SOUND), abs=0.5)
 
@@ -184,8 +201,14 @@ def test_image_source_delays_match_the_geometry():
     n = 2000
     imp = np.zeros(n)
     imp[0] = 1.0
-    out = render_foa([Source(imp, Trajectory.static(sp))], FS, n, ListenerPose(position=Trajectory.static(lp)),
-                     room, r_min=0.01)
+    out = render_foa(
+        [Source(imp, Trajectory.static(sp))],
+        FS,
+        n,
+        ListenerPose(position=Trajectory.static(lp)),
+        room,
+        r_min=0.01,
+    )
     pos, amp, _ = room.image_sources(sp)
     delays = np.linalg.norm(pos - lp, axis=1) / SPEED_OF_SOUND * FS
     checked = 0
@@ -197,11 +220,11 @@ def test_image_source_delays_match_the_geometry():
         r = np.linalg.norm(v)
         i = int(np.floor(d))
         # the 4 Lagrange taps around the delay carry the path: their sum = gain, their centroid = delay
-        taps = out[i - 1:i + 3, 0]
+        taps = out[i - 1 : i + 3, 0]
         assert taps.sum() == pytest.approx(a / r, rel=1e-9)
         assert (np.arange(i - 1, i + 3) @ taps) / taps.sum() == pytest.approx(d, abs=1e-9)
         u = v / r
-        np.testing.assert_allclose(out[i - 1:i + 3, [3, 1, 2]].sum(axis=0), a / r * u, atol=1e-12)
+        np.testing.assert_allclose(out[i - 1 : i + 3, [3, 1, 2]].sum(axis=0), a / r * u, atol=1e-12)
     assert checked >= 5
     # wall x=0 (alpha 0.1) and x=Lx (alpha 0.2): beta = sqrt(1 - alpha)
     assert sorted(np.round(amp, 12))[-2] == pytest.approx(np.sqrt(0.9))
@@ -213,20 +236,26 @@ def test_diffuse_tail_energy_and_decay():
     n = FS
     imp = np.zeros(n)
     imp[0] = 1.0
-    out = render_foa([Source(imp, Trajectory.static([3.0, 2.5, 1.5]))], FS, n,
-                     ListenerPose(position=Trajectory.static([1.0, 1.0, 1.5])), room, delay=False,
-                     rng=np.random.default_rng(0))
+    out = render_foa(
+        [Source(imp, Trajectory.static([3.0, 2.5, 1.5]))],
+        FS,
+        n,
+        ListenerPose(position=Trajectory.static([1.0, 1.0, 1.5])),
+        room,
+        delay=False,
+        rng=np.random.default_rng(0),
+    )
     tail = out[3:, 0]
     area = 0.161 * room.volume / rt60
-    assert np.sum(tail ** 2) == pytest.approx(16 * np.pi / area, rel=1e-2)  # Sabine diffuse energy, t0 = direct
+    assert np.sum(tail**2) == pytest.approx(16 * np.pi / area, rel=1e-2)  # Sabine diffuse energy, t0 = direct
     # Schroeder backward integral: the 5..35 dB decay rate gives RT60 (T30 x 2)
-    edc = 10 * np.log10(np.cumsum(tail[::-1] ** 2)[::-1] / np.sum(tail ** 2))
+    edc = 10 * np.log10(np.cumsum(tail[::-1] ** 2)[::-1] / np.sum(tail**2))
     t = np.arange(edc.size) / FS
     sel = (edc < -5) & (edc > -35)
     slope = np.polyfit(t[sel], edc[sel], 1)[0]
     assert -60.0 / slope == pytest.approx(rt60, rel=0.05)
     # diffuse: W carries 3x the energy of each first-order channel
-    assert np.sum(out[3:, 3] ** 2) / np.sum(tail ** 2) == pytest.approx(1 / 3, rel=0.05)
+    assert np.sum(out[3:, 3] ** 2) / np.sum(tail**2) == pytest.approx(1 / 3, rel=0.05)
 
 
 def test_interferer_snr_within_a_tenth_of_a_db():
@@ -237,13 +266,15 @@ def test_interferer_snr_within_a_tenth_of_a_db():
         scaled, g = scale_to_snr(target, itf, snr)
         assert abs(snr_db(target, scaled) - snr) < 0.1
         # an independent measure: 10 log10 of mean square pressures
-        assert 10 * np.log10(np.mean(target[:, 0] ** 2) / np.mean((g * itf[:, 0]) ** 2)) == pytest.approx(snr, abs=0.1)
+        assert 10 * np.log10(np.mean(target[:, 0] ** 2) / np.mean((g * itf[:, 0]) ** 2)) == pytest.approx(
+            snr, abs=0.1
+        )
 
 
 def test_ambient_bed_is_nearly_diffuse():
     x = _noise(3 * FS, 7)
     bed = ambient_bed(x, 3 * FS, np.random.default_rng(0), n_directions=4)
-    assert np.mean(bed[:, 0] ** 2) == pytest.approx(np.mean(x ** 2), rel=0.05)
+    assert np.mean(bed[:, 0] ** 2) == pytest.approx(np.mean(x**2), rel=0.05)
     intensity = np.mean(bed[:, 0:1] * bed[:, [3, 1, 2]], axis=0)
     assert np.linalg.norm(intensity) < 0.05 * np.mean(bed[:, 0] ** 2)
 
@@ -254,8 +285,12 @@ def test_bad_arguments_raise():
     with pytest.raises(ValueError):
         ShoeboxRoom((5, 4, 3), 1.0)
     with pytest.raises(ValueError):
-        render_foa([Source(np.ones(10), Trajectory.static([1, 0, 0]))], FS, 10,
-                   room=ShoeboxRoom((5, 4, 3), 0.3, 1, rt60=0.3))
+        render_foa(
+            [Source(np.ones(10), Trajectory.static([1, 0, 0]))],
+            FS,
+            10,
+            room=ShoeboxRoom((5, 4, 3), 0.3, 1, rt60=0.3),
+        )
 
 
 def test_compiled_kernel_matches_numpy_path(monkeypatch):
@@ -266,12 +301,20 @@ def test_compiled_kernel_matches_numpy_path(monkeypatch):
     if _kernels.path_kernel() is None:
         pytest.fail("numba is part of the test environment (spaudiopy -> resampy); the kernel must load")
     s = _noise(9000, 4)
-    lis = ListenerPose(position=Trajectory([0.0, 1.0], [[1.0, 1.0, 1.2], [2.0, 1.5, 1.2]]),
-                       yaw_times=[0.0, 1.0], yaw=[0.0, 1.0])
-    srcs = [Source(s, PolarTrajectory([0.0, 1.0], np.radians([30, 150]), 0.2, [1.0, 2.5], origin=[2.5, 2.0, 1.4]),
-                   onset=0.1),
-            Source(s[:3000], Trajectory.static([3.5, 3.0, 2.0]), gain=0.3, onset=-0.05),
-            Source(s, Trajectory.static([0.0, 1.0, 0.0]), plane_wave=True)]
+    lis = ListenerPose(
+        position=Trajectory([0.0, 1.0], [[1.0, 1.0, 1.2], [2.0, 1.5, 1.2]]),
+        yaw_times=[0.0, 1.0],
+        yaw=[0.0, 1.0],
+    )
+    srcs = [
+        Source(
+            s,
+            PolarTrajectory([0.0, 1.0], np.radians([30, 150]), 0.2, [1.0, 2.5], origin=[2.5, 2.0, 1.4]),
+            onset=0.1,
+        ),
+        Source(s[:3000], Trajectory.static([3.5, 3.0, 2.0]), gain=0.3, onset=-0.05),
+        Source(s, Trajectory.static([0.0, 1.0, 0.0]), plane_wave=True),
+    ]
     room = ShoeboxRoom((5.0, 4.0, 3.0), 0.3, 1)
     for delay in (True, False):
         fast = render_foa(srcs, FS, FS, lis, room, delay=delay)
@@ -290,8 +333,10 @@ def test_compiled_kernel_matches_numpy_path_order_2_static_listener(monkeypatch)
 
     s = _noise(6000, 5)
     lis = ListenerPose(position=Trajectory.static([2.0, 1.6, 1.3]), yaw_times=[0.0], yaw=[0.7])
-    srcs = [Source(s, Trajectory([0.0, 0.35], [[0.6, 0.5, 1.0], [4.2, 3.1, 2.1]]), gain=0.7),
-            Source(s[:2500], Trajectory.static([3.5, 3.0, 2.0]), gain=0.3, onset=0.02)]
+    srcs = [
+        Source(s, Trajectory([0.0, 0.35], [[0.6, 0.5, 1.0], [4.2, 3.1, 2.1]]), gain=0.7),
+        Source(s[:2500], Trajectory.static([3.5, 3.0, 2.0]), gain=0.3, onset=0.02),
+    ]
     room = ShoeboxRoom((5.0, 4.0, 3.0), (0.2, 0.3, 0.4, 0.5, 0.1, 0.6), 2)
     for delay in (True, False):
         monkeypatch.delenv("SIMKIT_FOA_NUMBA", raising=False)

@@ -6,8 +6,16 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from simkit.assets.sounds import (FolderBank, ProceduralBank, fit_length, gate, load_bank, loudness_lufs,
-                                  normalise_loudness, trim_silence)
+from simkit.assets.sounds import (
+    FolderBank,
+    ProceduralBank,
+    fit_length,
+    gate,
+    load_bank,
+    loudness_lufs,
+    normalise_loudness,
+    trim_silence,
+)
 from simkit.core.errors import InputError
 from simkit.core.seeding import episode_rng
 from simkit.generators.foa_qa import FoaQaConfig, FoaQaGenerator
@@ -137,4 +145,3 @@ def test_skipped_file_reported_once_per_process(tmp_path, caplog):
         banks = [FolderBank(tmp_path) for _ in range(3)]
     assert all(b.skipped == [str(tmp_path / "dog" / "broken.wav")] for b in banks)
     assert sum("broken.wav" in r.getMessage() for r in caplog.records) == 1
-

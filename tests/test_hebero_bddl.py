@@ -7,8 +7,15 @@ from conftest import fixture_path
 from typer.testing import CliRunner
 
 from simkit.core.errors import InputError
-from simkit.scenes.bddl import (N_ENTITY_SLOTS, TASK_CODE_DIM, compile_suites, compile_task, load_descriptor,
-                                parse_bddl, suite_files)
+from simkit.scenes.bddl import (
+    N_ENTITY_SLOTS,
+    TASK_CODE_DIM,
+    compile_suites,
+    compile_task,
+    load_descriptor,
+    parse_bddl,
+    suite_files,
+)
 
 GOOD = """(define (problem LIBERO_Tabletop_Manipulation)
   (:domain robosuite)
@@ -58,16 +65,24 @@ def test_parse_structure(tmp_path):
     assert prob.objects == {"bowl_1": "akita_black_bowl", "bowl_2": "akita_black_bowl", "plate_1": "plate"}
     r = prob.regions["main_table_bowl_region"]
     assert r.ranges == [(0.1, 0.2, 0.3, 0.4)] and r.yaw == [(0.0, 1.5)]
-    assert prob.goal == ["and", ["on", "bowl_1", "plate_1"],
-                         ["or", ["turnon", "flat_stove_1"], ["not", ["in", "bowl_2", "flat_stove_1_cook_region"]]]]
+    assert prob.goal == [
+        "and",
+        ["on", "bowl_1", "plate_1"],
+        ["or", ["turnon", "flat_stove_1"], ["not", ["in", "bowl_2", "flat_stove_1_cook_region"]]],
+    ]
 
 
 def test_unbalanced_parentheses_names_line_and_column(tmp_path):
     e = _err(tmp_path, GOOD.replace("(:obj_of_interest bowl_1 plate_1)", "(:obj_of_interest bowl_1 plate_1"))
     assert e.line == 10 and e.column == 3 and "never closed" in e.reason
     # a ')' missing at the end of a line: located by the closing paren on the next line
-    e = _err(tmp_path, GOOD.replace("(Not (In bowl_2 flat_stove_1_cook_region)))))",
-                                    "(Not (In bowl_2 flat_stove_1_cook_region)))\n  )"))
+    e = _err(
+        tmp_path,
+        GOOD.replace(
+            "(Not (In bowl_2 flat_stove_1_cook_region)))))",
+            "(Not (In bowl_2 flat_stove_1_cook_region)))\n  )",
+        ),
+    )
     assert (e.line, e.column) == (12, 3) and "never closed" in e.reason  # the (:goal section
 
     e = _err(tmp_path, GOOD + ")")
@@ -95,7 +110,7 @@ def test_wrong_arity_and_undeclared_name(tmp_path):
 
 def test_descriptor_world_coordinates_and_thresholds():
     root = fixture_path("libero")
-    files = dict((p.stem, (i, p)) for i, p in suite_files(root, "goal"))
+    files = {p.stem: (i, p) for i, p in suite_files(root, "goal")}
     i, p = files["push_the_plate_to_the_front_of_the_stove"]
     d = compile_task(p, "goal", i, root)
     r = d["regions"]["main_table_stove_front_region"]
@@ -166,17 +181,34 @@ def test_cli_compile_and_bad_root(tmp_path):
     from simkit.cli import app
 
     runner = CliRunner()
-    res = runner.invoke(app, ["compile", "hebero", "--suite", "goal", "--libero-root",
-                              str(fixture_path("libero")), "--out", str(tmp_path)])
+    res = runner.invoke(
+        app,
+        [
+            "compile",
+            "hebero",
+            "--suite",
+            "goal",
+            "--libero-root",
+            str(fixture_path("libero")),
+            "--out",
+            str(tmp_path),
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert len(list((tmp_path / "goal").glob("*.json"))) == 10
-    res = runner.invoke(app, ["compile", "hebero", "--libero-root", str(tmp_path / "nope"), "--out", str(tmp_path)])
+    res = runner.invoke(
+        app, ["compile", "hebero", "--libero-root", str(tmp_path / "nope"), "--out", str(tmp_path)]
+    )
     assert res.exit_code == 2 and "error:" in res.output and "Traceback" not in res.output
 
 
 def test_ranges_min_above_max_points_at_the_row(tmp_path):
-    e = _err(tmp_path, GOOD.replace("(:ranges ((0.1 0.2 0.3 0.4)))",
-                                    "(:ranges (\n      (0.1 0.2 0.3 0.4)\n      (0.5 0.2 0.3 0.4)))"))
+    e = _err(
+        tmp_path,
+        GOOD.replace(
+            "(:ranges ((0.1 0.2 0.3 0.4)))", "(:ranges (\n      (0.1 0.2 0.3 0.4)\n      (0.5 0.2 0.3 0.4)))"
+        ),
+    )
     assert (e.line, e.column) == (7, 7) and "min <= max" in e.reason
 
 
@@ -199,13 +231,18 @@ def test_every_broken_task_is_reported_and_the_rest_compile(tmp_path):
     args = ["compile", "hebero", "--suite", "goal", "--libero-root", str(root), "--out"]
     assert runner.invoke(app, args + [str(d)]).exit_code == 0
     g = root / "bddl_files" / "libero_goal"
-    missing, binary, unbalanced = (g / "put_the_bowl_on_the_plate.bddl", g / "turn_on_the_stove.bddl",
-                                   g / "put_the_bowl_on_the_stove.bddl")
+    missing, binary, unbalanced = (
+        g / "put_the_bowl_on_the_plate.bddl",
+        g / "turn_on_the_stove.bddl",
+        g / "put_the_bowl_on_the_stove.bddl",
+    )
     missing.unlink()
     binary.write_bytes(bytes(range(256)) * 4)
     unbalanced.write_text(unbalanced.read_text().replace("(:obj_of_interest", "((:obj_of_interest", 1))
-    for out, summary in ((fresh, "compiled 7 task(s), 0 cached, 3 error(s)"),
-                         (d, "compiled 0 task(s), 7 cached, 3 error(s)")):
+    for out, summary in (
+        (fresh, "compiled 7 task(s), 0 cached, 3 error(s)"),
+        (d, "compiled 0 task(s), 7 cached, 3 error(s)"),
+    ):
         res = runner.invoke(app, args + [str(out)])
         assert res.exit_code == 2 and "Traceback" not in res.output
         assert summary in res.output
@@ -221,7 +258,8 @@ def test_every_broken_task_is_reported_and_the_rest_compile(tmp_path):
         assert "goal/turn_on_the_stove" not in idx and "goal/put_the_bowl_on_the_stove" not in idx
         # stale descriptors of the failed tasks are gone, so nothing downstream can use them
         assert sorted(p.stem for p in (out / "goal").glob("*.json")) == sorted(
-            s.removesuffix(".json") for s in (p.split("/")[1] for p in idx.values()))
+            s.removesuffix(".json") for s in (p.split("/")[1] for p in idx.values())
+        )
     # repairing the inputs compiles exactly the three tasks again
     src = fixture_path("libero", "bddl_files", "libero_goal")
     for f in (missing, binary, unbalanced):

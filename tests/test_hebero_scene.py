@@ -26,15 +26,17 @@ def _desc(suite, name):
 
 
 def _scene(name, robot=False, seed=0):
-    return build_scene(_desc("goal", name), fixture_path("libero"), np.random.default_rng(seed), with_robot=robot)
+    return build_scene(
+        _desc("goal", name), fixture_path("libero"), np.random.default_rng(seed), with_robot=robot
+    )
 
 
 def _set_obj(scene, name, pos):
     m, d = scene.model, scene.data
     j = scene.binding.bodies[name]
     adr = m.jnt_qposadr[m.body_jntadr[j]]
-    d.qpos[adr:adr + 3] = pos
-    d.qpos[adr + 3:adr + 7] = [1, 0, 0, 0]
+    d.qpos[adr : adr + 3] = pos
+    d.qpos[adr + 3 : adr + 7] = [1, 0, 0, 0]
     d.qvel[:] = 0
     mujoco.mj_forward(m, d)
 
@@ -126,13 +128,19 @@ def test_stove_knob_turnon_turnoff():
     sc = _scene("turn_on_the_stove")
     d = sc.data
     knob = _joint(sc, "flat_stove_1/button")
-    for q, on, off in ((0.5 - EPS, False, False), (0.5, True, False), (-EPS, False, True), (0.0, False, False)):
+    for q, on, off in (
+        (0.5 - EPS, False, False),
+        (0.5, True, False),
+        (-EPS, False, True),
+        (0.0, False, False),
+    ):
         d.qpos[knob] = q
         assert sc.evaluator.atom(d, ["turnon", "flat_stove_1"]) is on
         assert sc.evaluator.atom(d, ["turnoff", "flat_stove_1"]) is off
         assert sc.success() is on
-        assert sc.evaluator.formula(d, ["or", ["turnon", "flat_stove_1"], ["not", ["turnoff", "flat_stove_1"]]]) \
-            is (on or not off)
+        assert sc.evaluator.formula(
+            d, ["or", ["turnon", "flat_stove_1"], ["not", ["turnoff", "flat_stove_1"]]]
+        ) is (on or not off)
 
 
 def test_in_drawer_region_box():
@@ -141,8 +149,13 @@ def test_in_drawer_region_box():
     sid = sc.binding.sites["wooden_cabinet_1_top_region"]
     c = d.site_xpos[sid].copy()
     half = np.abs(d.site_xmat[sid].reshape(3, 3) @ m.site_size[sid])
-    cases = [([0, 0, 0], True), ([half[0] - EPS, 0, 0], True), ([half[0] + EPS, 0, 0], False),
-             ([0, 0, -half[2] - 0.01 + EPS], True), ([0, 0, -half[2] - 0.01 - EPS], False)]
+    cases = [
+        ([0, 0, 0], True),
+        ([half[0] - EPS, 0, 0], True),
+        ([half[0] + EPS, 0, 0], False),
+        ([0, 0, -half[2] - 0.01 + EPS], True),
+        ([0, 0, -half[2] - 0.01 - EPS], False),
+    ]
     for off, want in cases:
         _set_obj(sc, "akita_black_bowl_1", c + off)
         assert sc.evaluator.atom(d, ["in", "akita_black_bowl_1", "wooden_cabinet_1_top_region"]) is want, off
@@ -190,12 +203,40 @@ def test_render_contact_sheet(tmp_path):
     out = tmp_path / "desc"
     env = dict(os.environ, MUJOCO_GL=os.environ.get("MUJOCO_GL", "egl"))
     root = str(fixture_path("libero"))
-    cmd = [sys.executable, "-m", "simkit", "compile", "hebero", "--suite", "goal", "--libero-root", root,
-           "--out", str(out)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "simkit",
+        "compile",
+        "hebero",
+        "--suite",
+        "goal",
+        "--libero-root",
+        root,
+        "--out",
+        str(out),
+    ]
     assert subprocess.run(cmd, env=env, capture_output=True, text=True).returncode == 0
     png = tmp_path / "sheet.png"
-    res = subprocess.run([sys.executable, "-m", "simkit", "convert", "render-task", str(out), "--libero-root", root,
-                          "--suite", "goal", "--out", str(png)], env=env, capture_output=True, text=True)
+    res = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "simkit",
+            "convert",
+            "render-task",
+            str(out),
+            "--libero-root",
+            root,
+            "--suite",
+            "goal",
+            "--out",
+            str(png),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert res.returncode == 0, res.stderr[-2000:]
     import imageio.v3 as iio
 

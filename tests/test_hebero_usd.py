@@ -36,8 +36,11 @@ def test_convert_goal_asset(rel, tmp_path):
     import mujoco
 
     m = load_mjcf(src).spec.compile()
-    mass = sum(UsdPhysics.MassAPI(p).GetMassAttr().Get() for p in stage.Traverse()
-               if p.HasAPI(UsdPhysics.RigidBodyAPI))
+    mass = sum(
+        UsdPhysics.MassAPI(p).GetMassAttr().Get()
+        for p in stage.Traverse()
+        if p.HasAPI(UsdPhysics.RigidBodyAPI)
+    )
     assert mass == pytest.approx(float(m.body_mass.sum()), rel=1e-5)
     assert mujoco.MjData(m) is not None
 
@@ -45,8 +48,9 @@ def test_convert_goal_asset(rel, tmp_path):
 def test_cabinet_and_stove_joints(tmp_path):
     from pxr import Usd, UsdPhysics
 
-    rep = convert_mjcf_to_usd(fixture_path("libero", "assets", "articulated_objects", "wooden_cabinet.xml"),
-                              tmp_path / "cab.usda")
+    rep = convert_mjcf_to_usd(
+        fixture_path("libero", "assets", "articulated_objects", "wooden_cabinet.xml"), tmp_path / "cab.usda"
+    )
     stage = Usd.Stage.Open(str(rep.out))
     pj = [UsdPhysics.PrismaticJoint(p) for p in stage.Traverse() if p.IsA(UsdPhysics.PrismaticJoint)]
     assert len(pj) == 3
@@ -59,8 +63,9 @@ def test_cabinet_and_stove_joints(tmp_path):
         q = j.GetLocalRot0Attr().Get()
         ax = Gf.Rotation(Gf.Quatd(q)).TransformDir(Gf.Vec3d(1, 0, 0))
         assert np.allclose(list(ax), [0, 1, 0], atol=1e-5)
-    rep = convert_mjcf_to_usd(fixture_path("libero", "assets", "articulated_objects", "flat_stove.xml"),
-                              tmp_path / "stove.usd")
+    rep = convert_mjcf_to_usd(
+        fixture_path("libero", "assets", "articulated_objects", "flat_stove.xml"), tmp_path / "stove.usd"
+    )
     stage = Usd.Stage.Open(str(rep.out))
     rj = [UsdPhysics.RevoluteJoint(p) for p in stage.Traverse() if p.IsA(UsdPhysics.RevoluteJoint)]
     assert len(rj) == 1
@@ -71,7 +76,9 @@ def test_cabinet_and_stove_joints(tmp_path):
 
 
 def test_missing_visual_mesh_is_one_warning(tmp_path):
-    src = fixture_path("libero", "assets", "stable_scanned_objects", "akita_black_bowl", "akita_black_bowl.xml")
+    src = fixture_path(
+        "libero", "assets", "stable_scanned_objects", "akita_black_bowl", "akita_black_bowl.xml"
+    )
     rep = convert_mjcf_to_usd(src, tmp_path / "bowl.usda")
     mesh_w = [w for w in rep.warnings if "akita_black_bowl_vis.msh" in w]
     assert len(mesh_w) == 1 and "visual" in mesh_w[0]
@@ -82,8 +89,10 @@ def test_msh_and_obj_meshes_are_read(tmp_path):
     from pxr import Usd, UsdGeom
 
     # wine_bottle: visual meshes in MuJoCo's legacy .msh format, collision meshes in OBJ
-    rep = convert_mjcf_to_usd(fixture_path("libero", "assets", "turbosquid_objects", "wine_bottle",
-                                           "wine_bottle.xml"), tmp_path / "w.usda")
+    rep = convert_mjcf_to_usd(
+        fixture_path("libero", "assets", "turbosquid_objects", "wine_bottle", "wine_bottle.xml"),
+        tmp_path / "w.usda",
+    )
     stage = Usd.Stage.Open(str(rep.out))
     meshes = [UsdGeom.Mesh(p) for p in stage.Traverse() if p.IsA(UsdGeom.Mesh)]
     vis = [m for m in meshes if "/visual/" in str(m.GetPath())]
@@ -92,8 +101,10 @@ def test_msh_and_obj_meshes_are_read(tmp_path):
 
 def test_missing_collision_mesh_and_non_xml(tmp_path):
     bad = tmp_path / "bad.xml"
-    bad.write_text('<mujoco><asset><mesh name="m" file="gone.obj"/></asset><worldbody><body name="b">'
-                   '<freejoint/><geom type="mesh" mesh="m"/></body></worldbody></mujoco>')
+    bad.write_text(
+        '<mujoco><asset><mesh name="m" file="gone.obj"/></asset><worldbody><body name="b">'
+        '<freejoint/><geom type="mesh" mesh="m"/></body></worldbody></mujoco>'
+    )
     with pytest.raises(InputError) as ei:
         convert_mjcf_to_usd(bad, tmp_path / "o.usda")
     assert "gone.obj" in str(ei.value) and "collision" in str(ei.value) and str(bad) in str(ei.value)
@@ -136,8 +147,15 @@ def test_cli_convert(tmp_path):
 
     runner = CliRunner()
     out = tmp_path / "plate.usda"
-    res = runner.invoke(app, ["convert", "mjcf2usd", str(fixture_path("libero", "assets", "stable_scanned_objects",
-                                                                        "plate", "plate.xml")), str(out)])
+    res = runner.invoke(
+        app,
+        [
+            "convert",
+            "mjcf2usd",
+            str(fixture_path("libero", "assets", "stable_scanned_objects", "plate", "plate.xml")),
+            str(out),
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert "PASS" in res.output and out.is_file()
     res = runner.invoke(app, ["convert", "mjcf2usd", str(tmp_path / "none.xml"), str(out)])
@@ -146,14 +164,20 @@ def test_cli_convert(tmp_path):
 
 def test_no_geoms_and_input_errors_come_first(tmp_path):
     empty = tmp_path / "empty.xml"
-    empty.write_text('<mujoco><worldbody><body name="b"><inertial pos="0 0 0" mass="1" diaginertia="1 1 1"/>'
-                     '</body></worldbody></mujoco>')
+    empty.write_text(
+        '<mujoco><worldbody><body name="b"><inertial pos="0 0 0" mass="1" diaginertia="1 1 1"/>'
+        "</body></worldbody></mujoco>"
+    )
     with pytest.raises(InputError) as ei:
         convert_mjcf_to_usd(empty, tmp_path / "o.usda")
-    assert ei.value.path == str(empty) and "has no geoms" in ei.value.reason and "contype" not in ei.value.reason
+    assert (
+        ei.value.path == str(empty) and "has no geoms" in ei.value.reason and "contype" not in ei.value.reason
+    )
     visual = tmp_path / "visual.xml"
-    visual.write_text('<mujoco><worldbody><body name="b"><geom type="box" size="0.1 0.1 0.1" contype="0" '
-                      'conaffinity="0"/></body></worldbody></mujoco>')
+    visual.write_text(
+        '<mujoco><worldbody><body name="b"><geom type="box" size="0.1 0.1 0.1" contype="0" '
+        'conaffinity="0"/></body></worldbody></mujoco>'
+    )
     with pytest.raises(InputError, match="every geom has contype = conaffinity = 0"):
         convert_mjcf_to_usd(visual, tmp_path / "o.usda")
     # a missing source is reported before a wrong output extension; a good source then meets the extension error

@@ -12,9 +12,15 @@ from simkit.eval.packing.runner import run_episode
 
 # (file, problem) -> (box count, number of types): read off the files independently (sum of the last column)
 LISTED = {
-    (1, 1): (112, 3), (1, 50): (168, 3), (1, 100): (214, 3),
-    (4, 1): (106, 10), (4, 50): (167, 10), (4, 100): (144, 10),
-    (7, 1): (110, 20), (7, 50): (149, 20), (7, 100): (122, 20),
+    (1, 1): (112, 3),
+    (1, 50): (168, 3),
+    (1, 100): (214, 3),
+    (4, 1): (106, 10),
+    (4, 50): (167, 10),
+    (4, 100): (144, 10),
+    (7, 1): (110, 20),
+    (7, 50): (149, 20),
+    (7, 100): (122, 20),
 }
 
 
@@ -51,7 +57,11 @@ def test_first_problem_of_br1_as_listed_and_flags_honoured():
     assert [v.height for v in by_type[1].variants] == [43, 25]
     # orientation indices enumerate (variant, yaw): 2 variants x 2 yaws
     assert [(v.size, y) for v, y in by_type[1].orientations()] == [
-        ((110, 25, 43), 0), ((110, 25, 43), 1), ((110, 43, 25), 0), ((110, 43, 25), 1)]
+        ((110, 25, 43), 0),
+        ((110, 25, 43), 1),
+        ((110, 43, 25), 0),
+        ((110, 43, 25), 1),
+    ]
     # arrival: a permutation drawn from the problem's own seed (reproducible), file order on request
     assert sorted(case.arrival) == list(range(112)) and case.arrival != list(range(112))
     assert p.to_case(order="file").arrival == list(range(112))
@@ -72,21 +82,24 @@ def test_a_good_small_file_parses(tmp_path):
     assert p.name == "br9-001" and p.n_boxes == 73
 
 
-@pytest.mark.parametrize("bad, line, words", [
-    (GOOD.replace(" 2 110 0 43 1 25 1 33", " 2 110 0 43 1 25 1"), 6, "expected 8 integers"),
-    (GOOD.replace(" 587 233 220", " 587 2x3 220"), 3, "'2x3' is not an integer"),
-    (GOOD.replace("108 0 76", "0 0 76"), 5, "zero or negative size"),
-    (GOOD.replace("108 0 76 0 30 1", "108 0 76 0 300 1"), 5, "larger than the container"),
-    (GOOD.replace("108 0 76 0 30 1", "108 0 76 0 30 0"), 5, "no dimension may stand vertically"),
-    (GOOD.replace(" 1\n 1 2502505", " 2\n 1 2502505"), 6, "file ends early"),
-    (GOOD + " 7 7\n", 7, "extra content"),
-    # size limits: a 10^15-cell container, a problem of 100000 boxes, 2001 boxes (one over the limit)
-    (GOOD.replace(" 587 233 220", " 100000 100000 100000"), 3, "too large"),
-    (GOOD.replace(" 587 233 220", " 800 800 101"), 3, "too large"),
-    (GOOD.replace(" 30 1 40\n", " 30 1 100000\n"), 5, "more than 2000 boxes"),
-    (GOOD.replace(" 30 1 40\n", " 30 1 1968\n"), 6, "more than 2000 boxes (2001 so far"),
-    (GOOD.replace(" 2\n 1 108", " 1001\n 1 108"), 4, "at most 1000 per problem"),
-])
+@pytest.mark.parametrize(
+    "bad, line, words",
+    [
+        (GOOD.replace(" 2 110 0 43 1 25 1 33", " 2 110 0 43 1 25 1"), 6, "expected 8 integers"),
+        (GOOD.replace(" 587 233 220", " 587 2x3 220"), 3, "'2x3' is not an integer"),
+        (GOOD.replace("108 0 76", "0 0 76"), 5, "zero or negative size"),
+        (GOOD.replace("108 0 76 0 30 1", "108 0 76 0 300 1"), 5, "larger than the container"),
+        (GOOD.replace("108 0 76 0 30 1", "108 0 76 0 30 0"), 5, "no dimension may stand vertically"),
+        (GOOD.replace(" 1\n 1 2502505", " 2\n 1 2502505"), 6, "file ends early"),
+        (GOOD + " 7 7\n", 7, "extra content"),
+        # size limits: a 10^15-cell container, a problem of 100000 boxes, 2001 boxes (one over the limit)
+        (GOOD.replace(" 587 233 220", " 100000 100000 100000"), 3, "too large"),
+        (GOOD.replace(" 587 233 220", " 800 800 101"), 3, "too large"),
+        (GOOD.replace(" 30 1 40\n", " 30 1 100000\n"), 5, "more than 2000 boxes"),
+        (GOOD.replace(" 30 1 40\n", " 30 1 1968\n"), 6, "more than 2000 boxes (2001 so far"),
+        (GOOD.replace(" 2\n 1 108", " 1001\n 1 108"), 4, "at most 1000 per problem"),
+    ],
+)
 def test_bad_br_input_is_one_clear_error(tmp_path, bad, line, words):
     f = _write(tmp_path, bad)
     with pytest.raises(InputError) as ei:
@@ -113,8 +126,22 @@ def test_dblf_packs_a_real_br_problem_geometrically_and_it_checks_clean():
 @pytest.mark.slow
 def test_eval_command_on_a_br_file_reports_utilisation():
     path = fixture_path("packing", "br", "thpack1.txt")
-    res = CliRunner().invoke(app, ["eval", "packing", "--policy", "dblf", "--cases", f"br:{path}",
-                                   "--limit", "1", "--buffer", "3", "--no-progress"])
+    res = CliRunner().invoke(
+        app,
+        [
+            "eval",
+            "packing",
+            "--policy",
+            "dblf",
+            "--cases",
+            f"br:{path}",
+            "--limit",
+            "1",
+            "--buffer",
+            "3",
+            "--no-progress",
+        ],
+    )
     assert res.exit_code == 0, res.output
     line = next(l for l in res.output.splitlines() if l.startswith("br1"))
     util = float(line.split("utilisation")[1].split()[0])

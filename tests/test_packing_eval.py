@@ -8,8 +8,14 @@ import pytest
 
 from simkit.eval.packing.candidates import enumerate_candidates, support_maps, window_max
 from simkit.eval.packing.case import Action, EvalCase, Item
-from simkit.eval.packing.checker import check_packing, penetration_depth, _OBB
-from simkit.eval.packing.metrics import aggregate, case_metrics, centre_inside, heightmap_from_poses, quat_to_matrix
+from simkit.eval.packing.checker import _OBB, check_packing, penetration_depth
+from simkit.eval.packing.metrics import (
+    aggregate,
+    case_metrics,
+    centre_inside,
+    heightmap_from_poses,
+    quat_to_matrix,
+)
 from simkit.eval.packing.policies import POLICIES, make_policy
 from simkit.eval.packing.runner import PackingEpisode, run_episode
 from simkit.scenes.packing_geometry import Box, Container, Placement
@@ -40,7 +46,7 @@ def test_metrics_hand_computed():
     assert m.compactness == pytest.approx(20 / 32)
     assert m.overall == pytest.approx(20 / 84 * 20 / 32)
     assert m.utilisation == pytest.approx(20 / 64)
-    assert m.packed_volume_m3 == pytest.approx(20 * RES ** 3)
+    assert m.packed_volume_m3 == pytest.approx(20 * RES**3)
     assert m.max_height_m == pytest.approx(2 * RES)
     assert (m.n_items, m.n_packed) == (3, 2)
 
@@ -83,9 +89,11 @@ def test_quat_to_matrix_yaw():
 
 
 def test_aggregate_tier_means_and_average():
-    rows = [{"tier": "easy", "success_ratio": 1.0, "compactness": 0.5, "overall": 0.5, "utilisation": 0.5},
-            {"tier": "easy", "success_ratio": 0.5, "compactness": 0.5, "overall": 0.25, "utilisation": 0.25},
-            {"tier": "hard", "success_ratio": 0.0, "compactness": 0.0, "overall": 0.0, "utilisation": 0.0}]
+    rows = [
+        {"tier": "easy", "success_ratio": 1.0, "compactness": 0.5, "overall": 0.5, "utilisation": 0.5},
+        {"tier": "easy", "success_ratio": 0.5, "compactness": 0.5, "overall": 0.25, "utilisation": 0.25},
+        {"tier": "hard", "success_ratio": 0.0, "compactness": 0.0, "overall": 0.0, "utilisation": 0.0},
+    ]
     a = aggregate(rows)
     assert a["easy"]["overall"] == pytest.approx(0.375) and a["easy"]["cases"] == 2
     assert a["hard"]["overall"] == 0.0
@@ -140,7 +148,7 @@ def test_window_max_and_four_quadrant_support():
     rng = np.random.default_rng(0)
     H = rng.integers(0, 5, (9, 7))
     wm = window_max(H, 3, 2)
-    ref = np.array([[H[i:i + 3, j:j + 2].max() for j in range(6)] for i in range(7)])
+    ref = np.array([[H[i : i + 3, j : j + 2].max() for j in range(6)] for i in range(7)])
     np.testing.assert_array_equal(wm, ref)
     # a 4x4 footprint over a heightmap whose top is only in the left half: centre unsupported
     H = np.zeros((4, 4), int)
@@ -167,8 +175,9 @@ def small_case(expert=None):
     the edge) and must discard the bar.
     """
     boxes = [Box(0, (1, 1, 1)), Box(1, (2, 1, 1)), Box(2, (1, 1, 1))]
-    return EvalCase("small", "easy", Container((2, 1, 2), RES), [Item.of(b) for b in boxes], [0, 1, 2], 2,
-                    expert=expert)
+    return EvalCase(
+        "small", "easy", Container((2, 1, 2), RES), [Item.of(b) for b in boxes], [0, 1, 2], 2, expert=expert
+    )
 
 
 KNOWN = {
@@ -187,8 +196,11 @@ KNOWN = {
 def test_baseline_packs_the_small_case_to_its_known_result(name):
     placements, overall = KNOWN[name]
     r = run_episode(small_case(), make_policy(name), None)
-    got = [(s.placement.box_id, s.placement.orientation, s.placement.x, s.placement.y, s.placement.z)
-           for s in r.steps if s.placement is not None]
+    got = [
+        (s.placement.box_id, s.placement.orientation, s.placement.x, s.placement.y, s.placement.z)
+        for s in r.steps
+        if s.placement is not None
+    ]
     assert got == placements
     assert r.metrics.overall == pytest.approx(overall)
     assert r.violations == []
@@ -258,9 +270,17 @@ def test_case_json_round_trip_and_content_digest():
     case = small_case([Placement(1, 0, 0, 0, 0), Placement(0, 0, 0, 0, 1), Placement(2, 0, 1, 0, 1)])
     back = EvalCase.from_json(json.loads(json.dumps(case.to_json())))
     assert back.to_json() == case.to_json()
-    rotated = EvalCase("r", "easy", case.container, [Item.of(Box(i, (b.size[1], b.size[0], b.size[2])))
-                                                     for i, b in enumerate(it.box for it in case.items)],
-                       [0, 1, 2], 2)
+    rotated = EvalCase(
+        "r",
+        "easy",
+        case.container,
+        [
+            Item.of(Box(i, (b.size[1], b.size[0], b.size[2])))
+            for i, b in enumerate(it.box for it in case.items)
+        ],
+        [0, 1, 2],
+        2,
+    )
     assert rotated.content_digest() == case.content_digest()
     other = EvalCase("o", "easy", Container((2, 1, 3), RES), case.items, [0, 1, 2], 2)
     assert other.content_digest() != case.content_digest()
@@ -292,8 +312,12 @@ def test_physics_invalid_placement_rebuilds_the_heightmap_from_real_poses():
     ph = PackingPhysics(case.container)
     seen = []
     try:
-        r = run_episode(case, Scripted([Action(0, 0, 0, 0), Action(0, 0, 0, 0)]), ph,
-                        on_step=lambda st, rec: seen.append(rec))
+        r = run_episode(
+            case,
+            Scripted([Action(0, 0, 0, 0), Action(0, 0, 0, 0)]),
+            ph,
+            on_step=lambda st, rec: seen.append(rec),
+        )
         ep_h = r.final_heightmap
     finally:
         ph.close()
@@ -311,7 +335,10 @@ def test_checker_counts_the_ridge_of_a_tilted_box_as_support():
     c = Container((20, 8, 10), RES)
     th = math.asin(4 / 3 / math.sqrt(2)) - math.pi / 4  # a 3-cell cube tilted so its ridge is 4 cells high
     tilted = Box(0, (3, 3, 3))
-    t_pose = ((0.1, 0.075, 0.075 / 2 * (math.cos(th) + math.sin(th))), (math.cos(th / 2), 0.0, math.sin(th / 2), 0.0))
+    t_pose = (
+        (0.1, 0.075, 0.075 / 2 * (math.cos(th) + math.sin(th))),
+        (math.cos(th / 2), 0.0, math.sin(th / 2), 0.0),
+    )
     col, plank = Box(1, (2, 8, 4)), Box(2, (12, 4, 1))
     ridge_x = 0.1 + 0.0375 * (math.sin(th) - math.cos(th))
     p_pose = ((0.08 + 0.15, 0.05, 0.1 + 0.0125), Q0)  # plank x from 0.08 (left of the ridge) to 0.38

@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from simkit.cli import app
 from simkit.core.seeding import stable_hash
-from simkit.eval.packing.bench import (BENCH_TAG, bench_path, bench_rng, load_bench, overlap_with_corpus)
+from simkit.eval.packing.bench import BENCH_TAG, bench_path, bench_rng, load_bench, overlap_with_corpus
 from simkit.eval.packing.case import from_packing_case
 from simkit.eval.packing.policies import make_policy
 from simkit.eval.packing.runner import run_episode
@@ -107,10 +107,18 @@ def _turned(case):
     from simkit.scenes.packing_geometry import Box, Container
 
     L, W, H = case.container.size
-    items = [Item.of(Box(it.id, (it.box.size[1], it.box.size[0], it.box.size[2]), it.box.mass))
-             for it in case.items]
-    return EvalCase(case.name + "-turned", case.tier, Container((W, L, H), case.container.resolution), items,
-                    list(case.arrival), case.buffer_size)
+    items = [
+        Item.of(Box(it.id, (it.box.size[1], it.box.size[0], it.box.size[2]), it.box.mass))
+        for it in case.items
+    ]
+    return EvalCase(
+        case.name + "-turned",
+        case.tier,
+        Container((W, L, H), case.container.resolution),
+        items,
+        list(case.arrival),
+        case.buffer_size,
+    )
 
 
 def test_overlap_digest_is_invariant_to_a_90_degree_turn_of_a_bench_case(bench):
@@ -131,8 +139,9 @@ def test_overlap_command_rejects_a_non_corpus(tmp_path):
 @pytest.mark.slow
 def test_eval_packing_command_prints_tiers_and_overall(tmp_path):
     out = tmp_path / "r.json"
-    res = runner.invoke(app, ["eval", "packing", "--policy", "dblf", "--limit", "1", "--out", str(out),
-                              "--no-progress"])
+    res = runner.invoke(
+        app, ["eval", "packing", "--policy", "dblf", "--limit", "1", "--out", str(out), "--no-progress"]
+    )
     assert res.exit_code == 0, res.output
     lines = res.output.splitlines()
     for tier in ("easy", "medium", "hard", "average"):
@@ -140,7 +149,8 @@ def test_eval_packing_command_prints_tiers_and_overall(tmp_path):
     doc = json.loads(out.read_text())
     assert len(doc["cases"]) == 3 and doc["violations"] == 0
     assert doc["summary"]["average"]["overall"] == pytest.approx(
-        np.mean([doc["summary"][t]["overall"] for t in ("easy", "medium", "hard")]))
+        np.mean([doc["summary"][t]["overall"] for t in ("easy", "medium", "hard")])
+    )
 
 
 def test_eval_packing_bad_input():
@@ -158,8 +168,10 @@ def test_eval_out_that_cannot_be_written_fails_before_evaluating(tmp_path, monke
 
     monkeypatch.setattr(ev, "evaluate", never)
     (tmp_path / "f").write_text("x")
-    for out, words in ((tmp_path, f"--out {tmp_path} is a directory"),
-                       (tmp_path / "f" / "r.json", f"{tmp_path / 'f'} is not a directory")):
+    for out, words in (
+        (tmp_path, f"--out {tmp_path} is a directory"),
+        (tmp_path / "f" / "r.json", f"{tmp_path / 'f'} is not a directory"),
+    ):
         res = runner.invoke(app, ["eval", "packing", "--policy", "dblf", "--limit", "1", "--out", str(out)])
         assert res.exit_code == 2 and res.output.startswith("error: ") and words in res.output, res.output
         assert "Traceback" not in res.output

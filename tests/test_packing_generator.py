@@ -122,7 +122,9 @@ def test_invalid_placements_are_rejected_and_counted_per_tier():
     # the smallest legal budget (= settle_window, 6 steps = 25 ms): the 2 mm drop alone takes ~20 ms, so the
     # box is still falling or bouncing inside the window -> not settled
     g.config.physics.max_settle_steps = g.config.physics.settle_window
-    with pytest.raises(SampleRejected, match=r"^tier=hard: step 0 box \d+ invalid in physics \(not_settled\)"):
+    with pytest.raises(
+        SampleRejected, match=r"^tier=hard: step 0 box \d+ invalid in physics \(not_settled\)"
+    ):
         g.generate(0, np.random.default_rng(0))
     assert g.rejections_by_tier == {"easy": 0, "medium": 0, "hard": 1}
     g.config.physics.max_settle_steps = 240
@@ -199,8 +201,10 @@ def test_cli_generate_validate_inspect(tmp_path):
 
     out = tmp_path / "runs" / "packing"
     runner = CliRunner()
-    r = runner.invoke(app, ["generate", "packing", "--n", "3", "--out", str(out), "--no-progress",
-                            "--set", "tier_mix.hard=0"])
+    r = runner.invoke(
+        app,
+        ["generate", "packing", "--n", "3", "--out", str(out), "--no-progress", "--set", "tier_mix.hard=0"],
+    )
     assert r.exit_code == 0, r.output
     r = runner.invoke(app, ["validate", str(out)])
     assert r.exit_code == 0 and r.output.startswith("PASS"), r.output
@@ -232,14 +236,16 @@ def test_yaml_negative_count_is_one_clear_error(tmp_path):
     with pytest.raises(InputError) as exc:
         build_config(PackingConfig, cfg)
     msg = str(exc.value)
-    assert msg.startswith(f"{cfg}: invalid config: physics.max_settle_steps: "
-                          "Input should be greater than or equal to 1")
+    assert msg.startswith(
+        f"{cfg}: invalid config: physics.max_settle_steps: Input should be greater than or equal to 1"
+    )
     assert "\n" not in msg
 
     from simkit.cli import app
 
-    r = CliRunner().invoke(app, ["generate", "packing", "--n", "2", "--out", str(tmp_path / "o"),
-                                 "--config", str(cfg)])
+    r = CliRunner().invoke(
+        app, ["generate", "packing", "--n", "2", "--out", str(tmp_path / "o"), "--config", str(cfg)]
+    )
     assert r.exit_code == 2
     assert "error:" in r.output and "max_settle_steps" in r.output and "Traceback" not in r.output
     assert not (tmp_path / "o").exists()
@@ -261,18 +267,30 @@ def test_same_seed_same_bytes(corpus, tmp_path):
         assert pa.read_bytes() == pb.read_bytes()
 
 
-@pytest.mark.parametrize("sets, words", [
-    (["resolution=0.1"], "less than or equal to 0.05"),
-    (["resolution=0.08"], "less than or equal to 0.05"),
-    (["resolution=0.03"], "resolution 0.03 m cannot compile every case (tier easy: up to 8 objects in 1 layer(s) "
-                          "of a 7x7-cell container"),
-    (["tier_mix.easy=inf"], "tier_mix.easy: Input should be a finite number"),
-    (["tier_mix.easy=nan"], "tier_mix.easy: Input should be a finite number"),
-    (["tier_mix.easy=1e308", "tier_mix.hard=1e308"], "the tier weights sum to inf"),
-    (["physics.settle_window=20", "physics.max_settle_steps=10"], "settle_window (20) must be <= max_settle_steps (10)"),
-    (["physics.footprint_shrink=1"], "physics.footprint_shrink: Input should be less than or equal to 0.0003"),
-    (["physics.drop_gap=inf"], "physics.drop_gap: Input should be a finite number"),
-])
+@pytest.mark.parametrize(
+    "sets, words",
+    [
+        (["resolution=0.1"], "less than or equal to 0.05"),
+        (["resolution=0.08"], "less than or equal to 0.05"),
+        (
+            ["resolution=0.03"],
+            "resolution 0.03 m cannot compile every case (tier easy: up to 8 objects in 1 layer(s) "
+            "of a 7x7-cell container",
+        ),
+        (["tier_mix.easy=inf"], "tier_mix.easy: Input should be a finite number"),
+        (["tier_mix.easy=nan"], "tier_mix.easy: Input should be a finite number"),
+        (["tier_mix.easy=1e308", "tier_mix.hard=1e308"], "the tier weights sum to inf"),
+        (
+            ["physics.settle_window=20", "physics.max_settle_steps=10"],
+            "settle_window (20) must be <= max_settle_steps (10)",
+        ),
+        (
+            ["physics.footprint_shrink=1"],
+            "physics.footprint_shrink: Input should be less than or equal to 0.0003",
+        ),
+        (["physics.drop_gap=inf"], "physics.drop_gap: Input should be a finite number"),
+    ],
+)
 def test_configs_that_can_never_work_are_one_clear_error(tmp_path, sets, words):
     from simkit.cli import app
 

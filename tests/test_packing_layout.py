@@ -6,8 +6,17 @@ import numpy as np
 import pytest
 
 from simkit.scenes.packing_geometry import Box, Container, Placement, drop_z
-from simkit.scenes.packing_layout import (TIERS, LayoutError, PackingCase, arrival_queue, check_case, compile_case,
-                                          reverse_removal_order, split_layer, support_graph)
+from simkit.scenes.packing_layout import (
+    TIERS,
+    LayoutError,
+    PackingCase,
+    arrival_queue,
+    check_case,
+    compile_case,
+    reverse_removal_order,
+    split_layer,
+    support_graph,
+)
 
 SEEDS = range(40)
 
@@ -25,7 +34,7 @@ def test_split_layer_tiles_rectangle_exactly(L, W, k):
         for r in regions:
             assert r.lx >= 2 or r.lx == L
             assert r.ly >= 2 or r.ly == W
-            cover[r.x:r.x + r.lx, r.y:r.y + r.ly] += 1
+            cover[r.x : r.x + r.lx, r.y : r.y + r.ly] += 1
         # every cell covered exactly once: no overlap, no gap
         assert (cover == 1).all()
         assert sum(r.area for r in regions) == L * W
@@ -53,7 +62,7 @@ def test_each_layer_is_tiled_and_volumes_add_up(tier):
                     box = case.box(p.box_id)
                     assert box.height == h
                     lx, ly = box.footprint(p.orientation)
-                    cover[p.x:p.x + lx, p.y:p.y + ly] += 1
+                    cover[p.x : p.x + lx, p.y : p.y + ly] += 1
                     covered += 1
             assert (cover == 1).all(), f"{tier} seed {seed}: layer at z={z0} not tiled exactly"
             z0 += h
@@ -84,7 +93,10 @@ def test_tier_ranges(tier):
 def test_paper_tier_table():
     # spec packing.md, "Tiers": buffer / layers / objects
     assert {t: (s.buffer_size, s.layers, s.objects) for t, s in TIERS.items()} == {
-        "easy": (3, (1, 2), (4, 8)), "medium": (5, (2, 3), (9, 18)), "hard": (10, (3, 4), (19, 32))}
+        "easy": (3, (1, 2), (4, 8)),
+        "medium": (5, (2, 3), (9, 18)),
+        "hard": (10, (3, 4), (19, 32)),
+    }
 
 
 @pytest.mark.parametrize("tier", list(TIERS))
@@ -95,15 +107,15 @@ def test_buffer_invariant_and_support_order(tier):
         placed: list[int] = []
         for p in case.expert:
             # visible buffer recomputed by hand: first buffer_size arrivals not yet placed
-            visible = [i for i in case.arrival if i not in placed][:case.buffer_size]
+            visible = [i for i in case.arrival if i not in placed][: case.buffer_size]
             assert p.box_id in visible
             box = case.box(p.box_id)
             lx, ly = box.footprint(p.orientation)
             z = drop_z(hm, p.x, p.y, lx, ly)
             assert z == p.z
             # full support: every cell under the footprint is at the drop height
-            assert (hm[p.x:p.x + lx, p.y:p.y + ly] == z).all()
-            hm[p.x:p.x + lx, p.y:p.y + ly] = z + box.height
+            assert (hm[p.x : p.x + lx, p.y : p.y + ly] == z).all()
+            hm[p.x : p.x + lx, p.y : p.y + ly] = z + box.height
             placed.append(p.box_id)
         assert (hm == case.container.size[2]).all()
 
@@ -121,7 +133,7 @@ def test_mass_is_volume_times_density():
     case = compile_case("hard", _rng(3))
     res = case.container.resolution
     for b in case.boxes:
-        density = b.mass / (b.volume * res ** 3)
+        density = b.mass / (b.volume * res**3)
         assert 100.0 - 1 <= density <= 600.0 + 1
 
 
@@ -194,7 +206,13 @@ def test_check_case_finds_broken_cases():
     if len(d["arrival"]) > d["buffer_size"]:
         assert any("not in the visible buffer" in p for p in check_case(PackingCase.from_json(d)))
     # overlapping placement
-    c2 = PackingCase("easy", Container((4, 4, 2)), [Box(0, (2, 2, 1)), Box(1, (2, 2, 1))], [0, 1], 2,
-                     [Placement(0, 0, 0, 0, 0), Placement(1, 0, 1, 1, 0)])
+    c2 = PackingCase(
+        "easy",
+        Container((4, 4, 2)),
+        [Box(0, (2, 2, 1)), Box(1, (2, 2, 1))],
+        [0, 1],
+        2,
+        [Placement(0, 0, 0, 0, 0), Placement(1, 0, 1, 1, 0)],
+    )
     probs = check_case(c2)
     assert probs == ["step 1: stored z 0 != drop height 1"]

@@ -39,7 +39,9 @@ def test_stack_settles_on_top_and_orientation_one_is_yaw_90(world):
     assert r.position[0] == pytest.approx((1 + 1) * RES, abs=1e-3)
     assert r.position[1] == pytest.approx((1 + 3) * RES, abs=1e-3)
     w, x, y, z = r.quaternion
-    assert abs(w) == pytest.approx(math.sqrt(0.5), abs=1e-3) and abs(z) == pytest.approx(math.sqrt(0.5), abs=1e-3)
+    assert abs(w) == pytest.approx(math.sqrt(0.5), abs=1e-3) and abs(z) == pytest.approx(
+        math.sqrt(0.5), abs=1e-3
+    )
     poses = world.poses()
     assert set(poses) == {0, 1}
     assert poses[0][0][2] == pytest.approx(RES, abs=1e-3)
@@ -119,7 +121,7 @@ def test_tight_layer_of_touching_boxes_is_valid():
     try:
         h = ph.container.empty_heightmap()
         n = 0
-        for layer in range(2):
+        for _layer in range(2):
             for i in range(2):
                 for j in range(2):
                     b = Box(n, (4, 4, 3))
@@ -135,6 +137,14 @@ def test_tight_layer_of_touching_boxes_is_valid():
 def test_result_to_dict_is_json_ready(world):
     world.reset()
     d = world.place(Box(0, (2, 2, 2)), Placement(0, 0, 0, 0, 0)).to_dict()
-    assert set(d) == {"valid", "reason", "steps", "position", "quaternion", "max_displacement_m",
-                      "position_error_m", "tilt_rad"}
+    assert set(d) == {
+        "valid",
+        "reason",
+        "steps",
+        "position",
+        "quaternion",
+        "max_displacement_m",
+        "position_error_m",
+        "tilt_rad",
+    }
     assert len(d["quaternion"]) == 4 and d["valid"] is True

@@ -54,7 +54,13 @@ def test_records_structure_and_targets(corpus, tmp_path):
             # target = the stored expert action
             target = json.loads(rec["messages"][2]["content"])
             slot, o, x, y, _z = (int(v) for v in s["actions"][t])
-            assert target == {"slot": slot, "box_id": s["steps"][t]["buffer"][slot], "orientation": o, "x": x, "y": y}
+            assert target == {
+                "slot": slot,
+                "box_id": s["steps"][t]["buffer"][slot],
+                "orientation": o,
+                "x": x,
+                "y": y,
+            }
             # the buffer text lists the visible boxes with their sizes, in slot order
             for j, bid in enumerate(s["steps"][t]["buffer"]):
                 size = s["case"]["boxes"][bid]["size"]
@@ -97,11 +103,14 @@ def test_cli_export_and_bad_input(corpus, tmp_path):
     assert r.exit_code == 2
     assert "error:" in r.output and "needs a 'packing' corpus" in r.output and "Traceback" not in r.output
 
-    r = runner.invoke(app, ["export", "packing-sft", str(tmp_path / "missing"), "--out", str(tmp_path / "m.jsonl")])
+    r = runner.invoke(
+        app, ["export", "packing-sft", str(tmp_path / "missing"), "--out", str(tmp_path / "m.jsonl")]
+    )
     assert r.exit_code == 2 and "no such corpus directory" in r.output
 
-    r = runner.invoke(app, ["export", "packing-sft", str(corpus), "--out", str(tmp_path / "h.jsonl"),
-                            "--history", "-3"])
+    r = runner.invoke(
+        app, ["export", "packing-sft", str(corpus), "--out", str(tmp_path / "h.jsonl"), "--history", "-3"]
+    )
     assert r.exit_code == 2 and "--history must be -1 (all) or >= 0" in r.output
 
 
@@ -128,13 +137,17 @@ def test_bad_output_paths_and_px_fail_up_front_and_leave_nothing(corpus, tmp_pat
     (work / "D").mkdir()  # an existing directory as --out
     (work / "f").write_text("x")  # a file where a parent directory should be
     before = _listing(work)
-    for out, words in ((work / "D", f"--out {work / 'D'} is a directory"),
-                       (work / "f" / "x.jsonl", f"{work / 'f'} is not a directory")):
+    for out, words in (
+        (work / "D", f"--out {work / 'D'} is a directory"),
+        (work / "f" / "x.jsonl", f"{work / 'f'} is not a directory"),
+    ):
         r = runner.invoke(app, ["export", "packing-sft", str(corpus), "--out", str(out)])
         assert r.exit_code == 2 and r.output.startswith("error: ") and words in r.output, r.output
         assert "Traceback" not in r.output
     for px in ("100000", "65", "0"):
-        r = runner.invoke(app, ["export", "packing-sft", str(corpus), "--out", str(work / "p.jsonl"), "--px", px])
+        r = runner.invoke(
+            app, ["export", "packing-sft", str(corpus), "--out", str(work / "p.jsonl"), "--px", px]
+        )
         assert r.exit_code == 2 and f"--px must be between 1 and 64 pixels per cell, got {px}" in r.output
     assert _listing(work) == before  # no D.tmp, no D_images/, no p.jsonl
 

@@ -17,7 +17,7 @@ from simkit.executors.run import generate_corpus
 from simkit.generators.wrop import WropConfig, WropGenerator
 
 GID = "OP-1/ball_behind_screen"
-CFG = dict(generator=GID, frames=48, width=64, height=36, visibility_points=96)
+CFG = {"generator": GID, "frames": 48, "width": 64, "height": 36, "visibility_points": 96}
 
 # Prints the trajectory JSON of episode 0; with argument "after", episode 1 is generated first in the
 # same process (a reused Blender session holding a previous sample's meshes in its history).
@@ -35,8 +35,9 @@ sys.stdout.write("TRAJ" + json.dumps(ep.fields["trajectory"], sort_keys=True))
 
 
 def _child(mode: str) -> str:
-    r = subprocess.run([sys.executable, "-c", CHILD, json.dumps(CFG), mode], capture_output=True, text=True,
-                       check=True)
+    r = subprocess.run(
+        [sys.executable, "-c", CHILD, json.dumps(CFG), mode], capture_output=True, text=True, check=True
+    )
     return r.stdout.split("TRAJ", 1)[1]
 
 
@@ -63,7 +64,7 @@ def test_surface_samples_do_not_depend_on_face_order():
         first = tuple(me.loop_triangles[0].vertices)
         results.append((first, *_surface_samples(me, 128)))
         bpy.data.meshes.remove(me)
-    assert len({r[0] for r in results}) > 1                   # the permutations really reordered the triangles
+    assert len({r[0] for r in results}) > 1  # the permutations really reordered the triangles
     for _, pts, nrm, _ in results[1:]:
         np.testing.assert_array_equal(pts, results[0][1])
         np.testing.assert_array_equal(nrm, results[0][2])
@@ -81,7 +82,7 @@ def test_trajectory_identical_in_fresh_processes_and_reused_session():
     g.generate(1, episode_rng(0, "wrop", 1))
     here = json.dumps(g.generate(0, episode_rng(0, "wrop", 0)).fields["trajectory"], sort_keys=True)
     vis = json.loads(fresh_a)["objects"]["target"]["visibility"]
-    assert any(0.05 < v < 0.95 for v in vis), vis             # partial occlusion occurs in this sample
+    assert any(0.05 < v < 0.95 for v in vis), vis  # partial occlusion occurs in this sample
     assert fresh_a == fresh_b
     assert fresh_a == after
     assert fresh_a == here
@@ -101,5 +102,7 @@ def test_shards_identical_across_runs_and_worker_counts(tmp_path):
         assert s.produced == 2 and s.failed == 0
         runs[name] = shards(out)
     assert runs["w1a"] and runs["w1a"] == runs["w1b"] == runs["w2"]
-    vis = [v for ep in iter_corpus(tmp_path / "w1a") for v in ep["trajectory"]["objects"]["target"]["visibility"]]
-    assert any(0.05 < v < 0.95 for v in vis)                  # partial occlusion is part of what is compared
+    vis = [
+        v for ep in iter_corpus(tmp_path / "w1a") for v in ep["trajectory"]["objects"]["target"]["visibility"]
+    ]
+    assert any(0.05 < v < 0.95 for v in vis)  # partial occlusion is part of what is compared

@@ -8,7 +8,7 @@ from simkit.generators.wrop import WropConfig, WropGenerator, catalogue
 from simkit.generators.wrop.base import EXAM_OFFSET, FAMILIES
 from simkit.scenes.wrop.expect import evaluate
 
-SMALL = dict(frames=24, width=64, height=36, visibility_points=96)
+SMALL = {"frames": 24, "width": 64, "height": 36, "visibility_points": 96}
 
 
 def make(gid, **kw):
@@ -80,7 +80,7 @@ def test_checker_flags_wrong_side_reappearance():
     f_out = comp.events["occlusion_end"]
     x = tgt.track.position[:, 0]
     xc = 0.0
-    x[f_out + 1:] = 2 * xc - x[f_out + 1:]
+    x[f_out + 1 :] = 2 * xc - x[f_out + 1 :]
     frames, traj = g.render(task, look, comp)
     problems = evaluate(comp.expectations, traj)
     assert any("should be on the" in p for p in problems), problems
@@ -110,10 +110,12 @@ def test_occlusion_events_agree_with_measured_visibility(gid):
     assert cut <= ev["occlusion_onset"] < ev["occlusion_start"] <= ev["occlusion_end"] < ev["reappearance"]
     zero = np.nonzero(vis[cut:] == 0.0)[0] + cut
     assert abs(zero.min() - ev["occlusion_start"]) <= 2 and abs(zero.max() - ev["occlusion_end"]) <= 2
-    assert np.all(vis[zero.min():zero.max() + 1] == 0.0)                     # one contiguous hidden span
+    assert np.all(vis[zero.min() : zero.max() + 1] == 0.0)  # one contiguous hidden span
     occluded = np.nonzero(vis[cut:] < 0.97)[0] + cut
     assert abs(occluded.min() - ev["occlusion_onset"]) <= 2
-    assert np.all(vis[cut - 6:cut] >= 0.97), vis[cut - 6:cut]               # nothing of the key occlusion before the cut
+    assert np.all(vis[cut - 6 : cut] >= 0.97), vis[
+        cut - 6 : cut
+    ]  # nothing of the key occlusion before the cut
     assert vis[ev["reappearance"] + 2] > 0.0
 
 
@@ -129,7 +131,7 @@ def test_cylinder_screen_matches_its_description():
         scr = next(o for o in c.objects if o.name == "screen")
         assert scr.dims[2] - cyl.dims[1] == pytest.approx(0.30, abs=1e-9)
         ratios.append(scr.dims[2] / cyl.dims[1])
-    assert 1.55 <= min(ratios) and max(ratios) <= 2.05
+    assert min(ratios) >= 1.55 and max(ratios) <= 2.05
 
 
 def test_os1_input_half_shows_the_approach():

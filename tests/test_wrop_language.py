@@ -19,8 +19,8 @@ def rotate(q, v):
 
 
 def test_collisions_conserve_momentum_and_follow_restitution():
-    assert collide_1d(1.0, 2.0, 1.0, 0.0, 1.0) == pytest.approx((0.0, 2.0))      # equal masses swap
-    assert collide_1d(1.0, 2.0, 3.0, 0.0, 0.0) == pytest.approx((0.5, 0.5))      # inelastic: m1 v / (m1 + m2)
+    assert collide_1d(1.0, 2.0, 1.0, 0.0, 1.0) == pytest.approx((0.0, 2.0))  # equal masses swap
+    assert collide_1d(1.0, 2.0, 3.0, 0.0, 0.0) == pytest.approx((0.5, 0.5))  # inelastic: m1 v / (m1 + m2)
     m1, v1, m2, v2, e = 0.7, 1.3, 0.2, -0.9, 0.6
     w1, w2 = collide_1d(m1, v1, m2, v2, e)
     assert m1 * w1 + m2 * w2 == pytest.approx(m1 * v1 + m2 * v2)
@@ -42,7 +42,7 @@ def test_free_fall_lands_on_whole_frames():
 def test_rolling_and_orbit():
     r = 0.25
     m = Motion(25, 24.0, (0, 0, r)).move(0, 24, (2 * np.pi * r, 0, r)).roll(r)
-    assert m.rot[-1, 1] == pytest.approx(2 * np.pi)          # one turn about +y for motion along +x
+    assert m.rot[-1, 1] == pytest.approx(2 * np.pi)  # one turn about +y for motion along +x
     o = Motion(11, 24.0, (1.0, 0, 0)).orbit(0, 10, (0, 0, 0), np.pi / 2, "linear")
     assert o.pos[-1, :2] == pytest.approx([0.0, 1.0]) and o.rot[-1, 2] == pytest.approx(np.pi / 2)
 
@@ -52,14 +52,24 @@ def test_camera_looks_at_target():
     q = look_at_quaternion(eye, tgt)
     d = rotate(q, np.array([0.0, 0.0, -1.0]))
     assert d == pytest.approx((tgt - eye) / np.linalg.norm(tgt - eye))
-    assert rotate(q, np.array([1.0, 0, 0]))[2] == pytest.approx(0.0, abs=1e-12)  # no roll: right axis horizontal
+    assert rotate(q, np.array([1.0, 0, 0]))[2] == pytest.approx(
+        0.0, abs=1e-12
+    )  # no roll: right axis horizontal
 
 
 def _traj(T=10):
     def rec(kind, dims, pos, half):
         pos = np.asarray(pos, float)
-        return {"kind": kind, "dims": dims, "position": pos, "bbox_min": pos - half, "bbox_max": pos + half,
-                "visibility": np.ones(T), "image_xy": pos[:, :2]}
+        return {
+            "kind": kind,
+            "dims": dims,
+            "position": pos,
+            "bbox_min": pos - half,
+            "bbox_max": pos + half,
+            "visibility": np.ones(T),
+            "image_xy": pos[:, :2],
+        }
+
     x = np.linspace(-1.0, 1.0, T)
     ball = rec("sphere", [0.1], np.stack([x, np.zeros(T), np.full(T, 0.1)], 1), 0.1)
     wall = rec("box", [0.1, 1, 1], np.tile([0.5, 0, 0.5], (T, 1)), np.array([0.05, 0.5, 0.5]))
@@ -72,9 +82,13 @@ def test_gaps_are_exact():
     x = np.linspace(-1.0, 1.0, 10)
     expected = np.where(x < 0.45, 0.45 - x - 0.1, -0.1)
     assert g[x < 0.3] == pytest.approx(expected[x < 0.3])
-    assert X.aabb_gap(np.zeros((1, 3)), np.ones((1, 3)), np.array([[2.0, 0, 0]]), np.array([[3.0, 1, 1]]))[0] == 1.0
-    assert X.aabb_gap(np.zeros((1, 3)), np.ones((1, 3)), np.array([[0.8, 0, 0]]), np.array([[3.0, 1, 1]]))[0] \
-        == pytest.approx(-0.2)
+    assert (
+        X.aabb_gap(np.zeros((1, 3)), np.ones((1, 3)), np.array([[2.0, 0, 0]]), np.array([[3.0, 1, 1]]))[0]
+        == 1.0
+    )
+    assert X.aabb_gap(np.zeros((1, 3)), np.ones((1, 3)), np.array([[0.8, 0, 0]]), np.array([[3.0, 1, 1]]))[
+        0
+    ] == pytest.approx(-0.2)
 
 
 def test_checker_finds_each_violation():
@@ -82,8 +96,16 @@ def test_checker_finds_each_violation():
     t["objects"]["ball"]["visibility"][4:6] = 0.0
     ok = [X.hidden("ball", [4, 5]), X.visible("ball", [0, 1, 2, 8]), X.side("ball", "wall", [0, 1], -1)]
     assert X.evaluate(ok, t) == []
-    bad = X.evaluate([X.hidden("ball", [3, 4]), X.visible("ball", [5]), X.side("ball", "wall", [9], -1),
-                      X.no_penetration("ball", "wall"), X.same_place("ball", [0, 9])], t)
+    bad = X.evaluate(
+        [
+            X.hidden("ball", [3, 4]),
+            X.visible("ball", [5]),
+            X.side("ball", "wall", [9], -1),
+            X.no_penetration("ball", "wall"),
+            X.same_place("ball", [0, 9]),
+        ],
+        t,
+    )
     assert len(bad) == 5
     assert "hidden" in bad[0] and "visible" in bad[1] and "left" in bad[2] and "penetrates" in bad[3]
 
@@ -118,8 +140,10 @@ def test_prompt_articles_and_agreement():
     from simkit.generators.wrop import WropConfig, WropGenerator, catalogue
     from simkit.generators.wrop.base import fix_articles
 
-    assert fix_articles("A orange block; toward a orange screen, an red cup, a upright cylinder, a uniform row") \
+    assert (
+        fix_articles("A orange block; toward a orange screen, an red cup, a upright cylinder, a uniform row")
         == "An orange block; toward an orange screen, a red cup, an upright cylinder, a uniform row"
+    )
     g = WropGenerator()
     g.setup(WropConfig(frames=120))
     seen_vowel = seen_single = 0
@@ -136,4 +160,4 @@ def test_prompt_articles_and_agreement():
             if cls.id() in ("OP-2/screen_lowers", "OP-2/screen_sweeps_row") and s["n_objects"] == 1:
                 seen_single += 1
                 assert re.search(r"\brests\b", c.prompt) and not re.search(r"\brest\b", c.prompt), c.prompt
-    assert seen_vowel > 0 and seen_single > 0                       # the cases above were exercised
+    assert seen_vowel > 0 and seen_single > 0  # the cases above were exercised

@@ -10,8 +10,15 @@ T, FPS = 4, 24.0
 
 
 def scene(objects):
-    ground = SceneObject("ground", "ground", "box", (20, 20, 0.2), material("sand"), Track.static(T, (0, 0, -0.1)),
-                         measure=False)
+    ground = SceneObject(
+        "ground",
+        "ground",
+        "box",
+        (20, 20, 0.2),
+        material("sand"),
+        Track.static(T, (0, 0, -0.1)),
+        measure=False,
+    )
     cam = orbit_camera((0, 0, 0.5), 7.0, 0.0, np.radians(14.0))
     return Scene(T, FPS, [ground, *objects], cam, Sun(0.3, 0.8), (0.7, 0.8, 0.9))
 
@@ -30,8 +37,12 @@ def test_primitives_sizes_and_tracks():
         SceneObject("ball", "target", "sphere", (0.25,), material("blue"), Track.static(T, (-1, 0, 0.25))),
         SceneObject("cyl", "target", "cylinder", (0.2, 0.6), material("green"), Track.static(T, (0, 0, 0.3))),
         SceneObject("cup", "container", "cup", (0.3, 0.5), material("white"), Track.static(T, (1, 0, 0.25))),
-        SceneObject("tray", "container", "open_box", (0.5, 0.4, 0.2), material("pink"), Track.static(T, (2, 0, 0.1))),
-        SceneObject("ramp", "support", "wedge", (0.6, 0.4, 0.3), material("teal"), Track.static(T, (0, 1.5, 0.15))),
+        SceneObject(
+            "tray", "container", "open_box", (0.5, 0.4, 0.2), material("pink"), Track.static(T, (2, 0, 0.1))
+        ),
+        SceneObject(
+            "ramp", "support", "wedge", (0.6, 0.4, 0.3), material("teal"), Track.static(T, (0, 1.5, 0.15))
+        ),
     ]
     mv = Motion(T, FPS, (0, -1, 0.25)).move(0, T - 1, (0.9, -1, 0.25))
     objs.append(SceneObject("mover", "mover", "box", (0.2, 0.2, 0.2), material("yellow"), mv.track()))
@@ -40,7 +51,7 @@ def test_primitives_sizes_and_tracks():
     o = tr["objects"]
     ext = {n: np.subtract(o[n]["bbox_max"][0], o[n]["bbox_min"][0]) for n in o}
     assert ext["box"] == pytest.approx([0.4, 0.3, 0.2], abs=1e-5)
-    assert ext["ball"] == pytest.approx([0.5, 0.5, 0.5], abs=0.01)        # UV sphere: vertices on the sphere
+    assert ext["ball"] == pytest.approx([0.5, 0.5, 0.5], abs=0.01)  # UV sphere: vertices on the sphere
     assert ext["cyl"] == pytest.approx([0.4, 0.4, 0.6], abs=0.01)
     assert ext["cup"] == pytest.approx([0.6, 0.6, 0.5], abs=0.01)
     assert ext["tray"] == pytest.approx([0.5, 0.4, 0.2], abs=1e-5)
@@ -53,7 +64,9 @@ def test_primitives_sizes_and_tracks():
 def test_visibility_from_ray_casts():
     # a ball behind a wall is hidden by that wall; one beside it is fully visible; one out of frame is not seen
     objs = [
-        SceneObject("wall", "occluder", "box", (1.2, 0.1, 1.2), material("blue"), Track.static(T, (0, 0, 0.6))),
+        SceneObject(
+            "wall", "occluder", "box", (1.2, 0.1, 1.2), material("blue"), Track.static(T, (0, 0, 0.6))
+        ),
         SceneObject("hidden", "target", "sphere", (0.2,), material("red"), Track.static(T, (0, 0.5, 0.2))),
         SceneObject("shown", "target", "sphere", (0.2,), material("green"), Track.static(T, (1.5, 0.5, 0.2))),
         SceneObject("away", "target", "sphere", (0.2,), material("pink"), Track.static(T, (30, 0.5, 0.2))),
@@ -64,13 +77,14 @@ def test_visibility_from_ray_casts():
     assert o["hidden"]["visibility"][0] == 0.0 and o["hidden"]["occluded_by"][0] == {"wall": 1.0}
     assert o["shown"]["visibility"][0] == pytest.approx(1.0, abs=0.02) and o["shown"]["occluded_by"][0] == {}
     assert o["away"]["visibility"][0] == 0.0
-    assert 0.3 < o["half"]["visibility"][0] < 0.7                            # straddles the wall's edge at x=-0.6
-    assert 0.0 < o["shown"]["image_xy"][0][0] - 0.5 < 0.5                    # right of the image centre
+    assert 0.3 < o["half"]["visibility"][0] < 0.7  # straddles the wall's edge at x=-0.6
+    assert 0.0 < o["shown"]["image_xy"][0][0] - 0.5 < 0.5  # right of the image centre
 
 
 def test_session_reset_leaves_nothing_behind():
-    ses, _, _ = render(scene([SceneObject("b", "target", "sphere", (0.2,), material("red"),
-                                          Track.static(T, (0, 0, 0.2)))]))
+    ses, _, _ = render(
+        scene([SceneObject("b", "target", "sphere", (0.2,), material("red"), Track.static(T, (0, 0, 0.2)))])
+    )
     ses.reset()
     d = ses.bpy.data
     assert len(d.objects) == len(d.meshes) == len(d.materials) == len(d.actions) == len(d.cameras) == 0

@@ -20,7 +20,9 @@ class ToyConfig(GeneratorConfig):
     sleep_s: float = Field(0.0, ge=0, description="seconds to sleep per episode (kill tests)")
     payload_bytes: int = Field(0, ge=0, description="extra random bytes per episode")
     flaky_dir: str = Field("", description="if set, the first attempt of each episode raises TransientError")
-    input_dir: str = Field("", description="if set, must be an existing directory (like a user's asset folder)")
+    input_dir: str = Field(
+        "", description="if set, must be an existing directory (like a user's asset folder)"
+    )
 
     @field_validator("input_dir")
     @classmethod

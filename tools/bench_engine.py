@@ -28,11 +28,11 @@ from pydantic import Field
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ["SIMKIT_GENERATORS"] = "bench=bench_engine:BenchGenerator"
 
-from simkit.core.episode import Episode  # noqa: E402
-from simkit.core.generator import Generator, GeneratorConfig  # noqa: E402
-from simkit.core.seeding import episode_rng  # noqa: E402
-from simkit.episodes.codecs import encode  # noqa: E402
-from simkit.executors.run import generate_corpus  # noqa: E402
+from simkit.core.episode import Episode
+from simkit.core.generator import Generator, GeneratorConfig
+from simkit.core.seeding import episode_rng
+from simkit.episodes.codecs import encode
+from simkit.executors.run import generate_corpus
 
 
 class BenchConfig(GeneratorConfig):
@@ -53,8 +53,10 @@ class BenchGenerator(Generator):
         while time.perf_counter() < t_end:  # deterministic result, time-bounded work
             acc += np.sin(np.arange(64) * 0.1)
         payload = rng.integers(0, 256, size=cfg.payload_bytes, dtype=np.uint8)
-        return Episode({"payload": payload, "stats": {"i": index, "s": float(payload.sum())}},
-                       params={"structural": {"work_ms": cfg.work_ms}, "surface": {}})
+        return Episode(
+            {"payload": payload, "stats": {"i": index, "s": float(payload.sum())}},
+            params={"structural": {"work_ms": cfg.work_ms}, "surface": {}},
+        )
 
 
 def bare_loop(cfg: BenchConfig, n: int, out: Path) -> float:
@@ -80,8 +82,10 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=Path("/tmp/simkit-bench-engine"))
     args = ap.parse_args()
     cases = [(0.0, 1_000), (0.0, 4_000_000), (10.0, 1_000), (50.0, 1_000), (50.0, 4_000_000)]
-    print(f"# simkit engine benchmark  {time.strftime('%Y-%m-%d')}  {platform.processor() or platform.machine()}  "
-          f"{os.cpu_count()} cpus  python {platform.python_version()}")
+    print(
+        f"# simkit engine benchmark  {time.strftime('%Y-%m-%d')}  {platform.processor() or platform.machine()}  "
+        f"{os.cpu_count()} cpus  python {platform.python_version()}"
+    )
     print("| work ms | payload | bare ep/s | engine ep/s | engine MB/s | overhead/ep ms | overhead % |")
     print("|---:|---:|---:|---:|---:|---:|---:|")
     for work_ms, payload in cases:
@@ -99,8 +103,10 @@ def main() -> None:
             mb = sum(p.stat().st_size for p in (d / "shards").glob("*.tar")) / 2**20
         eng = min(engine)
         over = (eng - bare) / n * 1000
-        print(f"| {work_ms:.0f} | {payload:,} | {n / bare:.1f} | {n / eng:.1f} | {mb / eng:.1f} | "
-              f"{over:.2f} | {100 * (eng - bare) / bare:.1f} |")
+        print(
+            f"| {work_ms:.0f} | {payload:,} | {n / bare:.1f} | {n / eng:.1f} | {mb / eng:.1f} | "
+            f"{over:.2f} | {100 * (eng - bare) / bare:.1f} |"
+        )
     shutil.rmtree(args.out, ignore_errors=True)
 
 

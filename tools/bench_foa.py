@@ -41,10 +41,24 @@ LISTENER = np.array([3.2, 2.6, 1.5])
 def _sources(n_src: int, seconds: float, moving: bool, rng):
     """Source signals and their start/end positions inside the room."""
     sig = [rng.standard_normal(int(seconds * FS)) for _ in range(n_src)]
-    a = np.column_stack([rng.uniform(0.7, ROOM[0] - 0.7, n_src), rng.uniform(0.7, ROOM[1] - 0.7, n_src),
-                         rng.uniform(0.8, 2.2, n_src)])
-    b = np.column_stack([rng.uniform(0.7, ROOM[0] - 0.7, n_src), rng.uniform(0.7, ROOM[1] - 0.7, n_src),
-                         rng.uniform(0.8, 2.2, n_src)]) if moving else a.copy()
+    a = np.column_stack(
+        [
+            rng.uniform(0.7, ROOM[0] - 0.7, n_src),
+            rng.uniform(0.7, ROOM[1] - 0.7, n_src),
+            rng.uniform(0.8, 2.2, n_src),
+        ]
+    )
+    b = (
+        np.column_stack(
+            [
+                rng.uniform(0.7, ROOM[0] - 0.7, n_src),
+                rng.uniform(0.7, ROOM[1] - 0.7, n_src),
+                rng.uniform(0.8, 2.2, n_src),
+            ]
+        )
+        if moving
+        else a.copy()
+    )
     return sig, a, b
 
 
@@ -54,8 +68,10 @@ def run_simkit(sig, a, b, order, seconds, moving):
     n = int(seconds * FS)
     lis = ListenerPose(position=Trajectory.static(LISTENER))
     room = ShoeboxRoom(ROOM, ALPHA, order) if order > 0 else None
-    srcs = [Source(s, Trajectory([0.0, seconds], [pa, pb]) if moving else Trajectory.static(pa))
-            for s, pa, pb in zip(sig, a, b)]
+    srcs = [
+        Source(s, Trajectory([0.0, seconds], [pa, pb]) if moving else Trajectory.static(pa))
+        for s, pa, pb in zip(sig, a, b)
+    ]
     return render_foa(srcs, FS, n, lis, room)
 
 
@@ -90,11 +106,11 @@ def run_pra(sig, a, b, order, seconds, moving):
             room.sources = [pra.SoundSource(p)]
             room.image_source_model()
             room.compute_rir()
-            chunk = s[k:k + seg]
+            chunk = s[k : k + seg]
             for m in range(4):
                 y = oaconvolve(chunk, room.rir[m][0])
                 end = min(out.shape[1], k + y.size)
-                out[m, k:end] += y[:end - k]
+                out[m, k:end] += y[: end - k]
     return out[:, :n]
 
 
@@ -135,8 +151,11 @@ def main() -> None:
     ap.add_argument("--sources", type=int, nargs="+", default=[1, 4, 8])
     ap.add_argument("--orders", type=int, nargs="+", default=[0, 1, 2])
     ap.add_argument("--markdown", type=str, default="")
-    ap.add_argument("--default-malloc", action="store_true",
-                    help="leave glibc's adaptive malloc thresholds alone (results then depend on run order)")
+    ap.add_argument(
+        "--default-malloc",
+        action="store_true",
+        help="leave glibc's adaptive malloc thresholds alone (results then depend on run order)",
+    )
     args = ap.parse_args()
     malloc_note = "default allocator settings" if args.default_malloc else _steady_malloc()
     warnings.filterwarnings("ignore")
@@ -153,19 +172,42 @@ def main() -> None:
             for n_src in args.sources:
                 rng = np.random.default_rng(n_src * 10 + order)
                 sig, a, b = _sources(n_src, args.seconds, moving, rng)
-                ts = best_time(lambda: run_simkit(sig, a, b, order, args.seconds, moving), args.repeats)
-                tp = best_time(lambda: run_pra(sig, a, b, order, args.seconds, moving), max(1, args.repeats - 1))
-                row = ("moving" if moving else "static", "direct" if order == 0 else f"order {order}", n_src,
-                       args.seconds / ts, args.seconds / tp, tp / ts)
+                ts = best_time(
+                    lambda sig=sig, a=a, b=b, order=order, moving=moving: run_simkit(
+                        sig, a, b, order, args.seconds, moving
+                    ),
+                    args.repeats,
+                )
+                tp = best_time(
+                    lambda sig=sig, a=a, b=b, order=order, moving=moving: run_pra(
+                        sig, a, b, order, args.seconds, moving
+                    ),
+                    max(1, args.repeats - 1),
+                )
+                row = (
+                    "moving" if moving else "static",
+                    "direct" if order == 0 else f"order {order}",
+                    n_src,
+                    args.seconds / ts,
+                    args.seconds / tp,
+                    tp / ts,
+                )
                 rows.append(row)
-                print("%-7s %-8s %2d src  simkit %8.1fx RT  pyroomacoustics %8.1fx RT  speed-up %6.1fx" % row,
-                      flush=True)
-    head = (f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} logical CPUs, one thread; "
-            f"Python {platform.python_version()}, numpy {np.__version__}, pyroomacoustics {pra.__version__}; "
-            f"{args.seconds:.0f} s of 16 kHz audio, best of {args.repeats}; {malloc_note}.\n\n"
-            "| motion | path | sources | simkit (x real time) | pyroomacoustics (x real time) | speed-up |\n"
-            "| --- | --- | ---: | ---: | ---: | ---: |\n")
-    table = head + "".join(f"| {m} | {p} | {n} | {s:.0f} | {q:.1f} | {r:.1f} |\n" for m, p, n, s, q, r in rows)
+                print(
+                    f"{row[0]:<7} {row[1]:<8} {row[2]:2d} src  simkit {row[3]:8.1f}x RT  "
+                    f"pyroomacoustics {row[4]:8.1f}x RT  speed-up {row[5]:6.1f}x",
+                    flush=True,
+                )
+    head = (
+        f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} logical CPUs, one thread; "
+        f"Python {platform.python_version()}, numpy {np.__version__}, pyroomacoustics {pra.__version__}; "
+        f"{args.seconds:.0f} s of 16 kHz audio, best of {args.repeats}; {malloc_note}.\n\n"
+        "| motion | path | sources | simkit (x real time) | pyroomacoustics (x real time) | speed-up |\n"
+        "| --- | --- | ---: | ---: | ---: | ---: |\n"
+    )
+    table = head + "".join(
+        f"| {m} | {p} | {n} | {s:.0f} | {q:.1f} | {r:.1f} |\n" for m, p, n, s, q, r in rows
+    )
     print(table)
     if args.markdown:
         with open(args.markdown, "w", encoding="utf-8") as fh:

@@ -35,12 +35,19 @@ def main() -> None:
         rep = compile_suites(args.libero_root, out)
         print(f"compile_40_cached {time.perf_counter() - t:.3f} s ({len(rep.cached)} cache hits)")
 
-        assets = sorted({d["asset"] for f in (out / "goal").glob("*.json")
-                         for d in [*load_descriptor(f)["objects"].values(), *load_descriptor(f)["fixtures"].values()]})
+        assets = sorted(
+            {
+                d["asset"]
+                for f in (out / "goal").glob("*.json")
+                for d in [*load_descriptor(f)["objects"].values(), *load_descriptor(f)["fixtures"].values()]
+            }
+        )
         t = time.perf_counter()
         for i, a in enumerate(assets):
             convert_mjcf_to_usd(args.libero_root / a, Path(tmp) / f"a{i}.usdc")
-        print(f"mjcf2usd_goal_assets {(time.perf_counter() - t) / len(assets):.3f} s/asset ({len(assets)} assets)")
+        print(
+            f"mjcf2usd_goal_assets {(time.perf_counter() - t) / len(assets):.3f} s/asset ({len(assets)} assets)"
+        )
 
         builds, rates = [], []
         for f in sorted((out / "goal").glob("*.json")):

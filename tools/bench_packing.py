@@ -62,8 +62,15 @@ def bench_layout_first(tier: str, n: int, seed: int = 0) -> dict:
         steps += len(ep.fields["steps"])
     cpu = time.process_time() - t0
     gen.teardown()
-    return {"trajectories": n, "cpu_s": cpu, "per_core_traj_s": n / cpu, "s_per_traj": cpu / n,
-            "rejections": rejected, "failed_checks": failed_checks, "steps": steps}
+    return {
+        "trajectories": n,
+        "cpu_s": cpu,
+        "per_core_traj_s": n / cpu,
+        "s_per_traj": cpu / n,
+        "rejections": rejected,
+        "failed_checks": failed_checks,
+        "steps": steps,
+    }
 
 
 def _random_rollout(case: PackingCase, rng: np.random.Generator):
@@ -115,14 +122,22 @@ def bench_forward(tier: str, budget_s: float, seed: int = 0) -> dict:
             with PackingPhysics(case.container, **physics) as world:
                 ok = all(world.place(case.box(p.box_id), p).valid for p in traj)
                 if ok:
-                    ok = not geometric_violations(case, [(case.box(i), pose) for i, pose in world.poses().items()])
+                    ok = not geometric_violations(
+                        case, [(case.box(i), pose) for i, pose in world.poses().items()]
+                    )
             if ok:
                 valid += 1
                 break  # this case is done; a new case next
     cpu = time.process_time() - t0
-    return {"cpu_s": cpu, "cases": cases, "rollouts": rollouts, "complete_geometric": complete,
-            "trajectories": valid, "per_core_traj_s": valid / cpu,
-            "per_core_upper_bound": (max(valid, 1)) / cpu}
+    return {
+        "cpu_s": cpu,
+        "cases": cases,
+        "rollouts": rollouts,
+        "complete_geometric": complete,
+        "trajectories": valid,
+        "per_core_traj_s": valid / cpu,
+        "per_core_upper_bound": (max(valid, 1)) / cpu,
+    }
 
 
 def _machine() -> str:
@@ -164,16 +179,20 @@ def render_md(info: dict) -> str:
     ]
     for tier, r in info["tiers"].items():
         lf, fw = r["layout_first"], r["forward"]
-        lines.append(f"| {tier} | {lf['per_core_traj_s']:.2f} | {lf['s_per_traj']:.3f} | {lf['rejections']} "
-                     f"| {lf['failed_checks']} | {fw['trajectories']} / {fw['rollouts']} "
-                     f"({fw['complete_geometric']}) | {fw['per_core_traj_s']:.3f} | {r['ratio_text']} |")
+        lines.append(
+            f"| {tier} | {lf['per_core_traj_s']:.2f} | {lf['s_per_traj']:.3f} | {lf['rejections']} "
+            f"| {lf['failed_checks']} | {fw['trajectories']} / {fw['rollouts']} "
+            f"({fw['complete_geometric']}) | {fw['per_core_traj_s']:.3f} | {r['ratio_text']} |"
+        )
     return "\n".join(lines) + "\n"
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=20, help="layout-first trajectories per tier")
-    ap.add_argument("--forward-budget", type=float, default=20.0, help="CPU seconds of forward sampling per tier")
+    ap.add_argument(
+        "--forward-budget", type=float, default=20.0, help="CPU seconds of forward sampling per tier"
+    )
     ap.add_argument("--tiers", default="easy,medium,hard")
     ap.add_argument("--json", type=Path, default=None, help="write the raw numbers here")
     ap.add_argument("--md", type=Path, default=None, help="write a markdown report here")
@@ -196,14 +215,22 @@ def main() -> None:
             ratio = lf["per_core_traj_s"] / fw["per_core_upper_bound"]
             ratio_txt = f">= {ratio:.0f}x (0 forward successes)"
         rows[tier] = {"layout_first": lf, "forward": fw, "ratio": ratio, "ratio_text": ratio_txt}
-        print(f"{tier:6s} layout-first {lf['per_core_traj_s']:7.2f} traj/s/core ({lf['s_per_traj']:.3f} s/traj, "
-              f"{lf['rejections']} rejections, {lf['failed_checks']} failed checks) | forward "
-              f"{fw['trajectories']} valid of {fw['rollouts']} rollouts ({fw['complete_geometric']} complete) in "
-              f"{fw['cpu_s']:.1f} s | ratio {ratio_txt}", flush=True)
+        print(
+            f"{tier:6s} layout-first {lf['per_core_traj_s']:7.2f} traj/s/core ({lf['s_per_traj']:.3f} s/traj, "
+            f"{lf['rejections']} rejections, {lf['failed_checks']} failed checks) | forward "
+            f"{fw['trajectories']} valid of {fw['rollouts']} rollouts ({fw['complete_geometric']} complete) in "
+            f"{fw['cpu_s']:.1f} s | ratio {ratio_txt}",
+            flush=True,
+        )
 
-    info = {"date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "machine": _machine(),
-            "load": None if load is None else round(load, 1), "python": platform.python_version(),
-            "args": {"n": args.n, "forward_budget": args.forward_budget, "tiers": args.tiers}, "tiers": rows}
+    info = {
+        "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": _machine(),
+        "load": None if load is None else round(load, 1),
+        "python": platform.python_version(),
+        "args": {"n": args.n, "forward_budget": args.forward_budget, "tiers": args.tiers},
+        "tiers": rows,
+    }
     if args.json:
         args.json.write_text(json.dumps(info, indent=2, default=str))
     if args.md:

@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 
-FLOOR = r'''
+FLOOR = r"""
 import json, sys, time, tempfile
 import bpy, bmesh
 import numpy as np
@@ -82,7 +82,7 @@ with tempfile.TemporaryDirectory() as tmp:
     r.filepath = tmp + "/f_"
     bpy.ops.render.render(animation=True)
 print("FLOOR_SECONDS", time.perf_counter() - t0)
-'''
+"""
 
 
 def scene_json(gen, task_cls, s_seed: int, u_seed: int, path: str) -> None:
@@ -91,13 +91,29 @@ def scene_json(gen, task_cls, s_seed: int, u_seed: int, path: str) -> None:
     sun = look.sun()
     cfg = gen.config
     spec = {
-        "objects": [{"name": o.name, "kind": o.kind, "dims": list(o.dims), "rgb": list(o.material.rgb),
-                     "roughness": o.material.roughness, "metallic": o.material.metallic,
-                     "position": o.track.position.tolist(), "rotation": o.track.rotation.tolist()}
-                    for o in comp.objects],
-        "lens": cam.lens_mm, "cam_loc": list(cam.location), "cam_rot": cam.quaternion().tolist(),
-        "sun": [sun.azimuth, sun.elevation, sun.strength], "bg": list(look.background()),
-        "engine": cfg.engine, "width": cfg.width, "height": cfg.height, "frames": cfg.frames, "samples": cfg.samples,
+        "objects": [
+            {
+                "name": o.name,
+                "kind": o.kind,
+                "dims": list(o.dims),
+                "rgb": list(o.material.rgb),
+                "roughness": o.material.roughness,
+                "metallic": o.material.metallic,
+                "position": o.track.position.tolist(),
+                "rotation": o.track.rotation.tolist(),
+            }
+            for o in comp.objects
+        ],
+        "lens": cam.lens_mm,
+        "cam_loc": list(cam.location),
+        "cam_rot": cam.quaternion().tolist(),
+        "sun": [sun.azimuth, sun.elevation, sun.strength],
+        "bg": list(look.background()),
+        "engine": cfg.engine,
+        "width": cfg.width,
+        "height": cfg.height,
+        "frames": cfg.frames,
+        "samples": cfg.samples,
     }
     with open(path, "w") as f:
         json.dump(spec, f)
@@ -107,7 +123,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--engines", default="workbench")
     ap.add_argument("--generator", default="OP-1/ball_behind_screen")
-    ap.add_argument("--frames", type=int, default=120, help="frames rendered (per-frame cost is extrapolated to 120)")
+    ap.add_argument(
+        "--frames", type=int, default=120, help="frames rendered (per-frame cost is extrapolated to 120)"
+    )
     ap.add_argument("--width", type=int, default=1280)
     ap.add_argument("--height", type=int, default=720)
     ap.add_argument("--samples", type=int, default=16)
@@ -123,13 +141,21 @@ def main() -> None:
     rows = []
     for engine in args.engines.split(","):
         gen = WropGenerator()
-        gen.setup(WropConfig(generator=args.generator, frames=args.frames, width=args.width, height=args.height,
-                             engine=engine, samples=args.samples))
+        gen.setup(
+            WropConfig(
+                generator=args.generator,
+                frames=args.frames,
+                width=args.width,
+                height=args.height,
+                engine=engine,
+                samples=args.samples,
+            )
+        )
         gen.session()  # import bpy + factory-empty reset, outside the timing (the floor does the same)
         task_cls = catalogue()[args.generator]
         s_seed, u_seed = gen.draw_seeds(episode_rng(0, "wrop", 0), "train")
         simkit_t, floor_t = [], []
-        for rep in range(args.repeats):
+        for _rep in range(args.repeats):
             t0 = time.perf_counter()
             ep = gen.generate(0, episode_rng(0, "wrop", 0))
             for name in ("input_video", "target_video"):
@@ -140,19 +166,36 @@ def main() -> None:
                 scene_json(gen, task_cls, s_seed, u_seed, js)
                 with open(py, "w") as f:
                     f.write(FLOOR)
-                out = subprocess.run([sys.executable, py, js], capture_output=True, text=True, check=True).stdout
-                floor_t.append(float(next(ln for ln in out.splitlines() if ln.startswith("FLOOR_SECONDS")).split()[1]))
+                out = subprocess.run(
+                    [sys.executable, py, js], capture_output=True, text=True, check=True
+                ).stdout
+                floor_t.append(
+                    float(next(ln for ln in out.splitlines() if ln.startswith("FLOOR_SECONDS")).split()[1])
+                )
         s, fl = float(np.median(simkit_t)), float(np.median(floor_t))
-        rows.append({"engine": engine, "frames": args.frames, "resolution": f"{args.width}x{args.height}",
-                     "samples": args.samples, "simkit_s": round(s, 2), "floor_s": round(fl, 2),
-                     "simkit_s_per_120": round(s / args.frames * 120, 1),
-                     "floor_s_per_120": round(fl / args.frames * 120, 1), "ratio": round(s / fl, 3)})
+        rows.append(
+            {
+                "engine": engine,
+                "frames": args.frames,
+                "resolution": f"{args.width}x{args.height}",
+                "samples": args.samples,
+                "simkit_s": round(s, 2),
+                "floor_s": round(fl, 2),
+                "simkit_s_per_120": round(s / args.frames * 120, 1),
+                "floor_s_per_120": round(fl / args.frames * 120, 1),
+                "ratio": round(s / fl, 3),
+            }
+        )
         print(json.dumps(rows[-1]), flush=True)
-    print(f"{'engine':<10} {'frames':>6} {'res':>10} {'simkit s':>9} {'floor s':>8} {'s/120 simkit':>13} "
-          f"{'s/120 floor':>12} {'ratio':>6}")
+    print(
+        f"{'engine':<10} {'frames':>6} {'res':>10} {'simkit s':>9} {'floor s':>8} {'s/120 simkit':>13} "
+        f"{'s/120 floor':>12} {'ratio':>6}"
+    )
     for r in rows:
-        print(f"{r['engine']:<10} {r['frames']:>6} {r['resolution']:>10} {r['simkit_s']:>9} {r['floor_s']:>8} "
-              f"{r['simkit_s_per_120']:>13} {r['floor_s_per_120']:>12} {r['ratio']:>6}")
+        print(
+            f"{r['engine']:<10} {r['frames']:>6} {r['resolution']:>10} {r['simkit_s']:>9} {r['floor_s']:>8} "
+            f"{r['simkit_s_per_120']:>13} {r['floor_s_per_120']:>12} {r['ratio']:>6}"
+        )
 
 
 if __name__ == "__main__":

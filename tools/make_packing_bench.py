@@ -28,15 +28,23 @@ def main() -> None:
     doc = build_bench(args.per_tier, args.seed)
     head = {k: v for k, v in doc.items() if k not in ("cases", "digests")}
     lines = [json.dumps(c, sort_keys=True, separators=(",", ":")) for c in doc["cases"]]
-    text = (json.dumps(head, sort_keys=True)[:-1] + ',\n"digests": ' + json.dumps(doc["digests"], indent=0)
-            + ',\n"cases": [\n' + ",\n".join(lines) + "\n]}\n")  # one case per line: diffable, compact
+    text = (
+        json.dumps(head, sort_keys=True)[:-1]
+        + ',\n"digests": '
+        + json.dumps(doc["digests"], indent=0)
+        + ',\n"cases": [\n'
+        + ",\n".join(lines)
+        + "\n]}\n"
+    )  # one case per line: diffable, compact
     json.loads(text)
     old = args.out.read_text() if args.out.exists() else None
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)
     n = len(doc["cases"])
-    print(f"wrote {args.out}: {n} cases, {doc['steps']} packing steps, skipped {doc['skipped']}, "
-          f"{time.perf_counter() - t0:.1f} s; {'unchanged' if old == text else 'CHANGED' if old else 'new'}")
+    print(
+        f"wrote {args.out}: {n} cases, {doc['steps']} packing steps, skipped {doc['skipped']}, "
+        f"{time.perf_counter() - t0:.1f} s; {'unchanged' if old == text else 'CHANGED' if old else 'new'}"
+    )
 
 
 if __name__ == "__main__":

@@ -61,8 +61,12 @@ def _tier_limits(tier: str) -> tuple[int, int, int, int]:
     if any(n not in TIERS for n in names):
         raise ValueError(f"unknown tier {tier!r}; choose one of {', '.join(TIERS)} or 'mixed'")
     specs = [TIERS[n] for n in names]
-    return (max(s.length[1] for s in specs), max(s.width[1] for s in specs),
-            max(s.layers[1] * s.layer_height[1] for s in specs), max(s.buffer_size for s in specs))
+    return (
+        max(s.length[1] for s in specs),
+        max(s.width[1] for s in specs),
+        max(s.layers[1] * s.layer_height[1] for s in specs),
+        max(s.buffer_size for s in specs),
+    )
 
 
 class PackingEnv(gymnasium.Env):
@@ -80,8 +84,9 @@ class PackingEnv(gymnasium.Env):
 
     metadata = {"render_modes": []}
 
-    def __init__(self, tier: str = "easy", cases: Any = None, physics: bool = True,
-                 physics_kwargs: dict | None = None) -> None:
+    def __init__(
+        self, tier: str = "easy", cases: Any = None, physics: bool = True, physics_kwargs: dict | None = None
+    ) -> None:
         super().__init__()
         self.tier = tier
         self.L, self.W, self.H, self.B = _tier_limits(tier)
@@ -96,15 +101,19 @@ class PackingEnv(gymnasium.Env):
             for c in self.cases:
                 L, W, H = c.container.size
                 if L > self.L or W > self.W or H > self.H or c.buffer_size > self.B:
-                    raise ValueError(f"case {c.name} exceeds the {tier} tier limits "
-                                     f"({self.L}x{self.W}x{self.H}, buffer {self.B})")
+                    raise ValueError(
+                        f"case {c.name} exceeds the {tier} tier limits "
+                        f"({self.L}x{self.W}x{self.H}, buffer {self.B})"
+                    )
         self.use_physics = physics
         self.physics_kwargs = physics_kwargs
-        self.observation_space = spaces.Dict({
-            "heightmap": spaces.Box(0, self.H, shape=(self.L, self.W), dtype=np.int32),
-            "buffer": spaces.Box(0, max(self.L, self.W, self.H), shape=(self.B, 3), dtype=np.int32),
-            "container": spaces.Box(0, max(self.L, self.W, self.H), shape=(3,), dtype=np.int32),
-        })
+        self.observation_space = spaces.Dict(
+            {
+                "heightmap": spaces.Box(0, self.H, shape=(self.L, self.W), dtype=np.int32),
+                "buffer": spaces.Box(0, max(self.L, self.W, self.H), shape=(self.B, 3), dtype=np.int32),
+                "container": spaces.Box(0, max(self.L, self.W, self.H), shape=(3,), dtype=np.int32),
+            }
+        )
         self.action_space = spaces.MultiDiscrete([self.B, 2, self.L, self.W])
         self._physics = None
         self._ep = None
@@ -129,11 +138,14 @@ class PackingEnv(gymnasium.Env):
         hm = np.full((self.L, self.W), H, dtype=np.int32)
         hm[:L, :W] = ep.heightmap
         buf = np.zeros((self.B, 3), dtype=np.int32)
-        for i, it in enumerate(ep.buffer[:self.B]):
+        for i, it in enumerate(ep.buffer[: self.B]):
             buf[i] = it.box.size
         top = max(self.L, self.W, self.H)
-        return {"heightmap": np.clip(hm, 0, self.H), "buffer": np.clip(buf, 0, top),
-                "container": np.array([L, W, H], dtype=np.int32)}
+        return {
+            "heightmap": np.clip(hm, 0, self.H),
+            "buffer": np.clip(buf, 0, top),
+            "container": np.array([L, W, H], dtype=np.int32),
+        }
 
     # -- gymnasium API --------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -145,8 +157,9 @@ class PackingEnv(gymnasium.Env):
             from simkit.eval.packing.evaluate import EVAL_PHYSICS
             from simkit.sims.packing_physics import PackingPhysics
 
-            self._physics = PackingPhysics(case.container,
-                                           **(EVAL_PHYSICS if self.physics_kwargs is None else self.physics_kwargs))
+            self._physics = PackingPhysics(
+                case.container, **(EVAL_PHYSICS if self.physics_kwargs is None else self.physics_kwargs)
+            )
         self._ep = PackingEpisode(case, self._physics)
         return self._obs(), {"case": case.name, "items": len(case.items)}
 
@@ -162,9 +175,12 @@ class PackingEnv(gymnasium.Env):
         reward = 0.0
         if not rec.discarded and (rec.physics is None or rec.physics["valid"]):
             reward = ep.items[rec.item_id].volume / ep.case.total_volume
-        info: dict[str, Any] = {"invalid_action": bool(rec.discarded), "item_id": int(rec.item_id),
-                                "physics_valid": bool(rec.physics is None or rec.physics["valid"]),
-                                "physics_reason": "" if rec.physics is None else rec.physics["reason"]}
+        info: dict[str, Any] = {
+            "invalid_action": bool(rec.discarded),
+            "item_id": int(rec.item_id),
+            "physics_valid": bool(rec.physics is None or rec.physics["valid"]),
+            "physics_reason": "" if rec.physics is None else rec.physics["reason"],
+        }
         terminated = ep.done
         if terminated:
             m, viol, _ = ep.finish(check=True)

@@ -46,9 +46,16 @@ class CorpusDataset(torch.utils.data.IterableDataset):
         SimkitError: a root is not a simkit corpus, or ``fields`` names a field a corpus does not have.
     """
 
-    def __init__(self, roots: str | Path | list[str | Path], fields: list[str] | None = None,
-                 transform: Callable[[dict[str, Any]], Any] | None = None, shuffle_shards: bool = False,
-                 seed: int = 0, rank: int | None = None, world_size: int | None = None):
+    def __init__(
+        self,
+        roots: str | Path | list[str | Path],
+        fields: list[str] | None = None,
+        transform: Callable[[dict[str, Any]], Any] | None = None,
+        shuffle_shards: bool = False,
+        seed: int = 0,
+        rank: int | None = None,
+        world_size: int | None = None,
+    ):
         super().__init__()
         self.shards = shard_paths(roots)
         self.fields = None if fields is None else set(fields)
@@ -60,8 +67,10 @@ class CorpusDataset(torch.utils.data.IterableDataset):
                 schema = corpus_info(root).get("schema") or {}
                 unknown = sorted(self.fields - set(schema))
                 if unknown:
-                    raise SimkitError(f"{root}: no field(s) {', '.join(unknown)}; "
-                                      f"the corpus has: {', '.join(sorted(schema))}")
+                    raise SimkitError(
+                        f"{root}: no field(s) {', '.join(unknown)}; "
+                        f"the corpus has: {', '.join(sorted(schema))}"
+                    )
         self.transform = transform
         self.shuffle_shards = shuffle_shards
         self.seed = seed

@@ -75,8 +75,9 @@ def _parse_xml(path: Path) -> ET.Element:
         raise InputError(path, "file not found") from None
     except ET.ParseError as exc:
         line, col = exc.position
-        raise InputError(path, f"not a valid MJCF/XML file ({exc.msg if hasattr(exc, 'msg') else exc})",
-                         line, col + 1) from None
+        raise InputError(
+            path, f"not a valid MJCF/XML file ({exc.msg if hasattr(exc, 'msg') else exc})", line, col + 1
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(path, f"cannot read file ({exc})") from None
 
@@ -154,7 +155,9 @@ def rewrite_mjcf(path: str | Path, merged: bool = False) -> tuple[str, list[str]
         for k in ("assetdir", "meshdir", "texturedir"):
             comp.attrib.pop(k, None)
         if merged and comp.attrib.pop("inertiagrouprange", None) is not None:
-            warnings.append(f"{path}: compiler inertiagrouprange ignored (merged into a scene, as LIBERO does)")
+            warnings.append(
+                f"{path}: compiler inertiagrouprange ignored (merged into a scene, as LIBERO does)"
+            )
     size = root.find("size")
     if size is not None:
         for k in ("njmax", "nconmax", "nstack"):
@@ -166,8 +169,12 @@ def rewrite_mjcf(path: str | Path, merged: bool = False) -> tuple[str, list[str]
     for node in root.iter():
         tag = node.tag
         # references first (an element refers to definitions before it)
-        for ref_tag, (kind, attrs) in (("material", ("texture", ("texture",))), ("geom", ("mesh", ("mesh",))),
-                                       ("geom", ("material", ("material",))), ("site", ("material", ("material",)))):
+        for ref_tag, (kind, attrs) in (
+            ("material", ("texture", ("texture",))),
+            ("geom", ("mesh", ("mesh",))),
+            ("geom", ("material", ("material",))),
+            ("site", ("material", ("material",))),
+        ):
             if tag == ref_tag:
                 for a in attrs:
                     v = node.get(a)
@@ -178,8 +185,10 @@ def rewrite_mjcf(path: str | Path, merged: bool = False) -> tuple[str, list[str]
             if key in seen:
                 seen[key] += 1
                 new = f"{key[1]}__dup{seen[key]}"
-                warnings.append(f"{path}: {tag} name {key[1]!r} is defined more than once; the later one is "
-                                f"renamed {new!r}")
+                warnings.append(
+                    f"{path}: {tag} name {key[1]!r} is defined more than once; the later one is "
+                    f"renamed {new!r}"
+                )
                 node.set("name", new)
                 current[key] = new
             else:
@@ -203,8 +212,10 @@ def rewrite_mjcf(path: str | Path, merged: bool = False) -> tuple[str, list[str]
                 textures[node.get("name")] = str(full)
             continue
         if node.tag == "texture":
-            warnings.append(f"{path}: texture file {f!r} is missing; texture {node.get('name')!r} skipped "
-                            "(materials keep their colour)")
+            warnings.append(
+                f"{path}: texture file {f!r} is missing; texture {node.get('name')!r} skipped "
+                "(materials keep their colour)"
+            )
             parent.remove(node)
             for m in root.iter("material"):
                 if m.get("texture") == node.get("name"):
@@ -213,10 +224,14 @@ def rewrite_mjcf(path: str | Path, merged: bool = False) -> tuple[str, list[str]
             name = node.get("name")
             users = [g for g in root.iter("geom") if g.get("mesh") == name]
             if any(not _is_visual(g, defaults) for g in users):
-                raise InputError(path, f"collision mesh file {f!r} (mesh {name!r}) is missing; "
-                                       "collision geometry is required")
-            warnings.append(f"{path}: visual mesh file {f!r} is missing; {len(users)} visual geom(s) of mesh "
-                            f"{name!r} skipped, collision kept")
+                raise InputError(
+                    path,
+                    f"collision mesh file {f!r} (mesh {name!r}) is missing; collision geometry is required",
+                )
+            warnings.append(
+                f"{path}: visual mesh file {f!r} is missing; {len(users)} visual geom(s) of mesh "
+                f"{name!r} skipped, collision kept"
+            )
             parent.remove(node)
             for body in root.iter():
                 for g in list(body):
@@ -255,8 +270,6 @@ def load_mjcf(path: str | Path, compile_check: bool = True, merged: bool = False
 def geom_is_collision(model, g: int) -> bool:
     """A geom takes part in collisions when contype or conaffinity is non-zero (MuJoCo's rule)."""
     return bool(model.geom_contype[g] != 0 or model.geom_conaffinity[g] != 0)
-
-
 
 
 # --------------------------------------------------------------------------- geometry helpers
@@ -298,7 +311,7 @@ def _geom_local_extent(model, g: int) -> np.ndarray:
     if t == mujoco.mjtGeom.mjGEOM_MESH:
         mid = model.geom_dataid[g]
         a, n = model.mesh_vertadr[mid], model.mesh_vertnum[mid]
-        return np.asarray(model.mesh_vert[a:a + n], float)
+        return np.asarray(model.mesh_vert[a : a + n], float)
     if t == mujoco.mjtGeom.mjGEOM_BOX:
         h = s[:3]
     elif t == mujoco.mjtGeom.mjGEOM_SPHERE:
@@ -413,7 +426,9 @@ def convert_mjcf_to_usd(src: str | Path, dst: str | Path, static: bool | None = 
         raise InputError(src, "the model has no geoms (nothing to collide with or to draw)")
     ncol = sum(geom_is_collision(model, g) for g in range(model.ngeom))
     if ncol == 0:
-        raise InputError(src, "the model has no collision geometry (every geom has contype = conaffinity = 0)")
+        raise InputError(
+            src, "the model has no collision geometry (every geom has contype = conaffinity = 0)"
+        )
 
     dst.parent.mkdir(parents=True, exist_ok=True)
     if dst.exists():
@@ -428,8 +443,10 @@ def convert_mjcf_to_usd(src: str | Path, dst: str | Path, static: bool | None = 
     if loaded.texture_files:  # file names relative to the MJCF's folder, so the stage stays portable
         import os
 
-        root.GetPrim().SetCustomDataByKey("simkit:textures", {
-            k: os.path.relpath(v, loaded.path.parent) for k, v in loaded.texture_files.items()})
+        root.GetPrim().SetCustomDataByKey(
+            "simkit:textures",
+            {k: os.path.relpath(v, loaded.path.parent) for k, v in loaded.texture_files.items()},
+        )
     rep = ConversionReport(dst, warnings=list(loaded.warnings))
 
     # ---- rigid groups (group 0 = static geometry attached to the world)
@@ -438,17 +455,23 @@ def convert_mjcf_to_usd(src: str | Path, dst: str | Path, static: bool | None = 
     groups: dict[int, list[int]] = {}
     for b in range(1, model.nbody):
         groups.setdefault(_group_of(model, b), []).append(b)
-    static_groups = {g for g, members in groups.items()
-                     if float(sum(model.body_mass[b] for b in members)) <= 0.0
-                     or (static and model.body_jntnum[g] == 0 and model.body_parentid[g] == 0)}
+    static_groups = {
+        g
+        for g, members in groups.items()
+        if float(sum(model.body_mass[b] for b in members)) <= 0.0
+        or (static and model.body_jntnum[g] == 0 and model.body_parentid[g] == 0)
+    }
     if np.any(model.geom_bodyid == 0):
         groups[0] = [0]
         static_groups.add(0)
     gpath: dict[int, str] = {}
     used_names: set[str] = set()
     for gid, members in groups.items():
-        nm = "world_static" if gid == 0 else \
-            _safe(mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, gid) or "", f"body{gid}")
+        nm = (
+            "world_static"
+            if gid == 0
+            else _safe(mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, gid) or "", f"body{gid}")
+        )
         while nm in used_names:
             nm += "_"
         used_names.add(nm)
@@ -458,7 +481,9 @@ def convert_mjcf_to_usd(src: str | Path, dst: str | Path, static: bool | None = 
         pos, rot = data.xpos[gid], np.asarray(data.xmat[gid]).reshape(3, 3)
         q = _mat_to_quat(rot)
         x.AddTranslateOp(UsdGeom.XformOp.PrecisionDouble).Set(Gf.Vec3d(*map(float, pos)))
-        x.AddOrientOp(UsdGeom.XformOp.PrecisionDouble).Set(Gf.Quatd(float(q[0]), Gf.Vec3d(*map(float, q[1:]))))
+        x.AddOrientOp(UsdGeom.XformOp.PrecisionDouble).Set(
+            Gf.Quatd(float(q[0]), Gf.Vec3d(*map(float, q[1:])))
+        )
         # mass properties in the group frame
         mass = float(sum(model.body_mass[b] for b in members))
         com_w = sum(model.body_mass[b] * data.xipos[b] for b in members) / max(mass, 1e-12)
@@ -519,8 +544,11 @@ def convert_mjcf_to_usd(src: str | Path, dst: str | Path, static: bool | None = 
         b = int(model.geom_bodyid[g])
         t = int(model.geom_type[g])
         if t in (int(mujoco.mjtGeom.mjGEOM_HFIELD), int(mujoco.mjtGeom.mjGEOM_SDF)) or (
-                t == int(mujoco.mjtGeom.mjGEOM_PLANE) and min(model.geom_size[g][:2]) <= 0):
-            rep.warnings.append(f"{src}: geom {g} (type {t}: height field, SDF or infinite plane) is not converted")
+            t == int(mujoco.mjtGeom.mjGEOM_PLANE) and min(model.geom_size[g][:2]) <= 0
+        ):
+            rep.warnings.append(
+                f"{src}: geom {g} (type {t}: height field, SDF or infinite plane) is not converted"
+            )
             continue
         gid = 0 if b == 0 else _group_of(model, b)
         col = geom_is_collision(model, g)
@@ -571,9 +599,9 @@ def convert_mjcf_to_usd(src: str | Path, dst: str | Path, static: bool | None = 
             va, vn = model.mesh_vertadr[mid], model.mesh_vertnum[mid]
             fa, fn = model.mesh_faceadr[mid], model.mesh_facenum[mid]
             # bake the geom pose into the points so the authored extent is tight in the group frame
-            verts = np.asarray(model.mesh_vert[va:va + vn], float) @ rel_rot.T + rel_pos
+            verts = np.asarray(model.mesh_vert[va : va + vn], float) @ rel_rot.T + rel_pos
             rel_pos, rel_rot = np.zeros(3), np.eye(3)
-            faces = np.asarray(model.mesh_face[fa:fa + fn], int)
+            faces = np.asarray(model.mesh_face[fa : fa + fn], int)
             gp = UsdGeom.Mesh.Define(stage, p)
             gp.CreatePointsAttr(Vt.Vec3fArray.FromNumpy(verts.astype(np.float32)))
             gp.CreateFaceVertexCountsAttr(Vt.IntArray([3] * len(faces)))
@@ -585,7 +613,9 @@ def convert_mjcf_to_usd(src: str | Path, dst: str | Path, static: bool | None = 
         xf = UsdGeom.Xformable(gp)
         q = _mat_to_quat(rel_rot)
         xf.AddTranslateOp(UsdGeom.XformOp.PrecisionDouble).Set(Gf.Vec3d(*map(float, rel_pos)))
-        xf.AddOrientOp(UsdGeom.XformOp.PrecisionDouble).Set(Gf.Quatd(float(q[0]), Gf.Vec3d(*map(float, q[1:]))))
+        xf.AddOrientOp(UsdGeom.XformOp.PrecisionDouble).Set(
+            Gf.Quatd(float(q[0]), Gf.Vec3d(*map(float, q[1:])))
+        )
         if scale is not None:
             xf.AddScaleOp(UsdGeom.XformOp.PrecisionDouble).Set(Gf.Vec3d(*map(float, scale)))
         prim = gp.GetPrim()
@@ -598,7 +628,9 @@ def convert_mjcf_to_usd(src: str | Path, dst: str | Path, static: bool | None = 
                 UsdPhysics.MeshCollisionAPI.Apply(prim).CreateApproximationAttr(UsdPhysics.Tokens.convexHull)
             UsdShade.MaterialBindingAPI(prim).Bind(
                 UsdShade.Material(stage.GetPrimAtPath(phys_for(model.geom_friction[g][0]))),
-                UsdShade.Tokens.weakerThanDescendants, "physics")
+                UsdShade.Tokens.weakerThanDescendants,
+                "physics",
+            )
             gp.CreatePurposeAttr(UsdGeom.Tokens.guide)
             rep.collision_geoms += 1
         else:
@@ -614,8 +646,10 @@ def convert_mjcf_to_usd(src: str | Path, dst: str | Path, static: bool | None = 
         child = _group_of(model, b)
         par_body = int(model.body_parentid[b])
         if par_body == 0 or child in static_groups:
-            rep.warnings.append(f"{src}: joint {j} connects a top-level or static body to the world; not "
-                                "converted (the asset's root body is free)")
+            rep.warnings.append(
+                f"{src}: joint {j} connects a top-level or static body to the world; not "
+                "converted (the asset's root body is free)"
+            )
             continue
         parent = _group_of(model, par_body)
         if parent in static_groups:
@@ -713,8 +747,11 @@ def check_physics(path: str | Path) -> list[str]:
                 if len(tg) != 1 or tg[0] not in bodies:
                     problems.append(f"{prim.GetPath()}: {k} is {list(map(str, tg))}, not one rigid body")
             if prim.IsA(UsdPhysics.RevoluteJoint) or prim.IsA(UsdPhysics.PrismaticJoint):
-                api = UsdPhysics.RevoluteJoint(prim) if prim.IsA(UsdPhysics.RevoluteJoint) else \
-                    UsdPhysics.PrismaticJoint(prim)
+                api = (
+                    UsdPhysics.RevoluteJoint(prim)
+                    if prim.IsA(UsdPhysics.RevoluteJoint)
+                    else UsdPhysics.PrismaticJoint(prim)
+                )
                 lo, hi = api.GetLowerLimitAttr().Get(), api.GetUpperLimitAttr().Get()
                 if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)) or lo > hi:
                     problems.append(f"{prim.GetPath()}: limits ({lo}, {hi}) missing or not finite/ordered")
@@ -728,7 +765,10 @@ def usd_bbox(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
     from pxr import Usd, UsdGeom
 
     stage = Usd.Stage.Open(str(path))
-    cache = UsdGeom.BBoxCache(Usd.TimeCode.Default(), [UsdGeom.Tokens.default_, UsdGeom.Tokens.render,
-                                                       UsdGeom.Tokens.guide], useExtentsHint=False)
+    cache = UsdGeom.BBoxCache(
+        Usd.TimeCode.Default(),
+        [UsdGeom.Tokens.default_, UsdGeom.Tokens.render, UsdGeom.Tokens.guide],
+        useExtentsHint=False,
+    )
     rng = cache.ComputeWorldBound(stage.GetDefaultPrim()).ComputeAlignedRange()
     return np.array(rng.GetMin()), np.array(rng.GetMax())

@@ -47,10 +47,22 @@ def _mark_reported(path: str) -> None:
     if len(cur) + len(path) < _REPORTED_ENV_MAX:
         os.environ[REPORTED_ENV] = f"{cur}{os.pathsep}{path}" if cur else path
 
+
 AUDIO_EXTENSIONS = (".wav", ".flac", ".ogg", ".mp3", ".aif", ".aiff", ".au")
 #: labels treated as ambient beds when a user bank provides them (ESC-50 names included)
-DEFAULT_AMBIENT_LABELS = ("rain", "wind", "room_tone", "traffic", "sea_waves", "crickets", "crackling_fire",
-                          "insects", "thunderstorm", "pouring_water", "ambient")
+DEFAULT_AMBIENT_LABELS = (
+    "rain",
+    "wind",
+    "room_tone",
+    "traffic",
+    "sea_waves",
+    "crickets",
+    "crackling_fire",
+    "insects",
+    "thunderstorm",
+    "pouring_water",
+    "ambient",
+)
 
 
 # -- signal helpers --------------------------------------------------------------------------------
@@ -86,7 +98,7 @@ def _place(out: np.ndarray, event: np.ndarray, at: int) -> None:
     if at >= out.size:
         return
     m = min(event.size, out.size - at)
-    out[at:at + m] += event[:m]
+    out[at : at + m] += event[:m]
 
 
 def _events(n: int, sr: int, rng: np.random.Generator, rate: float, jitter: float = 0.3) -> list[int]:
@@ -114,8 +126,10 @@ def _bell(n, sr, rng):
     for at in _events(n, sr, rng, rng.uniform(0.7, 1.5), 0.1):
         m = min(n - at, int(1.5 * sr))
         t = np.arange(m) / sr
-        ev = sum(a * np.sin(2 * np.pi * f0 * r * t) * np.exp(-t / d)
-                 for r, a, d in ((1, 1, 0.8), (2.0, 0.6, 0.5), (2.76, 0.5, 0.35), (5.4, 0.3, 0.2), (8.9, 0.2, 0.1)))
+        ev = sum(
+            a * np.sin(2 * np.pi * f0 * r * t) * np.exp(-t / d)
+            for r, a, d in ((1, 1, 0.8), (2.0, 0.6, 0.5), (2.76, 0.5, 0.35), (5.4, 0.3, 0.2), (8.9, 0.2, 0.1))
+        )
         _place(out, ev, at)
     return out
 
@@ -171,7 +185,9 @@ def _knock(n, sr, rng):
         for j in range(int(rng.integers(2, 5))):
             m = int(0.15 * sr)
             t = np.arange(m) / sr
-            ev = np.sin(2 * np.pi * f * t) * np.exp(-t / 0.04) + 0.5 * rng.standard_normal(m) * np.exp(-t / 0.004)
+            ev = np.sin(2 * np.pi * f * t) * np.exp(-t / 0.04) + 0.5 * rng.standard_normal(m) * np.exp(
+                -t / 0.004
+            )
             _place(out, ev, at + int(j * rng.uniform(0.15, 0.22) * sr))
     return out
 
@@ -209,7 +225,11 @@ def _speech(n, sr, rng):
         v = _VOWELS[int(rng.integers(len(_VOWELS)))]
         src = pulses[seg]
         voiced = sum(_bandpass(src, f, 8.0, sr) for f in v)
-        cons = 0.3 * _bandpass(rng.standard_normal(m), rng.uniform(2500, 5000), 1.5, sr) * _env(m, sr, 0.005, 0.03)
+        cons = (
+            0.3
+            * _bandpass(rng.standard_normal(m), rng.uniform(2500, 5000), 1.5, sr)
+            * _env(m, sr, 0.005, 0.03)
+        )
         out[seg] = voiced * np.sin(np.pi * np.arange(m) / m) ** 0.5 * (rng.random() > 0.15) + cons
     return out
 
@@ -222,7 +242,11 @@ def _music(n, sr, rng):
         m = int(0.5 * sr)
         t = np.arange(m) / sr
         f = base * scale[int(rng.integers(len(scale)))]
-        _place(out, sum(np.sin(2 * np.pi * f * k * t) / k ** 1.5 for k in range(1, 7)) * _env(m, sr, 0.005, 0.15), at)
+        _place(
+            out,
+            sum(np.sin(2 * np.pi * f * k * t) / k**1.5 for k in range(1, 7)) * _env(m, sr, 0.005, 0.15),
+            at,
+        )
     return out
 
 
@@ -267,9 +291,18 @@ def _traffic(n, sr, rng):
 
 
 FOREGROUND = {
-    "alarm": _alarm, "bell": _bell, "bird": _bird, "dog_bark": _dog_bark, "engine": _engine,
-    "footsteps": _footsteps, "knock": _knock, "phone_ring": _phone_ring, "siren": _siren,
-    "speech": _speech, "music": _music, "water_drip": _water_drip,
+    "alarm": _alarm,
+    "bell": _bell,
+    "bird": _bird,
+    "dog_bark": _dog_bark,
+    "engine": _engine,
+    "footsteps": _footsteps,
+    "knock": _knock,
+    "phone_ring": _phone_ring,
+    "siren": _siren,
+    "speech": _speech,
+    "music": _music,
+    "water_drip": _water_drip,
 }
 AMBIENT = {"rain": _rain, "wind": _wind, "room_tone": _room_tone, "traffic": _traffic}
 
@@ -310,12 +343,12 @@ def gate(x: np.ndarray, sr: int, threshold_db: float = -50.0, frame_s: float = 0
     f = max(1, int(frame_s * sr))
     nf = -(-x.size // f)
     xp = np.zeros(nf * f)
-    xp[:x.size] = x
+    xp[: x.size] = x
     rms = np.sqrt(np.mean(xp.reshape(nf, f) ** 2, axis=1))
     if rms.max() == 0:
         return x.copy()
     open_ = (rms > rms.max() * 10 ** (threshold_db / 20)).astype(float)
-    g = np.interp(np.arange(nf * f), (np.arange(nf) + 0.5) * f, open_)[:x.size]
+    g = np.interp(np.arange(nf * f), (np.arange(nf) + 0.5) * f, open_)[: x.size]
     return x * g
 
 
@@ -326,7 +359,7 @@ def fit_length(x: np.ndarray, n: int, rng: np.random.Generator, fade: int = 0) -
         return np.zeros(n)
     if x.size >= n:
         s = int(rng.integers(0, x.size - n + 1))
-        y = x[s:s + n].copy()
+        y = x[s : s + n].copy()
     else:
         y = np.resize(x, n)
     if fade > 0 and n > 2 * fade:
@@ -342,11 +375,11 @@ def trim_silence(x: np.ndarray, sr: int, threshold_db: float = -50.0) -> np.ndar
     nf = x.size // f
     if nf == 0:
         return x
-    rms = np.sqrt(np.mean(x[:nf * f].reshape(nf, f) ** 2, axis=1))
+    rms = np.sqrt(np.mean(x[: nf * f].reshape(nf, f) ** 2, axis=1))
     if rms.max() == 0:
         return x[:0]
     on = np.flatnonzero(rms > rms.max() * 10 ** (threshold_db / 20))
-    return x[on[0] * f:min(x.size, (on[-1] + 1) * f)]
+    return x[on[0] * f : min(x.size, (on[-1] + 1) * f)]
 
 
 # -- banks ---------------------------------------------------------------------------------------
@@ -402,18 +435,23 @@ class FolderBank:
                     if info.frames <= 0 or info.samplerate <= 0:
                         raise ValueError("no audio frames")
                     ok.append(p)
-                except Exception as exc:  # noqa: BLE001 - libsndfile raises several types
+                except Exception as exc:
                     self._skip(p, f"unreadable ({exc})")
             if ok:
                 self.files[label] = ok
         if not self.files:
-            raise InputError(self.root, "no readable audio files (expected DIR/<label>/*.wav|flac|ogg|mp3 "
-                                        "or an ESC-50-style CSV with filename and category columns)")
+            raise InputError(
+                self.root,
+                "no readable audio files (expected DIR/<label>/*.wav|flac|ogg|mp3 "
+                "or an ESC-50-style CSV with filename and category columns)",
+            )
         amb = set(ambient_labels)
         self.labels = sorted(k for k in self.files if k not in amb)
         self.ambient_labels = sorted(k for k in self.files if k in amb)
         if not self.labels:
-            raise InputError(self.root, "the sound bank has only ambient labels; foreground labels are needed")
+            raise InputError(
+                self.root, "the sound bank has only ambient labels; foreground labels are needed"
+            )
 
     def _skip(self, path: Path, reason: str) -> None:
         if str(path) not in self.skipped:
@@ -482,7 +520,7 @@ class FolderBank:
                 self._skip(path, "silent")
             else:
                 x = mono / np.max(np.abs(mono))
-        except Exception as exc:  # noqa: BLE001 - corrupt files raise many types
+        except Exception as exc:
             self._skip(path, f"corrupt or unreadable ({type(exc).__name__}: {exc})")
         if len(self._cache) > 256:
             self._cache.pop(next(iter(self._cache)))
@@ -530,8 +568,10 @@ def bank_dir_problem(path: str | Path) -> str | None:
                 return None
     except OSError as exc:
         return f"cannot list sound bank directory {str(path)!r}: {exc.strerror or exc}"
-    return (f"sound bank directory {str(path)!r} holds no audio (expected DIR/<label>/*.wav|flac|ogg|mp3|aif|aiff|au "
-            "or an ESC-50-style CSV with filename and category columns)")
+    return (
+        f"sound bank directory {str(path)!r} holds no audio (expected DIR/<label>/*.wav|flac|ogg|mp3|aif|aiff|au "
+        "or an ESC-50-style CSV with filename and category columns)"
+    )
 
 
 def load_bank(path: str | Path | None = None):

@@ -8,7 +8,6 @@ Top-level imports stay light (typer, pathlib); the work happens in
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -23,11 +22,17 @@ def register(groups) -> None:
     @groups["compile"].command("hebero")
     def compile_hebero(
         suite: str = typer.Option("all", "--suite", help="goal | object | spatial | long | all"),
-        libero_root: Path = typer.Option(..., "--libero-root", help="Folder holding bddl_files/ and assets/."),
+        libero_root: Path = typer.Option(
+            ..., "--libero-root", help="Folder holding bddl_files/ and assets/."
+        ),
         out: Path = typer.Option(..., "--out", help="Output folder for the task descriptors (JSON)."),
         force: bool = typer.Option(False, "--force", help="Recompile even when the cache is up to date."),
-        render: bool = typer.Option(False, "--render", help="Also render each task's initial scene to "
-                                                            "OUT/contact_sheet_<suite>.png (MuJoCo, EGL/OSMesa)."),
+        render: bool = typer.Option(
+            False,
+            "--render",
+            help="Also render each task's initial scene to "
+            "OUT/contact_sheet_<suite>.png (MuJoCo, EGL/OSMesa).",
+        ),
         seed: int = typer.Option(0, "--seed", help="Seed of the region sampling for --render."),
     ) -> None:
         """Compile LIBERO BDDL tasks into cached Hebero task descriptors (one JSON per task)."""
@@ -46,8 +51,10 @@ def register(groups) -> None:
             typer.echo(f"warning: {w}", err=True)
         for e in rep.errors:
             typer.echo(f"error: {e}", err=True)
-        typer.echo(f"compiled {len(rep.written)} task(s), {len(rep.cached)} cached, {len(rep.errors)} error(s) "
-                   f"-> {out}")
+        typer.echo(
+            f"compiled {len(rep.written)} task(s), {len(rep.cached)} cached, {len(rep.errors)} error(s) "
+            f"-> {out}"
+        )
         if render and not rep.errors:
             for s in suites:
                 _write_contact_sheet(out, libero_root, s, seed)
@@ -58,10 +65,15 @@ def register(groups) -> None:
     def convert_mjcf2usd(
         src: Path = typer.Argument(..., help="MJCF XML file."),
         dst: Path = typer.Argument(..., help="Output stage (.usd, .usda or .usdc)."),
-        check: bool = typer.Option(True, "--check/--no-check", help="Run the physics-schema checks afterwards."),
-        static: Optional[bool] = typer.Option(None, "--static/--dynamic",
-                                              help="Top-level joint-less bodies as static colliders or dynamic "
-                                                   "rigid bodies (default: static only for files with world geoms)."),
+        check: bool = typer.Option(
+            True, "--check/--no-check", help="Run the physics-schema checks afterwards."
+        ),
+        static: bool | None = typer.Option(
+            None,
+            "--static/--dynamic",
+            help="Top-level joint-less bodies as static colliders or dynamic "
+            "rigid bodies (default: static only for files with world geoms).",
+        ),
     ) -> None:
         """Convert an MJCF asset to USD (UsdPhysics rigid bodies, mass, collision, joints with limits)."""
         from simkit.core.errors import SimkitError
@@ -75,8 +87,10 @@ def register(groups) -> None:
             return
         for w in rep.warnings:
             typer.echo(f"warning: {w}", err=True)
-        typer.echo(f"wrote {rep.out}: {rep.rigid_bodies} rigid bodies, {rep.collision_geoms} collision and "
-                   f"{rep.visual_geoms} visual geoms, {rep.joints} joints")
+        typer.echo(
+            f"wrote {rep.out}: {rep.rigid_bodies} rigid bodies, {rep.collision_geoms} collision and "
+            f"{rep.visual_geoms} visual geoms, {rep.joints} joints"
+        )
         if check:
             problems = check_physics(rep.out)
             for p in problems:
@@ -91,14 +105,17 @@ def register(groups) -> None:
         libero_root: Path = typer.Option(..., "--libero-root", help="Folder holding assets/."),
         suite: str = typer.Option("goal", "--suite", help="goal | object | spatial | long"),
         seed: int = typer.Option(0, "--seed", help="Seed of the region sampling."),
-        out: Optional[Path] = typer.Option(None, "--out",
-                                           help="PNG path (default DESCRIPTORS/contact_sheet_<suite>.png)."),
+        out: Path | None = typer.Option(
+            None, "--out", help="PNG path (default DESCRIPTORS/contact_sheet_<suite>.png)."
+        ),
     ) -> None:
         """Render each task's initial MuJoCo scene of a suite into one contact sheet PNG."""
         _write_contact_sheet(descriptors, libero_root, suite, seed, out)
 
 
-def _write_contact_sheet(desc_dir: Path, libero_root: Path, suite: str, seed: int, out: Optional[Path] = None) -> None:
+def _write_contact_sheet(
+    desc_dir: Path, libero_root: Path, suite: str, seed: int, out: Path | None = None
+) -> None:
     """Render a suite's contact sheet, print its warnings and path; bad input -> ``error:`` and exit 2."""
     from simkit.core.errors import SimkitError
 
@@ -112,7 +129,7 @@ def _write_contact_sheet(desc_dir: Path, libero_root: Path, suite: str, seed: in
     typer.echo(f"wrote {path}")
 
 
-def _contact_sheet(desc_dir: Path, libero_root: Path, suite: str, seed: int, out: Optional[Path] = None):
+def _contact_sheet(desc_dir: Path, libero_root: Path, suite: str, seed: int, out: Path | None = None):
     """Build, render (two cameras) and tile every task of ``suite``; returns (png path, problems)."""
     import os
 
@@ -137,11 +154,15 @@ def _contact_sheet(desc_dir: Path, libero_root: Path, suite: str, seed: int, out
         try:
             imgs = render_views(scene, 400, 300)
         except Exception as exc:  # GL not available
-            raise InputError(None, f"offscreen rendering failed ({exc}); set MUJOCO_GL=egl or osmesa") from None
+            raise InputError(
+                None, f"offscreen rendering failed ({exc}); set MUJOCO_GL=egl or osmesa"
+            ) from None
         tiles.append(np.concatenate(imgs, axis=1))
         labels.append(f"{d['index']}: {d['instruction']}")
     if not tiles:
-        raise InputError(Path(desc_dir) / suite, "no task of this suite could be built: " + "; ".join(problems))
+        raise InputError(
+            Path(desc_dir) / suite, "no task of this suite could be built: " + "; ".join(problems)
+        )
     import matplotlib
 
     matplotlib.use("Agg")

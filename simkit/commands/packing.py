@@ -42,17 +42,20 @@ SYSTEM_PROMPT = (
 
 
 def _buffer_text(buf: list[int], sizes: list[list[int]]) -> str:
-    return "; ".join(f"slot {k}: box {i} size (l={s[0]}, w={s[1]}, h={s[2]})" for k, (i, s) in
-                     enumerate(zip(buf, sizes)))
+    return "; ".join(
+        f"slot {k}: box {i} size (l={s[0]}, w={s[1]}, h={s[2]})" for k, (i, s) in enumerate(zip(buf, sizes))
+    )
 
 
 def _action_text(a: dict[str, Any]) -> str:
-    return json.dumps({"slot": a["slot"], "box_id": a["box_id"], "orientation": a["orientation"],
-                       "x": a["x"], "y": a["y"]})
+    return json.dumps(
+        {"slot": a["slot"], "box_id": a["box_id"], "orientation": a["orientation"], "x": a["x"], "y": a["y"]}
+    )
 
 
-def episode_records(sample: dict[str, Any], image_paths: list[str], history: int, px: int,
-                    with_meta: bool = False) -> list[dict[str, Any]]:
+def episode_records(
+    sample: dict[str, Any], image_paths: list[str], history: int, px: int, with_meta: bool = False
+) -> list[dict[str, Any]]:
     """The chat records of one decoded ``packing`` episode.
 
     Args:
@@ -88,19 +91,30 @@ def episode_records(sample: dict[str, Any], image_paths: list[str], history: int
         lines.append(f"Buffer: {_buffer_text(step['buffer'], step['buffer_sizes'])}")
         lines.append("Choose the next action.")
         images.append(image_paths[t])
-        records.append({
-            "messages": [{"role": "system", "content": system},
-                         {"role": "user", "content": "\n".join(lines)},
-                         {"role": "assistant", "content": _action_text(step["action"])}],
-            "images": images,
-        })
+        records.append(
+            {
+                "messages": [
+                    {"role": "system", "content": system},
+                    {"role": "user", "content": "\n".join(lines)},
+                    {"role": "assistant", "content": _action_text(step["action"])},
+                ],
+                "images": images,
+            }
+        )
         if with_meta:
             records[-1]["meta"] = {"episode": key, "step": t, "tier": case["tier"]}
     return records
 
 
-def export_sft(corpus: Path | list[Path], out: Path, history: int = 4, px: int = 8, limit: int | None = None,
-               absolute_paths: bool = False, with_meta: bool = False) -> dict[str, int]:
+def export_sft(
+    corpus: Path | list[Path],
+    out: Path,
+    history: int = 4,
+    px: int = 8,
+    limit: int | None = None,
+    absolute_paths: bool = False,
+    with_meta: bool = False,
+) -> dict[str, int]:
     """Write the SFT JSONL of a ``packing`` corpus to ``out`` and its heightmap PNGs beside it.
 
     Returns:
@@ -142,7 +156,9 @@ def export_sft(corpus: Path | list[Path], out: Path, history: int = 4, px: int =
         shutil.rmtree(img_tmp, ignore_errors=True)
         with tmp.open("w", encoding="utf-8") as fh:
             # several corpora may hold the same episode keys: one image folder per corpus then
-            sources = [(root, Path() if len(roots) == 1 else Path(f"corpus{k}")) for k, root in enumerate(roots)]
+            sources = [
+                (root, Path() if len(roots) == 1 else Path(f"corpus{k}")) for k, root in enumerate(roots)
+            ]
             for root, sub in sources:
                 for sample in iter_corpus(root):
                     if limit is not None and counts["episodes"] >= limit:
@@ -156,10 +172,14 @@ def export_sft(corpus: Path | list[Path], out: Path, history: int = 4, px: int =
                     paths = []
                     for t in range(len(sample["steps"])):
                         rel = sub / key / f"h{t:03d}.png"
-                        save_png(render_heightmap(hms[t], H, px), img_tmp / rel)  # moved to img_root at the end
+                        save_png(
+                            render_heightmap(hms[t], H, px), img_tmp / rel
+                        )  # moved to img_root at the end
                         p = img_root / rel
                         counts["images"] += 1
-                        paths.append(str(p.resolve()) if absolute_paths else p.relative_to(out.parent).as_posix())
+                        paths.append(
+                            str(p.resolve()) if absolute_paths else p.relative_to(out.parent).as_posix()
+                        )
                     for rec in episode_records(sample, paths, history, px, with_meta):
                         fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
                         counts["records"] += 1
@@ -201,7 +221,9 @@ def register(groups: dict[str, typer.Typer]) -> None:
     @groups["export"].command("packing-sft")
     def packing_sft(
         corpus: list[Path] = typer.Argument(..., help="packing corpus directory (or several)."),
-        out: Path = typer.Option(..., "--out", help="Output JSONL file; PNGs go to <stem>_images/ beside it."),
+        out: Path = typer.Option(
+            ..., "--out", help="Output JSONL file; PNGs go to <stem>_images/ beside it."
+        ),
         history: int = typer.Option(4, "--history", help="Previous steps per record (-1 = all)."),
         px: int = typer.Option(8, "--px", help="Pixels per grid cell in the heightmap images."),
         limit: int = typer.Option(0, "--limit", help="Export at most this many episodes (0 = all)."),
@@ -214,9 +236,18 @@ def register(groups: dict[str, typer.Typer]) -> None:
         if limit < 0:
             fail(f"--limit must be >= 0, got {limit}")
         try:
-            counts = export_sft(list(corpus), out, history=history, px=px, limit=limit or None,
-                                absolute_paths=absolute_paths, with_meta=with_meta)
+            counts = export_sft(
+                list(corpus),
+                out,
+                history=history,
+                px=px,
+                limit=limit or None,
+                absolute_paths=absolute_paths,
+                with_meta=with_meta,
+            )
         except SimkitError as exc:
             fail(str(exc))
-        typer.echo(f"wrote {out}: {counts['records']} records from {counts['episodes']} episodes, "
-                   f"{counts['images']} heightmap images")
+        typer.echo(
+            f"wrote {out}: {counts['records']} records from {counts['episodes']} episodes, "
+            f"{counts['images']} heightmap images"
+        )

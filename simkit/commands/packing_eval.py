@@ -6,7 +6,6 @@ Top-level imports stay light (typer, pathlib); the evaluation code loads inside 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -32,19 +31,26 @@ def register(groups: dict) -> None:
 
     @eval_app.command("packing")
     def eval_packing(
-        policy: str = typer.Option("dblf", "--policy",
-                                   help="dblf | mta | hm | sdf (sdf-pack) | ffp | random | expert"),
-        cases: str = typer.Option("bench", "--cases",
-                                  help="bench (the shipped 60 cases), bench:PATH, or br:PATH/thpackN.txt"),
-        limit: Optional[int] = typer.Option(None, "--limit", min=1,
-                                            help="first K cases (per tier for the bench, per file for BR)"),
-        buffer: Optional[int] = typer.Option(None, "--buffer", min=1,
-                                             help="buffer size (default: the tier's for the bench, 5 for BR)"),
-        order: str = typer.Option("shuffled", "--order", help="BR arrival order: shuffled (problem seed) | file"),
-        physics: bool = typer.Option(True, "--physics/--no-physics",
-                                     help="pybullet at every step (PackLab protocol) or geometry only"),
+        policy: str = typer.Option(
+            "dblf", "--policy", help="dblf | mta | hm | sdf (sdf-pack) | ffp | random | expert"
+        ),
+        cases: str = typer.Option(
+            "bench", "--cases", help="bench (the shipped 60 cases), bench:PATH, or br:PATH/thpackN.txt"
+        ),
+        limit: int | None = typer.Option(
+            None, "--limit", min=1, help="first K cases (per tier for the bench, per file for BR)"
+        ),
+        buffer: int | None = typer.Option(
+            None, "--buffer", min=1, help="buffer size (default: the tier's for the bench, 5 for BR)"
+        ),
+        order: str = typer.Option(
+            "shuffled", "--order", help="BR arrival order: shuffled (problem seed) | file"
+        ),
+        physics: bool = typer.Option(
+            True, "--physics/--no-physics", help="pybullet at every step (PackLab protocol) or geometry only"
+        ),
         seed: int = typer.Option(0, "--seed", help="seed of the random policy"),
-        out: Optional[Path] = typer.Option(None, "--out", help="write per-case rows and the summary as JSON"),
+        out: Path | None = typer.Option(None, "--out", help="write per-case rows and the summary as JSON"),
         progress: bool = typer.Option(True, "--progress/--no-progress", help="show a progress bar"),
     ) -> None:
         """Run a packing policy closed loop with physics and print success ratio, compactness, overall.
@@ -81,8 +87,13 @@ def register(groups: dict) -> None:
                 bar.start()
                 task = bar.add_task(f"{policy} on {len(case_list)} cases", total=len(case_list))
             try:
-                res = evaluate(case_list, policy, physics=physics, seed=seed,
-                               on_case=(lambda r: bar.advance(task)) if bar else None)
+                res = evaluate(
+                    case_list,
+                    policy,
+                    physics=physics,
+                    seed=seed,
+                    on_case=(lambda r: bar.advance(task)) if bar else None,
+                )
             finally:
                 if bar is not None:
                     bar.stop()
@@ -91,25 +102,36 @@ def register(groups: dict) -> None:
             return
         summary = res["summary"]
         groups = [g for g in summary if g != "average"]
-        typer.echo(f"policy {res['policy']}  cases {len(res['cases'])}  physics {'on' if physics else 'off'}  "
-                   f"{res['seconds']:.1f} s")
+        typer.echo(
+            f"policy {res['policy']}  cases {len(res['cases'])}  physics {'on' if physics else 'off'}  "
+            f"{res['seconds']:.1f} s"
+        )
         if kind == "bench":
-            for g in [t for t in ("easy", "medium", "hard") if t in groups] + [t for t in groups
-                                                                                if t not in ("easy", "medium", "hard")]:
+            for g in [t for t in ("easy", "medium", "hard") if t in groups] + [
+                t for t in groups if t not in ("easy", "medium", "hard")
+            ]:
                 s = summary[g]
-                typer.echo(f"{g:<8} success {s['success_ratio']:.3f}  compactness {s['compactness']:.3f}  "
-                           f"overall {s['overall']:.3f}  ({s['cases']} cases)")
+                typer.echo(
+                    f"{g:<8} success {s['success_ratio']:.3f}  compactness {s['compactness']:.3f}  "
+                    f"overall {s['overall']:.3f}  ({s['cases']} cases)"
+                )
         else:
             for g in groups:
                 s = summary[g]
-                typer.echo(f"{g:<8} utilisation {s['utilisation']:.3f}  success {s['success_ratio']:.3f}  "
-                           f"compactness {s['compactness']:.3f}  overall {s['overall']:.3f}  ({s['cases']} problems)")
+                typer.echo(
+                    f"{g:<8} utilisation {s['utilisation']:.3f}  success {s['success_ratio']:.3f}  "
+                    f"compactness {s['compactness']:.3f}  overall {s['overall']:.3f}  ({s['cases']} problems)"
+                )
         a = summary["average"]
-        typer.echo(f"average  success {a['success_ratio']:.3f}  compactness {a['compactness']:.3f}  "
-                   f"overall {a['overall']:.3f}" + (f"  utilisation {a['utilisation']:.3f}" if kind == "br" else ""))
+        typer.echo(
+            f"average  success {a['success_ratio']:.3f}  compactness {a['compactness']:.3f}  "
+            f"overall {a['overall']:.3f}" + (f"  utilisation {a['utilisation']:.3f}" if kind == "br" else "")
+        )
         unexplained = sum(len(r["violations"]) for r in res["cases"] if r["invalid_placements"] == 0)
-        typer.echo(f"physics-invalid placements {res['invalid_placements']}; geometric checker violations "
-                   f"{res['violations']} ({unexplained} in episodes whose placements physics all accepted)")
+        typer.echo(
+            f"physics-invalid placements {res['invalid_placements']}; geometric checker violations "
+            f"{res['violations']} ({unexplained} in episodes whose placements physics all accepted)"
+        )
         for row in res["cases"]:
             for v in row["violations"][:3]:
                 typer.echo(f"VIOLATION {row['case']}: {v}")
@@ -125,8 +147,10 @@ def register(groups: dict) -> None:
 
     @eval_app.command("packing-overlap")
     def eval_packing_overlap(
-        corpus: Path = typer.Argument(..., help="a packing corpus directory (simkit generate packing --out ...)"),
-        bench: Optional[Path] = typer.Option(None, "--bench", help="bench file (default: the shipped one)"),
+        corpus: Path = typer.Argument(
+            ..., help="a packing corpus directory (simkit generate packing --out ...)"
+        ),
+        bench: Path | None = typer.Option(None, "--bench", help="bench file (default: the shipped one)"),
     ) -> None:
         """Check that no training episode poses a bench case (same container and box sizes). Exit 1 on overlap."""
         from simkit.cli import fail
@@ -142,6 +166,8 @@ def register(groups: dict) -> None:
         for o in rep["overlaps"][:50]:
             typer.echo(f"OVERLAP episode {o['episode']} = bench case {o['bench_case']}")
         status = "FAIL" if rep["overlaps"] else "PASS"
-        typer.echo(f"{status} {corpus}: {rep['episodes']} episodes vs {rep['bench_cases']} bench cases, "
-                   f"{len(rep['overlaps'])} overlaps")
+        typer.echo(
+            f"{status} {corpus}: {rep['episodes']} episodes vs {rep['bench_cases']} bench cases, "
+            f"{len(rep['overlaps'])} overlaps"
+        )
         raise typer.Exit(1 if rep["overlaps"] else 0)

@@ -78,8 +78,12 @@ def _deep_update(base: dict, upd: dict) -> dict:
     return base
 
 
-def build_config(model: type[BaseModel], path: str | Path | None = None, sets: list[str] | None = None,
-                 base: dict[str, Any] | None = None) -> BaseModel:
+def build_config(
+    model: type[BaseModel],
+    path: str | Path | None = None,
+    sets: list[str] | None = None,
+    base: dict[str, Any] | None = None,
+) -> BaseModel:
     """Validate ``base`` <- YAML file ``path`` <- ``sets`` against ``model``.
 
     Raises:
@@ -98,9 +102,12 @@ def build_config(model: type[BaseModel], path: str | Path | None = None, sets: l
             raise InputError(p, "not a text (UTF-8) YAML file") from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
-            raise InputError(p, f"malformed YAML: {getattr(exc, 'problem', exc)}",
-                             line=mark.line + 1 if mark else None,
-                             column=mark.column + 1 if mark else None) from None
+            raise InputError(
+                p,
+                f"malformed YAML: {getattr(exc, 'problem', exc)}",
+                line=mark.line + 1 if mark else None,
+                column=mark.column + 1 if mark else None,
+            ) from None
         if loaded is None:
             loaded = {}
         if not isinstance(loaded, dict):

@@ -21,7 +21,9 @@ class InputError(SimkitError):
         line: optional 1-based line number; column: optional 1-based column.
     """
 
-    def __init__(self, path: str | Path | None, reason: str, line: int | None = None, column: int | None = None):
+    def __init__(
+        self, path: str | Path | None, reason: str, line: int | None = None, column: int | None = None
+    ):
         self.path = None if path is None else str(path)
         self.reason = reason
         self.line = line

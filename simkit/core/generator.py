@@ -29,6 +29,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from simkit.core.episode import Episode
+from simkit.core.fields import FieldSpec
 
 
 class GeneratorConfig(BaseModel):
@@ -46,6 +47,7 @@ class Generator(ABC):
         description: one line for ``simkit list``.
         extra: the pip extra that provides the backend (``pip install 'simkit[extra]'``).
         Config: the pydantic config model (subclass of :class:`GeneratorConfig`).
+        fields: the declared episode fields (:class:`~simkit.core.fields.FieldSpec`), the corpus contract.
         required_fields: fields every episode must have (``validate`` checks them).
         structural_params / surface_params: names of the parameters of each kind,
             as documentation for users; every episode records the values.
@@ -56,6 +58,7 @@ class Generator(ABC):
     description: ClassVar[str] = ""
     extra: ClassVar[str] = ""
     Config: ClassVar[type[GeneratorConfig]] = GeneratorConfig
+    fields: ClassVar[tuple[FieldSpec, ...]] = ()
     required_fields: ClassVar[tuple[str, ...]] = ()
     structural_params: ClassVar[tuple[str, ...]] = ()
     surface_params: ClassVar[tuple[str, ...]] = ()
@@ -74,7 +77,7 @@ class Generator(ABC):
     def generate(self, index: int, rng: np.random.Generator) -> Episode:
         """Produce episode ``index`` using only ``rng`` for randomness."""
 
-    def teardown(self) -> None:
+    def teardown(self) -> None:  # noqa: B027 - optional hook; the default has nothing to release
         """Release per-worker state (physics clients, Blender sessions)."""
 
     # -- metadata ---------------------------------------------------------------------------

@@ -36,7 +36,9 @@ class _JSONEncoder(json.JSONEncoder):
 
 def dumps_json(value: Any) -> bytes:
     """Canonical JSON bytes: sorted keys, compact separators, numpy types converted, NaN rejected."""
-    return json.dumps(value, cls=_JSONEncoder, sort_keys=True, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    return json.dumps(value, cls=_JSONEncoder, sort_keys=True, separators=(",", ":"), allow_nan=False).encode(
+        "utf-8"
+    )
 
 
 def _npy(arr: np.ndarray) -> bytes:
@@ -113,10 +115,9 @@ def _mp4(video: Video) -> bytes:
     t, h, w, _ = frames.shape
     if h % 2 or w % 2:
         raise ValueError(f"H.264 needs even width and height, got {w}x{h}")
-    from fractions import Fraction
-
     import os
     import tempfile
+    from fractions import Fraction
 
     fd, tmp = tempfile.mkstemp(suffix=".mp4")
     os.close(fd)
@@ -130,8 +131,12 @@ def _mp4(video: Video) -> bytes:
             # one thread and no macroblock-tree rate control: with mbtree, x264 output for the same frames
             # was seen to differ between runs (frame sizes that are not multiples of 16), and corpora
             # must be reproducible byte for byte
-            stream.options = {"crf": str(int(video.crf)), "preset": "medium", "threads": "1",
-                              "x264-params": "mbtree=0"}
+            stream.options = {
+                "crf": str(int(video.crf)),
+                "preset": "medium",
+                "threads": "1",
+                "x264-params": "mbtree=0",
+            }
             stream.codec_context.time_base = Fraction(1, 1) / rate
             for i, frame in enumerate(frames):
                 vf = av.VideoFrame.from_ndarray(frame, format="rgb24")

@@ -34,8 +34,16 @@ ROW_MEMBER = "__row__.json"
 
 #: manifest columns (parquet schema) in order
 MANIFEST_COLUMNS = (
-    "key", "index", "shard", "status", "redraws", "attempts", "params_digest",
-    "members", "error", "duration_s",
+    "key",
+    "index",
+    "shard",
+    "status",
+    "redraws",
+    "attempts",
+    "params_digest",
+    "members",
+    "error",
+    "duration_s",
 )
 
 
@@ -126,8 +134,9 @@ class CorpusLayout:
         return n
 
 
-def write_partial(layout: CorpusLayout, shard_id: int, index: int, members: list[tuple[str, bytes]],
-                  row: dict[str, Any]) -> None:
+def write_partial(
+    layout: CorpusLayout, shard_id: int, index: int, members: list[tuple[str, bytes]], row: dict[str, Any]
+) -> None:
     """Store one finished episode atomically in ``.partial/``: a tar of its manifest row, then its members."""
     d = layout.partial_dir(shard_id)
     d.mkdir(parents=True, exist_ok=True)
@@ -163,11 +172,13 @@ def verify_partial(path: Path) -> bool:
         want = [(m["name"], m["sha256"], m["bytes"]) for m in row["members"]]
         got = [(name, sha256(data), len(data)) for name, data in items[1:]]
         return want == got and row.get("index") == int(path.stem)
-    except Exception:  # noqa: BLE001 - any damage means: produce the episode again
+    except Exception:
         return False
 
 
-def assemble_shard(layout: CorpusLayout, shard_id: int, indices: list[int], max_shard_bytes: int | None) -> list[dict]:
+def assemble_shard(
+    layout: CorpusLayout, shard_id: int, indices: list[int], max_shard_bytes: int | None
+) -> list[dict]:
     """Join the finished episodes of one shard into its tar file(s) and write its rows file.
 
     The member blocks of each partial file are copied byte for byte (no re-encoding), then the
@@ -237,11 +248,20 @@ def write_manifest(layout: CorpusLayout, rows: list[dict]) -> None:
     import pyarrow.parquet as pq
 
     member_t = pa.struct([("name", pa.string()), ("sha256", pa.string()), ("bytes", pa.int64())])
-    schema = pa.schema([
-        ("key", pa.string()), ("index", pa.int64()), ("shard", pa.string()), ("status", pa.string()),
-        ("redraws", pa.int32()), ("attempts", pa.int32()), ("params_digest", pa.string()),
-        ("members", pa.list_(member_t)), ("error", pa.string()), ("duration_s", pa.float64()),
-    ])
+    schema = pa.schema(
+        [
+            ("key", pa.string()),
+            ("index", pa.int64()),
+            ("shard", pa.string()),
+            ("status", pa.string()),
+            ("redraws", pa.int32()),
+            ("attempts", pa.int32()),
+            ("params_digest", pa.string()),
+            ("members", pa.list_(member_t)),
+            ("error", pa.string()),
+            ("duration_s", pa.float64()),
+        ]
+    )
     cols = {c: [r.get(c) for r in rows] for c in MANIFEST_COLUMNS}
     table = pa.Table.from_pydict(cols, schema=schema)
     tmp = layout.manifest.with_suffix(".parquet.tmp")

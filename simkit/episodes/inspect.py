@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from collections import Counter
 from pathlib import Path
@@ -39,7 +40,7 @@ def tile(images: list[np.ndarray], cols: int, pad: int = 4, bg: int = 255) -> np
     for k, img in enumerate(images):
         r, c = divmod(k, cols)
         y, x = pad + r * (h + pad), pad + c * (w + pad)
-        sheet[y:y + img.shape[0], x:x + img.shape[1]] = img
+        sheet[y : y + img.shape[0], x : x + img.shape[1]] = img
     return sheet
 
 
@@ -78,8 +79,11 @@ def corpus_stats(root: str | Path) -> dict[str, Any]:
     durations = np.array([r["duration_s"] or 0.0 for r in rows if r["status"] == "ok"], float)
     size = sum(p.stat().st_size for p in layout.shards.glob("*.tar"))
     return {
-        "generator": info.get("generator"), "version": info.get("version"), "seed": info.get("seed"),
-        "planned": info.get("n"), "present": len(rows),
+        "generator": info.get("generator"),
+        "version": info.get("version"),
+        "seed": info.get("seed"),
+        "planned": info.get("n"),
+        "present": len(rows),
         "ok": int(sum(r["status"] == "ok" for r in rows)),
         "failed": int(sum(r["status"] != "ok" for r in rows)),
         "redraws": int(sum(r["redraws"] or 0 for r in rows)),
@@ -116,7 +120,9 @@ def all_metas(root: str | Path) -> list[dict[str, Any]]:
     return metas
 
 
-def inspect_corpus(root: str | Path, out_dir: str | Path | None = None, n_samples: int = 16) -> tuple[dict, list[Path]]:
+def inspect_corpus(
+    root: str | Path, out_dir: str | Path | None = None, n_samples: int = 16
+) -> tuple[dict, list[Path]]:
     """Stats of the whole corpus + pictures of its first ``n_samples`` episodes.
 
     Pictures go to ``out_dir`` (default ``ROOT/inspect``); returns (stats, paths).
@@ -131,9 +137,7 @@ def inspect_corpus(root: str | Path, out_dir: str | Path | None = None, n_sample
     out.mkdir(parents=True, exist_ok=True)
     gen_cls = load(stats["generator"])
     gen = gen_cls()
-    try:
+    with contextlib.suppress(Exception):
         gen.config = gen_cls.Config.model_validate(corpus_info(root).get("config") or {})
-    except Exception:  # noqa: BLE001 - pictures do not need the config
-        pass
     paths = gen.inspect(samples, out) if samples else []
     return stats, paths

@@ -7,7 +7,14 @@ import shutil
 from pathlib import Path
 
 from simkit.core.errors import SimkitError
-from simkit.episodes.corpus import CorpusLayout, CorpusLock, load_rows, sha256, write_json_atomic, write_manifest
+from simkit.episodes.corpus import (
+    CorpusLayout,
+    CorpusLock,
+    load_rows,
+    sha256,
+    write_json_atomic,
+    write_manifest,
+)
 from simkit.executors.run import IDENTITY_KEYS
 
 
@@ -34,7 +41,9 @@ def merge_corpora(sources: list[str | Path], out: str | Path) -> dict:
     for s, info in zip(sources, infos, strict=True):
         diff = [k for k in IDENTITY_KEYS if info.get(k) != ref[k]]
         if diff:
-            raise SimkitError(f"{s}: not a slice of the same corpus as {sources[0]} ({', '.join(diff)} differ)")
+            raise SimkitError(
+                f"{s}: not a slice of the same corpus as {sources[0]} ({', '.join(diff)} differ)"
+            )
     dst = CorpusLayout(Path(out))
     if dst.corpus_json.exists() and all(Path(s).resolve() != dst.root.resolve() for s in sources):
         try:
@@ -43,8 +52,10 @@ def merge_corpora(sources: list[str | Path], out: str | Path) -> dict:
             raise SimkitError(f"{dst.corpus_json}: unreadable ({exc}); merge into a new directory") from None
         diff = [k for k in IDENTITY_KEYS if existing.get(k) != ref[k]]
         if diff:
-            raise SimkitError(f"--out {dst.root} already holds a different corpus (these settings differ: "
-                              f"{', '.join(diff)}); merge into a new directory")
+            raise SimkitError(
+                f"--out {dst.root} already holds a different corpus (these settings differ: "
+                f"{', '.join(diff)}); merge into a new directory"
+            )
     elif dst.root.exists() and not dst.root.is_dir():
         raise SimkitError(f"--out {dst.root}: exists and is not a directory")
     # check every source shard against its rows before anything is copied
@@ -76,8 +87,13 @@ def merge_corpora(sources: list[str | Path], out: str | Path) -> dict:
         write_manifest(dst, rows)
     info = dict(infos[0])
     ok = sum(r["status"] == "ok" for r in rows)
-    info["counts"] = {"planned": info.get("n"), "present": len(rows), "ok": ok, "failed": len(rows) - ok,
-                      "redraws": sum(int(r.get("redraws") or 0) for r in rows)}
+    info["counts"] = {
+        "planned": info.get("n"),
+        "present": len(rows),
+        "ok": ok,
+        "failed": len(rows) - ok,
+        "redraws": sum(int(r.get("redraws") or 0) for r in rows),
+    }
     schema = {}
     for i in infos:
         schema.update(i.get("schema") or {})
@@ -99,14 +115,19 @@ def _check_shard_rows(src: CorpusLayout, j: int) -> None:
                 for m in r["members"]:
                     want.setdefault(r["shard"], {})[m["name"]] = (m["sha256"], m["bytes"])
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise SimkitError(f"{rows_file}: unreadable rows file ({exc}); run `simkit validate {src.root}`") from None
+        raise SimkitError(
+            f"{rows_file}: unreadable rows file ({exc}); run `simkit validate {src.root}`"
+        ) from None
     for name, members in want.items():
         path = src.shards / name
         try:
             got = {n: (sha256(d), len(d)) for n, d in iter_tar(path)}
-        except Exception as exc:  # noqa: BLE001 - missing, truncated or not a tar
-            raise SimkitError(f"{path}: cannot be read ({type(exc).__name__}: {exc}); "
-                              f"run `simkit validate {src.root}`") from None
+        except Exception as exc:
+            raise SimkitError(
+                f"{path}: cannot be read ({type(exc).__name__}: {exc}); run `simkit validate {src.root}`"
+            ) from None
         if got != members:
-            raise SimkitError(f"{path}: members differ from {rows_file.name} (missing, extra or edited); "
-                              f"run `simkit validate {src.root}`")
+            raise SimkitError(
+                f"{path}: members differ from {rows_file.name} (missing, extra or edited); "
+                f"run `simkit validate {src.root}`"
+            )

@@ -40,8 +40,11 @@ def shard_paths(roots: str | Path | list[str | Path]) -> list[Path]:
         if not layout.shards.is_dir():
             raise SimkitError(f"{layout.root}: no shards/ directory (not a simkit corpus)")
         complete = {f"shard-{j:06d}" for j in layout.complete_shards()}
-        out.extend(p for p in sorted(layout.shards.glob("shard-*.tar"), key=lambda q: shard_sort_key(q.name))
-                   if p.name[:12] in complete)
+        out.extend(
+            p
+            for p in sorted(layout.shards.glob("shard-*.tar"), key=lambda q: shard_sort_key(q.name))
+            if p.name[:12] in complete
+        )
     return out
 
 

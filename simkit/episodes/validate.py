@@ -69,7 +69,9 @@ def validate_corpus(root: str | Path, run_checks: bool = True, max_problems: int
     for j in sorted(layout.complete_shards()):
         try:
             data = json.loads(layout.rows_path(j).read_text())
-            if not isinstance(data, list) or not all(isinstance(r, dict) and _ROW_KEYS <= set(r) for r in data):
+            if not isinstance(data, list) or not all(
+                isinstance(r, dict) and set(r) >= _ROW_KEYS for r in data
+            ):
                 raise ValueError("not a list of manifest rows")
             rows_files.extend(data)
         except (OSError, ValueError) as exc:
@@ -79,7 +81,7 @@ def validate_corpus(root: str | Path, run_checks: bool = True, max_problems: int
     except FileNotFoundError:
         problem(f"{layout.manifest}: missing")
         rows = rows_files
-    except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for damaged files
+    except Exception as exc:
         problem(f"{layout.manifest}: unreadable ({type(exc).__name__}: {exc})")
         rows = rows_files
     by_key_rows = {r["key"]: r for r in rows_files}
@@ -92,15 +94,21 @@ def validate_corpus(root: str | Path, run_checks: bool = True, max_problems: int
             continue
         diff = sorted(k for k in _ROW_KEYS if other.get(k) != r.get(k))
         if diff:
-            problem(f"manifest row {r['key']}: differs from the {other.get('shard')} rows file in {', '.join(diff)}")
+            problem(
+                f"manifest row {r['key']}: differs from the {other.get('shard')} rows file in {', '.join(diff)}"
+            )
     unlisted = sorted({r["shard"] for r in rows_files if r["key"] not in listed})
     for shard in unlisted:
-        problem(f"{shard}: complete on disk but missing from the manifest "
-                f"(rebuild it with: simkit merge {layout.root} --out {layout.root})")
+        problem(
+            f"{shard}: complete on disk but missing from the manifest "
+            f"(rebuild it with: simkit merge {layout.root} --out {layout.root})"
+        )
     n_planned = info.get("n")
     if isinstance(n_planned, int) and len(rows_files) < n_planned:
-        rep.notes.append(f"holds {len(rows_files)} of {n_planned} planned episodes "
-                         "(a --shard slice, or an unfinished run: re-run the same command to finish it)")
+        rep.notes.append(
+            f"holds {len(rows_files)} of {n_planned} planned episodes "
+            "(a --shard slice, or an unfinished run: re-run the same command to finish it)"
+        )
     rep.episodes = len(rows)
     rep.ok = sum(r["status"] == "ok" for r in rows)
     rep.failed_episodes = rep.episodes - rep.ok
@@ -112,9 +120,9 @@ def validate_corpus(root: str | Path, run_checks: bool = True, max_problems: int
     required: list[str] = list(info.get("required_fields") or [])
     if run_checks:
         try:
-            from simkit.core.registry import load
-
             from pydantic import ValidationError
+
+            from simkit.core.registry import load
 
             gen_cls = load(info["generator"])
             gen = gen_cls()
@@ -123,11 +131,13 @@ def validate_corpus(root: str | Path, run_checks: bool = True, max_problems: int
             except ValidationError as exc:
                 # e.g. a path in the config that exists only on the machine that generated the corpus
                 gen.config = gen_cls.Config.model_construct(**(info.get("config") or {}))
-                rep.notes.append(f"the stored config does not validate here ({exc.errors()[0]['msg']}); "
-                                 "the generator's checks ran with the stored values")
+                rep.notes.append(
+                    f"the stored config does not validate here ({exc.errors()[0]['msg']}); "
+                    "the generator's checks ran with the stored values"
+                )
         except SimkitError as exc:
             problem(f"generator checks not run: {exc}")
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             problem(f"generator checks not run: {type(exc).__name__}: {exc}")
 
     # members to check: the rows files describe what the shards hold (a manifest that disagrees with them
@@ -164,7 +174,7 @@ def validate_corpus(root: str | Path, run_checks: bool = True, max_problems: int
                 if gen is not None:
                     try:
                         samples.setdefault(key, {"__key__": key})[fname] = decode(ext, data)
-                    except Exception as exc:  # noqa: BLE001
+                    except Exception as exc:
                         problem(f"{shard}: member {name!r} does not decode ({type(exc).__name__}: {exc})")
                         damaged.add(key)
         except UnsafeMember as exc:
@@ -184,6 +194,6 @@ def validate_corpus(root: str | Path, run_checks: bool = True, max_problems: int
                 try:
                     for msg in gen.check(samples[key]):
                         problem(f"{key}: {msg}")
-                except Exception as exc:  # noqa: BLE001
+                except Exception as exc:
                     problem(f"{key}: generator check crashed ({type(exc).__name__}: {exc})")
     return rep

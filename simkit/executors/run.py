@@ -9,6 +9,7 @@ same bytes.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from collections.abc import Callable
@@ -20,9 +21,23 @@ from typing import Any
 import simkit
 from simkit.core.errors import SimkitError
 from simkit.core.registry import load
-from simkit.episodes.corpus import (CorpusLayout, CorpusLock, assemble_shard, load_rows, verify_partial,
-                                   write_json_atomic, write_manifest)
-from simkit.executors.worker import RunSpec, Worker, init_process, produce_batch, produce_in_process, write_failure
+from simkit.episodes.corpus import (
+    CorpusLayout,
+    CorpusLock,
+    assemble_shard,
+    load_rows,
+    verify_partial,
+    write_json_atomic,
+    write_manifest,
+)
+from simkit.executors.worker import (
+    RunSpec,
+    Worker,
+    init_process,
+    produce_batch,
+    produce_in_process,
+    write_failure,
+)
 
 #: corpus.json keys that must match when a run resumes into an existing directory
 IDENTITY_KEYS = ("generator", "version", "seed", "n", "episodes_per_shard", "config")
@@ -69,11 +84,14 @@ def plan_indices(n: int, episodes_per_shard: int, shard: tuple[int, int]) -> dic
     n_shards = math.ceil(n / episodes_per_shard)
     return {
         j: list(range(j * episodes_per_shard, min(n, (j + 1) * episodes_per_shard)))
-        for j in range(n_shards) if j % m == k
+        for j in range(n_shards)
+        if j % m == k
     }
 
 
-def corpus_info(spec: RunSpec, n: int, gen_cls, config_model, versions: dict, rows: list[dict]) -> dict[str, Any]:
+def corpus_info(
+    spec: RunSpec, n: int, gen_cls, config_model, versions: dict, rows: list[dict]
+) -> dict[str, Any]:
     """The content of corpus.json."""
     schema: dict[str, str] = {}
     for r in rows:
@@ -97,7 +115,10 @@ def corpus_info(spec: RunSpec, n: int, gen_cls, config_model, versions: dict, ro
         "surface_params": list(gen_cls.surface_params),
         "schema": dict(sorted(schema.items())),
         "counts": {
-            "planned": n, "present": len(rows), "ok": ok, "failed": len(rows) - ok,
+            "planned": n,
+            "present": len(rows),
+            "ok": ok,
+            "failed": len(rows) - ok,
             "redraws": sum(int(r.get("redraws") or 0) for r in rows),
         },
         "versions": versions,
@@ -119,7 +140,8 @@ def _check_resume(layout: CorpusLayout, identity: dict) -> None:
     if diff:
         raise SimkitError(
             f"{layout.root} already holds a different corpus (these settings differ: {', '.join(diff)}); "
-            "choose another --out or remove it")
+            "choose another --out or remove it"
+        )
 
 
 class _Progress:
@@ -135,19 +157,34 @@ class _Progress:
         self.log_every = log_every
         if not self.show or not self.tty:
             return
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
-                                   TimeElapsedColumn, TimeRemainingColumn)
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TaskProgressColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
 
         class Rate(TextColumn):
-            def render(self, task):  # noqa: D401
+            def render(self, task):
                 from rich.text import Text
 
                 speed = task.finished_speed or task.speed
                 return Text(f"{speed:.2f} ep/s" if speed else "-- ep/s")
 
-        self.p = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                          TaskProgressColumn(), Rate(""), TimeElapsedColumn(), TextColumn("ETA"),
-                          TimeRemainingColumn(), transient=False)
+        self.p = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TaskProgressColumn(),
+            Rate(""),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            transient=False,
+        )
         self.p.start()
         self.task = self.p.add_task(label, total=total)
 
@@ -165,15 +202,20 @@ class _Progress:
             self.last = now
             rate = self.done / max(now - self.t0, 1e-9)
             eta = (self.total - self.done) / rate if rate > 0 else float("inf")
-            print(f"[{self.label}] {self.done}/{self.total} episodes, {rate:.2f} ep/s, ETA {eta:.0f} s",
-                  file=sys.stderr, flush=True)
+            print(
+                f"[{self.label}] {self.done}/{self.total} episodes, {rate:.2f} ep/s, ETA {eta:.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
 
     def close(self) -> None:
         if self.show and self.tty:
             self.p.stop()
 
 
-def _pool_run(spec: RunSpec, indices: list[int], workers: int, on_row: Callable[[dict], None]) -> tuple[set[int], list[int]]:
+def _pool_run(
+    spec: RunSpec, indices: list[int], workers: int, on_row: Callable[[dict], None]
+) -> tuple[set[int], list[int]]:
     """Run ``indices`` on a spawn pool. Returns (completed, lost): ``lost`` = in flight when the pool broke."""
     import multiprocessing as mp
     import os
@@ -183,8 +225,12 @@ def _pool_run(spec: RunSpec, indices: list[int], workers: int, on_row: Callable[
     in_flight: dict = {}
     todo = iter(indices)
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
-                                 initializer=init_process, initargs=(spec, os.getpid())) as pool:
+        with ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=mp.get_context("spawn"),
+            initializer=init_process,
+            initargs=(spec, os.getpid()),
+        ) as pool:
             for i in todo:
                 in_flight[pool.submit(produce_in_process, i)] = i
                 if len(in_flight) >= workers * 4:
@@ -204,8 +250,13 @@ def _pool_run(spec: RunSpec, indices: list[int], workers: int, on_row: Callable[
     return completed, []
 
 
-def execute_local(spec: RunSpec, indices: list[int], workers: int, on_row: Callable[[dict], None],
-                  worker: Worker | None = None) -> None:
+def execute_local(
+    spec: RunSpec,
+    indices: list[int],
+    workers: int,
+    on_row: Callable[[dict], None],
+    worker: Worker | None = None,
+) -> None:
     """Produce ``indices`` in this process (``workers`` <= 1, reusing ``worker`` when given) or on a spawn pool.
 
     A pool worker that dies (segfault in a backend, out-of-memory kill) does not end the run: the
@@ -231,13 +282,24 @@ def execute_local(spec: RunSpec, indices: list[int], workers: int, on_row: Calla
         for i in lost:  # the suspects, one at a time: a second death pins the culprit
             done_i, lost_i = _pool_run(spec, [i], 1, on_row)
             if lost_i:
-                on_row(write_failure(spec, i, "worker process died twice while producing this episode "
-                                              "(backend crash or out-of-memory kill)"))
+                on_row(
+                    write_failure(
+                        spec,
+                        i,
+                        "worker process died twice while producing this episode "
+                        "(backend crash or out-of-memory kill)",
+                    )
+                )
             remaining.remove(i)
 
 
-def execute_ray(spec: RunSpec, batches: list[list[int]], address: str | None, on_row: Callable[[dict], None],
-                num_cpus: int | None = None) -> None:
+def execute_ray(
+    spec: RunSpec,
+    batches: list[list[int]],
+    address: str | None,
+    on_row: Callable[[dict], None],
+    num_cpus: int | None = None,
+) -> None:
     """Produce each batch of indices as one Ray task on the cluster at ``address`` (or a local Ray)."""
     from simkit.core.errors import require
 
@@ -259,9 +321,10 @@ def execute_ray(spec: RunSpec, batches: list[list[int]], address: str | None, on
             kwargs["num_cpus"] = num_cpus
         try:
             ray.init(**kwargs)
-        except Exception as exc:  # noqa: BLE001 - connection errors come in many types
-            raise SimkitError(f"cannot start or reach Ray{f' at {address}' if address else ''}: "
-                              f"{type(exc).__name__}: {exc}") from None
+        except Exception as exc:
+            raise SimkitError(
+                f"cannot start or reach Ray{f' at {address}' if address else ''}: {type(exc).__name__}: {exc}"
+            ) from None
         started = True
     try:
         task = ray.remote(produce_batch)
@@ -316,13 +379,25 @@ def generate_corpus(
         raise SimkitError("--address is the Ray cluster address; it needs --executor ray")
     gen_cls = load(generator)
     cfg = gen_cls.Config.model_validate(config or {})
-    spec = RunSpec(generator=generator, config=cfg.model_dump(mode="json"), seed=int(seed), out=str(out),
-                   episodes_per_shard=episodes_per_shard, retries=retries)
+    spec = RunSpec(
+        generator=generator,
+        config=cfg.model_dump(mode="json"),
+        seed=int(seed),
+        out=str(out),
+        episodes_per_shard=episodes_per_shard,
+        retries=retries,
+    )
     layout = CorpusLayout(Path(out))
     if layout.root.exists() and not layout.root.is_dir():
         raise SimkitError(f"--out {layout.root}: exists and is not a directory")
-    identity = {"generator": generator, "version": gen_cls.version, "seed": int(seed), "n": n,
-                "episodes_per_shard": episodes_per_shard, "config": spec.config}
+    identity = {
+        "generator": generator,
+        "version": gen_cls.version,
+        "seed": int(seed),
+        "n": n,
+        "episodes_per_shard": episodes_per_shard,
+        "config": spec.config,
+    }
     _check_resume(layout, identity)
 
     # set the generator up once before anything is written: a backend or input problem is one clear
@@ -331,7 +406,7 @@ def generate_corpus(
         preflight = Worker(spec)
     except SimkitError:
         raise
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise SimkitError(f"{generator}: setup failed: {type(exc).__name__}: {exc}") from None
     if workers > 1 or executor == "ray":
         preflight.close()
@@ -340,7 +415,9 @@ def generate_corpus(
     try:
         layout.ensure()
     except OSError as exc:
-        raise SimkitError(f"--out {layout.root}: cannot create the corpus directory ({exc.strerror or exc})") from None
+        raise SimkitError(
+            f"--out {layout.root}: cannot create the corpus directory ({exc.strerror or exc})"
+        ) from None
     layout.clean_temporaries()
 
     summary = RunSummary(out=layout.root, generator=generator)
@@ -364,16 +441,16 @@ def generate_corpus(
 
     versions = {"simkit": simkit.__version__, **(preflight.versions() if preflight else {})}
     if preflight is None:
-        try:
+        with contextlib.suppress(Exception):
             versions.update(gen_cls().backend_versions())
-        except Exception:  # noqa: BLE001 - versions are informative only
-            pass
 
     def publish() -> list[dict]:
         with CorpusLock(layout.root):
             rows = load_rows(layout)
             write_manifest(layout, rows)
-            write_json_atomic(layout.corpus_json, corpus_info(spec, n, gen_cls, gen_cls.Config, versions, rows))
+            write_json_atomic(
+                layout.corpus_json, corpus_info(spec, n, gen_cls, gen_cls.Config, versions, rows)
+            )
         return rows
 
     # corpus.json first: it marks the directory as this corpus, so a killed run can resume

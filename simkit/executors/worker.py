@@ -82,9 +82,16 @@ class Worker:
                 params = ep.params
                 meta = {
                     **ep.meta,
-                    "generator": spec.generator, "version": type(gen).version, "seed": spec.seed,
-                    "index": index, "key": key, "redraw": redraw, "rejections": rejections,
-                    "params": ep.params, "versions": self.versions(), **spec.extra_meta,
+                    "generator": spec.generator,
+                    "version": type(gen).version,
+                    "seed": spec.seed,
+                    "index": index,
+                    "key": key,
+                    "redraw": redraw,
+                    "rejections": rejections,
+                    "params": ep.params,
+                    "versions": self.versions(),
+                    **spec.extra_meta,
                 }
                 members = []
                 for name in sorted(ep.fields):
@@ -103,7 +110,7 @@ class Worker:
                 if transient > spec.retries:
                     error = f"transient failure persisted after {transient} attempts: {exc}"
                     break
-            except Exception as exc:  # noqa: BLE001 - recorded in the manifest, the run goes on
+            except Exception as exc:
                 tb = traceback.extract_tb(exc.__traceback__)
                 where = f" at {tb[-1].filename}:{tb[-1].lineno}" if tb else ""
                 error = f"{type(exc).__name__}: {exc}{where}"
@@ -111,11 +118,15 @@ class Worker:
         if error is not None:
             members = []
         row = {
-            "key": key, "index": index, "status": "failed" if error else "ok",
-            "redraws": redraw, "attempts": attempts,
+            "key": key,
+            "index": index,
+            "status": "failed" if error else "ok",
+            "redraws": redraw,
+            "attempts": attempts,
             "params_digest": params_digest(params) if not error else None,
             "members": [{"name": n, "sha256": sha256(d), "bytes": len(d)} for n, d in members],
-            "error": error, "duration_s": round(time.perf_counter() - t0, 6),
+            "error": error,
+            "duration_s": round(time.perf_counter() - t0, 6),
         }
         write_partial(self.layout, spec.shard_of(index), index, members, row)
         return row
@@ -123,8 +134,17 @@ class Worker:
 
 def write_failure(spec: RunSpec, index: int, error: str) -> dict[str, Any]:
     """Record episode ``index`` as failed (no members) in ``.partial/``; returns its manifest row."""
-    row = {"key": episode_key(spec.generator, index), "index": index, "status": "failed", "redraws": 0,
-           "attempts": 0, "params_digest": None, "members": [], "error": error, "duration_s": 0.0}
+    row = {
+        "key": episode_key(spec.generator, index),
+        "index": index,
+        "status": "failed",
+        "redraws": 0,
+        "attempts": 0,
+        "params_digest": None,
+        "members": [],
+        "error": error,
+        "duration_s": 0.0,
+    }
     write_partial(CorpusLayout(spec.out), spec.shard_of(index), index, [], row)
     return row
 

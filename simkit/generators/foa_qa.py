@@ -64,43 +64,61 @@ class FoaQaConfig(GeneratorConfig):
     """Configuration of ``foa-qa`` (defaults: 3 s of 16 kHz FOA per episode, well under 1 s of CPU)."""
 
     mode: Literal["qa", "foa-static"] = Field(
-        "qa", description="qa: QA scenes; foa-static: encoder pre-training scenes")
+        "qa", description="qa: QA scenes; foa-static: encoder pre-training scenes"
+    )
     sample_rate: Literal[16000, 48000] = Field(16000, description="FOA sample rate in Hz: 16000 or 48000")
     duration_s: float = Field(3.0, ge=1.0, le=60.0, description="episode length in seconds (mode qa), 1-60")
-    static_duration_s: Range = Field((2.0, 8.0), description="[min, max] episode length in seconds (mode foa-static), "
-                                                            "within (0.5, 60]")
+    static_duration_s: Range = Field(
+        (2.0, 8.0), description="[min, max] episode length in seconds (mode foa-static), within (0.5, 60]"
+    )
     n_sources: tuple[int, int] = Field((1, 4), description="[min, max] foreground sources")
     n_offscreen: tuple[int, int] = Field((2, 4), description="[min, max] off-screen sources (mode qa)")
     distance_m: Range = Field((1.0, 6.0), description="[min, max] source distance in metres (min >= 0.3)")
-    elevation_deg: Range = Field((-20.0, 30.0), description="[min, max] source elevation in degrees (mode qa); must "
-                                                           "reach the camera's vertical view")
+    elevation_deg: Range = Field(
+        (-20.0, 30.0),
+        description="[min, max] source elevation in degrees (mode qa); must reach the camera's vertical view",
+    )
     lufs: Range = Field((-32.0, -20.0), description="[min, max] source loudness at 1 m in LUFS")
     ambient: bool = Field(True, description="add an ambient bed")
     ambient_lufs: Range = Field((-48.0, -38.0), description="[min, max] ambient bed loudness in LUFS")
     fov_deg: float = Field(90.0, gt=10.0, lt=170.0, description="camera horizontal field of view in degrees")
     image_width: int = Field(640, ge=16, description="image width in pixels (pinhole coordinates)")
     image_height: int = Field(360, ge=16, description="image height in pixels")
-    camera_turn_prob: float = Field(0.6, ge=0.0, le=1.0, description="probability that the camera turns (mode qa)")
-    turn_deg: Range = Field((30.0, 75.0), description="[min, max] camera turn angle in degrees, within [0, 180] "
-                                                     "and max + fov_deg <= 270")
+    camera_turn_prob: float = Field(
+        0.6, ge=0.0, le=1.0, description="probability that the camera turns (mode qa)"
+    )
+    turn_deg: Range = Field(
+        (30.0, 75.0),
+        description="[min, max] camera turn angle in degrees, within [0, 180] and max + fov_deg <= 270",
+    )
     room: bool = Field(True, description="shoebox room with image-source early reflections")
     image_order: int = Field(1, ge=0, le=4, description="image-source reflection order")
     tail: bool = Field(True, description="diffuse late tail (needs room)")
     rt60_s: Range = Field((0.2, 0.6), description="[min, max] reverberation time in seconds")
     n_interferers: tuple[int, int] = Field((0, 0), description="[min, max] plane-wave interferers")
-    snr_choices_db: list[float] = Field([20.0, 15.0, 10.0, 5.0, 0.0], min_length=1,
-                                        description="interferer SNR choices in dB (W-channel power)")
-    propagation_delay: bool = Field(True, description="propagation delay r/c (and Doppler) on the direct path")
-    block: int = Field(32, ge=1, le=4096, description="geometry update interval in samples (gains ramp in between)")
+    snr_choices_db: list[float] = Field(
+        [20.0, 15.0, 10.0, 5.0, 0.0],
+        min_length=1,
+        description="interferer SNR choices in dB (W-channel power)",
+    )
+    propagation_delay: bool = Field(
+        True, description="propagation delay r/c (and Doppler) on the direct path"
+    )
+    block: int = Field(
+        32, ge=1, le=4096, description="geometry update interval in samples (gains ramp in between)"
+    )
     sounds: str = Field(
-        "", description="sound bank directory (one folder per label or an ESC-50 CSV); empty = procedural")
+        "", description="sound bank directory (one folder per label or an ESC-50 CSV); empty = procedural"
+    )
 
     @field_validator("duration_s", mode="before")
     @classmethod
     def _duration(cls, v):
         """One message with the usable range (every source of a qa scene sounds for at least 1 s)."""
         if isinstance(v, (int, float)) and not isinstance(v, bool) and not 1.0 <= v <= 60.0:
-            raise ValueError(f"duration_s must lie within [1, 60] s (every source sounds for at least 1 s), got {v}")
+            raise ValueError(
+                f"duration_s must lie within [1, 60] s (every source sounds for at least 1 s), got {v}"
+            )
         return v
 
     @field_validator("sounds")
@@ -114,14 +132,26 @@ class FoaQaConfig(GeneratorConfig):
             if problem:
                 raise ValueError(problem)
         return v
+
     features: bool = Field(True, description="store the 5x128xT feature tensor")
     channel_format: Literal["ambix", "fuma"] = Field(
-        "ambix", description="ambix: ACN W,Y,Z,X / SN3D (default); fuma: W,X,Y,Z with W at -3 dB")
+        "ambix", description="ambix: ACN W,Y,Z,X / SN3D (default); fuma: W,X,Y,Z with W at -3 dB"
+    )
 
     @model_validator(mode="after")
     def _ranges(self):
-        for name in ("static_duration_s", "n_sources", "n_offscreen", "distance_m", "elevation_deg", "lufs",
-                     "ambient_lufs", "turn_deg", "rt60_s", "n_interferers"):
+        for name in (
+            "static_duration_s",
+            "n_sources",
+            "n_offscreen",
+            "distance_m",
+            "elevation_deg",
+            "lufs",
+            "ambient_lufs",
+            "turn_deg",
+            "rt60_s",
+            "n_interferers",
+        ):
             lo, hi = getattr(self, name)
             if lo > hi:
                 raise ValueError(f"{name}: min {lo} > max {hi}")
@@ -130,12 +160,16 @@ class FoaQaConfig(GeneratorConfig):
         if self.n_offscreen[0] < 0 or self.n_offscreen[1] > 6:
             raise ValueError("n_offscreen must lie within [0, 6]")
         if self.distance_m[0] < R_MIN_M:
-            raise ValueError(f"distance_m must lie within [{R_MIN_M}, inf) m (the renderer clamps nearer sources "
-                             f"to {R_MIN_M} m), got {list(self.distance_m)}")
+            raise ValueError(
+                f"distance_m must lie within [{R_MIN_M}, inf) m (the renderer clamps nearer sources "
+                f"to {R_MIN_M} m), got {list(self.distance_m)}"
+            )
         if self.rt60_s[0] <= 0:
             raise ValueError(f"rt60_s must be > 0, got {list(self.rt60_s)}")
         if self.static_duration_s[0] <= 0.5 or self.static_duration_s[1] > 60.0:
-            raise ValueError(f"static_duration_s must lie within (0.5, 60] s, got {list(self.static_duration_s)}")
+            raise ValueError(
+                f"static_duration_s must lie within (0.5, 60] s, got {list(self.static_duration_s)}"
+            )
         if self.n_interferers[0] < 0:
             raise ValueError("n_interferers must be >= 0")
         if self.elevation_deg[0] < -90.0 or self.elevation_deg[1] > 90.0:
@@ -150,12 +184,18 @@ class FoaQaConfig(GeneratorConfig):
                 raise ValueError(
                     f"elevation_deg {list(self.elevation_deg)} must overlap [{-lim:.1f}, {lim:.1f}] deg, the "
                     f"elevations at which a foreground source is on screen with fov_deg {self.fov_deg} and "
-                    f"{self.image_width}x{self.image_height} pixels")
-            if self.n_offscreen[1] > 0 and self.camera_turn_prob > 0 and self.turn_deg[1] + self.fov_deg > 270.0:
+                    f"{self.image_width}x{self.image_height} pixels"
+                )
+            if (
+                self.n_offscreen[1] > 0
+                and self.camera_turn_prob > 0
+                and self.turn_deg[1] + self.fov_deg > 270.0
+            ):
                 raise ValueError(
                     f"turn_deg max {self.turn_deg[1]} + fov_deg {self.fov_deg} must be <= 270 so that off-screen "
                     "sources have room outside the swept field of view (or set n_offscreen [0, 0] or "
-                    "camera_turn_prob 0)")
+                    "camera_turn_prob 0)"
+                )
         return self
 
 
@@ -194,7 +234,16 @@ def make_qa(scene: dict) -> list[dict]:
     qa: list[dict] = []
 
     def add(kind, sid, q, a, st):
-        qa.append({"id": f"q{len(qa)}", "kind": kind, "source_id": sid, "question": q, "answer": a, "structured": st})
+        qa.append(
+            {
+                "id": f"q{len(qa)}",
+                "kind": kind,
+                "source_id": sid,
+                "question": q,
+                "answer": a,
+                "structured": st,
+            }
+        )
 
     for s in scene["sources"]:
         if labels.count(s["label"]) != 1:
@@ -205,35 +254,66 @@ def make_qa(scene: dict) -> list[dict]:
         k = _at(tr, 0.5 * (on + off))
         t, az = tr["time_s"][k], tr["azimuth_deg"][k]
         d8 = direction8(az)
-        add("direction", s["id"], f"At {t:.1f} s, from which direction relative to you does the {name} sound come?",
+        add(
+            "direction",
+            s["id"],
+            f"At {t:.1f} s, from which direction relative to you does the {name} sound come?",
             f"From the {d8} (azimuth {az:.0f} degrees).",
-            {"direction": d8, "azimuth_deg": round(az, 1), "time_s": t})
+            {"direction": d8, "azimuth_deg": round(az, 1), "time_s": t},
+        )
         k = _at(tr, on + 0.25 * (off - on))
         t, az, el, r = tr["time_s"][k], tr["azimuth_deg"][k], tr["elevation_deg"][k], tr["distance_m"][k]
         d8 = direction8(az)
-        add("localization_3d", s["id"],
+        add(
+            "localization_3d",
+            s["id"],
             f"Where is the {name} at {t:.1f} s? Give its direction and distance from you.",
             f"To the {d8}, about {r:.1f} m away (azimuth {az:.0f} degrees, elevation {el:.0f} degrees).",
-            {"direction": d8, "azimuth_deg": round(az, 1), "elevation_deg": round(el, 1),
-             "distance_m": round(r, 2), "time_s": t})
+            {
+                "direction": d8,
+                "azimuth_deg": round(az, 1),
+                "elevation_deg": round(el, 1),
+                "distance_m": round(r, 2),
+                "time_s": t,
+            },
+        )
         if not static:
             mot = motion_of(s, scene)
             q = f"How does the {name} move while it is sounding?"
-            opts, letter = _options(mot["motion"], list(MOTION_TEXT), f"{s['id']}|{s['label']}|motion|{on}|{off}")
+            opts, letter = _options(
+                mot["motion"], list(MOTION_TEXT), f"{s['id']}|{s['label']}|motion|{on}|{off}"
+            )
             q += " " + " ".join(f"{LETTERS[i]}. {MOTION_TEXT[o]}" for i, o in enumerate(opts))
-            add("motion", s["id"], q, f"{letter}. {MOTION_TEXT[mot['motion']]}",
-                {"motion": mot["motion"], "choice": letter, "options": opts,
-                 "delta_y_m": mot["delta_y_m"], "delta_distance_m": mot["delta_distance_m"]})
+            add(
+                "motion",
+                s["id"],
+                q,
+                f"{letter}. {MOTION_TEXT[mot['motion']]}",
+                {
+                    "motion": mot["motion"],
+                    "choice": letter,
+                    "options": opts,
+                    "delta_y_m": mot["delta_y_m"],
+                    "delta_distance_m": mot["delta_distance_m"],
+                },
+            )
     if not static:
         turn = scene["camera"]["turn"]
         rot = turn["direction"]
         opts, letter = _options(rot, list(ROTATION_TEXT), f"camera|{scene['duration_s']}|{len(labels)}")
-        q = "Does the camera turn during the clip? If so, which way and by how many degrees? " + \
-            " ".join(f"{LETTERS[i]}. {ROTATION_TEXT[o]}" for i, o in enumerate(opts))
-        ans = f"{letter}. {ROTATION_TEXT[rot]}" + (f" It turns by about {turn['angle_deg']:.0f} degrees."
-                                                   if rot != "none" else "")
-        add("camera_rotation", None, q, ans,
-            {"rotation": rot, "angle_deg": float(turn["angle_deg"]), "choice": letter, "options": opts})
+        q = "Does the camera turn during the clip? If so, which way and by how many degrees? " + " ".join(
+            f"{LETTERS[i]}. {ROTATION_TEXT[o]}" for i, o in enumerate(opts)
+        )
+        ans = f"{letter}. {ROTATION_TEXT[rot]}" + (
+            f" It turns by about {turn['angle_deg']:.0f} degrees." if rot != "none" else ""
+        )
+        add(
+            "camera_rotation",
+            None,
+            q,
+            ans,
+            {"rotation": rot, "angle_deg": float(turn["angle_deg"]), "choice": letter, "options": opts},
+        )
     return qa
 
 
@@ -289,14 +369,29 @@ class FoaQaGenerator(Generator):
 
         c: FoaQaConfig = self.config
         return DirectorParams(
-            mode=c.mode, duration_s=c.duration_s, static_duration_s=tuple(c.static_duration_s),
-            n_sources=tuple(c.n_sources), n_offscreen=tuple(c.n_offscreen), distance_m=tuple(c.distance_m),
-            elevation_deg=tuple(c.elevation_deg), lufs=tuple(c.lufs), ambient=c.ambient,
-            ambient_lufs=tuple(c.ambient_lufs), fov_deg=c.fov_deg, image_size=(c.image_width, c.image_height),
-            camera_turn_prob=c.camera_turn_prob, turn_deg=tuple(c.turn_deg), room=c.room,
-            image_order=c.image_order, rt60_s=tuple(c.rt60_s), tail=c.tail, n_interferers=tuple(c.n_interferers),
-            snr_choices_db=tuple(c.snr_choices_db), labels=list(self.bank.labels),
-            ambient_labels=list(self.bank.ambient_labels))
+            mode=c.mode,
+            duration_s=c.duration_s,
+            static_duration_s=tuple(c.static_duration_s),
+            n_sources=tuple(c.n_sources),
+            n_offscreen=tuple(c.n_offscreen),
+            distance_m=tuple(c.distance_m),
+            elevation_deg=tuple(c.elevation_deg),
+            lufs=tuple(c.lufs),
+            ambient=c.ambient,
+            ambient_lufs=tuple(c.ambient_lufs),
+            fov_deg=c.fov_deg,
+            image_size=(c.image_width, c.image_height),
+            camera_turn_prob=c.camera_turn_prob,
+            turn_deg=tuple(c.turn_deg),
+            room=c.room,
+            image_order=c.image_order,
+            rt60_s=tuple(c.rt60_s),
+            tail=c.tail,
+            n_interferers=tuple(c.n_interferers),
+            snr_choices_db=tuple(c.snr_choices_db),
+            labels=list(self.bank.labels),
+            ambient_labels=list(self.bank.ambient_labels),
+        )
 
     def generate(self, index: int, rng: np.random.Generator) -> Episode:
         from simkit.renderers.foa import acn_sn3d_to_fuma, foa_features
@@ -311,7 +406,9 @@ class FoaQaGenerator(Generator):
         scene["sample_rate"] = int(c.sample_rate)
         scene["sound_bank"] = self.bank.name
         # 2. render
-        foa, info = render_scene(scene, self.bank, c.sample_rate, rng, delay=c.propagation_delay, block=c.block)
+        foa, info = render_scene(
+            scene, self.bank, c.sample_rate, rng, delay=c.propagation_delay, block=c.block
+        )
         if not np.any(foa):
             raise SampleRejected("silent mix")
         scene["mix_gain_db"] = info["mix_gain_db"]
@@ -327,16 +424,22 @@ class FoaQaGenerator(Generator):
         fields["qa"] = make_qa(scene)
         srcs = scene["sources"]
         params = {
-            "structural": {"mode": c.mode, "n_sources": sum(s["role"] != "offscreen" for s in srcs),
-                           "n_offscreen": sum(s["role"] == "offscreen" for s in srcs),
-                           "camera_turn": scene["camera"]["turn"]["direction"],
-                           "labels": [s["label"] for s in srcs], "motions": [s["motion"] for s in srcs],
-                           "duration_s": scene["duration_s"]},
-            "surface": {"lufs": [s["lufs"] for s in srcs],
-                        "ambient_label": scene["ambient"]["label"] if scene["ambient"] else None,
-                        "rt60_s": scene["room"]["rt60_s"] if scene["room"] else None,
-                        "room_size_m": scene["room"]["size_m"] if scene["room"] else None,
-                        "interferer_snr_db": [i["snr_db"] for i in scene["interferers"]]},
+            "structural": {
+                "mode": c.mode,
+                "n_sources": sum(s["role"] != "offscreen" for s in srcs),
+                "n_offscreen": sum(s["role"] == "offscreen" for s in srcs),
+                "camera_turn": scene["camera"]["turn"]["direction"],
+                "labels": [s["label"] for s in srcs],
+                "motions": [s["motion"] for s in srcs],
+                "duration_s": scene["duration_s"],
+            },
+            "surface": {
+                "lufs": [s["lufs"] for s in srcs],
+                "ambient_label": scene["ambient"]["label"] if scene["ambient"] else None,
+                "rt60_s": scene["room"]["rt60_s"] if scene["room"] else None,
+                "room_size_m": scene["room"]["size_m"] if scene["room"] else None,
+                "interferer_snr_db": [i["snr_db"] for i in scene["interferers"]],
+            },
         }
         return Episode(fields, params=params)
 
@@ -372,7 +475,9 @@ class FoaQaGenerator(Generator):
             if scene.get("channel_format", "ambix") != fmt:
                 problems.append(f"scene channel format {scene.get('channel_format')!r}, config {fmt!r}")
             if sr != sr_cfg or sr != scene.get("sample_rate"):
-                problems.append(f"foa sample rate {sr} Hz, config {sr_cfg} Hz, scene {scene.get('sample_rate')} Hz")
+                problems.append(
+                    f"foa sample rate {sr} Hz, config {sr_cfg} Hz, scene {scene.get('sample_rate')} Hz"
+                )
             want = int(round(scene["duration_s"] * sr))
             if n != want:
                 problems.append(f"foa has {n} samples, expected {want} ({scene['duration_s']} s at {sr} Hz)")
@@ -397,16 +502,17 @@ class FoaQaGenerator(Generator):
             except (KeyError, ValueError, TypeError) as exc:
                 problems.append(f"source {s.get('id')}: bad keyframes ({exc})")
                 continue
-            if not np.allclose(tr["azimuth_deg"], s["track"]["azimuth_deg"], atol=1e-3) or \
-                    not np.allclose(tr["distance_m"], s["track"]["distance_m"], atol=1e-3):
+            if not np.allclose(tr["azimuth_deg"], s["track"]["azimuth_deg"], atol=1e-3) or not np.allclose(
+                tr["distance_m"], s["track"]["distance_m"], atol=1e-3
+            ):
                 problems.append(f"source {s['id']}: stored track disagrees with its keyframes and the camera")
-            if s["role"] == "offscreen" and (any(s["track"]["on_screen"]) or
-                                             np.min(np.abs(s["track"]["azimuth_deg"])) <= half):
+            if s["role"] == "offscreen" and (
+                any(s["track"]["on_screen"]) or np.min(np.abs(s["track"]["azimuth_deg"])) <= half
+            ):
                 problems.append(f"source {s['id']}: off-screen source enters the field of view")
         problems += check_qa_schema(qa)
-        if not problems:
-            if make_qa(scene) != qa:
-                problems.append("qa disagrees with the answers recomputed from the stored trajectories")
+        if not problems and make_qa(scene) != qa:
+            problems.append("qa disagrees with the answers recomputed from the stored trajectories")
         return problems
 
     def _check_duration(self, scene: dict) -> list[str]:
@@ -449,7 +555,9 @@ class FoaQaGenerator(Generator):
             e = doa["energy"]
             keep = e > e.max() * 1e-3 if e.size and e.max() > 0 else np.zeros(e.shape, bool)
             fig, ax = plt.subplots(figsize=(8, 4), dpi=100)
-            ax.scatter(doa["time_s"][keep], doa["azimuth_deg"][keep], s=4, c="k", alpha=0.35, label="DOA estimate")
+            ax.scatter(
+                doa["time_s"][keep], doa["azimuth_deg"][keep], s=4, c="k", alpha=0.35, label="DOA estimate"
+            )
             for j, s in enumerate(scene["sources"]):
                 tr = s["track"]
                 t = np.asarray(tr["time_s"])

@@ -40,8 +40,16 @@ from simkit.core.episode import Episode, Image
 from simkit.core.errors import SampleRejected
 from simkit.core.generator import Generator, GeneratorConfig
 from simkit.scenes.packing_geometry import DEFAULT_RESOLUTION, Container
-from simkit.scenes.packing_layout import (MAX_RESOLUTION, MIN_RESOLUTION, TIERS, PackingCase, accepted_resolutions,
-                                          check_case, compile_case, resolution_problems)
+from simkit.scenes.packing_layout import (
+    MAX_RESOLUTION,
+    MIN_RESOLUTION,
+    TIERS,
+    PackingCase,
+    accepted_resolutions,
+    check_case,
+    compile_case,
+    resolution_problems,
+)
 
 
 class TierMix(BaseModel):
@@ -53,8 +61,12 @@ class TierMix(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
     easy: float = Field(1.0, ge=0, description="weight of the easy tier (buffer 3, 1-2 layers, 4-8 objects)")
-    medium: float = Field(1.0, ge=0, description="weight of the medium tier (buffer 5, 2-3 layers, 9-18 objects)")
-    hard: float = Field(1.0, ge=0, description="weight of the hard tier (buffer 10, 3-4 layers, 19-32 objects)")
+    medium: float = Field(
+        1.0, ge=0, description="weight of the medium tier (buffer 5, 2-3 layers, 9-18 objects)"
+    )
+    hard: float = Field(
+        1.0, ge=0, description="weight of the hard tier (buffer 10, 3-4 layers, 19-32 objects)"
+    )
 
     @model_validator(mode="after")
     def _some_weight(self) -> TierMix:
@@ -87,21 +99,40 @@ class PhysicsConfig(BaseModel):
     settle_window: int = Field(6, ge=1, description="consecutive calm steps that count as at rest")
     drop_gap: float = Field(0.002, ge=0, description="m; release height above the heightmap drop height")
     tilt_tol: float = Field(0.1, gt=0, description="rad; rotation beyond this counts as tipped")
-    footprint_shrink: float = Field(0.0001, ge=0, le=0.0003, description=(
-        "m; collision footprint shrink per side, <= 0.3 mm: pressed neighbours overlap by 2 x shrink + ~0.3 mm "
-        "contact penetration, which must stay under the geometric checker's 1 mm (0.5 mm fails it)"))
+    footprint_shrink: float = Field(
+        0.0001,
+        ge=0,
+        le=0.0003,
+        description=(
+            "m; collision footprint shrink per side, <= 0.3 mm: pressed neighbours overlap by 2 x shrink + ~0.3 mm "
+            "contact penetration, which must stay under the geometric checker's 1 mm (0.5 mm fails it)"
+        ),
+    )
     friction: float = Field(0.5, ge=0, description="Coulomb friction coefficient of every surface")
-    solver_iterations: int = Field(50, ge=1, description=(
-        "pybullet constraint-solver iterations per step (pybullet's default 50: with 20, heavy 3-4 layer "
-        "stacks sink up to ~1.3 mm into each other, beyond the 1 mm geometric check)"))
-    contact_erp: float | None = Field(None, gt=0, le=1, description=(
-        "pybullet contactERP; None keeps pybullet's default (the closed-loop evaluation uses 0.5)"))
+    solver_iterations: int = Field(
+        50,
+        ge=1,
+        description=(
+            "pybullet constraint-solver iterations per step (pybullet's default 50: with 20, heavy 3-4 layer "
+            "stacks sink up to ~1.3 mm into each other, beyond the 1 mm geometric check)"
+        ),
+    )
+    contact_erp: float | None = Field(
+        None,
+        gt=0,
+        le=1,
+        description=(
+            "pybullet contactERP; None keeps pybullet's default (the closed-loop evaluation uses 0.5)"
+        ),
+    )
 
     @model_validator(mode="after")
     def _can_settle(self) -> PhysicsConfig:
         if self.settle_window > self.max_settle_steps:
-            raise ValueError(f"settle_window ({self.settle_window}) must be <= max_settle_steps "
-                             f"({self.max_settle_steps}): no box could ever count as at rest")
+            raise ValueError(
+                f"settle_window ({self.settle_window}) must be <= max_settle_steps "
+                f"({self.max_settle_steps}): no box could ever count as at rest"
+            )
         return self
 
 
@@ -111,9 +142,15 @@ class PackingConfig(GeneratorConfig):
     tier_mix: TierMix = Field(default_factory=TierMix, description="relative tier weights")
     model_config = ConfigDict(extra="forbid", validate_assignment=True, frozen=False, allow_inf_nan=False)
 
-    resolution: float = Field(DEFAULT_RESOLUTION, ge=MIN_RESOLUTION, le=MAX_RESOLUTION, description=(
-        "grid cell size in metres (PackLab: 0.025); 0.01..0.05 and only values at which every tier always "
-        "compiles (e.g. 0.01, 0.0125, 0.015, 0.02, 0.025, 0.04, 0.05; not 0.03)"))
+    resolution: float = Field(
+        DEFAULT_RESOLUTION,
+        ge=MIN_RESOLUTION,
+        le=MAX_RESOLUTION,
+        description=(
+            "grid cell size in metres (PackLab: 0.025); 0.01..0.05 and only values at which every tier always "
+            "compiles (e.g. 0.01, 0.0125, 0.015, 0.02, 0.025, 0.04, 0.05; not 0.03)"
+        ),
+    )
     physics: PhysicsConfig = Field(default_factory=PhysicsConfig, description="stability thresholds")
     heightmap_px_per_cell: int = Field(8, ge=1, le=64, description="pixels per grid cell in heightmap PNGs")
     strip_columns: int = Field(8, ge=1, le=64, description="heightmaps per row of the heightmap_strip PNG")
@@ -123,8 +160,10 @@ class PackingConfig(GeneratorConfig):
         problems = resolution_problems(self.resolution)
         if problems:
             ok = ", ".join(f"{a:g}-{b:g}" for a, b in accepted_resolutions())
-            raise ValueError(f"resolution {self.resolution:g} m cannot compile every case ({problems[0]}); "
-                             f"accepted ranges (m): {ok}")
+            raise ValueError(
+                f"resolution {self.resolution:g} m cannot compile every case ({problems[0]}); "
+                f"accepted ranges (m): {ok}"
+            )
         return self
 
 
@@ -147,12 +186,17 @@ def top_ids(case: PackingCase, steps: int) -> np.ndarray:
     ids = np.full((L, W), -1, np.int32)
     for p in case.expert[:steps]:
         lx, ly = case.box(p.box_id).footprint(p.orientation)
-        ids[p.x:p.x + lx, p.y:p.y + ly] = p.box_id
+        ids[p.x : p.x + lx, p.y : p.y + ly] = p.box_id
     return ids
 
 
-def render_heightmap(hm: np.ndarray, max_height: int, px: int = 8, ids: np.ndarray | None = None,
-                     highlight: tuple[int, int, int, int] | None = None) -> np.ndarray:
+def render_heightmap(
+    hm: np.ndarray,
+    max_height: int,
+    px: int = 8,
+    ids: np.ndarray | None = None,
+    highlight: tuple[int, int, int, int] | None = None,
+) -> np.ndarray:
     """RGB picture of a heightmap: uint8 (L*px, W*px, 3); image row = x cell, column = y cell.
 
     Colour = height / ``max_height`` on viridis (dark = floor, yellow = full). ``ids`` (L, W)
@@ -167,18 +211,18 @@ def render_heightmap(hm: np.ndarray, max_height: int, px: int = 8, ids: np.ndarr
         edge_y = np.zeros(ids.shape, bool)
         edge_y[:, 1:] = ids[:, 1:] != ids[:, :-1]
         for i, j in zip(*np.nonzero(edge_x)):
-            img[i * px, j * px:(j + 1) * px] = 20
+            img[i * px, j * px : (j + 1) * px] = 20
         for i, j in zip(*np.nonzero(edge_y)):
-            img[i * px:(i + 1) * px, j * px] = 20
+            img[i * px : (i + 1) * px, j * px] = 20
     if highlight is not None:
         x, y, lx, ly = highlight
         t = max(1, px // 4)
         r0, r1, c0, c1 = x * px, (x + lx) * px, y * px, (y + ly) * px
         red = np.array([230, 30, 30], np.uint8)
-        img[r0:r0 + t, c0:c1] = red
-        img[r1 - t:r1, c0:c1] = red
-        img[r0:r1, c0:c0 + t] = red
-        img[r0:r1, c1 - t:c1] = red
+        img[r0 : r0 + t, c0:c1] = red
+        img[r1 - t : r1, c0:c1] = red
+        img[r0:r1, c0 : c0 + t] = red
+        img[r0:r1, c1 - t : c1] = red
     return img
 
 
@@ -204,7 +248,7 @@ def tile_frames(frames: list[np.ndarray], cols: int, pad: int = 3, bg: int = 255
     out = np.full((rows * (h + pad) + pad, cols * (w + pad) + pad, 3), bg, np.uint8)
     for k, f in enumerate(frames):
         r, c = divmod(k, cols)
-        out[pad + r * (h + pad):pad + r * (h + pad) + h, pad + c * (w + pad):pad + c * (w + pad) + w] = f
+        out[pad + r * (h + pad) : pad + r * (h + pad) + h, pad + c * (w + pad) : pad + c * (w + pad) + w] = f
     return out
 
 
@@ -212,7 +256,9 @@ def tile_frames(frames: list[np.ndarray], cols: int, pad: int = 3, bg: int = 255
 def final_poses(poses: np.ndarray, case: PackingCase) -> list[tuple[Any, tuple]]:
     """(box, (centre m, quaternion wxyz)) of every placed box after the last step of ``poses`` (T, N, 7)."""
     last = np.asarray(poses[-1], np.float64)
-    return [(b, (tuple(last[b.id, :3]), tuple(last[b.id, 3:]))) for b in case.boxes if not np.isnan(last[b.id, 0])]
+    return [
+        (b, (tuple(last[b.id, :3]), tuple(last[b.id, 3:]))) for b in case.boxes if not np.isnan(last[b.id, 0])
+    ]
 
 
 def episode_metrics(case: PackingCase, posed: list[tuple[Any, tuple]]) -> dict[str, Any]:
@@ -227,7 +273,9 @@ def episode_metrics(case: PackingCase, posed: list[tuple[Any, tuple]]) -> dict[s
 
     packed = [(b, pose) for b, pose in posed if centre_inside(case.container, pose[0])]
     hm = heightmap_from_poses(case.container, packed)
-    return case_metrics(case.container, case.total_volume, [b for b, _ in packed], hm, len(case.boxes)).to_dict()
+    return case_metrics(
+        case.container, case.total_volume, [b for b, _ in packed], hm, len(case.boxes)
+    ).to_dict()
 
 
 def geometric_violations(case: PackingCase, posed: list[tuple[Any, tuple]]) -> list[str]:
@@ -242,12 +290,23 @@ class PackingGenerator(Generator):
 
     name = "packing"
     version = "1"
-    description = "layout-first box-packing trajectories (heightmaps, buffers, expert actions) with pybullet replay"
+    description = (
+        "layout-first box-packing trajectories (heightmaps, buffers, expert actions) with pybullet replay"
+    )
     extra = "packing"
     Config = PackingConfig
     required_fields = ("case", "heightmaps", "actions", "steps", "poses", "heightmap_strip", "metrics")
-    structural_params = ("tier", "container_l", "container_w", "container_h", "n_objects", "n_layers",
-                         "layer_heights", "buffer_size", "resolution")
+    structural_params = (
+        "tier",
+        "container_l",
+        "container_w",
+        "container_h",
+        "n_objects",
+        "n_layers",
+        "layer_heights",
+        "buffer_size",
+        "resolution",
+    )
     surface_params = ("box_colours", "heightmap_px_per_cell")
 
     def __init__(self) -> None:
@@ -255,7 +314,7 @@ class PackingGenerator(Generator):
         self._world_: Any = None  # one pybullet client per worker, re-targeted to each container
         self._pending: dict[int, dict[str, int]] = {}
         #: rejections per tier seen by this worker (all indices); episode meta records each episode's own
-        self.rejections_by_tier: dict[str, int] = {t: 0 for t in TIERS}
+        self.rejections_by_tier: dict[str, int] = dict.fromkeys(TIERS, 0)
 
     # -- life cycle ---------------------------------------------------------------------------
     def setup(self, config: PackingConfig) -> None:
@@ -324,7 +383,9 @@ class PackingGenerator(Generator):
             if not res.valid:
                 pending[tier] = pending.get(tier, 0) + 1
                 self.rejections_by_tier[tier] += 1
-                raise SampleRejected(f"tier={tier}: step {t} box {p.box_id} invalid in physics ({res.reason})")
+                raise SampleRejected(
+                    f"tier={tier}: step {t} box {p.box_id} invalid in physics ({res.reason})"
+                )
             feedback.append(res.to_dict())
             for bid, (pos, quat) in world.poses().items():
                 poses[t, bid, :3] = pos
@@ -345,29 +406,58 @@ class PackingGenerator(Generator):
             buf = case.buffer_at(placed)
             slot = buf.index(p.box_id)
             actions[t] = (slot, p.orientation, p.x, p.y, p.z)
-            steps.append({
-                "t": t, "buffer": buf, "buffer_sizes": [list(case.box(i).size) for i in buf],
-                "action": {"slot": slot, "box_id": p.box_id, "orientation": p.orientation,
-                           "x": p.x, "y": p.y, "z": p.z},
-                "physics": feedback[t],
-            })
+            steps.append(
+                {
+                    "t": t,
+                    "buffer": buf,
+                    "buffer_sizes": [list(case.box(i).size) for i in buf],
+                    "action": {
+                        "slot": slot,
+                        "box_id": p.box_id,
+                        "orientation": p.orientation,
+                        "x": p.x,
+                        "y": p.y,
+                        "z": p.z,
+                    },
+                    "physics": feedback[t],
+                }
+            )
             placed.append(p.box_id)
         metrics = episode_metrics(case, posed)
         strip = tile_frames(heightmap_frames(case, heightmaps, cfg.heightmap_px_per_cell), cfg.strip_columns)
         params = {
-            "structural": {"tier": tier, "container_l": L, "container_w": W, "container_h": H,
-                           "n_objects": N, "n_layers": len(case.layer_heights),
-                           "layer_heights": list(case.layer_heights), "buffer_size": case.buffer_size,
-                           "resolution": cfg.resolution},
-            "surface": {"box_colours": [list(b.colour) for b in case.boxes],
-                        "heightmap_px_per_cell": cfg.heightmap_px_per_cell},
+            "structural": {
+                "tier": tier,
+                "container_l": L,
+                "container_w": W,
+                "container_h": H,
+                "n_objects": N,
+                "n_layers": len(case.layer_heights),
+                "layer_heights": list(case.layer_heights),
+                "buffer_size": case.buffer_size,
+                "resolution": cfg.resolution,
+            },
+            "surface": {
+                "box_colours": [list(b.colour) for b in case.boxes],
+                "heightmap_px_per_cell": cfg.heightmap_px_per_cell,
+            },
         }
         return Episode(
-            fields={"case": case.to_json(), "heightmaps": heightmaps.astype(np.int16), "actions": actions,
-                    "steps": steps, "poses": poses, "heightmap_strip": Image(strip), "metrics": metrics},
+            fields={
+                "case": case.to_json(),
+                "heightmaps": heightmaps.astype(np.int16),
+                "actions": actions,
+                "steps": steps,
+                "poses": poses,
+                "heightmap_strip": Image(strip),
+                "metrics": metrics,
+            },
             params=params,
-            meta={"tier": tier, "rejections_by_tier": rejected,
-                  "settle_steps_total": int(sum(f["steps"] for f in feedback))},
+            meta={
+                "tier": tier,
+                "rejections_by_tier": rejected,
+                "settle_steps_total": int(sum(f["steps"] for f in feedback)),
+            },
         )
 
     # -- validate -----------------------------------------------------------------------------
@@ -382,7 +472,9 @@ class PackingGenerator(Generator):
         L, W, H = case.container.size
         T, N = len(case.expert), len(case.boxes)
         if case.total_volume != L * W * H:
-            problems.append(f"layout volumes do not add up: boxes {case.total_volume} != container {L * W * H}")
+            problems.append(
+                f"layout volumes do not add up: boxes {case.total_volume} != container {L * W * H}"
+            )
         hms = np.asarray(sample["heightmaps"])
         expect = case.expert_heightmaps()
         if hms.shape != expect.shape:
@@ -414,7 +506,7 @@ class PackingGenerator(Generator):
             return problems
         for t in range(T):
             present = ~np.isnan(poses[t, :, 0])
-            if sorted(np.nonzero(present)[0].tolist()) != sorted(placed[:t + 1]):
+            if sorted(np.nonzero(present)[0].tolist()) != sorted(placed[: t + 1]):
                 problems.append(f"step {t}: poses present for the wrong boxes")
                 break
         posed = final_poses(poses, case)
@@ -455,10 +547,12 @@ class PackingGenerator(Generator):
             gap = np.full((pics[0].shape[0], 3, 3), 255, np.uint8)
             img = np.concatenate([pics[0], gap, pics[1]], axis=1)
             canvas = PILImage.fromarray(np.full((14, max(img.shape[1], 130), 3), 255, np.uint8))
-            ImageDraw.Draw(canvas).text((2, 1), f"{case.tier} {L}x{W}x{H} n={len(case.boxes)}", fill=(0, 0, 0))
+            ImageDraw.Draw(canvas).text(
+                (2, 1), f"{case.tier} {L}x{W}x{H} n={len(case.boxes)}", fill=(0, 0, 0)
+            )
             lab = np.asarray(canvas)
             body = np.full((img.shape[0], lab.shape[1], 3), 255, np.uint8)
-            body[:, :img.shape[1]] = img
+            body[:, : img.shape[1]] = img
             tiles.append(np.concatenate([lab, body], axis=0))
         paths = []
         if tiles:
@@ -483,9 +577,12 @@ class PackingGenerator(Generator):
         if stats:
             import json
 
-            doc = {"scope": "sample", "sample_episodes": len(samples),
-                   "note": "statistics of the inspected sample of episodes only, not of the whole corpus",
-                   "per_tier_in_sample": dict(sorted(stats.items()))}
+            doc = {
+                "scope": "sample",
+                "sample_episodes": len(samples),
+                "note": "statistics of the inspected sample of episodes only, not of the whole corpus",
+                "per_tier_in_sample": dict(sorted(stats.items())),
+            }
             path = out_dir / "packing_sample_stats.json"
             path.write_text(json.dumps(doc, indent=2) + "\n")
             paths.append(path)

@@ -60,7 +60,7 @@ def project(az_deg, el_deg, fov_deg: float, width: int, height: int):
     front = np.cos(az) > 1e-6
     with np.errstate(invalid="ignore", divide="ignore"):
         u = np.where(front, np.tan(az), np.nan)
-        v = np.tan(el) * np.sqrt(1.0 + u ** 2)
+        v = np.tan(el) * np.sqrt(1.0 + u**2)
     cx = width / 2.0 - f * u
     cy = height / 2.0 - f * v
     with np.errstate(invalid="ignore"):
@@ -78,7 +78,7 @@ def backproject(cx, cy, fov_deg: float, width: int, height: int, focal_v: float 
     fv = f if focal_v is None else focal_v
     u = (width / 2.0 - np.asarray(cx, dtype=np.float64)) / f
     v = (height / 2.0 - np.asarray(cy, dtype=np.float64)) / fv
-    return np.degrees(np.arctan2(u, 1.0)), np.degrees(np.arctan2(v, np.sqrt(1.0 + u ** 2)))
+    return np.degrees(np.arctan2(u, 1.0)), np.degrees(np.arctan2(v, np.sqrt(1.0 + u**2)))
 
 
 # -- direction vocabulary ------------------------------------------------------------------------
@@ -168,8 +168,12 @@ def _track(keyframes: np.ndarray, yaw_kf: np.ndarray, duration: float, cam) -> d
 def track_from_scene(source: dict, scene: dict) -> dict:
     """Recompute a source's 10 Hz track from its keyframes and the camera (used by checks)."""
     cam = scene["camera"]
-    return _track(np.asarray(source["keyframes"]), np.asarray(cam["yaw_keyframes"], dtype=np.float64),
-                  scene["duration_s"], cam)
+    return _track(
+        np.asarray(source["keyframes"]),
+        np.asarray(cam["yaw_keyframes"], dtype=np.float64),
+        scene["duration_s"],
+        cam,
+    )
 
 
 def _camera(rng: np.random.Generator, p: DirectorParams, duration: float, static: bool) -> dict:
@@ -183,9 +187,19 @@ def _camera(rng: np.random.Generator, p: DirectorParams, duration: float, static
         t0, t1 = _r(t0, 2), _r(t0 + dur, 2)
         ang = _r(ang, 1)
         kf = [[0.0, 0.0], [t0, 0.0], [t1, ang], [_r(duration, 3), ang]]
-        turn = {"direction": "left" if ang > 0 else "right", "angle_deg": abs(ang), "t_start_s": t0, "t_end_s": t1}
-    return {"fov_deg": float(p.fov_deg), "image_size": [int(w), int(h)], "focal_px": _r(focal_px(p.fov_deg, w), 3),
-            "yaw_keyframes": kf, "turn": turn}
+        turn = {
+            "direction": "left" if ang > 0 else "right",
+            "angle_deg": abs(ang),
+            "t_start_s": t0,
+            "t_end_s": t1,
+        }
+    return {
+        "fov_deg": float(p.fov_deg),
+        "image_size": [int(w), int(h)],
+        "focal_px": _r(focal_px(p.fov_deg, w), 3),
+        "yaw_keyframes": kf,
+        "turn": turn,
+    }
 
 
 def _yaw_at(cam: dict, t: np.ndarray) -> np.ndarray:
@@ -221,8 +235,9 @@ def feasible_motions(p: DirectorParams) -> tuple[float, float, float]:
     return tuple(float(x) for x in probs / probs.sum())
 
 
-def _draw_keyframes(rng, p: DirectorParams, onset: float, offset: float, motion: str, az_range, static: bool,
-                    el_range=None):
+def _draw_keyframes(
+    rng, p: DirectorParams, onset: float, offset: float, motion: str, az_range, static: bool, el_range=None
+):
     """World-polar keyframes [t, az, el, r] for one source; az_range limits the azimuth and
     el_range (default ``p.elevation_deg``) the elevation (degrees). Distances stay in ``p.distance_m``."""
     lo_r, hi_r = p.distance_m
@@ -235,12 +250,18 @@ def _draw_keyframes(rng, p: DirectorParams, onset: float, offset: float, motion:
         r = float(rng.uniform(min(lo_r + 0.5, hi_r), hi_r))
         span = float(rng.uniform(35.0, 70.0)) * (1 if rng.random() < 0.5 else -1)
         az1 = az0 + span
-        return [[_r(onset, 3), _r(az0, 2), _r(el, 2), _r(r, 3)], [_r(offset, 3), _r(az1, 2), _r(el, 2), _r(r, 3)]]
+        return [
+            [_r(onset, 3), _r(az0, 2), _r(el, 2), _r(r, 3)],
+            [_r(offset, 3), _r(az1, 2), _r(el, 2), _r(r, 3)],
+        ]
     # radial: approach or recede by at least 1.5 m (feasible_motions drops it for narrower ranges)
     d = float(rng.uniform(RADIAL_MIN_SPAN_M, hi_r - lo_r))
     near = float(rng.uniform(lo_r, hi_r - d))
     r0, r1 = (near + d, near) if rng.random() < 0.5 else (near, near + d)
-    return [[_r(onset, 3), _r(az0, 2), _r(el, 2), _r(r0, 3)], [_r(offset, 3), _r(az0, 2), _r(el, 2), _r(r1, 3)]]
+    return [
+        [_r(onset, 3), _r(az0, 2), _r(el, 2), _r(r0, 3)],
+        [_r(offset, 3), _r(az0, 2), _r(el, 2), _r(r1, 3)],
+    ]
 
 
 def motion_of(source: dict, scene: dict) -> dict:
@@ -298,7 +319,9 @@ def direct_scene(rng: np.random.Generator, p: DirectorParams) -> dict:
                 onset, offset, motion = 0.0, duration, "static"
             else:
                 onset = _r(rng.uniform(0.0, min(0.25 * duration, duration - MIN_ACTIVE_S)), 2)
-                offset = _r(rng.uniform(min(max(onset + MIN_ACTIVE_S, 0.7 * duration), duration), duration), 2)
+                offset = _r(
+                    rng.uniform(min(max(onset + MIN_ACTIVE_S, 0.7 * duration), duration), duration), 2
+                )
                 motion = str(rng.choice(MOTIONS, p=motion_p))
             el_range = None
             if static:
@@ -308,13 +331,22 @@ def direct_scene(rng: np.random.Generator, p: DirectorParams) -> dict:
                 az_range = (yaw_on - 0.8 * half, yaw_on + 0.8 * half)
                 el_range = (max(p.elevation_deg[0], -el_lim), min(p.elevation_deg[1], el_lim))
                 if el_range[0] > el_range[1]:
-                    raise DirectorFailed(f"elevation_deg {list(p.elevation_deg)} lies outside the camera's "
-                                         f"vertical view (|elevation| <= {el_lim:.1f} deg)")
+                    raise DirectorFailed(
+                        f"elevation_deg {list(p.elevation_deg)} lies outside the camera's "
+                        f"vertical view (|elevation| <= {el_lim:.1f} deg)"
+                    )
             else:
                 az_range = (half + p.offscreen_margin_deg, 360.0 - half - p.offscreen_margin_deg)
             kf = _draw_keyframes(rng, p, onset, offset, motion, az_range, static, el_range)
-            src = {"id": f"s{i}", "label": str(picked[i]), "role": role, "lufs": _r(rng.uniform(*p.lufs), 2),
-                   "onset_s": onset, "offset_s": offset, "keyframes": kf}
+            src = {
+                "id": f"s{i}",
+                "label": str(picked[i]),
+                "role": role,
+                "lufs": _r(rng.uniform(*p.lufs), 2),
+                "onset_s": onset,
+                "offset_s": offset,
+                "keyframes": kf,
+            }
             tr = _track(np.asarray(kf), np.asarray(cam["yaw_keyframes"], dtype=np.float64), duration, cam)
             az_t = np.asarray(tr["azimuth_deg"])
             if role == "offscreen" and np.any(np.abs(az_t) <= half + p.offscreen_margin_deg):
@@ -333,24 +365,35 @@ def direct_scene(rng: np.random.Generator, p: DirectorParams) -> dict:
         else:
             raise DirectorFailed(f"could not place source {i} ({role}) after 60 attempts")
     scene = {
-        "mode": p.mode, "duration_s": duration,
-        "frames": {"world": "right-handed, z up, metres; listener at the origin",
-                   "listener": "+x ahead, +y left, +z up (AmbiX); azimuth counter-clockwise from ahead",
-                   "keyframes": "[t_s, azimuth_deg, elevation_deg, distance_m], world axes around the listener",
-                   "track": "listener frame at 10 Hz: azimuth = world azimuth - camera yaw"},
+        "mode": p.mode,
+        "duration_s": duration,
+        "frames": {
+            "world": "right-handed, z up, metres; listener at the origin",
+            "listener": "+x ahead, +y left, +z up (AmbiX); azimuth counter-clockwise from ahead",
+            "keyframes": "[t_s, azimuth_deg, elevation_deg, distance_m], world axes around the listener",
+            "track": "listener frame at 10 Hz: azimuth = world azimuth - camera yaw",
+        },
         "listener": {"position_m": [0.0, 0.0, 0.0]},
         "camera": cam,
         "sources": sources,
     }
     if p.ambient and p.ambient_labels:
-        scene["ambient"] = {"label": str(rng.choice(p.ambient_labels)), "lufs": _r(rng.uniform(*p.ambient_lufs), 2)}
+        scene["ambient"] = {
+            "label": str(rng.choice(p.ambient_labels)),
+            "lufs": _r(rng.uniform(*p.ambient_lufs), 2),
+        }
     else:
         scene["ambient"] = None
     n_int = int(rng.integers(p.n_interferers[0], p.n_interferers[1] + 1))
     scene["interferers"] = [
-        {"label": str(rng.choice(labels)), "azimuth_deg": _r(rng.uniform(-180, 180), 2),
-         "elevation_deg": _r(rng.uniform(-10, 30), 2), "snr_db": float(rng.choice(p.snr_choices_db))}
-        for _ in range(n_int)]
+        {
+            "label": str(rng.choice(labels)),
+            "azimuth_deg": _r(rng.uniform(-180, 180), 2),
+            "elevation_deg": _r(rng.uniform(-10, 30), 2),
+            "snr_db": float(rng.choice(p.snr_choices_db)),
+        }
+        for _ in range(n_int)
+    ]
     scene["room"] = _room(rng, p, sources) if p.room else None
     return scene
 
@@ -388,13 +431,26 @@ def _room(rng: np.random.Generator, p: DirectorParams, sources: list[dict]) -> d
     vol = float(np.prod(size))
     surf = 2.0 * (size[0] * size[1] + size[0] * size[2] + size[1] * size[2])
     alpha = float(np.clip(0.161 * vol / (surf * rt60), 0.05, 0.95))
-    return {"size_m": [_r(x, 3) for x in size], "origin_m": [_r(x, 3) for x in lo], "absorption": _r(alpha, 4),
-            "rt60_s": _r(rt60, 3) if p.tail else None, "image_order": int(p.image_order)}
+    return {
+        "size_m": [_r(x, 3) for x in size],
+        "origin_m": [_r(x, 3) for x in lo],
+        "absorption": _r(alpha, 4),
+        "rt60_s": _r(rt60, 3) if p.tail else None,
+        "image_order": int(p.image_order),
+    }
 
 
 # -- rendering ---------------------------------------------------------------------------------------
-def render_scene(scene: dict, bank, sr: int, rng: np.random.Generator, *, delay: bool = True,
-                 block: int = 32, r_min: float = 0.3) -> tuple[np.ndarray, dict]:
+def render_scene(
+    scene: dict,
+    bank,
+    sr: int,
+    rng: np.random.Generator,
+    *,
+    delay: bool = True,
+    block: int = 32,
+    r_min: float = 0.3,
+) -> tuple[np.ndarray, dict]:
     """Synthesise the stems of ``scene`` from ``bank`` and render them to FOA.
 
     Stems are drawn for [onset, offset], loudness-normalised to the source's LUFS, gated and faded
@@ -407,14 +463,28 @@ def render_scene(scene: dict, bank, sr: int, rng: np.random.Generator, *, delay:
         peak-limiting gain, <= 0 dB) and ``info["snr_db_measured"]`` per interferer.
     """
     from simkit.assets.sounds import gate, normalise_loudness
-    from simkit.renderers.foa import (ListenerPose, PolarTrajectory, ShoeboxRoom, Source, Trajectory, ambient_bed,
-                                      direction_to_unit, peak_normalise, render_foa, scale_to_snr, snr_db)
+    from simkit.renderers.foa import (
+        ListenerPose,
+        PolarTrajectory,
+        ShoeboxRoom,
+        Source,
+        Trajectory,
+        ambient_bed,
+        direction_to_unit,
+        peak_normalise,
+        render_foa,
+        scale_to_snr,
+        snr_db,
+    )
 
     n = int(round(scene["duration_s"] * sr))
     cam = scene["camera"]
     ykf = np.asarray(cam["yaw_keyframes"], dtype=np.float64)
-    listener = ListenerPose(yaw_times=ykf[:, 0], yaw=np.radians(ykf[:, 1])) if len(ykf) > 1 else \
-        ListenerPose(yaw=np.radians(ykf[:, 1]))
+    listener = (
+        ListenerPose(yaw_times=ykf[:, 0], yaw=np.radians(ykf[:, 1]))
+        if len(ykf) > 1
+        else ListenerPose(yaw=np.radians(ykf[:, 1]))
+    )
     fade = int(0.01 * sr)
     srcs = []
     for s in scene["sources"]:
@@ -431,8 +501,9 @@ def render_scene(scene: dict, bank, sr: int, rng: np.random.Generator, *, delay:
     room = None
     if scene.get("room"):
         rm = scene["room"]
-        room = ShoeboxRoom(tuple(rm["size_m"]), rm["absorption"], rm["image_order"], rm["rt60_s"],
-                           tuple(rm["origin_m"]))
+        room = ShoeboxRoom(
+            tuple(rm["size_m"]), rm["absorption"], rm["image_order"], rm["rt60_s"], tuple(rm["origin_m"])
+        )
     foa = render_foa(srcs, sr, n, listener, room, delay=delay, r_min=r_min, block=block, rng=rng)
     info: dict = {"snr_db_measured": []}
     target = foa.copy()

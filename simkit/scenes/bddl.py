@@ -42,9 +42,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 from simkit.core.errors import InputError
 
@@ -67,9 +67,18 @@ SLOT_FEATURES = 9
 
 #: predicate name (lower case) -> arity; LIBERO's registered predicates plus the connectives
 PREDICATE_ARITY: dict[str, int] = {
-    "on": 2, "in": 2, "stack": 2, "incontact": 2,
-    "up": 1, "open": 1, "close": 1, "turnon": 1, "turnoff": 1, "printjointstate": 1,
-    "true": 0, "false": 0,
+    "on": 2,
+    "in": 2,
+    "stack": 2,
+    "incontact": 2,
+    "up": 1,
+    "open": 1,
+    "close": 1,
+    "turnon": 1,
+    "turnoff": 1,
+    "printjointstate": 1,
+    "true": 0,
+    "false": 0,
 }
 CONNECTIVES = ("and", "or", "not")
 
@@ -96,23 +105,71 @@ class Arena:
 
 
 #: LIBERO's problem classes (libero/envs/problems/*.py): table size and offset in metres
-ARENAS: dict[str, Arena] = {a.problem.lower(): a for a in (
-    Arena("LIBERO_Tabletop_Manipulation", "main_table", "table", (1.0, 1.2, 0.05), (0.0, 0.0, 0.90),
-          "scenes/libero_tabletop_base_style.xml"),
-    Arena("LIBERO_Kitchen_Tabletop_Manipulation", "kitchen_table", "table", (1.0, 1.2, 0.05), (0.0, 0.0, 0.90),
-          "scenes/libero_kitchen_tabletop_base_style.xml"),
-    Arena("LIBERO_Living_Room_Tabletop_Manipulation", "living_room_table", "table", (0.70, 1.6, 0.024),
-          (0.0, 0.0, 0.41), "scenes/libero_living_room_tabletop_base_style.xml"),
-    Arena("LIBERO_Study_Tabletop_Manipulation", "study_table", "table", (1.0, 1.2, 0.05), (-0.2, 0.0, 0.867),
-          "scenes/libero_study_base_style.xml"),
-    Arena("LIBERO_Coffee_Table_Manipulation", "coffee_table", "table", (0.70, 1.6, 0.024), (0.0, 0.0, 0.41),
-          "scenes/libero_coffee_table_base_style.xml"),
-    Arena("LIBERO_Floor_Manipulation", "floor", "floor", None, (0.0, 0.0, 0.0),
-          "scenes/libero_floor_base_style.xml"),
-)}
-ARENA_INDEX = {k: i for i, k in enumerate(("libero_tabletop_manipulation", "libero_kitchen_tabletop_manipulation",
-                                           "libero_living_room_tabletop_manipulation",
-                                           "libero_study_tabletop_manipulation", "libero_floor_manipulation"))}
+ARENAS: dict[str, Arena] = {
+    a.problem.lower(): a
+    for a in (
+        Arena(
+            "LIBERO_Tabletop_Manipulation",
+            "main_table",
+            "table",
+            (1.0, 1.2, 0.05),
+            (0.0, 0.0, 0.90),
+            "scenes/libero_tabletop_base_style.xml",
+        ),
+        Arena(
+            "LIBERO_Kitchen_Tabletop_Manipulation",
+            "kitchen_table",
+            "table",
+            (1.0, 1.2, 0.05),
+            (0.0, 0.0, 0.90),
+            "scenes/libero_kitchen_tabletop_base_style.xml",
+        ),
+        Arena(
+            "LIBERO_Living_Room_Tabletop_Manipulation",
+            "living_room_table",
+            "table",
+            (0.70, 1.6, 0.024),
+            (0.0, 0.0, 0.41),
+            "scenes/libero_living_room_tabletop_base_style.xml",
+        ),
+        Arena(
+            "LIBERO_Study_Tabletop_Manipulation",
+            "study_table",
+            "table",
+            (1.0, 1.2, 0.05),
+            (-0.2, 0.0, 0.867),
+            "scenes/libero_study_base_style.xml",
+        ),
+        Arena(
+            "LIBERO_Coffee_Table_Manipulation",
+            "coffee_table",
+            "table",
+            (0.70, 1.6, 0.024),
+            (0.0, 0.0, 0.41),
+            "scenes/libero_coffee_table_base_style.xml",
+        ),
+        Arena(
+            "LIBERO_Floor_Manipulation",
+            "floor",
+            "floor",
+            None,
+            (0.0, 0.0, 0.0),
+            "scenes/libero_floor_base_style.xml",
+        ),
+    )
+}
+ARENA_INDEX = {
+    k: i
+    for i, k in enumerate(
+        (
+            "libero_tabletop_manipulation",
+            "libero_kitchen_tabletop_manipulation",
+            "libero_living_room_tabletop_manipulation",
+            "libero_study_tabletop_manipulation",
+            "libero_floor_manipulation",
+        )
+    )
+}
 
 
 # --------------------------------------------------------------------------- s-expressions
@@ -279,7 +336,9 @@ def _numbers_rows(node: SList, width: int, path, what: str) -> list[tuple[float,
     rows = []
     for row in node.items[1].items:
         if not isinstance(row, SList):
-            raise InputError(path, f"{what} rows must be parenthesised lists of {width} numbers", row.line, row.col)
+            raise InputError(
+                path, f"{what} rows must be parenthesised lists of {width} numbers", row.line, row.col
+            )
         vals = tuple(_num(a, path) for a in row.items)
         if len(vals) != width:
             raise InputError(path, f"{what} row has {len(vals)} numbers, expected {width}", row.line, row.col)
@@ -318,7 +377,9 @@ def _typed_list(node: SList, path) -> dict[str, tuple[str, Atom]]:
 
 def _formula(node, path, names: set[str]) -> list:
     if isinstance(node, Atom):
-        raise InputError(path, f"expected a parenthesised predicate, found {node.text!r}", node.line, node.col)
+        raise InputError(
+            path, f"expected a parenthesised predicate, found {node.text!r}", node.line, node.col
+        )
     head = node.head()
     if head is None:
         raise InputError(path, "empty or malformed formula", node.line, node.col)
@@ -331,19 +392,28 @@ def _formula(node, path, names: set[str]) -> list:
             raise InputError(path, f"{head} needs at least one formula", node.line, node.col)
         return [h, *args]
     if h not in PREDICATE_ARITY:
-        raise InputError(path, f"unknown predicate {head!r} (known: {', '.join(sorted(PREDICATE_ARITY))}, "
-                               "And, Or, Not)", node.items[0].line, node.items[0].col)
+        raise InputError(
+            path,
+            f"unknown predicate {head!r} (known: {', '.join(sorted(PREDICATE_ARITY))}, And, Or, Not)",
+            node.items[0].line,
+            node.items[0].col,
+        )
     args = node.items[1:]
     if len(args) != PREDICATE_ARITY[h]:
-        raise InputError(path, f"{head} takes {PREDICATE_ARITY[h]} argument(s), found {len(args)}",
-                         node.line, node.col)
+        raise InputError(
+            path, f"{head} takes {PREDICATE_ARITY[h]} argument(s), found {len(args)}", node.line, node.col
+        )
     out = [h]
     for a in args:
         if not isinstance(a, Atom):
             raise InputError(path, f"{head} arguments must be names, found a list", a.line, a.col)
         if a.text not in names:
-            raise InputError(path, f"{head} refers to {a.text!r}, which is no declared object, fixture or region",
-                             a.line, a.col)
+            raise InputError(
+                path,
+                f"{head} refers to {a.text!r}, which is no declared object, fixture or region",
+                a.line,
+                a.col,
+            )
         out.append(a.text)
     return out
 
@@ -389,8 +459,17 @@ def parse_bddl(path: str | Path, text: str | None = None) -> BddlProblem:
                 raise InputError(path, "'(problem NAME)' takes one name", item.line, item.col)
             problem = item.items[1]
             continue
-        if h not in (":domain", ":language", ":regions", ":fixtures", ":objects", ":obj_of_interest", ":init",
-                     ":goal", ":requirements"):
+        if h not in (
+            ":domain",
+            ":language",
+            ":regions",
+            ":fixtures",
+            ":objects",
+            ":obj_of_interest",
+            ":init",
+            ":goal",
+            ":requirements",
+        ):
             raise InputError(path, f"unknown section {h!r}", item.line, item.col)
         if h in sections:
             raise InputError(path, f"section {h} appears twice", item.line, item.col)
@@ -398,13 +477,22 @@ def parse_bddl(path: str | Path, text: str | None = None) -> BddlProblem:
     if problem is None:
         raise InputError(path, "missing '(problem NAME)'", top.line, top.col)
     if problem.text.lower() not in ARENAS:
-        raise InputError(path, f"unknown problem class {problem.text!r} (known: "
-                               f"{', '.join(a.problem for a in ARENAS.values())})", problem.line, problem.col)
+        raise InputError(
+            path,
+            f"unknown problem class {problem.text!r} (known: "
+            f"{', '.join(a.problem for a in ARENAS.values())})",
+            problem.line,
+            problem.col,
+        )
     for need in (":language", ":fixtures", ":objects", ":goal"):
         if need not in sections:
             raise InputError(path, f"missing section {need}", top.line, top.col)
     arena = ARENAS[problem.text.lower()]
-    domain = sections[":domain"].items[1].text if ":domain" in sections and len(sections[":domain"].items) > 1 else ""
+    domain = (
+        sections[":domain"].items[1].text
+        if ":domain" in sections and len(sections[":domain"].items) > 1
+        else ""
+    )
     lang_items = sections[":language"].items[1:]
     if not lang_items or not all(isinstance(a, Atom) for a in lang_items):
         s = sections[":language"]
@@ -422,7 +510,7 @@ def parse_bddl(path: str | Path, text: str | None = None) -> BddlProblem:
 
     regions: dict[str, Region] = {}
     warnings: list[str] = []
-    for rnode in (sections[":regions"].items[1:] if ":regions" in sections else []):
+    for rnode in sections[":regions"].items[1:] if ":regions" in sections else []:
         if not isinstance(rnode, SList) or not rnode.items or not isinstance(rnode.items[0], Atom):
             raise InputError(path, "a region is '(name (:target t) ...)'", rnode.line, rnode.col)
         reg = Region(rnode.items[0].text, "", line=rnode.line, col=rnode.col)
@@ -433,13 +521,21 @@ def parse_bddl(path: str | Path, text: str | None = None) -> BddlProblem:
             if key == ":target":
                 if len(sub.items) != 2 or not isinstance(sub.items[1], Atom):
                     raise InputError(path, ":target takes one name", sub.line, sub.col)
-                reg.target, reg.target_line, reg.target_col = sub.items[1].text, sub.items[1].line, sub.items[1].col
+                reg.target, reg.target_line, reg.target_col = (
+                    sub.items[1].text,
+                    sub.items[1].line,
+                    sub.items[1].col,
+                )
             elif key == ":ranges":
                 reg.ranges = _numbers_rows(sub, 4, path, ":ranges")
                 for r, row in zip(reg.ranges, sub.items[1].items):
                     if r[2] < r[0] or r[3] < r[1]:
-                        raise InputError(path, f":ranges row {r} must be (x_min y_min x_max y_max) with "
-                                               "min <= max", row.line, row.col)
+                        raise InputError(
+                            path,
+                            f":ranges row {r} must be (x_min y_min x_max y_max) with min <= max",
+                            row.line,
+                            row.col,
+                        )
             elif key == ":yaw_rotation":
                 reg.yaw = _numbers_rows(sub, 2, path, ":yaw_rotation")
             elif key == ":rgba":
@@ -450,12 +546,18 @@ def parse_bddl(path: str | Path, text: str | None = None) -> BddlProblem:
             raise InputError(path, f"region {reg.name!r} has no (:target ...)", rnode.line, rnode.col)
         if reg.target != arena.workspace and reg.target not in entities:
             if reg.ranges:
-                raise InputError(path, f"region {reg.name!r} targets {reg.target!r}, which is neither the "
-                                       f"workspace {arena.workspace!r} nor a declared fixture or object",
-                                 reg.target_line, reg.target_col)
+                raise InputError(
+                    path,
+                    f"region {reg.name!r} targets {reg.target!r}, which is neither the "
+                    f"workspace {arena.workspace!r} nor a declared fixture or object",
+                    reg.target_line,
+                    reg.target_col,
+                )
             # a site region on an asset the task does not use (LIBERO ignores these too)
-            warnings.append(f"{path}:{reg.target_line}:{reg.target_col}: region {reg.name!r} targets "
-                            f"{reg.target!r}, which is not declared; region ignored")
+            warnings.append(
+                f"{path}:{reg.target_line}:{reg.target_col}: region {reg.name!r} targets "
+                f"{reg.target!r}, which is not declared; region ignored"
+            )
             continue
         if reg.full_name in regions:
             raise InputError(path, f"region {reg.full_name!r} is defined twice", rnode.line, rnode.col)
@@ -463,7 +565,7 @@ def parse_bddl(path: str | Path, text: str | None = None) -> BddlProblem:
 
     names = entities | set(regions)
     ooi = []
-    for a in (sections[":obj_of_interest"].items[1:] if ":obj_of_interest" in sections else []):
+    for a in sections[":obj_of_interest"].items[1:] if ":obj_of_interest" in sections else []:
         if not isinstance(a, Atom) or a.text not in names:
             what = a.text if isinstance(a, Atom) else "a list"
             raise InputError(path, f":obj_of_interest names {what!r}, which is not declared", a.line, a.col)
@@ -474,8 +576,9 @@ def parse_bddl(path: str | Path, text: str | None = None) -> BddlProblem:
         g = sections[":goal"]
         raise InputError(path, f":goal holds one formula (use And), found {len(goal_items)}", g.line, g.col)
     goal = _formula(goal_items[0], path, names)
-    return BddlProblem(str(path), problem.text, domain, language, regions, fixtures, objects, ooi, init, goal,
-                       warnings)
+    return BddlProblem(
+        str(path), problem.text, domain, language, regions, fixtures, objects, ooi, init, goal, warnings
+    )
 
 
 # --------------------------------------------------------------------------- descriptor
@@ -624,14 +727,20 @@ def compile_task(path: str | Path, suite: str, index: int, libero_root: str | Pa
     for name, r in prob.regions.items():
         if r.target == arena.workspace:
             regions[name] = {
-                "target": r.target, "kind": "workspace",
+                "target": r.target,
+                "kind": "workspace",
                 "ranges_local": [list(x) for x in r.ranges],
                 "ranges_world": [[x[0] + ox, x[1] + oy, x[2] + ox, x[3] + oy] for x in r.ranges],
-                "z_world": oz, "yaw_ranges": [list(y) for y in r.yaw],
+                "z_world": oz,
+                "yaw_ranges": [list(y) for y in r.yaw],
             }
         else:
-            regions[name] = {"target": r.target, "kind": "site", "site": r.name,
-                             "yaw_ranges": [list(y) for y in r.yaw]}
+            regions[name] = {
+                "target": r.target,
+                "kind": "site",
+                "site": r.name,
+                "yaw_ranges": [list(y) for y in r.yaw],
+            }
     name = path.stem
     return {
         "descriptor_version": DESCRIPTOR_VERSION,
@@ -642,9 +751,14 @@ def compile_task(path: str | Path, suite: str, index: int, libero_root: str | Pa
         "instruction": prob.language,
         "source": path.name,
         "source_sha256": hashlib.sha256(raw).hexdigest(),
-        "arena": {"problem": arena.problem, "workspace": arena.workspace, "kind": arena.kind,
-                  "size": None if arena.size is None else list(arena.size), "offset": list(arena.offset),
-                  "scene_xml": f"assets/{arena.scene_xml}"},
+        "arena": {
+            "problem": arena.problem,
+            "workspace": arena.workspace,
+            "kind": arena.kind,
+            "size": None if arena.size is None else list(arena.size),
+            "offset": list(arena.offset),
+            "scene_xml": f"assets/{arena.scene_xml}",
+        },
         "fixtures": {n: _asset(c, root, assets) for n, c in prob.fixtures.items() if n != arena.workspace},
         "objects": {n: _asset(c, root, assets) for n, c in prob.objects.items()},
         "regions": regions,
@@ -669,7 +783,9 @@ def _cache_key(bddl: Path, libero_root: Path, presence: str) -> str:
 def _asset_presence(libero_root: Path) -> str:
     """Which of the task table's asset files exist under ROOT (descriptors record it as ``present``)."""
     assets = _table()["assets"]
-    return "".join("1" if (libero_root / "assets" / rel).is_file() else "0" for _, rel in sorted(assets.items()))
+    return "".join(
+        "1" if (libero_root / "assets" / rel).is_file() else "0" for _, rel in sorted(assets.items())
+    )
 
 
 def descriptor_digest(desc: dict) -> str:
@@ -690,7 +806,7 @@ def _schema():
     global _SCHEMA
     if _SCHEMA is not None:
         return _SCHEMA
-    from typing import Literal, Optional, Union
+    from typing import Literal
 
     from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -699,24 +815,24 @@ def _schema():
 
     class AssetRef(_M):
         category: str
-        asset: Optional[str]
-        present: Optional[bool] = None
+        asset: str | None
+        present: bool | None = None
 
     class ArenaRef(_M):
         problem: str
         workspace: str
         kind: Literal["table", "floor"]
-        size: Optional[tuple[float, float, float]]
+        size: tuple[float, float, float] | None
         offset: tuple[float, float, float]
         scene_xml: str
 
     class RegionRef(_M):
         target: str
         kind: Literal["workspace", "site"]
-        ranges_local: Optional[list[tuple[float, float, float, float]]] = None
-        ranges_world: Optional[list[tuple[float, float, float, float]]] = None
-        z_world: Optional[float] = None
-        site: Optional[str] = None
+        ranges_local: list[tuple[float, float, float, float]] | None = None
+        ranges_world: list[tuple[float, float, float, float]] | None = None
+        z_world: float | None = None
+        site: str | None = None
         yaw_ranges: list[tuple[float, float]]
 
         @model_validator(mode="after")
@@ -734,7 +850,7 @@ def _schema():
 
     class OpRef(_M):
         op: Literal["and", "or", "not"]
-        args: list[Union["OpRef", AtomRef]] = Field(min_length=1)
+        args: list[OpRef | AtomRef] = Field(min_length=1)
 
     OpRef.model_rebuild()
 
@@ -757,7 +873,7 @@ def _schema():
         objects: dict[str, AssetRef]
         regions: dict[str, RegionRef]
         init: list[list[str]]
-        goal: Union[OpRef, AtomRef]
+        goal: OpRef | AtomRef
         obj_of_interest: list[str]
         task_code: list[int] = Field(min_length=TASK_CODE_DIM, max_length=TASK_CODE_DIM)
         entity_slots: list[Slot] = Field(max_length=N_ENTITY_SLOTS)
@@ -785,10 +901,13 @@ def validate_descriptor(desc, path: str | Path | None = None) -> dict:
     p = None if path is None else Path(path)
     redo = "; recompile it with `simkit compile hebero`"
     if not isinstance(desc, dict):
-        raise InputError(p, f"not a hebero task descriptor (a JSON {type(desc).__name__}, expected an object)")
+        raise InputError(
+            p, f"not a hebero task descriptor (a JSON {type(desc).__name__}, expected an object)"
+        )
     if desc.get("descriptor_version") != DESCRIPTOR_VERSION:
-        raise InputError(p, f"descriptor version {desc.get('descriptor_version')!r}, expected "
-                            f"{DESCRIPTOR_VERSION}{redo}")
+        raise InputError(
+            p, f"descriptor version {desc.get('descriptor_version')!r}, expected {DESCRIPTOR_VERSION}{redo}"
+        )
     try:
         _schema().model_validate(desc)
     except ValidationError as exc:
@@ -797,8 +916,9 @@ def validate_descriptor(desc, path: str | Path | None = None) -> dict:
         what = f"missing key {loc!r}" if e["type"] == "missing" else f"bad value at {loc!r}: {e['msg']}"
         raise InputError(p, f"invalid hebero task descriptor: {what}{redo}") from None
     if desc["task_id"] != f"{desc['suite']}/{desc['name']}":
-        raise InputError(p, f"invalid hebero task descriptor: task_id {desc['task_id']!r} does not match "
-                            f"suite/name{redo}")
+        raise InputError(
+            p, f"invalid hebero task descriptor: task_id {desc['task_id']!r} does not match suite/name{redo}"
+        )
     if descriptor_digest(desc) != desc["content_sha256"]:
         raise InputError(p, f"descriptor content does not match its content_sha256 (edited or damaged){redo}")
     return desc
@@ -857,8 +977,12 @@ def _suite_paths(root: Path, suite: str) -> list[tuple[int, str, Path]]:
     return [(i, t, d / f"{t}.bddl") for i, t in enumerate(table["tasks"])]
 
 
-def compile_suites(libero_root: str | Path, out_dir: str | Path, suites: list[str] | tuple[str, ...] = SUITES,
-                   force: bool = False) -> CompileReport:
+def compile_suites(
+    libero_root: str | Path,
+    out_dir: str | Path,
+    suites: list[str] | tuple[str, ...] = SUITES,
+    force: bool = False,
+) -> CompileReport:
     """Compile the given suites to ``OUT/<suite>/<task>.json`` and rebuild ``OUT/index.json``.
 
     A descriptor is reused (a cache hit) only when it loads and passes
@@ -878,8 +1002,11 @@ def compile_suites(libero_root: str | Path, out_dir: str | Path, suites: list[st
     """
     root, out = Path(libero_root), Path(out_dir)
     if not (root / "bddl_files").is_dir():
-        raise InputError(root, "not a LIBERO root: no bddl_files/ folder (point --libero-root at the folder "
-                               "holding bddl_files/ and assets/)")
+        raise InputError(
+            root,
+            "not a LIBERO root: no bddl_files/ folder (point --libero-root at the folder "
+            "holding bddl_files/ and assets/)",
+        )
     rep = CompileReport()
     presence = _asset_presence(root)
 
@@ -932,8 +1059,9 @@ def compile_suites(libero_root: str | Path, out_dir: str | Path, suites: list[st
                 rep.warnings.append(f"{exc}; not listed in index.json")
                 continue
             if d["task_id"] != f"{suite}/{f.stem}":
-                rep.warnings.append(f"{f}: holds task {d['task_id']!r}, not {suite}/{f.stem}; not listed in "
-                                    "index.json")
+                rep.warnings.append(
+                    f"{f}: holds task {d['task_id']!r}, not {suite}/{f.stem}; not listed in index.json"
+                )
                 continue
             rep.index[d["task_id"]] = f"{suite}/{f.name}"
     out.mkdir(parents=True, exist_ok=True)

@@ -108,7 +108,7 @@ def drop_z(heightmap: np.ndarray, x: int, y: int, lx: int, ly: int) -> int:
     L, W = heightmap.shape
     if x < 0 or y < 0 or x + lx > L or y + ly > W:
         raise ValueError(f"footprint ({x},{y})+({lx},{ly}) outside the {L}x{W} heightmap")
-    return int(heightmap[x:x + lx, y:y + ly].max())
+    return int(heightmap[x : x + lx, y : y + ly].max())
 
 
 def fits(container: Container, heightmap: np.ndarray, box: Box, orientation: int, x: int, y: int) -> bool:
@@ -122,7 +122,7 @@ def fits(container: Container, heightmap: np.ndarray, box: Box, orientation: int
 
 def support_ratio(heightmap: np.ndarray, x: int, y: int, lx: int, ly: int) -> float:
     """Fraction of the footprint cells whose height equals the drop height (cells in contact below)."""
-    patch = heightmap[x:x + lx, y:y + ly]
+    patch = heightmap[x : x + lx, y : y + ly]
     return float(np.mean(patch == patch.max()))
 
 
@@ -134,12 +134,13 @@ def place(heightmap: np.ndarray, box: Box, orientation: int, x: int, y: int) -> 
     lx, ly = box.footprint(orientation)
     z = drop_z(heightmap, x, y, lx, ly)
     out = heightmap.copy()
-    out[x:x + lx, y:y + ly] = z + box.height
+    out[x : x + lx, y : y + ly] = z + box.height
     return out, Placement(box.id, orientation, x, y, z)
 
 
-def candidate_positions(container: Container, heightmap: np.ndarray, box: Box, orientation: int
-                        ) -> tuple[np.ndarray, np.ndarray]:
+def candidate_positions(
+    container: Container, heightmap: np.ndarray, box: Box, orientation: int
+) -> tuple[np.ndarray, np.ndarray]:
     """All feasible (x, y) for ``box`` at ``orientation``, with their drop heights.
 
     Returns:

@@ -154,12 +154,22 @@ class PackingCase:
         return {
             "tier": self.tier,
             "container": {"size": list(self.container.size), "resolution": self.container.resolution},
-            "boxes": [{"id": b.id, "size": list(b.size), "mass": b.mass, "colour": list(b.colour),
-                       "rotations": list(b.rotations)} for b in self.boxes],
+            "boxes": [
+                {
+                    "id": b.id,
+                    "size": list(b.size),
+                    "mass": b.mass,
+                    "colour": list(b.colour),
+                    "rotations": list(b.rotations),
+                }
+                for b in self.boxes
+            ],
             "arrival": list(self.arrival),
             "buffer_size": self.buffer_size,
-            "expert": [{"box_id": p.box_id, "orientation": p.orientation, "x": p.x, "y": p.y, "z": p.z}
-                       for p in self.expert],
+            "expert": [
+                {"box_id": p.box_id, "orientation": p.orientation, "x": p.x, "y": p.y, "z": p.z}
+                for p in self.expert
+            ],
             "layer_heights": list(self.layer_heights),
         }
 
@@ -172,15 +182,34 @@ class PackingCase:
         """
         try:
             c = d["container"]
-            container = Container(tuple(int(s) for s in c["size"]), float(c.get("resolution", DEFAULT_RESOLUTION)))
-            boxes = [Box(int(b["id"]), tuple(int(s) for s in b["size"]), float(b.get("mass", 1.0)),
-                         tuple(float(v) for v in b.get("colour", (0.6, 0.6, 0.6))),
-                         tuple(int(r) for r in b.get("rotations", (0, 1)))) for b in d["boxes"]]
-            expert = [Placement(int(p["box_id"]), int(p["orientation"]), int(p["x"]), int(p["y"]), int(p.get("z", 0)))
-                      for p in d.get("expert", [])]
-            return cls(tier=str(d["tier"]), container=container, boxes=boxes,
-                       arrival=[int(i) for i in d["arrival"]], buffer_size=int(d["buffer_size"]),
-                       expert=expert, layer_heights=[int(h) for h in d.get("layer_heights", [])])
+            container = Container(
+                tuple(int(s) for s in c["size"]), float(c.get("resolution", DEFAULT_RESOLUTION))
+            )
+            boxes = [
+                Box(
+                    int(b["id"]),
+                    tuple(int(s) for s in b["size"]),
+                    float(b.get("mass", 1.0)),
+                    tuple(float(v) for v in b.get("colour", (0.6, 0.6, 0.6))),
+                    tuple(int(r) for r in b.get("rotations", (0, 1))),
+                )
+                for b in d["boxes"]
+            ]
+            expert = [
+                Placement(
+                    int(p["box_id"]), int(p["orientation"]), int(p["x"]), int(p["y"]), int(p.get("z", 0))
+                )
+                for p in d.get("expert", [])
+            ]
+            return cls(
+                tier=str(d["tier"]),
+                container=container,
+                boxes=boxes,
+                arrival=[int(i) for i in d["arrival"]],
+                buffer_size=int(d["buffer_size"]),
+                expert=expert,
+                layer_heights=[int(h) for h in d.get("layer_heights", [])],
+            )
         except KeyError as exc:
             raise ValueError(f"packing case: missing key {exc.args[0]!r}") from None
 
@@ -194,8 +223,9 @@ def _scaled(r: tuple[int, int], scale: float) -> tuple[int, int]:
     return max(1, int(round(r[0] * scale))), max(1, int(round(r[1] * scale)))
 
 
-def split_layer(L: int, W: int, k: int, min_side: int, rng: np.random.Generator,
-                attempts: int = 50) -> list[Region]:
+def split_layer(
+    L: int, W: int, k: int, min_side: int, rng: np.random.Generator, attempts: int = 50
+) -> list[Region]:
     """Tile the L x W rectangle with exactly ``k`` grid rectangles by recursive guillotine cuts.
 
     Each cut splits one region, drawn with probability proportional to its area among the
@@ -227,7 +257,7 @@ def split_layer(L: int, W: int, k: int, min_side: int, rng: np.random.Generator,
                 parts = [Region(r.x, r.y, cut, r.ly), Region(r.x + cut, r.y, r.lx - cut, r.ly)]
             else:
                 parts = [Region(r.x, r.y, r.lx, cut), Region(r.x, r.y + cut, r.lx, r.ly - cut)]
-            regions[i:i + 1] = parts
+            regions[i : i + 1] = parts
         if len(regions) == k:
             return regions
     raise LayoutError(f"cannot tile a {L}x{W} layer with {k} regions of side >= {min_side}")
@@ -270,14 +300,17 @@ def resolution_problems(resolution: float) -> list[str]:
         lo_w, _ = _scaled(spec.width, scale)
         cap = (lo_l // min_side) * (lo_w // min_side) // 2 or 1
         if spec.objects[1] > spec.layers[0] * cap:
-            out.append(f"tier {name}: up to {spec.objects[1]} objects in {spec.layers[0]} layer(s) of a "
-                       f"{lo_l}x{lo_w}-cell container with boxes >= {min_side} cells wide (at most "
-                       f"{cap} per layer)")
+            out.append(
+                f"tier {name}: up to {spec.objects[1]} objects in {spec.layers[0]} layer(s) of a "
+                f"{lo_l}x{lo_w}-cell container with boxes >= {min_side} cells wide (at most "
+                f"{cap} per layer)"
+            )
     return out
 
 
-def accepted_resolutions(lo: float = MIN_RESOLUTION, hi: float = MAX_RESOLUTION,
-                         step: float = 1e-5) -> list[tuple[float, float]]:
+def accepted_resolutions(
+    lo: float = MIN_RESOLUTION, hi: float = MAX_RESOLUTION, step: float = 1e-5
+) -> list[tuple[float, float]]:
     """Intervals [a, b] of ``lo..hi`` (metres, scanned every ``step``) where :func:`resolution_problems` is empty."""
     out: list[tuple[float, float]] = []
     start = prev = None
@@ -413,7 +446,7 @@ def compile_case(tier: str, rng: np.random.Generator, resolution: float = DEFAUL
     orient = rng.integers(0, 2, size=n)  # per region: expert orientation
     density = rng.uniform(*DENSITY_RANGE, size=n)
     colours = rng.uniform(0.15, 0.95, size=(n, 3))
-    cell_m3 = resolution ** 3
+    cell_m3 = resolution**3
     boxes: list[Box] = []
     for box_id in range(n):
         ri = int(region_of[box_id])
@@ -440,8 +473,15 @@ def compile_case(tier: str, rng: np.random.Generator, resolution: float = DEFAUL
     # 5. arrival queue with the buffer invariant
     expert_ids = [p.box_id for p in expert]
     arrival = arrival_queue(expert_ids, spec.buffer_size, rng)
-    return PackingCase(tier=tier, container=container, boxes=boxes, arrival=arrival,
-                       buffer_size=spec.buffer_size, expert=expert, layer_heights=heights)
+    return PackingCase(
+        tier=tier,
+        container=container,
+        boxes=boxes,
+        arrival=arrival,
+        buffer_size=spec.buffer_size,
+        expert=expert,
+        layer_heights=heights,
+    )
 
 
 def check_case(case: PackingCase) -> list[str]:
@@ -469,13 +509,13 @@ def check_case(case: PackingCase) -> list[str]:
         if p.x < 0 or p.y < 0 or p.x + lx > L or p.y + ly > W:
             problems.append(f"step {t}: box {p.box_id} leaves the container footprint")
             continue
-        z = int(hm[p.x:p.x + lx, p.y:p.y + ly].max())
+        z = int(hm[p.x : p.x + lx, p.y : p.y + ly].max())
         if z != p.z:
             problems.append(f"step {t}: stored z {p.z} != drop height {z}")
         if z + box.height > H:
             problems.append(f"step {t}: box {p.box_id} sticks out of the container top")
             continue
-        block = occ[p.x:p.x + lx, p.y:p.y + ly, z:z + box.height]
+        block = occ[p.x : p.x + lx, p.y : p.y + ly, z : z + box.height]
         if block.any():
             problems.append(f"step {t}: box {p.box_id} overlaps an earlier box")
         block[...] = True

@@ -96,7 +96,7 @@ def panda_dir() -> Path:
         from simkit.core.errors import ExtraMissing
 
         raise ExtraMissing("robosuite", "hebero")
-    return Path(list(spec.submodule_search_locations)[0]) / "models" / "assets"
+    return Path(next(iter(spec.submodule_search_locations))) / "models" / "assets"
 
 
 @dataclass
@@ -162,8 +162,11 @@ def _entity_aabb(model, data, entity: str) -> tuple[np.ndarray, np.ndarray]:
     from simkit.assets.mjcf2usd import geom_is_collision, mujoco_bbox
 
     bid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, entity)
-    geoms = [g for g in range(model.ngeom) if geom_is_collision(model, g)
-             and _is_descendant(model, int(model.geom_bodyid[g]), bid)]
+    geoms = [
+        g
+        for g in range(model.ngeom)
+        if geom_is_collision(model, g) and _is_descendant(model, int(model.geom_bodyid[g]), bid)
+    ]
     return mujoco_bbox(model, data, geoms)
 
 
@@ -187,22 +190,41 @@ def _add_panda(spec, base_pos) -> None:
     hand.add_frame().attach_body(grip.worldbody.first_body(), "gripper/", "")
     frame = spec.worldbody.add_frame(pos=list(base_pos))
     frame.attach_body(arm.worldbody.first_body(), "robot/", "")
-    for i, q in enumerate(ROBOT_HOME, start=1):
-        spec.add_actuator(name=f"robot/act{i}", target=f"robot/joint{i}", trntype=mujoco.mjtTrn.mjTRN_JOINT,
-                          gainprm=[ARM_KP] + [0] * 9, biasprm=[0, -ARM_KP, -2 * math.sqrt(ARM_KP)] + [0] * 7,
-                          biastype=mujoco.mjtBias.mjBIAS_AFFINE, gaintype=mujoco.mjtGain.mjGAIN_FIXED)
-    for j, sign in (("robot/gripper/finger_joint1", 1.0), ("robot/gripper/finger_joint2", -1.0)):
-        spec.add_actuator(name=f"{j}_act", target=j, trntype=mujoco.mjtTrn.mjTRN_JOINT,
-                          gainprm=[1000.0] + [0] * 9, biasprm=[0, -1000.0, -50.0] + [0] * 7,
-                          biastype=mujoco.mjtBias.mjBIAS_AFFINE, gaintype=mujoco.mjtGain.mjGAIN_FIXED,
-                          forcerange=[-20, 20], forcelimited=1)
+    for i, _q in enumerate(ROBOT_HOME, start=1):
+        spec.add_actuator(
+            name=f"robot/act{i}",
+            target=f"robot/joint{i}",
+            trntype=mujoco.mjtTrn.mjTRN_JOINT,
+            gainprm=[ARM_KP] + [0] * 9,
+            biasprm=[0, -ARM_KP, -2 * math.sqrt(ARM_KP)] + [0] * 7,
+            biastype=mujoco.mjtBias.mjBIAS_AFFINE,
+            gaintype=mujoco.mjtGain.mjGAIN_FIXED,
+        )
+    for j, _sign in (("robot/gripper/finger_joint1", 1.0), ("robot/gripper/finger_joint2", -1.0)):
+        spec.add_actuator(
+            name=f"{j}_act",
+            target=j,
+            trntype=mujoco.mjtTrn.mjTRN_JOINT,
+            gainprm=[1000.0] + [0] * 9,
+            biasprm=[0, -1000.0, -50.0] + [0] * 7,
+            biastype=mujoco.mjtBias.mjBIAS_AFFINE,
+            gaintype=mujoco.mjtGain.mjGAIN_FIXED,
+            forcerange=[-20, 20],
+            forcelimited=1,
+        )
     for b in spec.bodies:
         if b.name.startswith("robot/") or b.name.startswith("gripper/"):
             b.gravcomp = 1.0
 
 
-def build_scene(desc: dict, libero_root: str | Path, rng: np.random.Generator | None = None,
-                with_robot: bool = True, max_tries: int = 1000, max_layouts: int = 10) -> Scene:
+def build_scene(
+    desc: dict,
+    libero_root: str | Path,
+    rng: np.random.Generator | None = None,
+    with_robot: bool = True,
+    max_tries: int = 1000,
+    max_layouts: int = 10,
+) -> Scene:
     """Assemble, place and compile the MuJoCo scene of one task descriptor.
 
     Args:
@@ -243,13 +265,24 @@ def build_scene(desc: dict, libero_root: str | Path, rng: np.random.Generator | 
     if arena["kind"] == "table":
         sx, sy, th = arena["size"]
         tb = wb.add_body(name="table", pos=[ox, oy, oz - th / 2])
-        tb.add_geom(name="table_top", type=mujoco.mjtGeom.mjGEOM_BOX, size=[sx / 2, sy / 2, th / 2],
-                    rgba=[0.62, 0.47, 0.33, 1], friction=[1, 0.005, 0.0001])
+        tb.add_geom(
+            name="table_top",
+            type=mujoco.mjtGeom.mjGEOM_BOX,
+            size=[sx / 2, sy / 2, th / 2],
+            rgba=[0.62, 0.47, 0.33, 1],
+            friction=[1, 0.005, 0.0001],
+        )
         leg_h = (oz - th) / 2
         for i, (lx, ly) in enumerate(((1, 1), (1, -1), (-1, 1), (-1, -1))):
-            tb.add_geom(name=f"table_leg{i}", type=mujoco.mjtGeom.mjGEOM_CYLINDER, size=[0.025, leg_h, 0],
-                        pos=[lx * (sx / 2 - 0.05), ly * (sy / 2 - 0.05), -th / 2 - leg_h],
-                        contype=0, conaffinity=0, rgba=[0.3, 0.3, 0.3, 1])
+            tb.add_geom(
+                name=f"table_leg{i}",
+                type=mujoco.mjtGeom.mjGEOM_CYLINDER,
+                size=[0.025, leg_h, 0],
+                pos=[lx * (sx / 2 - 0.05), ly * (sy / 2 - 0.05), -th / 2 - leg_h],
+                contype=0,
+                conaffinity=0,
+                rgba=[0.3, 0.3, 0.3, 1],
+            )
     # front camera looking back at the robot (like LIBERO's agentview) and a top-down camera
     wb.add_camera(name="agentview", pos=[ox + 1.0, oy, top + 0.45], xyaxes=[0, 1, 0, -0.4, 0, 0.92])
     wb.add_camera(name="birdview", pos=[ox, oy, top + 1.6], xyaxes=[0, 1, 0, -1, 0, 0])
@@ -260,10 +293,13 @@ def build_scene(desc: dict, libero_root: str | Path, rng: np.random.Generator | 
         if r["kind"] != "workspace":
             continue
         x0, y0, x1, y1 = r["ranges_world"][0]
-        wb.add_site(name=rname, type=mujoco.mjtGeom.mjGEOM_BOX,
-                    pos=[(x0 + x1) / 2, (y0 + y1) / 2, top - ZONE_Z_BELOW_TOP],
-                    size=[max((x1 - x0) / 2, 1e-3), max((y1 - y0) / 2, 1e-3), ZONE_HALF_HEIGHT],
-                    rgba=[0.9, 0.2, 0.2, 0.0])
+        wb.add_site(
+            name=rname,
+            type=mujoco.mjtGeom.mjGEOM_BOX,
+            pos=[(x0 + x1) / 2, (y0 + y1) / 2, top - ZONE_Z_BELOW_TOP],
+            size=[max((x1 - x0) / 2, 1e-3), max((y1 - y0) / 2, 1e-3), ZONE_HALF_HEIGHT],
+            rgba=[0.9, 0.2, 0.2, 0.0],
+        )
         binding.site_parent[rname] = None
 
     # ---- load assets
@@ -271,12 +307,15 @@ def build_scene(desc: dict, libero_root: str | Path, rng: np.random.Generator | 
     children: dict[str, object] = {}
     radii: dict[str, float] = {}
     extents: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    entities = {**{n: ("fixture", v) for n, v in desc["fixtures"].items()},
-                **{n: ("object", v) for n, v in desc["objects"].items()}}
-    for name, (kind, info) in entities.items():
+    entities = {
+        **{n: ("fixture", v) for n, v in desc["fixtures"].items()},
+        **{n: ("object", v) for n, v in desc["objects"].items()},
+    }
+    for name, (_kind, info) in entities.items():
         if info["asset"] is None:
-            raise InputError(None, f"task {desc['task_id']}: no known asset for category {info['category']!r} "
-                                   f"({name})")
+            raise InputError(
+                None, f"task {desc['task_id']}: no known asset for category {info['category']!r} ({name})"
+            )
         path = root / info["asset"]
         if not path.is_file():
             raise InputError(path, f"asset of {name} ({info['category']}) not found under --libero-root")
@@ -345,8 +384,8 @@ def build_scene(desc: dict, libero_root: str | Path, rng: np.random.Generator | 
         bid = bodies[name]
         if entities[name][0] == "object":
             adr = model.jnt_qposadr[model.body_jntadr[bid]]
-            data.qpos[adr:adr + 3] = [x, y, z]
-            data.qpos[adr + 3:adr + 7] = _yaw_quat(yaw)
+            data.qpos[adr : adr + 3] = [x, y, z]
+            data.qpos[adr + 3 : adr + 7] = _yaw_quat(yaw)
         else:
             model.body_pos[bid] = [x, y, z]
             model.body_quat[bid] = _yaw_quat(yaw)
@@ -376,7 +415,12 @@ def build_scene(desc: dict, libero_root: str | Path, rng: np.random.Generator | 
                         continue
                     _, phi = _entity_aabb(model, data, reg)
                     bx, by = data.xpos[bodies[reg]][:2]
-                    placed[ent] = (float(bx - cx), float(by - cy), float(phi[2] - lo[2] + PLACE_CLEARANCE), 0.0)
+                    placed[ent] = (
+                        float(bx - cx),
+                        float(by - cy),
+                        float(phi[2] - lo[2] + PLACE_CLEARANCE),
+                        0.0,
+                    )
                     set_pose(ent, *placed[ent])
                     continue
                 r = desc["regions"].get(reg)
@@ -386,18 +430,27 @@ def build_scene(desc: dict, libero_root: str | Path, rng: np.random.Generator | 
                     continue
                 sid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SITE, f"{parent}/{r['site']}")
                 if sid < 0:
-                    raise InputError(root / entities[parent][1]["asset"],
-                                     f"site {r['site']!r} (region {reg}) not found")
+                    raise InputError(
+                        root / entities[parent][1]["asset"], f"site {r['site']!r} (region {reg}) not found"
+                    )
                 sp = data.site_xpos[sid]
                 half = np.abs(data.site_xmat[sid].reshape(3, 3) @ model.site_size[sid])
                 base = sp[2] + half[2] if pred == "on" else sp[2] - half[2]
                 if pred == "on":  # rest on the parent's highest collision surface under the site centre
                     base = max(base, _surface_below(model, data, parent, sp))
-                placed[ent] = (float(sp[0] - cx), float(sp[1] - cy), float(base - lo[2] + PLACE_CLEARANCE), 0.0)
+                placed[ent] = (
+                    float(sp[0] - cx),
+                    float(sp[1] - cy),
+                    float(base - lo[2] + PLACE_CLEARANCE),
+                    0.0,
+                )
                 set_pose(ent, *placed[ent])
             if len(still) == len(pending):
-                raise InputError(None, f"task {desc['task_id']}: cannot place {[x[1] for x in still]} "
-                                       "(their regions belong to entities that are not placed)")
+                raise InputError(
+                    None,
+                    f"task {desc['task_id']}: cannot place {[x[1] for x in still]} "
+                    "(their regions belong to entities that are not placed)",
+                )
             pending = still
 
     # ---- binding
@@ -405,11 +458,20 @@ def build_scene(desc: dict, libero_root: str | Path, rng: np.random.Generator | 
         bid = bodies[name]
         binding.bodies[name] = bid
         sub = [b for b in range(model.nbody) if _is_descendant(model, b, bid)]
-        binding.subtree_geoms[name] = np.array([g for g in range(model.ngeom) if model.geom_bodyid[g] in sub
-                                                and (model.geom_contype[g] or model.geom_conaffinity[g])], int)
-        binding.joints[name] = [j for j in range(model.njnt) if model.jnt_bodyid[j] in sub and
-                                int(model.jnt_type[j]) in (int(mujoco.mjtJoint.mjJNT_HINGE),
-                                                           int(mujoco.mjtJoint.mjJNT_SLIDE))]
+        binding.subtree_geoms[name] = np.array(
+            [
+                g
+                for g in range(model.ngeom)
+                if model.geom_bodyid[g] in sub and (model.geom_contype[g] or model.geom_conaffinity[g])
+            ],
+            int,
+        )
+        binding.joints[name] = [
+            j
+            for j in range(model.njnt)
+            if model.jnt_bodyid[j] in sub
+            and int(model.jnt_type[j]) in (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE))
+        ]
     for rname, r in desc["regions"].items():
         sname = rname if r["kind"] == "workspace" else f"{r['target']}/{r['site']}"
         sid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SITE, sname)
@@ -421,8 +483,11 @@ def build_scene(desc: dict, libero_root: str | Path, rng: np.random.Generator | 
         if r["kind"] != "workspace":
             binding.site_parent[rname] = r["target"]
             sb = int(model.site_bodyid[sid])
-            binding.site_joints[rname] = [j for j in range(model.njnt) if model.jnt_bodyid[j] == sb and
-                                          int(model.jnt_type[j]) != int(mujoco.mjtJoint.mjJNT_FREE)]
+            binding.site_joints[rname] = [
+                j
+                for j in range(model.njnt)
+                if model.jnt_bodyid[j] == sb and int(model.jnt_type[j]) != int(mujoco.mjtJoint.mjJNT_FREE)
+            ]
     # ---- initial joint states and robot pose
     arm_adr = []
     if with_robot:
@@ -431,7 +496,10 @@ def build_scene(desc: dict, libero_root: str | Path, rng: np.random.Generator | 
             arm_adr.append(int(model.jnt_qposadr[jid]))
             data.qpos[model.jnt_qposadr[jid]] = q
             data.ctrl[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, f"robot/act{i}")] = q
-        for j, v in (("robot/gripper/finger_joint1", GRIPPER_OPEN), ("robot/gripper/finger_joint2", -GRIPPER_OPEN)):
+        for j, v in (
+            ("robot/gripper/finger_joint1", GRIPPER_OPEN),
+            ("robot/gripper/finger_joint2", -GRIPPER_OPEN),
+        ):
             jid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, j)
             data.qpos[model.jnt_qposadr[jid]] = v
             data.ctrl[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, f"{j}_act")] = v
@@ -463,8 +531,10 @@ def build_scene(desc: dict, libero_root: str | Path, rng: np.random.Generator | 
                 if all(math.hypot(x - fx, y - fy) > rad + fr for fx, fy, fr in circles):
                     break
             else:
-                raise SampleRejected(f"task {desc['task_id']}: no collision-free placement for {ent} in "
-                                     f"{r['target']} region after {max_tries} draws")
+                raise SampleRejected(
+                    f"task {desc['task_id']}: no collision-free placement for {ent} in "
+                    f"{r['target']} region after {max_tries} draws"
+                )
             circles.append((x, y, rad))
             placed[ent] = (x, y, top - float(lo[2]) + PLACE_CLEARANCE, yaw)
             set_pose(ent, *placed[ent])
@@ -489,10 +559,13 @@ def build_scene(desc: dict, libero_root: str | Path, rng: np.random.Generator | 
                 set_pose(e, *placed[e])
             pens = penetrating()
         if pens:
-            raise SampleRejected(f"task {desc['task_id']}: cannot separate "
-                                 f"{sorted({names[k] if k < len(names) else 'robot' for p in pens for k in p})}")
-        warnings.append(f"task {desc['task_id']}: regions overlap; lifted {sorted(lift)} to rest on their "
-                        "neighbours")
+            raise SampleRejected(
+                f"task {desc['task_id']}: cannot separate "
+                f"{sorted({names[k] if k < len(names) else 'robot' for p in pens for k in p})}"
+            )
+        warnings.append(
+            f"task {desc['task_id']}: regions overlap; lifted {sorted(lift)} to rest on their neighbours"
+        )
 
     mujoco.mj_forward(model, data)
     return Scene(model, data, spec, binding, evaluator, desc, placed, warnings, arm_adr)
@@ -552,7 +625,9 @@ def settle(scene: Scene, seconds: float = 5.0) -> dict[str, float]:
     return {k: float(np.linalg.norm(p1[k] - p0[k])) for k in p0}
 
 
-def render_views(scene: Scene, width: int = 480, height: int = 360, cameras=("agentview", "birdview")) -> list:
+def render_views(
+    scene: Scene, width: int = 480, height: int = 360, cameras=("agentview", "birdview")
+) -> list:
     """Render RGB images (H, W, 3) uint8 of the scene's current state with MuJoCo's offscreen renderer.
 
     Sites are hidden; collision geoms are drawn with the visual ones (some assets ship without

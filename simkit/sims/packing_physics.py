@@ -22,6 +22,7 @@ pybullet is imported lazily (inside the constructor): importing this module is c
 
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import dataclass, field
 
@@ -71,7 +72,9 @@ class PlacementResult:
     def to_dict(self) -> dict:
         """JSON-ready dict (floats rounded to micrometres / 1e-6)."""
         return {
-            "valid": self.valid, "reason": self.reason, "steps": self.steps,
+            "valid": self.valid,
+            "reason": self.reason,
+            "steps": self.steps,
             "position": [round(v, 6) for v in self.position],
             "quaternion": [round(v, 6) for v in self.quaternion],
             "max_displacement_m": round(self.max_displacement_m, 6),
@@ -125,9 +128,11 @@ def yaw_quaternion_xyzw(orientation: int) -> tuple[float, float, float, float]:
 def intended_centre(box: Box, placement: Placement, resolution: float) -> Vec3:
     """Centre (metres, container frame) of ``box`` resting at ``placement`` (z = bottom in cells)."""
     lx, ly = box.footprint(placement.orientation)
-    return ((placement.x + lx / 2.0) * resolution,
-            (placement.y + ly / 2.0) * resolution,
-            (placement.z + box.height / 2.0) * resolution)
+    return (
+        (placement.x + lx / 2.0) * resolution,
+        (placement.y + ly / 2.0) * resolution,
+        (placement.z + box.height / 2.0) * resolution,
+    )
 
 
 def _angle_between_xyzw(q1, q2) -> float:
@@ -180,12 +185,23 @@ class PackingPhysics:
         ExtraMissing: pybullet is not installed (``pip install 'simkit[packing]'``).
     """
 
-    def __init__(self, container: Container, *, lin_speed_tol: float = 0.01, ang_speed_tol: float = 0.05,
-                 max_settle_steps: int = 240, time_step: float = 1.0 / 240.0, drop_gap: float = 0.002,
-                 settle_window: int = 6, tilt_tol: float = 0.1, footprint_shrink: float = 0.0001,
-                 pos_tol: float | None = None,
-                 friction: float = 0.5, solver_iterations: int = 50,
-                 contact_erp: float | None = None) -> None:
+    def __init__(
+        self,
+        container: Container,
+        *,
+        lin_speed_tol: float = 0.01,
+        ang_speed_tol: float = 0.05,
+        max_settle_steps: int = 240,
+        time_step: float = 1.0 / 240.0,
+        drop_gap: float = 0.002,
+        settle_window: int = 6,
+        tilt_tol: float = 0.1,
+        footprint_shrink: float = 0.0001,
+        pos_tol: float | None = None,
+        friction: float = 0.5,
+        solver_iterations: int = 50,
+        contact_erp: float | None = None,
+    ) -> None:
         if lin_speed_tol <= 0 or ang_speed_tol <= 0 or max_settle_steps < 1 or time_step <= 0 or drop_gap < 0:
             raise ValueError("tolerances, step budget and time step must be positive (drop_gap >= 0)")
         self.p = _import_pybullet()
@@ -213,8 +229,12 @@ class PackingPhysics:
         p, c = self.p, self.client
         p.resetSimulation(physicsClientId=c)
         p.setGravity(0.0, 0.0, GRAVITY, physicsClientId=c)
-        p.setPhysicsEngineParameter(fixedTimeStep=self.time_step, numSolverIterations=self.solver_iterations,
-                                    deterministicOverlappingPairs=1, physicsClientId=c)
+        p.setPhysicsEngineParameter(
+            fixedTimeStep=self.time_step,
+            numSolverIterations=self.solver_iterations,
+            deterministicOverlappingPairs=1,
+            physicsClientId=c,
+        )
         if self.contact_erp is not None:
             p.setPhysicsEngineParameter(contactERP=self.contact_erp, physicsClientId=c)
         self._shapes.clear()
@@ -223,17 +243,18 @@ class PackingPhysics:
         t = 0.05  # wall/floor thickness, metres
         hw = H + 0.5  # walls rise above the rim so that a bounced box is still caught
         statics = [
-            ((L / 2, W / 2, -t / 2), (L / 2 + t, W / 2 + t, t / 2)),           # floor, top face at z = 0
-            ((-t / 2, W / 2, hw / 2), (t / 2, W / 2 + t, hw / 2)),              # wall x = 0
-            ((L + t / 2, W / 2, hw / 2), (t / 2, W / 2 + t, hw / 2)),           # wall x = L
-            ((L / 2, -t / 2, hw / 2), (L / 2 + t, t / 2, hw / 2)),              # wall y = 0
-            ((L / 2, W + t / 2, hw / 2), (L / 2 + t, t / 2, hw / 2)),           # wall y = W
+            ((L / 2, W / 2, -t / 2), (L / 2 + t, W / 2 + t, t / 2)),  # floor, top face at z = 0
+            ((-t / 2, W / 2, hw / 2), (t / 2, W / 2 + t, hw / 2)),  # wall x = 0
+            ((L + t / 2, W / 2, hw / 2), (t / 2, W / 2 + t, hw / 2)),  # wall x = L
+            ((L / 2, -t / 2, hw / 2), (L / 2 + t, t / 2, hw / 2)),  # wall y = 0
+            ((L / 2, W + t / 2, hw / 2), (L / 2 + t, t / 2, hw / 2)),  # wall y = W
         ]
         self._static_ids = []
         for pos, half in statics:
             shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=half, physicsClientId=c)
-            uid = p.createMultiBody(baseMass=0.0, baseCollisionShapeIndex=shape, basePosition=pos,
-                                    physicsClientId=c)
+            uid = p.createMultiBody(
+                baseMass=0.0, baseCollisionShapeIndex=shape, basePosition=pos, physicsClientId=c
+            )
             p.changeDynamics(uid, -1, lateralFriction=self.friction, restitution=0.0, physicsClientId=c)
             self._static_ids.append(uid)
 
@@ -259,23 +280,19 @@ class PackingPhysics:
     def close(self) -> None:
         """Disconnect the pybullet client (idempotent)."""
         if self.client is not None and self.client >= 0:
-            try:
+            with contextlib.suppress(Exception):  # already gone
                 self.p.disconnect(physicsClientId=self.client)
-            except Exception:  # pragma: no cover - already gone
-                pass
             self.client = -1
 
-    def __enter__(self) -> "PackingPhysics":
+    def __enter__(self) -> PackingPhysics:
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
 
     def __del__(self) -> None:  # pragma: no cover - interpreter shutdown
-        try:
+        with contextlib.suppress(Exception):
             self.close()
-        except Exception:
-            pass
 
     # -- placements --------------------------------------------------------------------------
     def place(self, box: Box, placement: Placement) -> PlacementResult:
@@ -306,8 +323,13 @@ class PackingPhysics:
         l, w, h = (s * res for s in box.size)
         half = (max(l / 2 - self.footprint_shrink, 1e-4), max(w / 2 - self.footprint_shrink, 1e-4), h / 2)
         start = (target[0], target[1], target[2] + self.drop_gap)
-        uid = p.createMultiBody(baseMass=float(box.mass), baseCollisionShapeIndex=self._shape(half),
-                                basePosition=start, baseOrientation=q, physicsClientId=c)
+        uid = p.createMultiBody(
+            baseMass=float(box.mass),
+            baseCollisionShapeIndex=self._shape(half),
+            basePosition=start,
+            baseOrientation=q,
+            physicsClientId=c,
+        )
         p.changeDynamics(uid, -1, lateralFriction=self.friction, restitution=0.0, physicsClientId=c)
         others = list(self._bodies.values())
         body = _Body(uid, box, placement, target, q)
@@ -320,8 +342,10 @@ class PackingPhysics:
             p.stepSimulation(physicsClientId=c)
             steps += 1
             v, w_ = p.getBaseVelocity(uid, physicsClientId=c)
-            if (v[0] * v[0] + v[1] * v[1] + v[2] * v[2] < self.lin_speed_tol ** 2
-                    and w_[0] * w_[0] + w_[1] * w_[1] + w_[2] * w_[2] < self.ang_speed_tol ** 2):
+            if (
+                v[0] * v[0] + v[1] * v[1] + v[2] * v[2] < self.lin_speed_tol**2
+                and w_[0] * w_[0] + w_[1] * w_[1] + w_[2] * w_[2] < self.ang_speed_tol**2
+            ):
                 calm += 1
                 if calm >= self.settle_window:
                     settled = True

@@ -87,8 +87,12 @@ def thresholds_for(pred: str, args: list[str], arg_categories: list[str], is_reg
         spec = ARTICULATION.get(arg_categories[0], {}).get(pred)
         if spec is None:
             return {"test": "joint", "unsupported_category": arg_categories[0]}
-        return {"test": "joint", "quantifier": "any" if pred in ("open", "turnon") else "all",
-                "comparison": spec[0], "qpos": spec[1]}
+        return {
+            "test": "joint",
+            "quantifier": "any" if pred in ("open", "turnon") else "all",
+            "comparison": spec[0],
+            "qpos": spec[1],
+        }
     if pred == "up":
         return {"test": "height", "z_min_m": UP_HEIGHT}
     return {}
@@ -164,13 +168,17 @@ class PredicateEvaluator:
             rot = np.asarray(d.site_xmat[self.b.sites[b]]).reshape(3, 3)
             s = self.b.site_size[b]
             dl = rot.T @ (pa - pr)
-            ok = (s[2] - ON_SITE_BELOW < dl[2] < s[2] + ON_SITE_ABOVE) and bool(np.all(np.abs(dl[:2]) < s[:2]))
+            ok = (s[2] - ON_SITE_BELOW < dl[2] < s[2] + ON_SITE_ABOVE) and bool(
+                np.all(np.abs(dl[:2]) < s[:2])
+            )
             parent = self.b.site_parent.get(b)
             if ok and parent is not None:
                 ok = self.touching(d, parent, a)
             return bool(ok)
         pb = self._pos(d, b)
-        return bool(pb[2] <= pa[2] and np.linalg.norm(pa[:2] - pb[:2]) < ON_XY_RADIUS and self.touching(d, a, b))
+        return bool(
+            pb[2] <= pa[2] and np.linalg.norm(pa[:2] - pb[:2]) < ON_XY_RADIUS and self.touching(d, a, b)
+        )
 
     def inside(self, d, a: str, b: str) -> bool:
         """In(a, b): b a region site (site_box test) or an entity (contact + collision AABB); see module doc."""
@@ -233,8 +241,11 @@ class PredicateEvaluator:
         if p == "incontact":
             return self.touching(d, *args)
         if p == "stack":
-            return self.touching(d, *args) and self.inside(d, *args) and \
-                self._pos(d, args[0])[2] > self._pos(d, args[1])[2]
+            return (
+                self.touching(d, *args)
+                and self.inside(d, *args)
+                and self._pos(d, args[0])[2] > self._pos(d, args[1])[2]
+            )
         raise ValueError(f"predicate {p!r} cannot be evaluated")
 
     def formula(self, d, f: Any) -> bool:

@@ -22,9 +22,10 @@ valid (the same test the generator applies); a case that fails is replaced by th
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import numpy as np
 
@@ -47,8 +48,9 @@ def bench_rng(tier_index: int, i: int, seed: int = BENCH_SEED) -> np.random.Gene
     return np.random.Generator(np.random.PCG64(ss))
 
 
-def build_bench(per_tier: int = BENCH_PER_TIER, seed: int = BENCH_SEED,
-                validate: Callable[[EvalCase], bool] | None = None) -> dict[str, Any]:
+def build_bench(
+    per_tier: int = BENCH_PER_TIER, seed: int = BENCH_SEED, validate: Callable[[EvalCase], bool] | None = None
+) -> dict[str, Any]:
     """Compile the bench cases with the layout compiler.
 
     Args:
@@ -80,10 +82,16 @@ def build_bench(per_tier: int = BENCH_PER_TIER, seed: int = BENCH_SEED,
                 kept += 1
             i += 1
     return {
-        "name": "simkit PackLab-Bench equivalent", "version": 1, "seed": seed, "seed_tag": BENCH_TAG,
-        "compiler": "simkit.scenes.packing_layout.compile_case", "per_tier": per_tier,
-        "steps": int(sum(len(c["arrival"]) for c in cases)), "skipped": skipped,
-        "cases": cases, "digests": digests,
+        "name": "simkit PackLab-Bench equivalent",
+        "version": 1,
+        "seed": seed,
+        "seed_tag": BENCH_TAG,
+        "compiler": "simkit.scenes.packing_layout.compile_case",
+        "per_tier": per_tier,
+        "steps": int(sum(len(c["arrival"]) for c in cases)),
+        "skipped": skipped,
+        "cases": cases,
+        "digests": digests,
     }
 
 
@@ -129,7 +137,9 @@ def _corpus_cases(corpus: str | Path) -> Iterable[tuple[str, dict]]:
         for sample in iter_shard(shard, decode_fields=False):
             raw = sample.get("case")
             if raw is None:
-                raise SimkitError(f"{shard}: episode {sample['__key__']} has no 'case' field (not a packing corpus)")
+                raise SimkitError(
+                    f"{shard}: episode {sample['__key__']} has no 'case' field (not a packing corpus)"
+                )
             yield sample["__key__"], json.loads(raw)
 
 

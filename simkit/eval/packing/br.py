@@ -99,7 +99,7 @@ class BRProblem:
         rng_colour = np.random.default_rng(self.seed)
         for t in self.types:
             colour = tuple(float(c) for c in rng_colour.uniform(0.2, 0.9, 3))
-            vol_m3 = t.dims[0] * t.dims[1] * t.dims[2] * BR_RESOLUTION ** 3
+            vol_m3 = t.dims[0] * t.dims[1] * t.dims[2] * BR_RESOLUTION**3
             mass = max(BR_DENSITY * vol_m3, 0.1)
             variants_sizes = []
             for a, b, h in t.uprights():
@@ -109,7 +109,9 @@ class BRProblem:
                     variants_sizes.append((a, b, h))
             for _ in range(t.count):
                 bid = len(items)
-                variants = tuple(Box(bid, s, mass, colour, (0,) if s[0] == s[1] else (0, 1)) for s in variants_sizes)
+                variants = tuple(
+                    Box(bid, s, mass, colour, (0,) if s[0] == s[1] else (0, 1)) for s in variants_sizes
+                )
                 items.append(Item(bid, variants))
         ids = [it.id for it in items]
         if order == "shuffled":
@@ -118,9 +120,16 @@ class BRProblem:
             arrival = ids
         else:
             raise ValueError(f"order must be 'shuffled' or 'file', got {order!r}")
-        return EvalCase(self.name, self.set, Container((L, W, H), BR_RESOLUTION), items, arrival, int(buffer_size),
-                        None, {"source": Path(self.path).name, "line": self.line, "seed": self.seed,
-                               "order": order})
+        return EvalCase(
+            self.name,
+            self.set,
+            Container((L, W, H), BR_RESOLUTION),
+            items,
+            arrival,
+            int(buffer_size),
+            None,
+            {"source": Path(self.path).name, "line": self.line, "seed": self.seed, "order": order},
+        )
 
 
 def _set_name(path: Path) -> str:
@@ -151,13 +160,18 @@ def load_thpack(path: str | Path) -> list[BRProblem]:
         lineno, toks = lines[pos]
         pos += 1
         if len(toks) != n_fields:
-            raise InputError(path, f"malformed line: expected {n_fields} integers ({what}), got {len(toks)} fields",
-                             line=lineno)
+            raise InputError(
+                path,
+                f"malformed line: expected {n_fields} integers ({what}), got {len(toks)} fields",
+                line=lineno,
+            )
         try:
             return lineno, [int(t) for t in toks]
         except ValueError:
             bad = next(t for t in toks if not re.fullmatch(r"[+-]?\d+", t))
-            raise InputError(path, f"malformed line: {bad!r} is not an integer ({what})", line=lineno) from None
+            raise InputError(
+                path, f"malformed line: {bad!r} is not an integer ({what})", line=lineno
+            ) from None
 
     _, (n_problems,) = take(1, "the number of problems")
     if n_problems < 1:
@@ -170,9 +184,12 @@ def load_thpack(path: str | Path) -> list[BRProblem]:
         if min(L, W, H) <= 0:
             raise InputError(path, f"container size must be positive, got {L} x {W} x {H} cm", line=cl)
         if max(L, W, H) > MAX_CONTAINER_SIDE or L * W * H > MAX_CONTAINER_CELLS:
-            raise InputError(path, f"container {L} x {W} x {H} cm is too large (limits: each side <= "
-                                   f"{MAX_CONTAINER_SIDE} cm, L*W*H <= {MAX_CONTAINER_CELLS} cells of 1 cm^3)",
-                             line=cl)
+            raise InputError(
+                path,
+                f"container {L} x {W} x {H} cm is too large (limits: each side <= "
+                f"{MAX_CONTAINER_SIDE} cm, L*W*H <= {MAX_CONTAINER_CELLS} cells of 1 cm^3)",
+                line=cl,
+            )
         tl, (n_types,) = take(1, "the number of box types")
         if n_types < 1:
             raise InputError(path, f"number of box types must be positive, got {n_types}", line=tl)
@@ -183,22 +200,36 @@ def load_thpack(path: str | Path) -> list[BRProblem]:
         for _ in range(n_types):
             ln, (ty, l, vl, w, vw, h, vh, count) = take(8, "'type l vl w vw h vh count'")
             if min(l, w, h) <= 0:
-                raise InputError(path, f"box type {ty} has a zero or negative size {l} x {w} x {h} cm", line=ln)
+                raise InputError(
+                    path, f"box type {ty} has a zero or negative size {l} x {w} x {h} cm", line=ln
+                )
             if any(f not in (0, 1) for f in (vl, vw, vh)):
-                raise InputError(path, f"box type {ty}: vertical flags must be 0 or 1, got {vl} {vw} {vh}", line=ln)
+                raise InputError(
+                    path, f"box type {ty}: vertical flags must be 0 or 1, got {vl} {vw} {vh}", line=ln
+                )
             if count < 1:
                 raise InputError(path, f"box type {ty}: count must be positive, got {count}", line=ln)
             n_boxes += count
             if n_boxes > MAX_BOXES:
-                raise InputError(path, f"box type {ty}: the problem has more than {MAX_BOXES} boxes "
-                                       f"({n_boxes} so far; limit {MAX_BOXES} per problem)", line=ln)
+                raise InputError(
+                    path,
+                    f"box type {ty}: the problem has more than {MAX_BOXES} boxes "
+                    f"({n_boxes} so far; limit {MAX_BOXES} per problem)",
+                    line=ln,
+                )
             bt = BRBoxType(ty, (l, w, h), (bool(vl), bool(vw), bool(vh)), count, ln)
             ups = bt.uprights()
             if not ups:
-                raise InputError(path, f"box type {ty}: no dimension may stand vertically (all flags 0)", line=ln)
+                raise InputError(
+                    path, f"box type {ty}: no dimension may stand vertically (all flags 0)", line=ln
+                )
             if not any(hh <= H and ((a <= L and b <= W) or (b <= L and a <= W)) for a, b, hh in ups):
-                raise InputError(path, f"box type {ty} ({l} x {w} x {h} cm) is larger than the container "
-                                       f"({L} x {W} x {H} cm) in every allowed orientation", line=ln)
+                raise InputError(
+                    path,
+                    f"box type {ty} ({l} x {w} x {h} cm) is larger than the container "
+                    f"({L} x {W} x {H} cm) in every allowed orientation",
+                    line=ln,
+                )
             types.append(bt)
         problems.append(BRProblem(set_name, number, seed, (L, W, H), tuple(types), str(path), head_line))
     if pos < len(lines):

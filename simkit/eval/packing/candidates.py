@@ -82,12 +82,12 @@ def support_maps(H: np.ndarray, lx: int, ly: int, margin_frac: float = 0.1) -> t
         return np.zeros((0, 0), H.dtype), np.zeros((0, 0), bool)
     qx, qy = (lx + 1) // 2, (ly + 1) // 2
     q = window_max(H, qx, qy)
-    quads = [q[r0:r0 + nx, c0:c0 + ny] for r0 in (0, lx // 2) for c0 in (0, ly // 2)]
+    quads = [q[r0 : r0 + nx, c0 : c0 + ny] for r0 in (0, lx // 2) for c0 in (0, ly // 2)]
     zmax = np.maximum(np.maximum(quads[0], quads[1]), np.maximum(quads[2], quads[3]))
     mx, my = support_margin(lx, margin_frac), support_margin(ly, margin_frac)
     if mx or my:
         q = window_max(H, qx - mx, qy - my)
-        quads = [q[r0:r0 + nx, c0:c0 + ny] for r0 in (0, lx // 2 + mx) for c0 in (0, ly // 2 + my)]
+        quads = [q[r0 : r0 + nx, c0 : c0 + ny] for r0 in (0, lx // 2 + mx) for c0 in (0, ly // 2 + my)]
     stable = (quads[0] == zmax) & (quads[1] == zmax) & (quads[2] == zmax) & (quads[3] == zmax)
     return zmax, stable
 
@@ -113,9 +113,14 @@ class Candidates:
     stable: np.ndarray
 
 
-def enumerate_candidates(container: Container, H: np.ndarray, box: Box, yaw: int,
-                         require_stable: bool = True, maps: tuple[np.ndarray, np.ndarray] | None = None
-                         ) -> Candidates:
+def enumerate_candidates(
+    container: Container,
+    H: np.ndarray,
+    box: Box,
+    yaw: int,
+    require_stable: bool = True,
+    maps: tuple[np.ndarray, np.ndarray] | None = None,
+) -> Candidates:
     """Every feasible (x, y) of ``box`` at ``yaw`` on heightmap ``H`` (module docstring).
 
     Args:
@@ -136,5 +141,14 @@ def enumerate_candidates(container: Container, H: np.ndarray, box: Box, yaw: int
     if require_stable:
         ok &= st
     xs, ys = np.nonzero(ok)
-    return Candidates(box, yaw, lx, ly, h, xs.astype(np.int64), ys.astype(np.int64),
-                      zmax[xs, ys].astype(np.int64), st[xs, ys])
+    return Candidates(
+        box,
+        yaw,
+        lx,
+        ly,
+        h,
+        xs.astype(np.int64),
+        ys.astype(np.int64),
+        zmax[xs, ys].astype(np.int64),
+        st[xs, ys],
+    )

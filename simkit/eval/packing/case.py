@@ -37,7 +37,7 @@ class Item:
             raise ValueError(f"item {self.id}: every variant must carry the item's id")
 
     @classmethod
-    def of(cls, box: Box) -> "Item":
+    def of(cls, box: Box) -> Item:
         """An item with the single upright variant ``box``."""
         return cls(box.id, (box,))
 
@@ -64,7 +64,9 @@ class Item:
     def orientation_index(self, box_size: tuple[int, int, int] | None, yaw: int) -> int:
         """The index k of (the variant with ``box_size`` (None = variant 0), ``yaw``)."""
         for k, (v, y) in enumerate(self.orientations()):
-            if y == yaw and (box_size is None and v is self.variants[0] or tuple(v.size) == tuple(box_size or ())):
+            if y == yaw and (
+                (box_size is None and v is self.variants[0]) or tuple(v.size) == tuple(box_size or ())
+            ):
                 return k
         raise ValueError(f"item {self.id}: no orientation with size {box_size} and yaw {yaw}")
 
@@ -127,40 +129,68 @@ class EvalCase:
         """Total item volume, cells^3."""
         return sum(it.volume for it in self.items)
 
-    def with_buffer(self, buffer_size: int) -> "EvalCase":
+    def with_buffer(self, buffer_size: int) -> EvalCase:
         """A copy with another buffer size."""
-        return EvalCase(self.name, self.tier, self.container, list(self.items), list(self.arrival), int(buffer_size),
-                        self.expert, dict(self.info))
+        return EvalCase(
+            self.name,
+            self.tier,
+            self.container,
+            list(self.items),
+            list(self.arrival),
+            int(buffer_size),
+            self.expert,
+            dict(self.info),
+        )
 
     # -- serialisation -----------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict (inverse: :meth:`from_json`)."""
+
         def box_json(b: Box) -> dict:
-            return {"id": b.id, "size": list(b.size), "mass": round(float(b.mass), 6),
-                    "colour": [round(float(c), 4) for c in b.colour], "rotations": list(b.rotations)}
+            return {
+                "id": b.id,
+                "size": list(b.size),
+                "mass": round(float(b.mass), 6),
+                "colour": [round(float(c), 4) for c in b.colour],
+                "rotations": list(b.rotations),
+            }
+
         return {
-            "name": self.name, "tier": self.tier,
+            "name": self.name,
+            "tier": self.tier,
             "container": {"size": list(self.container.size), "resolution": self.container.resolution},
             "items": [{"id": it.id, "variants": [box_json(v) for v in it.variants]} for it in self.items],
-            "arrival": list(self.arrival), "buffer_size": self.buffer_size,
-            "expert": None if self.expert is None else [[p.box_id, p.orientation, p.x, p.y, p.z] for p in self.expert],
+            "arrival": list(self.arrival),
+            "buffer_size": self.buffer_size,
+            "expert": None
+            if self.expert is None
+            else [[p.box_id, p.orientation, p.x, p.y, p.z] for p in self.expert],
             "info": self.info,
         }
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "EvalCase":
+    def from_json(cls, d: dict[str, Any]) -> EvalCase:
         """Inverse of :meth:`to_json`. Raises ``KeyError``/``ValueError``/``TypeError`` on a bad dict."""
+
         def box(b: dict) -> Box:
-            return Box(int(b["id"]), tuple(int(s) for s in b["size"]), float(b.get("mass", 1.0)),
-                       tuple(float(c) for c in b.get("colour", (0.6, 0.6, 0.6))),
-                       tuple(int(r) for r in b.get("rotations", (0, 1))))
+            return Box(
+                int(b["id"]),
+                tuple(int(s) for s in b["size"]),
+                float(b.get("mass", 1.0)),
+                tuple(float(c) for c in b.get("colour", (0.6, 0.6, 0.6))),
+                tuple(int(r) for r in b.get("rotations", (0, 1))),
+            )
+
         items = [Item(int(it["id"]), tuple(box(v) for v in it["variants"])) for it in d["items"]]
         c = d["container"]
         expert = d.get("expert")
         return cls(
-            name=str(d["name"]), tier=str(d["tier"]),
+            name=str(d["name"]),
+            tier=str(d["tier"]),
             container=Container(tuple(int(s) for s in c["size"]), float(c["resolution"])),
-            items=items, arrival=[int(i) for i in d["arrival"]], buffer_size=int(d["buffer_size"]),
+            items=items,
+            arrival=[int(i) for i in d["arrival"]],
+            buffer_size=int(d["buffer_size"]),
             expert=None if expert is None else [Placement(*(int(v) for v in e)) for e in expert],
             info=dict(d.get("info") or {}),
         )
@@ -182,7 +212,9 @@ class EvalCase:
 def content_digest(container_size, box_sizes) -> str:
     """sha256 hex of (container size, sorted multiset of (sorted footprint, height)) (see :meth:`EvalCase.content_digest`)."""
     sizes = sorted((min(int(s[0]), int(s[1])), max(int(s[0]), int(s[1])), int(s[2])) for s in box_sizes)
-    payload = json.dumps({"container": [int(v) for v in container_size], "boxes": sizes}, separators=(",", ":"))
+    payload = json.dumps(
+        {"container": [int(v) for v in container_size], "boxes": sizes}, separators=(",", ":")
+    )
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
@@ -208,6 +240,13 @@ def from_packing_case(pc: Any, name: str = "case", info: dict[str, Any] | None =
     ``pc.buffer_size`` and ``pc.expert`` (list of :class:`Placement`, forward order, with z).
     """
     expert = list(pc.expert) if getattr(pc, "expert", None) is not None else None
-    return EvalCase(name=name, tier=str(pc.tier), container=pc.container, items=[Item.of(b) for b in pc.boxes],
-                    arrival=[int(i) for i in pc.arrival], buffer_size=int(pc.buffer_size), expert=expert,
-                    info=dict(info or {}))
+    return EvalCase(
+        name=name,
+        tier=str(pc.tier),
+        container=pc.container,
+        items=[Item.of(b) for b in pc.boxes],
+        arrival=[int(i) for i in pc.arrival],
+        buffer_size=int(pc.buffer_size),
+        expert=expert,
+        info=dict(info or {}),
+    )

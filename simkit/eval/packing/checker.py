@@ -53,9 +53,9 @@ class Violation:
 @dataclass
 class _OBB:
     id: int
-    c: np.ndarray      # centre (3,)
-    R: np.ndarray      # columns = local axes in world frame
-    h: np.ndarray      # half extents (3,)
+    c: np.ndarray  # centre (3,)
+    R: np.ndarray  # columns = local axes in world frame
+    h: np.ndarray  # half extents (3,)
 
     @property
     def corners(self) -> np.ndarray:
@@ -140,8 +140,9 @@ def point_in_hull(p: tuple[float, float], hull: list[tuple[float, float]], tol: 
     return True
 
 
-def _touching_points(o: _OBB, s: _OBB, tol: float, spacing: float = 0.01, max_n: int = 64
-                     ) -> list[tuple[float, float]]:
+def _touching_points(
+    o: _OBB, s: _OBB, tol: float, spacing: float = 0.01, max_n: int = 64
+) -> list[tuple[float, float]]:
     """xy of the points of ``o``'s bottom face (a grid, ``spacing`` m, at most ``max_n`` per side, edges
     included) that lie within ``tol`` of box ``s`` (distance from a point to an oriented box)."""
     nx = int(min(max_n, max(2, math.ceil(2 * o.h[0] / spacing) + 1)))
@@ -155,8 +156,12 @@ def _touching_points(o: _OBB, s: _OBB, tol: float, spacing: float = 0.01, max_n:
     return [(float(x), float(y)) for x, y in world[dist <= tol][:, :2]]
 
 
-def check_packing(container: Container, boxes: list[tuple[Box, Pose]], tol: float = CHECK_TOL_M,
-                  upright_tol: float = UPRIGHT_TOL_RAD) -> list[Violation]:
+def check_packing(
+    container: Container,
+    boxes: list[tuple[Box, Pose]],
+    tol: float = CHECK_TOL_M,
+    upright_tol: float = UPRIGHT_TOL_RAD,
+) -> list[Violation]:
     """Check posed boxes for overlap, containment and support (module docstring).
 
     Args:
@@ -169,8 +174,10 @@ def check_packing(container: Container, boxes: list[tuple[Box, Pose]], tol: floa
     """
     res = container.resolution
     Lm, Wm, Hm = container.size_m
-    obbs = [_OBB(b.id, np.asarray(pos, float), quat_to_matrix(q), np.array(b.size, float) * res / 2)
-            for b, (pos, q) in boxes]
+    obbs = [
+        _OBB(b.id, np.asarray(pos, float), quat_to_matrix(q), np.array(b.size, float) * res / 2)
+        for b, (pos, q) in boxes
+    ]
     out: list[Violation] = []
     n = len(obbs)
     # pairwise interpenetration, with an AABB prefilter
@@ -178,7 +185,7 @@ def check_packing(container: Container, boxes: list[tuple[Box, Pose]], tol: floa
     hs = np.array([o.aabb_half for o in obbs]).reshape(n, 3)
     contact = [[False] * n for _ in range(n)]
     for i in range(n):
-        near = np.nonzero(np.all(np.abs(cs[i + 1:] - cs[i]) <= hs[i + 1:] + hs[i] + tol, axis=1))[0] + i + 1
+        near = np.nonzero(np.all(np.abs(cs[i + 1 :] - cs[i]) <= hs[i + 1 :] + hs[i] + tol, axis=1))[0] + i + 1
         for j in near:
             d = penetration_depth(obbs[i], obbs[j])
             if d > -tol:
@@ -188,8 +195,14 @@ def check_packing(container: Container, boxes: list[tuple[Box, Pose]], tol: floa
     # containment
     for o in obbs:
         cr = o.corners
-        excess = max(float(-cr[:, 0].min()), float(cr[:, 0].max() - Lm), float(-cr[:, 1].min()),
-                     float(cr[:, 1].max() - Wm), float(-cr[:, 2].min()), float(cr[:, 2].max() - Hm))
+        excess = max(
+            float(-cr[:, 0].min()),
+            float(cr[:, 0].max() - Lm),
+            float(-cr[:, 1].min()),
+            float(cr[:, 1].max() - Wm),
+            float(-cr[:, 2].min()),
+            float(cr[:, 2].max() - Hm),
+        )
         if excess > tol:
             out.append(Violation("outside", (o.id,), excess))
     # support
@@ -199,8 +212,12 @@ def check_packing(container: Container, boxes: list[tuple[Box, Pose]], tol: floa
         if zmin <= tol:
             continue  # on the floor
         if o.upright_angle > upright_tol:
-            near_wall = (cr[:, 0].min() <= tol or cr[:, 0].max() >= Lm - tol or cr[:, 1].min() <= tol
-                         or cr[:, 1].max() >= Wm - tol)
+            near_wall = (
+                cr[:, 0].min() <= tol
+                or cr[:, 0].max() >= Lm - tol
+                or cr[:, 1].min() <= tol
+                or cr[:, 1].max() >= Wm - tol
+            )
             if not (near_wall or any(contact[i])):
                 out.append(Violation("unsupported", (o.id,), zmin))
             continue
@@ -222,8 +239,12 @@ def check_packing(container: Container, boxes: list[tuple[Box, Pose]], tol: floa
             lo = np.maximum(lo_i, s.c[:2] - s.aabb_half[:2])
             hi = np.minimum(hi_i, s.c[:2] + s.aabb_half[:2])
             if np.all(hi - lo > 0):
-                pts += [(float(lo[0]), float(lo[1])), (float(hi[0]), float(lo[1])),
-                        (float(hi[0]), float(hi[1])), (float(lo[0]), float(hi[1]))]
+                pts += [
+                    (float(lo[0]), float(lo[1])),
+                    (float(hi[0]), float(lo[1])),
+                    (float(hi[0]), float(hi[1])),
+                    (float(lo[0]), float(hi[1])),
+                ]
         if not point_in_hull((float(o.c[0]), float(o.c[1])), _hull(pts), tol):
             out.append(Violation("unsupported", (o.id,), zmin))
     return out

@@ -7,8 +7,9 @@ opened for the whole run and reset (with the case's container) between cases.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -24,8 +25,9 @@ from simkit.eval.packing.runner import EpisodeResult, run_episode
 EVAL_PHYSICS: dict[str, Any] = {"footprint_shrink": 0.0001, "solver_iterations": 50, "contact_erp": 0.5}
 
 
-def load_cases(spec: str, limit: int | None = None, buffer: int | None = None,
-               order: str = "shuffled") -> tuple[list[EvalCase], str]:
+def load_cases(
+    spec: str, limit: int | None = None, buffer: int | None = None, order: str = "shuffled"
+) -> tuple[list[EvalCase], str]:
     """Cases named by a ``--cases`` value.
 
     Args:
@@ -67,9 +69,16 @@ def load_cases(spec: str, limit: int | None = None, buffer: int | None = None,
     raise InputError(None, f"unknown --cases {spec!r}: use 'bench', 'bench:PATH' or 'br:PATH/thpackN.txt'")
 
 
-def evaluate(cases: list[EvalCase], policy: str, *, physics: bool = True, physics_kwargs: dict | None = None,
-             check: bool = True, seed: int = 0, on_case: Callable[[EpisodeResult], None] | None = None
-             ) -> dict[str, Any]:
+def evaluate(
+    cases: list[EvalCase],
+    policy: str,
+    *,
+    physics: bool = True,
+    physics_kwargs: dict | None = None,
+    check: bool = True,
+    seed: int = 0,
+    on_case: Callable[[EpisodeResult], None] | None = None,
+) -> dict[str, Any]:
     """Run ``policy`` closed loop on every case and aggregate.
 
     Args:
@@ -92,7 +101,9 @@ def evaluate(cases: list[EvalCase], policy: str, *, physics: bool = True, physic
             if physics and ph is None:
                 from simkit.sims.packing_physics import PackingPhysics
 
-                ph = PackingPhysics(case.container, **(EVAL_PHYSICS if physics_kwargs is None else physics_kwargs))
+                ph = PackingPhysics(
+                    case.container, **(EVAL_PHYSICS if physics_kwargs is None else physics_kwargs)
+                )
             r = run_episode(case, pol, ph, np.random.default_rng([seed, i]), check=check)
             rows.append(r.row())
             if on_case is not None:
@@ -100,7 +111,12 @@ def evaluate(cases: list[EvalCase], policy: str, *, physics: bool = True, physic
     finally:
         if ph is not None:
             ph.close()
-    return {"policy": pol.name, "physics": physics, "cases": rows, "summary": aggregate(rows),
-            "violations": int(sum(len(r["violations"]) for r in rows)),
-            "invalid_placements": int(sum(r["invalid_placements"] for r in rows)),
-            "seconds": round(time.perf_counter() - t0, 3)}
+    return {
+        "policy": pol.name,
+        "physics": physics,
+        "cases": rows,
+        "summary": aggregate(rows),
+        "violations": int(sum(len(r["violations"]) for r in rows)),
+        "invalid_placements": int(sum(r["invalid_placements"] for r in rows)),
+        "seconds": round(time.perf_counter() - t0, 3),
+    }

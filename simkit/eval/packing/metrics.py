@@ -18,8 +18,8 @@ object counts with its real top), see :func:`heightmap_from_poses`.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from typing import Iterable
 
 import numpy as np
 
@@ -38,11 +38,13 @@ def quat_to_matrix(q: tuple[float, float, float, float]) -> np.ndarray:
     w, x, y, z = q
     n = math.sqrt(w * w + x * x + y * y + z * z) or 1.0
     w, x, y, z = w / n, x / n, y / n, z / n
-    return np.array([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-    ])
+    return np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+        ]
+    )
 
 
 def centre_inside(container: Container, position) -> bool:
@@ -79,8 +81,9 @@ def heightmap_from_poses(container: Container, boxes: Iterable[tuple[Box, Pose]]
         j1 = min(int(math.ceil((c[1] + ext[1]) / res)), W)
         if i0 >= i1 or j0 >= j1:
             continue
-        gx, gy = np.meshgrid((np.arange(i0, i1) + 0.5) * res - c[0], (np.arange(j0, j1) + 0.5) * res - c[1],
-                             indexing="ij")
+        gx, gy = np.meshgrid(
+            (np.arange(i0, i1) + 0.5) * res - c[0], (np.arange(j0, j1) + 0.5) * res - c[1], indexing="ij"
+        )
         # ray p(t) = (gx, gy, t - c_z) in the centred world frame; local = R^T p = a + t * b
         a = gx[..., None] * R[0, :] + gy[..., None] * R[1, :] - c[2] * R[2, :]
         b = R[2, :]
@@ -119,8 +122,13 @@ class CaseMetrics:
         return {k: (round(v, 6) if isinstance(v, float) else v) for k, v in asdict(self).items()}
 
 
-def case_metrics(container: Container, total_volume_cells: int, packed: list[Box],
-                 final_heightmap: np.ndarray, n_items: int) -> CaseMetrics:
+def case_metrics(
+    container: Container,
+    total_volume_cells: int,
+    packed: list[Box],
+    final_heightmap: np.ndarray,
+    n_items: int,
+) -> CaseMetrics:
     """Eqs. 11-13 (module docstring) for one episode.
 
     Args:
@@ -132,7 +140,7 @@ def case_metrics(container: Container, total_volume_cells: int, packed: list[Box
     Returns:
         :class:`CaseMetrics`; compactness is 0 when nothing is packed.
     """
-    res3 = container.resolution ** 3
+    res3 = container.resolution**3
     L, W, Hc = container.size
     packed_cells = sum(b.volume for b in packed)
     hmax = int(final_heightmap.max()) if final_heightmap.size else 0
@@ -140,10 +148,15 @@ def case_metrics(container: Container, total_volume_cells: int, packed: list[Box
     compact = packed_cells / (L * W * hmax) if hmax > 0 else 0.0
     compact = min(compact, 1.0)
     return CaseMetrics(
-        success_ratio=float(success), compactness=float(compact), overall=float(success * compact),
-        utilisation=float(packed_cells / (L * W * Hc)), packed_volume_m3=packed_cells * res3,
-        total_volume_m3=total_volume_cells * res3, max_height_m=hmax * container.resolution,
-        n_items=int(n_items), n_packed=len(packed),
+        success_ratio=float(success),
+        compactness=float(compact),
+        overall=float(success * compact),
+        utilisation=float(packed_cells / (L * W * Hc)),
+        packed_volume_m3=packed_cells * res3,
+        total_volume_m3=total_volume_cells * res3,
+        max_height_m=hmax * container.resolution,
+        n_items=int(n_items),
+        n_packed=len(packed),
     )
 
 

@@ -124,7 +124,15 @@ class ScoredPolicy(Policy):
                 L, W = state.heightmap.shape
                 dblf = (c.z[idx] * L + c.x[idx]) * W + c.y[idx]
                 j = int(idx[np.argmin(dblf)])
-                key = (*[round(v, 9) for v in prim], int(c.z[j]), int(c.x[j]), int(c.y[j]), -item.volume, slot, k)
+                key = (
+                    *[round(v, 9) for v in prim],
+                    int(c.z[j]),
+                    int(c.x[j]),
+                    int(c.y[j]),
+                    -item.volume,
+                    slot,
+                    k,
+                )
                 if best_key is None or key < best_key:
                     best_key, best = key, Action(slot, k, int(c.x[j]), int(c.y[j]))
         return best
@@ -199,8 +207,10 @@ class SDFPack(ScoredPolicy):
             nd = require("scipy.ndimage", "packing")
             L, W, Hc = state.container.size
             if L * W * Hc > self.max_voxels:
-                raise SimkitError(f"policy sdf: the {L}x{W}x{Hc}-cell container has {L * W * Hc} voxels, more than "
-                                  f"the {self.max_voxels} its per-step distance field supports (use a coarser grid)")
+                raise SimkitError(
+                    f"policy sdf: the {L}x{W}x{Hc}-cell container has {L * W * Hc} voxels, more than "
+                    f"the {self.max_voxels} its per-step distance field supports (use a coarser grid)"
+                )
             H = state.heightmap
             free = np.zeros((L + 2, W + 2, Hc + 1), dtype=bool)  # walls at the rim, floor at k=0
             zz = np.arange(Hc)[None, None, :]
@@ -217,8 +227,16 @@ class SDFPack(ScoredPolicy):
         s = self._field(state)
 
         def box_sum(x0, y0, z0, x1, y1, z1):
-            return (s[x1, y1, z1] - s[x0, y1, z1] - s[x1, y0, z1] - s[x1, y1, z0]
-                    + s[x0, y0, z1] + s[x0, y1, z0] + s[x1, y0, z0] - s[x0, y0, z0])
+            return (
+                s[x1, y1, z1]
+                - s[x0, y1, z1]
+                - s[x1, y0, z1]
+                - s[x1, y1, z0]
+                + s[x0, y0, z1]
+                + s[x0, y1, z0]
+                + s[x1, y0, z0]
+                - s[x0, y0, z0]
+            )
 
         x0, y0, z0 = c.x, c.y, c.z
         x1, y1, z1 = c.x + c.lx, c.y + c.ly, c.z + c.h
@@ -286,15 +304,23 @@ class Expert(Policy):
         self._next += 1
         slots = [i for i, it in enumerate(state.buffer) if it.id == p.box_id]
         if not slots:
-            raise SimkitError(f"case {self.case.name}: expert box {p.box_id} is not in the buffer at step "
-                              f"{state.step} (arrival queue inconsistent with the expert order)")
+            raise SimkitError(
+                f"case {self.case.name}: expert box {p.box_id} is not in the buffer at step "
+                f"{state.step} (arrival queue inconsistent with the expert order)"
+            )
         item = state.buffer[slots[0]]
         k = item.orientation_index(None, p.orientation)
         return Action(slots[0], k, p.x, p.y)
 
 
 POLICIES: dict[str, type[Policy]] = {
-    "dblf": DBLF, "mta": MTA, "hm": HM, "sdf": SDFPack, "ffp": FFP, "random": RandomPolicy, "expert": Expert,
+    "dblf": DBLF,
+    "mta": MTA,
+    "hm": HM,
+    "sdf": SDFPack,
+    "ffp": FFP,
+    "random": RandomPolicy,
+    "expert": Expert,
 }
 #: accepted aliases
 ALIASES = {"sdf-pack": "sdf", "sdfpack": "sdf"}

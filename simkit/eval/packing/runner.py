@@ -22,8 +22,9 @@ and the packing is verified by the geometric checker (:mod:`~simkit.eval.packing
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -62,10 +63,17 @@ class EpisodeResult:
 
     def row(self) -> dict[str, Any]:
         """A flat JSON-ready summary row (metrics + counts)."""
-        return {"case": self.case, "tier": self.tier, "policy": self.policy, **self.metrics.to_dict(),
-                "steps": len(self.steps), "invalid_placements": self.invalid_placements,
-                "discarded": self.discarded, "violations": [str(v) for v in self.violations],
-                "seconds": round(self.seconds, 4)}
+        return {
+            "case": self.case,
+            "tier": self.tier,
+            "policy": self.policy,
+            **self.metrics.to_dict(),
+            "steps": len(self.steps),
+            "invalid_placements": self.invalid_placements,
+            "discarded": self.discarded,
+            "violations": [str(v) for v in self.violations],
+            "seconds": round(self.seconds, 4),
+        }
 
 
 class PackingEpisode:
@@ -84,8 +92,8 @@ class PackingEpisode:
         self.items = case.item_by_id
         self.heightmap = case.container.empty_heightmap()
         arrival = list(case.arrival)
-        self.buffer: list[Item] = [self.items[i] for i in arrival[:case.buffer_size]]
-        self.queue: list[int] = arrival[case.buffer_size:]
+        self.buffer: list[Item] = [self.items[i] for i in arrival[: case.buffer_size]]
+        self.queue: list[int] = arrival[case.buffer_size :]
         self.placed: dict[int, tuple[Box, Placement]] = {}
         self.steps: list[StepRecord] = []
         self.invalid = 0
@@ -97,8 +105,9 @@ class PackingEpisode:
 
     def state(self) -> PackingState:
         """The current observation (a fresh :class:`PackingState`; its candidate cache is per step)."""
-        return PackingState(self.case.container, self.heightmap.copy(), list(self.buffer), len(self.steps),
-                            len(self.queue))
+        return PackingState(
+            self.case.container, self.heightmap.copy(), list(self.buffer), len(self.steps), len(self.queue)
+        )
 
     def _refill(self, slot: int) -> None:
         del self.buffer[slot]
@@ -146,7 +155,7 @@ class PackingEpisode:
         self.placed[box.id] = (box, pl)
         lx, ly = box.footprint(yaw)
         if valid:
-            self.heightmap[action.x:action.x + lx, action.y:action.y + ly] = z + box.height
+            self.heightmap[action.x : action.x + lx, action.y : action.y + ly] = z + box.height
         else:
             self.invalid += 1
             self.heightmap = heightmap_from_poses(self.case.container, self._posed(self.physics.poses()))
@@ -177,14 +186,21 @@ class PackingEpisode:
         container = self.case.container
         packed = [(self.placed[i][0], poses[i]) for i in poses if centre_inside(container, poses[i][0])]
         final_h = heightmap_from_poses(container, packed)
-        m = case_metrics(container, self.case.total_volume, [b for b, _ in packed], final_h, len(self.case.items))
+        m = case_metrics(
+            container, self.case.total_volume, [b for b, _ in packed], final_h, len(self.case.items)
+        )
         viol = check_packing(container, packed) if check else []
         return m, viol, final_h
 
 
-def run_episode(case: EvalCase, policy: Policy, physics=None, rng: np.random.Generator | None = None,
-                check: bool = True, on_step: Callable[[PackingState, StepRecord], None] | None = None
-                ) -> EpisodeResult:
+def run_episode(
+    case: EvalCase,
+    policy: Policy,
+    physics=None,
+    rng: np.random.Generator | None = None,
+    check: bool = True,
+    on_step: Callable[[PackingState, StepRecord], None] | None = None,
+) -> EpisodeResult:
     """Run ``policy`` on ``case`` closed loop (module docstring) and score it.
 
     Args:
@@ -209,5 +225,15 @@ def run_episode(case: EvalCase, policy: Policy, physics=None, rng: np.random.Gen
         if on_step is not None:
             on_step(st, rec)
     m, viol, final_h = ep.finish(check)
-    return EpisodeResult(case.name, case.tier, policy.name, ep.steps, m, viol, ep.invalid, ep.discarded,
-                         time.perf_counter() - t0, final_h)
+    return EpisodeResult(
+        case.name,
+        case.tier,
+        policy.name,
+        ep.steps,
+        m,
+        viol,
+        ep.invalid,
+        ep.discarded,
+        time.perf_counter() - t0,
+        final_h,
+    )

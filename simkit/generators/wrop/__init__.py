@@ -33,20 +33,32 @@ from simkit.core.errors import SampleRejected
 from simkit.core.generator import Generator, GeneratorConfig
 from simkit.generators.wrop.base import EXAM_OFFSET, FAMILIES, Clip, catalogue, fix_articles, select
 
-
 #: the view transforms Blender 5.0's bundled OpenColorIO config offers for the sRGB display device
-ViewTransform = Literal["Standard", "ACES 1.3", "ACES 2.0", "Khronos PBR Neutral", "AgX", "Filmic", "Filmic Log",
-                        "False Color", "Raw"]
+ViewTransform = Literal[
+    "Standard",
+    "ACES 1.3",
+    "ACES 2.0",
+    "Khronos PBR Neutral",
+    "AgX",
+    "Filmic",
+    "Filmic Log",
+    "False Color",
+    "Raw",
+]
 
 
 class WropConfig(GeneratorConfig):
     """Config of ``wrop``. The defaults are laptop-cheap (Workbench, 320x180); the paper's production
     setting is ``frames=120 fps=24 width=1280 height=720 engine=eevee`` (or ``cycles``)."""
 
-    generator: str = Field("all", description="task generator: FAMILY/NAME, a family (OP-1 .. OS-3) or 'all' "
-                                              "(episode i uses task i mod count)")
-    split: Literal["train", "exam"] = Field("train", description="train, or exam (structural seeds from a "
-                                                                 "disjoint range)")
+    generator: str = Field(
+        "all",
+        description="task generator: FAMILY/NAME, a family (OP-1 .. OS-3) or 'all' "
+        "(episode i uses task i mod count)",
+    )
+    split: Literal["train", "exam"] = Field(
+        "train", description="train, or exam (structural seeds from a disjoint range)"
+    )
     frames: int = Field(120, ge=24, le=2400, description="frames per sample (even); the cut is frames/2")
     fps: float = Field(24.0, gt=0, le=240, description="frames per second")
     width: int = Field(320, ge=16, le=7680, description="image width in pixels (even)")
@@ -55,10 +67,13 @@ class WropConfig(GeneratorConfig):
     samples: int = Field(16, ge=1, le=4096, description="samples per pixel (Cycles path samples, EEVEE TAA)")
     denoise: bool = Field(True, description="Cycles denoising (OpenImageDenoise)")
     device: Literal["auto", "cpu", "gpu"] = Field("auto", description="Cycles device")
-    view_transform: ViewTransform = Field("Standard", description="Blender colour management view transform "
-                                                                  "(for the sRGB display Blender 5.0 ships)")
-    visibility_points: int = Field(192, ge=16, le=4096, description="surface samples per object for visibility "
-                                                                    "ray casts")
+    view_transform: ViewTransform = Field(
+        "Standard",
+        description="Blender colour management view transform (for the sRGB display Blender 5.0 ships)",
+    )
+    visibility_points: int = Field(
+        192, ge=16, le=4096, description="surface samples per object for visibility ray casts"
+    )
     crf: int = Field(18, ge=0, le=51, description="H.264 constant rate factor of the stored videos")
 
     @field_validator("frames", "width", "height")
@@ -84,9 +99,18 @@ class WropGenerator(Generator):
     required_fields = ("input_video", "target_video", "prompt", "trajectory")
     #: ``task`` plus the union of the task generators' structural parameter names (set below the class)
     structural_params = ("task",)
-    surface_params = ("floor", "sky", "finish", "sun_azimuth_deg", "sun_elevation_deg", "sun_strength",
-                      "camera_azimuth_jitter_deg", "camera_elevation_jitter_deg", "camera_distance_scale",
-                      "colour_<slot>")
+    surface_params = (
+        "floor",
+        "sky",
+        "finish",
+        "sun_azimuth_deg",
+        "sun_elevation_deg",
+        "sun_strength",
+        "camera_azimuth_jitter_deg",
+        "camera_elevation_jitter_deg",
+        "camera_distance_scale",
+        "colour_<slot>",
+    )
 
     @classmethod
     def list_lines(cls) -> list[str]:
@@ -141,11 +165,18 @@ class WropGenerator(Generator):
         from simkit.scenes.wrop.spec import Scene
 
         cfg = self.config
-        scene = Scene(cfg.frames, cfg.fps, comp.objects, look.camera(task.view), look.sun(), look.background())
+        scene = Scene(
+            cfg.frames, cfg.fps, comp.objects, look.camera(task.view), look.sun(), look.background()
+        )
         ses = self.session()
         ses.reset()
-        ses.configure(RenderSettings(cfg.engine, cfg.width, cfg.height, cfg.samples, cfg.denoise, cfg.device,
-                                     cfg.view_transform), cfg.frames, cfg.fps)
+        ses.configure(
+            RenderSettings(
+                cfg.engine, cfg.width, cfg.height, cfg.samples, cfg.denoise, cfg.device, cfg.view_transform
+            ),
+            cfg.frames,
+            cfg.fps,
+        )
         ses.build(scene)
         frames = ses.render(cfg.frames)
         traj = ses.measure(scene, cfg.visibility_points)
@@ -168,14 +199,27 @@ class WropGenerator(Generator):
         cut = cfg.frames // 2
         traj["cut"] = cut
         meta = {
-            "generator_id": task.id(), "family": task.family, "split": cfg.split,
-            "structural_seed": structural_seed, "surface_seed": surface_seed,
-            "expected_outcome": comp.outcome, "legal_outcomes": comp.legal_outcomes or [comp.outcome],
-            "event_frames": comp.events, "key_event": comp.key_event, "cut_frame": cut,
-            "input_frames": [0, cut - 1], "target_frames": [cut, cfg.frames - 1],
-            "frames": cfg.frames, "fps": cfg.fps, "input_fps": cfg.fps, "target_fps": cfg.fps,
-            "resolution": [cfg.width, cfg.height], "engine": cfg.engine,
-            "blender_version": self.session().version, "expectations": comp.expectations, "derived": comp.derived,
+            "generator_id": task.id(),
+            "family": task.family,
+            "split": cfg.split,
+            "structural_seed": structural_seed,
+            "surface_seed": surface_seed,
+            "expected_outcome": comp.outcome,
+            "legal_outcomes": comp.legal_outcomes or [comp.outcome],
+            "event_frames": comp.events,
+            "key_event": comp.key_event,
+            "cut_frame": cut,
+            "input_frames": [0, cut - 1],
+            "target_frames": [cut, cfg.frames - 1],
+            "frames": cfg.frames,
+            "fps": cfg.fps,
+            "input_fps": cfg.fps,
+            "target_fps": cfg.fps,
+            "resolution": [cfg.width, cfg.height],
+            "engine": cfg.engine,
+            "blender_version": self.session().version,
+            "expectations": comp.expectations,
+            "derived": comp.derived,
         }
         fields = {
             "input_video": Video(frames[:cut], fps=cfg.fps, crf=cfg.crf),
@@ -202,6 +246,8 @@ class WropGenerator(Generator):
         return contact_sheets(samples, out_dir)
 
 
-WropGenerator.structural_params = ("task",) + tuple(sorted({k for c in catalogue().values() for k in c.structural}))
+WropGenerator.structural_params = ("task",) + tuple(
+    sorted({k for c in catalogue().values() for k in c.structural})
+)
 
-__all__ = ["WropGenerator", "WropConfig", "FAMILIES", "catalogue", "select"]
+__all__ = ["FAMILIES", "WropConfig", "WropGenerator", "catalogue", "select"]

@@ -23,11 +23,38 @@ import numpy as np
 from simkit.generators.wrop.base import catalogue
 from simkit.scenes.wrop.expect import evaluate
 
-META_KEYS = ("generator_id", "family", "split", "structural_seed", "surface_seed", "expected_outcome",
-             "legal_outcomes", "event_frames", "key_event", "cut_frame", "input_frames", "target_frames", "frames",
-             "fps", "input_fps", "target_fps", "blender_version", "expectations")
-OBJECT_KEYS = ("role", "kind", "position", "rotation", "scale", "image_xy", "bbox_min", "bbox_max", "visibility",
-               "occluded_by")
+META_KEYS = (
+    "generator_id",
+    "family",
+    "split",
+    "structural_seed",
+    "surface_seed",
+    "expected_outcome",
+    "legal_outcomes",
+    "event_frames",
+    "key_event",
+    "cut_frame",
+    "input_frames",
+    "target_frames",
+    "frames",
+    "fps",
+    "input_fps",
+    "target_fps",
+    "blender_version",
+    "expectations",
+)
+OBJECT_KEYS = (
+    "role",
+    "kind",
+    "position",
+    "rotation",
+    "scale",
+    "image_xy",
+    "bbox_min",
+    "bbox_max",
+    "visibility",
+    "occluded_by",
+)
 
 
 def cut_outlier(inp: np.ndarray, tgt: np.ndarray) -> str | None:
@@ -42,7 +69,9 @@ def cut_outlier(inp: np.ndarray, tgt: np.ndarray) -> str | None:
     d = lambda a, b: float(np.mean(np.abs(a.astype(np.int16) - b.astype(np.int16))))  # noqa: E731
     d_prev, d_cut, d_next = d(inp[-2], inp[-1]), d(inp[-1], tgt[0]), d(tgt[0], tgt[1])
     if d_cut > 3 * max(d_prev, d_next) + 2.0:
-        return f"discontinuity at the cut: mean change {d_cut:.2f} vs {d_prev:.2f} before and {d_next:.2f} after"
+        return (
+            f"discontinuity at the cut: mean change {d_cut:.2f} vs {d_prev:.2f} before and {d_next:.2f} after"
+        )
     return None
 
 
@@ -58,7 +87,11 @@ def audit(gen, sample: dict[str, Any]) -> list[str]:
         problems.append(f"metadata incomplete: missing {missing}")
     if problems:
         return problems
-    inp, tgt, traj = np.asarray(sample["input_video"]), np.asarray(sample["target_video"]), sample["trajectory"]
+    inp, tgt, traj = (
+        np.asarray(sample["input_video"]),
+        np.asarray(sample["target_video"]),
+        sample["trajectory"],
+    )
     if not isinstance(sample["prompt"], str) or not sample["prompt"].strip():
         problems.append("prompt is empty")
     T, cut = int(meta["frames"]), int(meta["cut_frame"])
@@ -73,8 +106,10 @@ def audit(gen, sample: dict[str, Any]) -> list[str]:
     if (inp.shape[2], inp.shape[1]) != (w, h):
         problems.append(f"video is {inp.shape[2]}x{inp.shape[1]}, metadata says {w}x{h}")
     if not (meta["input_fps"] == meta["target_fps"] == meta["fps"] == traj.get("fps")):
-        problems.append(f"fps differ: input {meta['input_fps']}, target {meta['target_fps']}, "
-                        f"trajectory {traj.get('fps')}")
+        problems.append(
+            f"fps differ: input {meta['input_fps']}, target {meta['target_fps']}, "
+            f"trajectory {traj.get('fps')}"
+        )
     a, b = meta["input_frames"], meta["target_frames"]
     if a != [0, cut - 1] or b != [cut, T - 1] or b[0] != a[1] + 1:
         problems.append(f"halves do not meet at the cut: input frames {a}, target frames {b}")
@@ -110,7 +145,9 @@ def audit(gen, sample: dict[str, Any]) -> list[str]:
     ev = meta["event_frames"]
     key = meta["key_event"]
     if key not in ev or not (cut <= int(ev[key]) < T):
-        problems.append(f"key event {key!r} at frame {ev.get(key)} is not within the target half {cut}..{T - 1}")
+        problems.append(
+            f"key event {key!r} at frame {ev.get(key)} is not within the target half {cut}..{T - 1}"
+        )
     if not problems:
         problems.extend(f"event check: {p}" for p in evaluate(meta["expectations"], traj))
     return problems

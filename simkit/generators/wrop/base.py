@@ -24,9 +24,9 @@ samples in [0, 2^62): the two ranges are disjoint.
 from __future__ import annotations
 
 import importlib
-from abc import ABC, abstractmethod
 import pkgutil
 import re
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, ClassVar
@@ -39,8 +39,12 @@ from simkit.scenes.wrop.spec import Camera, Material, SceneObject, Sun, Track, o
 
 FAMILIES = ("OP-1", "OP-2", "OP-3", "OS-1", "OS-2", "OS-3")
 FAMILY_TITLES = {
-    "OP-1": "Baillargeonian occlusion", "OP-2": "object static occlusion", "OP-3": "container permanence",
-    "OS-1": "Baillargeonian obstruction", "OS-2": "object drop", "OS-3": "object collision",
+    "OP-1": "Baillargeonian occlusion",
+    "OP-2": "object static occlusion",
+    "OP-3": "container permanence",
+    "OS-1": "Baillargeonian obstruction",
+    "OS-2": "object drop",
+    "OS-3": "object collision",
 }
 EXAM_OFFSET = 2**62
 
@@ -98,17 +102,26 @@ class Look:
 
     def ground(self, frames: int, size: float = 30.0) -> SceneObject:
         """The ground slab (top face at z = 0); not measured for visibility."""
-        return SceneObject("ground", "ground", "box", (size, size, 0.2), material(self.values["floor"], "matte"),
-                           Track.static(frames, (0.0, 0.0, -0.1)), measure=False)
+        return SceneObject(
+            "ground",
+            "ground",
+            "box",
+            (size, size, 0.2),
+            material(self.values["floor"], "matte"),
+            Track.static(frames, (0.0, 0.0, -0.1)),
+            measure=False,
+        )
 
     def camera(self, view: dict[str, Any]) -> Camera:
         """The nominal ``view`` (target, distance, azimuth_deg, elevation_deg, lens_mm) with this look's jitter."""
         v = self.values
-        return orbit_camera(view.get("target", (0.0, 0.0, 0.5)),
-                            view.get("distance", 7.0) * v["camera_distance_scale"],
-                            np.radians(view.get("azimuth_deg", 0.0) + v["camera_azimuth_jitter_deg"]),
-                            np.radians(view.get("elevation_deg", 14.0) + v["camera_elevation_jitter_deg"]),
-                            view.get("lens_mm", 35.0))
+        return orbit_camera(
+            view.get("target", (0.0, 0.0, 0.5)),
+            view.get("distance", 7.0) * v["camera_distance_scale"],
+            np.radians(view.get("azimuth_deg", 0.0) + v["camera_azimuth_jitter_deg"]),
+            np.radians(view.get("elevation_deg", 14.0) + v["camera_elevation_jitter_deg"]),
+            view.get("lens_mm", 35.0),
+        )
 
     def sun(self) -> Sun:
         v = self.values
@@ -174,11 +187,15 @@ class Task(ABC):
 
     # -- shared choreography helpers ------------------------------------------------------------
     @staticmethod
-    def occlusion_frames(x: np.ndarray, centre: float, cover_half: float, clear_half: float) -> tuple[list, list]:
+    def occlusion_frames(
+        x: np.ndarray, centre: float, cover_half: float, clear_half: float
+    ) -> tuple[list, list]:
         """(hidden frames, clear frames) of a target whose x is ``x`` (T,) behind an occluder at ``centre``:
         hidden where ``|x - centre| <= cover_half``, clear where ``|x - centre| >= clear_half``."""
         dx = np.abs(np.asarray(x) - centre)
-        return [int(f) for f in np.nonzero(dx <= cover_half)[0]], [int(f) for f in np.nonzero(dx >= clear_half)[0]]
+        return [int(f) for f in np.nonzero(dx <= cover_half)[0]], [
+            int(f) for f in np.nonzero(dx >= clear_half)[0]
+        ]
 
 
 #: vowel-letter word starts that take "a" (a consonant sound: "a uniform", "a one-way", "a European")
@@ -188,6 +205,7 @@ _A_BEFORE_VOWEL = ("uni", "use", "usu", "uti", "one", "once", "eu")
 def fix_articles(text: str) -> str:
     """Use "an" before a vowel sound and "a" before a consonant sound in ``text`` (English indefinite
     article; vowel sound approximated by the first letter, with the exceptions in ``_A_BEFORE_VOWEL``)."""
+
     def repl(m: re.Match) -> str:
         art, word = m.group(1), m.group(2)
         w = word.lower()
@@ -208,7 +226,13 @@ def catalogue() -> dict[str, type[Task]]:
     for mod in pkgutil.iter_modules(tasks.__path__):
         m = importlib.import_module(f"{tasks.__name__}.{mod.name}")
         for obj in vars(m).values():
-            if isinstance(obj, type) and issubclass(obj, Task) and obj is not Task and obj.family and obj.name:
+            if (
+                isinstance(obj, type)
+                and issubclass(obj, Task)
+                and obj is not Task
+                and obj.family
+                and obj.name
+            ):
                 found[obj.id()] = obj
     order = sorted(found, key=lambda k: (FAMILIES.index(found[k].family), found[k].name))
     return {k: found[k] for k in order}
@@ -227,5 +251,7 @@ def select(spec: str) -> list[type[Task]]:
         return [c for c in cat.values() if c.family == spec]
     if spec in cat:
         return [cat[spec]]
-    raise ValueError(f"unknown WROP generator {spec!r}: use 'all', a family ({', '.join(FAMILIES)}) "
-                     f"or FAMILY/NAME (e.g. {next(iter(cat))}); see `simkit list wrop`")
+    raise ValueError(
+        f"unknown WROP generator {spec!r}: use 'all', a family ({', '.join(FAMILIES)}) "
+        f"or FAMILY/NAME (e.g. {next(iter(cat))}); see `simkit list wrop`"
+    )

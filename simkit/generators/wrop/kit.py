@@ -10,6 +10,8 @@ Margins (``COVER_MARGIN``, ``CLEAR_MARGIN``) absorb perspective and the surface 
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from simkit.generators.wrop.base import Clip, Composition, Look, Task
@@ -59,9 +61,13 @@ def _image_x(cam, pts: np.ndarray) -> np.ndarray:
 
     q = look_at_quaternion(np.asarray(cam.location, float), np.asarray(cam.look_at, float))
     w, x, y, z = q
-    R = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                  [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                  [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+    R = np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+            [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+            [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+        ]
+    )
     pc = (np.asarray(pts, float) - np.asarray(cam.location, float)) @ R  # camera coordinates, -z forward
     return 0.5 + (cam.lens_mm / cam.sensor_mm) * pc[:, 0] / -pc[:, 2]
 
@@ -73,7 +79,7 @@ def _outline(kind: str, size: float) -> np.ndarray:
     if kind == "sphere":
         i = np.arange(400) + 0.5
         zc = 1 - 2 * i / 400
-        ph = np.pi * (1 + 5 ** 0.5) * i
+        ph = np.pi * (1 + 5**0.5) * i
         r = np.sqrt(1 - zc * zc)
         return size * np.stack([r * np.cos(ph), r * np.sin(ph), zc], 1)
     if kind == "box":
@@ -84,8 +90,17 @@ def _outline(kind: str, size: float) -> np.ndarray:
     return np.concatenate([np.c_[ring, np.full(48, -hh)], np.c_[ring, np.full(48, hh)]])
 
 
-def cross_behind(s: dict, clip: Clip, look: Look, kind: str, size: float, screens: list[tuple[float, float]],
-                 key: int = -1, screen_margin: float = 0.4, view: dict | None = None) -> Composition:
+def cross_behind(
+    s: dict,
+    clip: Clip,
+    look: Look,
+    kind: str,
+    size: float,
+    screens: list[tuple[float, float]],
+    key: int = -1,
+    screen_margin: float = 0.4,
+    view: dict | None = None,
+) -> Composition:
     """A ``kind`` target of ``size`` moves along x (direction ``s['direction']``) at constant speed behind
     ``screens`` [(centre x, width)] at y = 0 (target at y = ``DEPTH``), seen by the task's ``view``.
 
@@ -118,9 +133,13 @@ def cross_behind(s: dict, clip: Clip, look: Look, kind: str, size: float, screen
     cover = w / 2 - size - COVER_MARGIN
     clear_half = w / 2 + size + CLEAR_MARGIN
     v0 = view or {}
-    cam = orbit_camera(v0.get("target", (0.0, 0.0, 0.5)), v0.get("distance", 7.0),
-                       np.radians(v0.get("azimuth_deg", 0.0)), np.radians(v0.get("elevation_deg", 14.0)),
-                       v0.get("lens_mm", 35.0))
+    cam = orbit_camera(
+        v0.get("target", (0.0, 0.0, 0.5)),
+        v0.get("distance", 7.0),
+        np.radians(v0.get("azimuth_deg", 0.0)),
+        np.radians(v0.get("elevation_deg", 14.0)),
+        v0.get("lens_mm", 35.0),
+    )
     box = np.array([[a, b, c] for a in (-1, 1) for b in (-1, 1) for c in (0, 1)], float)
     su = _image_x(cam, box * [w / 2, SCREEN_T / 2, sh] + [xc, 0.0, 0.0])
     s_lo, s_hi = su.min(), su.max()
@@ -128,7 +147,9 @@ def cross_behind(s: dict, clip: Clip, look: Look, kind: str, size: float, screen
 
     def coverage(xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(partly covered, fully covered) by the key screen for target centres at x = ``xs`` (nominal camera)."""
-        pts = outline[None, :, :] + np.stack([xs, np.full_like(xs, DEPTH), np.full_like(xs, hh)], 1)[:, None, :]
+        pts = (
+            outline[None, :, :] + np.stack([xs, np.full_like(xs, DEPTH), np.full_like(xs, hh)], 1)[:, None, :]
+        )
         u = _image_x(cam, pts.reshape(-1, 3)).reshape(len(xs), -1)
         lo, hi = u.min(1), u.max(1)
         return (hi > s_lo) & (lo < s_hi), (lo >= s_lo) & (hi <= s_hi)
@@ -156,13 +177,20 @@ def cross_behind(s: dict, clip: Clip, look: Look, kind: str, size: float, screen
     target = body("target", "target", kind, size, look, "target", m.track())
     objs = [look.ground(T), target]
     for i, (cx, cw) in enumerate(screens):
-        objs.append(screen(f"screen{i + 1}" if len(screens) > 1 else "screen", look,
-                           "screen" if len(screens) == 1 else f"screen{i + 1}", Track.static(T, (cx, 0.0, sh / 2)),
-                           cw, sh))
+        objs.append(
+            screen(
+                f"screen{i + 1}" if len(screens) > 1 else "screen",
+                look,
+                "screen" if len(screens) == 1 else f"screen{i + 1}",
+                Track.static(T, (cx, 0.0, sh / 2)),
+                cw,
+                sh,
+            )
+        )
     names = [o.name for o in objs[2:]]
     exps, hidden_all = [], []
     clear = np.ones(T, bool)
-    for (cx, cw), nm in zip(screens, names):
+    for (cx, cw), _nm in zip(screens, names):
         hid, _ = Task.occlusion_frames(x, cx, cw / 2 - size - COVER_MARGIN, cw / 2 + size + CLEAR_MARGIN)
         hidden_all += hid
         clear &= np.abs(x - cx) >= cw / 2 + size + CLEAR_MARGIN
@@ -174,22 +202,47 @@ def cross_behind(s: dict, clip: Clip, look: Look, kind: str, size: float, screen
     after = [f for f in vis if f > f_out and np.sign(x[f] - xc) == d]
     if not before or not after:
         raise ValueError("choreography leaves no visible frame before or after the occlusion")
-    exps += [X.visible("target", vis), X.side("target", key_name, before, -d), X.side("target", key_name, after, d)]
+    exps += [
+        X.visible("target", vis),
+        X.side("target", key_name, before, -d),
+        X.side("target", key_name, after, d),
+    ]
     part, full = coverage(x)
     span = np.arange(T)
     f_on = int(span[part].min())
     f_start, f_end = int(span[full].min()), int(span[full].max())
     later = span[(span > f_end) & ~full]
-    events = {"occlusion_onset": f_on, "occlusion_start": f_start, "occlusion_end": f_end,
-              "reappearance": int(later.min())}
-    return Composition(objs, events, "occlusion_start", exps, prompt="", outcome="",
-                       derived={"speed_m_per_s": round(v * fps, 4), "screen_height": round(sh, 4),
-                                "hidden_with_margin": [f_in, f_out]})
+    events = {
+        "occlusion_onset": f_on,
+        "occlusion_start": f_start,
+        "occlusion_end": f_end,
+        "reappearance": int(later.min()),
+    }
+    return Composition(
+        objs,
+        events,
+        "occlusion_start",
+        exps,
+        prompt="",
+        outcome="",
+        derived={
+            "speed_m_per_s": round(v * fps, 4),
+            "screen_height": round(sh, 4),
+            "hidden_with_margin": [f_in, f_out],
+        },
+    )
 
 
 # -- OP-2: a moving screen covers static objects -------------------------------------------------------
-def sweep_over(clip: Clip, look: Look, items: list[tuple[str, float, float]], sx: np.ndarray, sz: np.ndarray,
-               width: float, height: float) -> tuple[list[SceneObject], list[dict], list[int]]:
+def sweep_over(
+    clip: Clip,
+    look: Look,
+    items: list[tuple[str, float, float]],
+    sx: np.ndarray,
+    sz: np.ndarray,
+    width: float,
+    height: float,
+) -> tuple[list[SceneObject], list[dict], list[int]]:
     """Static ``items`` [(kind, size, x)] at y = DEPTH; a screen of ``width`` x ``height`` with centre x ``sx`` (T,)
     and bottom z ``sz`` (T,) passes in front. Returns (objects, expectations, frames where any item is hidden)."""
     T = clip.frames
@@ -230,10 +283,37 @@ def lifted(z_ground: float = 0.0) -> float:
 
 
 # -- OS: contact helpers --------------------------------------------------------------------------------
-__all__ = ["DEPTH", "VIEW_X", "COVER_MARGIN", "CLEAR_MARGIN", "SCREEN_T", "WALL_T", "NOUN", "body", "half_height",
-           "listing", "OS1_APPROACH",
-           "screen", "in_view", "cross_behind", "sweep_over", "row_positions", "CUP_R", "CUP_H", "cup", "lifted",
-           "G", "Motion", "collide_1d", "fall_frames", "fall_height", "X", "Composition", "SceneObject", "Track"]
+__all__ = [
+    "CLEAR_MARGIN",
+    "COVER_MARGIN",
+    "CUP_H",
+    "CUP_R",
+    "DEPTH",
+    "NOUN",
+    "OS1_APPROACH",
+    "SCREEN_T",
+    "VIEW_X",
+    "WALL_T",
+    "Composition",
+    "G",
+    "Motion",
+    "SceneObject",
+    "Track",
+    "X",
+    "body",
+    "collide_1d",
+    "cross_behind",
+    "cup",
+    "fall_frames",
+    "fall_height",
+    "half_height",
+    "in_view",
+    "lifted",
+    "listing",
+    "row_positions",
+    "screen",
+    "sweep_over",
+]
 
 
 def cup_timeline(clip: Clip) -> dict[str, int]:
@@ -245,12 +325,25 @@ def cup_timeline(clip: Clip) -> dict[str, int]:
     lower1 = lower0 + max(2, cut // 3)
     lift1 = T - 3
     lift0 = lift1 - lift
-    return {"lower0": lower0, "lower1": min(lower1, cut - 2), "move0": cut, "move1": lift0 - 2, "lift0": lift0,
-            "lift1": lift1}
+    return {
+        "lower0": lower0,
+        "lower1": min(lower1, cut - 2),
+        "move0": cut,
+        "move1": lift0 - 2,
+        "lift0": lift0,
+        "lift1": lift1,
+    }
 
 
-def cups_and_ball(clip: Clip, look: Look, radius: float, cups: dict[str, Motion], holder: str, ball: Motion,
-                  floor_z: float = 0.0) -> tuple[list[SceneObject], list[dict], list[int]]:
+def cups_and_ball(
+    clip: Clip,
+    look: Look,
+    radius: float,
+    cups: dict[str, Motion],
+    holder: str,
+    ball: Motion,
+    floor_z: float = 0.0,
+) -> tuple[list[SceneObject], list[dict], list[int]]:
     """Objects and expectations of a ball (``radius``) hidden under cup ``holder`` among ``cups``.
 
     Hidden: frames where the holder's rim is on the floor (bottom z <= floor + 1 cm). Visible: frames where every
@@ -276,13 +369,30 @@ OS1_APPROACH = 2.0
 def wall_part(name: str, look: Look, T: int, lo, hi) -> SceneObject:
     """A static wall block spanning world corners ``lo``..``hi`` (m)."""
     lo, hi = np.asarray(lo, float), np.asarray(hi, float)
-    return SceneObject(name, "wall", "box", tuple((hi - lo).tolist()), look.mat("wall"),
-                       Track.static(T, ((lo + hi) / 2).tolist()))
+    return SceneObject(
+        name,
+        "wall",
+        "box",
+        tuple((hi - lo).tolist()),
+        look.mat("wall"),
+        Track.static(T, ((lo + hi) / 2).tolist()),
+    )
 
 
-def barrier_run(clip: Clip, look: Look, mover: SceneObject, m: Motion, half_x: float, parts: list[SceneObject],
-                passes: bool, x_contact: float, speed: float, restitution: float, contact_at: float,
-                blocker: str) -> Composition:
+def barrier_run(
+    clip: Clip,
+    look: Look,
+    mover: SceneObject,
+    m: Motion,
+    half_x: float,
+    parts: list[SceneObject],
+    passes: bool,
+    x_contact: float,
+    speed: float,
+    restitution: float,
+    contact_at: float,
+    blocker: str,
+) -> Composition:
     """``mover`` (track built here from ``m``) runs along +x toward wall ``parts`` at x = 0, from frame 0 at a
     constant speed: ``speed`` m/s, or slower when that would start it more than ``OS1_APPROACH`` m before its
     event position (out of view): then the speed is ``OS1_APPROACH / t_event`` (recorded as
@@ -319,14 +429,31 @@ def barrier_run(clip: Clip, look: Look, mover: SceneObject, m: Motion, half_x: f
         exps.append(X.side(mover.name, blocker, list(range(T)), -1, space="world"))
         events = {"contact": f_c}
         key = "contact"
-    return Composition([look.ground(T), mover, *parts], events, key, exps, prompt="", outcome="",
-                       derived={"start_x": round(x0, 4), "speed_m_per_s": round(speed, 4)})
+    return Composition(
+        [look.ground(T), mover, *parts],
+        events,
+        key,
+        exps,
+        prompt="",
+        outcome="",
+        derived={"start_x": round(x0, 4), "speed_m_per_s": round(speed, 4)},
+    )
 
 
 # -- OS-2: a support is removed --------------------------------------------------------------------------
-def drop_run(clip: Clip, look: Look, riders: list[SceneObject], rider_z: list[float], support_size, axis: int,
-             direction: int, pull_frames: int, release_offset: float, move_at: float, height: float
-             ) -> tuple[list[SceneObject], list[dict], dict, dict]:
+def drop_run(
+    clip: Clip,
+    look: Look,
+    riders: list[SceneObject],
+    rider_z: list[float],
+    support_size,
+    axis: int,
+    direction: int,
+    pull_frames: int,
+    release_offset: float,
+    move_at: float,
+    height: float,
+) -> tuple[list[SceneObject], list[dict], dict, dict]:
     """``riders`` (stacked, first = lowest, centres at x = y = 0 and heights ``rider_z`` above the support top)
     rest on a support block of ``support_size`` (sx, sy) and height chosen so that the fall takes a whole number
     of frames near ``height`` m. From frame ``at(move_at)`` the support slides along ``axis`` by ``direction``
@@ -347,10 +474,11 @@ def drop_run(clip: Clip, look: Look, riders: list[SceneObject], rider_z: list[fl
     v = np.zeros(3)
     v[axis] = direction * travel / pull_frames * fps
     sup.velocity(f_m, v)
-    support = SceneObject("support", "support", "box", (support_size[0], support_size[1], H), look.mat("support"),
-                          sup.track())
+    support = SceneObject(
+        "support", "support", "box", (support_size[0], support_size[1], H), look.mat("support"), sup.track()
+    )
     objs, exps = [look.ground(T), support], []
-    for i, (o, dz) in enumerate(zip(riders, rider_z)):
+    for _i, (o, dz) in enumerate(zip(riders, rider_z)):
         m = Motion(T, fps, (0, 0, H + dz))
         m.fall(f_rel, f_land, dz)
         o.track = m.track()
@@ -359,16 +487,29 @@ def drop_run(clip: Clip, look: Look, riders: list[SceneObject], rider_z: list[fl
         exps.append(X.no_penetration(o.name, "ground"))
     low = riders[0].name
     exps += [X.touching(low, "support", list(range(f_rel + 1))), X.contact(low, "ground", f_land)]
-    for a, b in zip(riders, riders[1:]):
+    for a, b in itertools.pairwise(riders):
         exps.append(X.touching(b.name, a.name, list(range(T))))
-    return objs, exps, {"support_lost": f_rel, "landing": f_land}, {"support_height": round(H, 4),
-                                                                    "fall_frames": k}
+    return (
+        objs,
+        exps,
+        {"support_lost": f_rel, "landing": f_land},
+        {"support_height": round(H, 4), "fall_frames": k},
+    )
 
 
 # -- OS-3: 1-D collisions ---------------------------------------------------------------------------------
-def collision_line(clip: Clip, look: Look, bodies: list[SceneObject], masses: list[float],
-                   x_contact: list[float], v_before: list[float], v_after: list[float], contact_at: float,
-                   hit: tuple[str, str], decel: float = 0.3) -> tuple[list[dict], dict]:
+def collision_line(
+    clip: Clip,
+    look: Look,
+    bodies: list[SceneObject],
+    masses: list[float],
+    x_contact: list[float],
+    v_before: list[float],
+    v_after: list[float],
+    contact_at: float,
+    hit: tuple[str, str],
+    decel: float = 0.3,
+) -> tuple[list[dict], dict]:
     """Bodies on the x axis: positions ``x_contact`` (m) at the contact frame ``at(contact_at)`` (>= cut),
     velocities ``v_before``/``v_after`` (m/s) on either side (after: slowing at ``decel`` m/s^2). Sets the tracks;
     returns (expectations, events): contact of the ``hit`` pair, no interpenetration, momentum conservation."""

@@ -12,8 +12,9 @@ def _pick(n_frames: int, k: int) -> list[int]:
     return sorted({int(round(x)) for x in np.linspace(0, n_frames - 1, min(k, n_frames))})
 
 
-def contact_sheet(inp: np.ndarray, tgt: np.ndarray, event_frame: int | None, title: str, per_half: int = 6
-                  ) -> np.ndarray:
+def contact_sheet(
+    inp: np.ndarray, tgt: np.ndarray, event_frame: int | None, title: str, per_half: int = 6
+) -> np.ndarray:
     """One RGB uint8 sheet: ``per_half`` input frames, a red cut bar, ``per_half`` target frames (the key event
     frame, given in absolute frame numbers, always among them and framed in red); frame numbers under tiles."""
     from PIL import Image, ImageDraw

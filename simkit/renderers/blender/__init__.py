@@ -4,6 +4,12 @@ Importing this package does not import ``bpy``; :func:`get_session` does (lazily
 so ``simkit list`` stays instant. See :mod:`.session` and :mod:`.visibility`.
 """
 
-from simkit.renderers.blender.session import ENGINES, BlenderSession, RenderSettings, blender_version, get_session
+from simkit.renderers.blender.session import (
+    ENGINES,
+    BlenderSession,
+    RenderSettings,
+    blender_version,
+    get_session,
+)
 
 __all__ = ["ENGINES", "BlenderSession", "RenderSettings", "blender_version", "get_session"]

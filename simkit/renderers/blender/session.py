@@ -97,8 +97,7 @@ def _import_bpy():
     import sys
 
     if "bpy" not in sys.modules:
-        sys.path[:] = [p for p in sys.path
-                       if not (os.sep + "bpy" + os.sep in p and os.sep + "scripts" in p)]
+        sys.path[:] = [p for p in sys.path if not (os.sep + "bpy" + os.sep in p and os.sep + "scripts" in p)]
     return require("bpy", "blender")
 
 
@@ -215,15 +214,25 @@ class BlenderSession:
         elif k == "sphere":
             bmesh.ops.create_uvsphere(bm, u_segments=24, v_segments=12, radius=d[0])
         elif k in ("cylinder", "cup"):
-            bmesh.ops.create_cone(bm, cap_ends=True, cap_tris=False, segments=32, radius1=d[0], radius2=d[0],
-                                  depth=d[1])
+            bmesh.ops.create_cone(
+                bm, cap_ends=True, cap_tris=False, segments=32, radius1=d[0], radius2=d[0], depth=d[1]
+            )
             if k == "cup":
                 bottom = [f for f in bm.faces if f.normal.z < -0.9]
                 bmesh.ops.delete(bm, geom=bottom, context="FACES_ONLY")
         elif k == "wedge":
             sx, sy, sz = d[0] / 2, d[1] / 2, d[2] / 2
-            v = [bm.verts.new(p) for p in [(-sx, -sy, -sz), (sx, -sy, -sz), (sx, -sy, sz),
-                                           (-sx, sy, -sz), (sx, sy, -sz), (sx, sy, sz)]]
+            v = [
+                bm.verts.new(p)
+                for p in [
+                    (-sx, -sy, -sz),
+                    (sx, -sy, -sz),
+                    (sx, -sy, sz),
+                    (-sx, sy, -sz),
+                    (sx, sy, -sz),
+                    (sx, sy, sz),
+                ]
+            ]
             for face in ((0, 1, 2), (3, 5, 4), (0, 3, 4, 1), (1, 4, 5, 2), (0, 2, 5, 3)):
                 bm.faces.new([v[i] for i in face])
             bmesh.ops.recalc_face_normals(bm, faces=bm.faces)
@@ -231,8 +240,13 @@ class BlenderSession:
         # processes); sort them by their centres so the mesh Blender builds, renders and ray casts is the
         # same in every process (the sampling in .visibility canonicalises its triangles as well)
         bm.faces.index_update()
-        ranked = sorted(bm.faces, key=lambda f: (tuple(round(c, 6) for c in f.calc_center_median()),
-                                                 tuple(round(c, 6) for v in f.verts for c in v.co)))
+        ranked = sorted(
+            bm.faces,
+            key=lambda f: (
+                tuple(round(c, 6) for c in f.calc_center_median()),
+                tuple(round(c, 6) for v in f.verts for c in v.co),
+            ),
+        )
         rank = {f.index: i for i, f in enumerate(ranked)}
         bm.faces.sort(key=lambda f: rank[f.index])
         me = self.bpy.data.meshes.new(o.name)

@@ -94,9 +94,20 @@ def measure(session, scene: Scene, points: int = 192) -> dict[str, Any]:
         samples[o.name] = _surface_samples(ob.data, points)
     T = scene.frames
     out: dict[str, dict[str, list]] = {
-        o.name: {"role": o.role, "kind": o.kind, "dims": [float(x) for x in o.dims], "colour": o.material.name,
-                 "position": [], "rotation": [], "scale": [], "image_xy": [], "bbox_min": [], "bbox_max": [],
-                 "visibility": [], "occluded_by": []}
+        o.name: {
+            "role": o.role,
+            "kind": o.kind,
+            "dims": [float(x) for x in o.dims],
+            "colour": o.material.name,
+            "position": [],
+            "rotation": [],
+            "scale": [],
+            "image_xy": [],
+            "bbox_min": [],
+            "bbox_max": [],
+            "visibility": [],
+            "occluded_by": [],
+        }
         for o in scene.objects
     }
     for f in range(T):
@@ -117,7 +128,9 @@ def measure(session, scene: Scene, points: int = 192) -> dict[str, Any]:
             rec["scale"].append([round(float(x), 6) for x in scl])
             pc = w2c[:3, :3] @ t + w2c[:3, 3]
             depth = max(-pc[2], 1e-9)
-            rec["image_xy"].append([round(0.5 + k * pc[0] / depth, 6), round(0.5 + k * (W / H) * pc[1] / depth, 6)])
+            rec["image_xy"].append(
+                [round(0.5 + k * pc[0] / depth, 6), round(0.5 + k * (W / H) * pc[1] / depth, 6)]
+            )
             pts, nrm, verts = samples[o.name]
             vw = verts @ R.T + t
             rec["bbox_min"].append([round(float(x), 6) for x in vw.min(0)])
@@ -146,7 +159,9 @@ def measure(session, scene: Scene, points: int = 192) -> dict[str, Any]:
             occ: dict[str, float] = {}
             for i in np.nonzero(facing & in_frame)[0]:
                 direction = Vector((-d[i]).tolist())
-                hit, _loc, _n, _idx, hob, _mat = sc.ray_cast(dg, origin, direction, distance=float(dist[i]) + 1e-3)
+                hit, _loc, _n, _idx, hob, _mat = sc.ray_cast(
+                    dg, origin, direction, distance=float(dist[i]) + 1e-3
+                )
                 if not hit:
                     seen += weight[i]
                     continue
@@ -156,12 +171,21 @@ def measure(session, scene: Scene, points: int = 192) -> dict[str, Any]:
                 else:
                     occ[name] = occ.get(name, 0.0) + weight[i]
             rec["visibility"].append(round(seen / total, 4) if total > 0 else 0.0)
-            rec["occluded_by"].append({n: round(w / total, 4) for n, w in sorted(occ.items()) if w / total >= 0.005}
-                                      if total > 0 else {})
+            rec["occluded_by"].append(
+                {n: round(w / total, 4) for n, w in sorted(occ.items()) if w / total >= 0.005}
+                if total > 0
+                else {}
+            )
     cam_loc, cam_rot, _ = cam.matrix_world.decompose()
     return {
-        "frames": T, "fps": float(scene.fps), "resolution": [W, H],
-        "camera": {"position": [float(x) for x in cam_loc], "rotation": [cam_rot.w, cam_rot.x, cam_rot.y, cam_rot.z],
-                   "lens_mm": float(cam.data.lens), "sensor_mm": float(cam.data.sensor_width)},
+        "frames": T,
+        "fps": float(scene.fps),
+        "resolution": [W, H],
+        "camera": {
+            "position": [float(x) for x in cam_loc],
+            "rotation": [cam_rot.w, cam_rot.x, cam_rot.y, cam_rot.z],
+            "lens_mm": float(cam.data.lens),
+            "sensor_mm": float(cam.data.sensor_width),
+        },
         "objects": out,
     }

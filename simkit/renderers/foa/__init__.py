@@ -15,20 +15,64 @@ Public API (all AmbiX: ACN order W, Y, Z, X with SN3D normalisation; listener fr
 See ``docs/foa.md`` for the formulas and their sources. Needs the ``audio`` extra (scipy).
 """
 
-from simkit.renderers.foa.encoding import (ACN_CHANNELS, FUMA_CHANNELS, acn_sn3d_to_fuma, direction_to_unit,
-                                           fuma_to_acn_sn3d, listener_to_seed_camera, rotate_foa,
-                                           rotate_listener, rotation_matrix, seed_camera_to_listener,
-                                           sn3d_gains, sn3d_gains_from_unit, unit_to_direction)
+from simkit.renderers.foa.encoding import (
+    ACN_CHANNELS,
+    FUMA_CHANNELS,
+    acn_sn3d_to_fuma,
+    direction_to_unit,
+    fuma_to_acn_sn3d,
+    listener_to_seed_camera,
+    rotate_foa,
+    rotate_listener,
+    rotation_matrix,
+    seed_camera_to_listener,
+    sn3d_gains,
+    sn3d_gains_from_unit,
+    unit_to_direction,
+)
 from simkit.renderers.foa.features import estimate_doa, foa_features, mel_filterbank, n_frames
 from simkit.renderers.foa.geometry import ListenerPose, PolarTrajectory, Trajectory
-from simkit.renderers.foa.mix import SNR_CHOICES_DB, ambient_bed, peak_normalise, scale_to_snr, snr_db, w_power
+from simkit.renderers.foa.mix import (
+    SNR_CHOICES_DB,
+    ambient_bed,
+    peak_normalise,
+    scale_to_snr,
+    snr_db,
+    w_power,
+)
 from simkit.renderers.foa.render import SPEED_OF_SOUND, Source, render_foa
 from simkit.renderers.foa.room import ShoeboxRoom, diffuse_tail
 
 __all__ = [
-    "ACN_CHANNELS", "FUMA_CHANNELS", "SNR_CHOICES_DB", "SPEED_OF_SOUND", "ListenerPose", "PolarTrajectory",
-    "ShoeboxRoom", "Source", "Trajectory", "acn_sn3d_to_fuma", "ambient_bed", "diffuse_tail", "direction_to_unit",
-    "estimate_doa", "foa_features", "fuma_to_acn_sn3d", "listener_to_seed_camera", "mel_filterbank", "n_frames",
-    "peak_normalise", "render_foa", "rotate_foa", "rotate_listener", "rotation_matrix", "scale_to_snr",
-    "seed_camera_to_listener", "sn3d_gains", "sn3d_gains_from_unit", "snr_db", "unit_to_direction", "w_power",
+    "ACN_CHANNELS",
+    "FUMA_CHANNELS",
+    "SNR_CHOICES_DB",
+    "SPEED_OF_SOUND",
+    "ListenerPose",
+    "PolarTrajectory",
+    "ShoeboxRoom",
+    "Source",
+    "Trajectory",
+    "acn_sn3d_to_fuma",
+    "ambient_bed",
+    "diffuse_tail",
+    "direction_to_unit",
+    "estimate_doa",
+    "foa_features",
+    "fuma_to_acn_sn3d",
+    "listener_to_seed_camera",
+    "mel_filterbank",
+    "n_frames",
+    "peak_normalise",
+    "render_foa",
+    "rotate_foa",
+    "rotate_listener",
+    "rotation_matrix",
+    "scale_to_snr",
+    "seed_camera_to_listener",
+    "sn3d_gains",
+    "sn3d_gains_from_unit",
+    "snr_db",
+    "unit_to_direction",
+    "w_power",
 ]

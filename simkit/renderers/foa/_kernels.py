@@ -168,8 +168,9 @@ def path_kernel():
                         dm2 = d - 2.0
                         a = d * dm1
                         b = dp1 * dm2
-                        tmp[f] = (xs[q - 1] * (-a * dm2) + xs[q + 2] * (a * dp1)) * (1.0 / 6.0) \
-                            + (xs[q] * (b * dm1) - xs[q + 1] * (b * d)) * 0.5
+                        tmp[f] = (xs[q - 1] * (-a * dm2) + xs[q + 2] * (a * dp1)) * (1.0 / 6.0) + (
+                            xs[q] * (b * dm1) - xs[q + 1] * (b * d)
+                        ) * 0.5
                     for j in range(j0, j1):
                         f = j - j0
                         s = tmp[f]
@@ -184,15 +185,16 @@ def path_kernel():
                     fi = math.floor(pos)
                     i = int(fi)
                     d = pos - fi
-                    if 1 <= i and i + 2 < m:
+                    if i >= 1 and i + 2 < m:
                         dm1 = d - 1.0
                         dp1 = d + 1.0
                         dm2 = d - 2.0
                         a = d * dm1
                         b = dp1 * dm2
                         q = off + i
-                        s = (xs[q - 1] * (-a * dm2) + xs[q + 2] * (a * dp1)) * (1.0 / 6.0) \
-                            + (xs[q] * (b * dm1) - xs[q + 1] * (b * d)) * 0.5
+                        s = (xs[q - 1] * (-a * dm2) + xs[q + 2] * (a * dp1)) * (1.0 / 6.0) + (
+                            xs[q] * (b * dm1) - xs[q + 1] * (b * d)
+                        ) * 0.5
                     elif i + 2 < 0 or i - 1 >= m:
                         continue
                     else:

@@ -114,8 +114,9 @@ def fuma_to_acn_sn3d(foa: np.ndarray) -> np.ndarray:
 
 
 # -- rotations ------------------------------------------------------------------------------------
-def rotation_matrix(yaw: np.ndarray | float, pitch: np.ndarray | float = 0.0,
-                    roll: np.ndarray | float = 0.0) -> np.ndarray:
+def rotation_matrix(
+    yaw: np.ndarray | float, pitch: np.ndarray | float = 0.0, roll: np.ndarray | float = 0.0
+) -> np.ndarray:
     """Orientation matrices ``R = Rz(yaw) @ Ry(-pitch) @ Rx(roll)`` (intrinsic z-y'-x'' Tait-Bryan).
 
     The columns of ``R`` are the listener's axes (ahead, left, up) expressed in the parent frame,
@@ -183,8 +184,9 @@ def rotate_foa(foa: np.ndarray, rotation: np.ndarray) -> np.ndarray:
     return out
 
 
-def rotate_listener(foa: np.ndarray, yaw: np.ndarray | float, pitch: np.ndarray | float = 0.0,
-                    roll: np.ndarray | float = 0.0) -> np.ndarray:
+def rotate_listener(
+    foa: np.ndarray, yaw: np.ndarray | float, pitch: np.ndarray | float = 0.0, roll: np.ndarray | float = 0.0
+) -> np.ndarray:
     """The FOA signal heard by a listener that turns by (yaw, pitch, roll) radians (scalars or (T,) arrays).
 
     Turning the listener by ``R`` rotates the field by ``R^T``: with yaw = +90 deg (turn left),

@@ -53,8 +53,13 @@ def _mel_to_hz(m: np.ndarray) -> np.ndarray:
 
 
 @lru_cache(maxsize=8)
-def mel_filterbank(sr: int = SAMPLE_RATE, n_fft: int = N_FFT, n_mels: int = N_MELS,
-                   fmin: float = 0.0, fmax: float | None = None) -> np.ndarray:
+def mel_filterbank(
+    sr: int = SAMPLE_RATE,
+    n_fft: int = N_FFT,
+    n_mels: int = N_MELS,
+    fmin: float = 0.0,
+    fmax: float | None = None,
+) -> np.ndarray:
     """Triangular mel filters, shape (n_mels, n_fft // 2 + 1), float64, peak weight 1 per band.
 
     Slaney mel scale; band edges equally spaced in mel between ``fmin`` and ``fmax``
@@ -158,8 +163,9 @@ def foa_features(foa: np.ndarray, sr: int = SAMPLE_RATE, smooth_frames: int = 5)
     return out
 
 
-def estimate_doa(foa: np.ndarray, sr: int = SAMPLE_RATE, window_frames: int = 5,
-                 fmin: float = 100.0, fmax: float = 7000.0) -> dict[str, np.ndarray]:
+def estimate_doa(
+    foa: np.ndarray, sr: int = SAMPLE_RATE, window_frames: int = 5, fmin: float = 100.0, fmax: float = 7000.0
+) -> dict[str, np.ndarray]:
     """Direction of arrival per STFT frame from the broadband active intensity vector.
 
     ``I(t) = sum over bins f in [fmin, fmax] and the ``window_frames`` frames centred on t of

@@ -55,7 +55,7 @@ class Trajectory:
         self.keyframes = p
 
     @classmethod
-    def static(cls, position) -> "Trajectory":
+    def static(cls, position) -> Trajectory:
         """A point that does not move."""
         return cls([0.0], np.asarray(position, dtype=np.float64).reshape(1, 3))
 

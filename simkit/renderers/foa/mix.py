@@ -43,8 +43,9 @@ def scale_to_snr(target: np.ndarray, interferer: np.ndarray, snr: float) -> tupl
     return np.asarray(interferer, dtype=np.float64) * g, g
 
 
-def ambient_bed(signal: np.ndarray, n: int, rng: np.random.Generator, n_directions: int = 4,
-                elevation: float = 0.0) -> np.ndarray:
+def ambient_bed(
+    signal: np.ndarray, n: int, rng: np.random.Generator, n_directions: int = 4, elevation: float = 0.0
+) -> np.ndarray:
     """An approximately diffuse ambient bed from one mono recording.
 
     ``n_directions`` horizontal plane waves at evenly spaced azimuths (random common offset),

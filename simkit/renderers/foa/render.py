@@ -130,11 +130,13 @@ class _PathMixer:
     def queue(self, sig: np.ndarray, start: int, gains: np.ndarray, delays: np.ndarray | None) -> None:
         """Queue a path for the compiled kernel (signal, start sample, edge gains, edge delays)."""
         d = np.zeros((1, self.nb + 1)) if delays is None else np.asarray(delays, dtype=np.float64)[None]
-        self.queue_paths(sig, start, np.asarray(gains, dtype=np.float64)[None], d,
-                         np.array([delays is not None]))
+        self.queue_paths(
+            sig, start, np.asarray(gains, dtype=np.float64)[None], d, np.array([delays is not None])
+        )
 
-    def queue_paths(self, sig: np.ndarray, start: int, gains: np.ndarray, delays: np.ndarray,
-                    use_delay: np.ndarray) -> None:
+    def queue_paths(
+        self, sig: np.ndarray, start: int, gains: np.ndarray, delays: np.ndarray, use_delay: np.ndarray
+    ) -> None:
         """Queue P paths of one signal: edge gains (P, nb+1, 4), edge delays (P, nb+1) in samples
         (ignored where ``use_delay`` (P,) is False)."""
         self.queued.append((sig, start, gains, delays, use_delay))
@@ -145,9 +147,17 @@ class _PathMixer:
         # no signal, gain or delay array is copied
         for sig, start, gains, delays, use in self.queued:
             p = gains.shape[0]
-            self.kernel(self.out, np.ascontiguousarray(sig, dtype=np.float64), np.zeros(p, np.int64),
-                        np.full(p, sig.size, np.int64), np.full(p, start, np.int64),
-                        np.ascontiguousarray(gains), np.ascontiguousarray(delays), use, self.block)
+            self.kernel(
+                self.out,
+                np.ascontiguousarray(sig, dtype=np.float64),
+                np.zeros(p, np.int64),
+                np.full(p, sig.size, np.int64),
+                np.full(p, start, np.int64),
+                np.ascontiguousarray(gains),
+                np.ascontiguousarray(delays),
+                use,
+                self.block,
+            )
         self.queued = []
 
     def flush(self) -> None:
@@ -158,12 +168,12 @@ class _PathMixer:
         p, nb, block = len(self.segs), self.nb, self.block
         seg = np.zeros((p, nb * block))
         for k, s in enumerate(self.segs):
-            seg[k, :s.size] = s
+            seg[k, : s.size] = s
         seg = seg.reshape(p, nb, block).transpose(1, 2, 0)  # (nb, block, P)
         a = np.concatenate([seg, seg * self.frac[None, :, None]], axis=2)  # (nb, block, 2P)
         g = np.stack(self.gains, axis=1)  # (nb+1, P, 4)
         mat = np.concatenate([g[:-1], g[1:] - g[:-1]], axis=1)  # (nb, 2P, 4)
-        self.out += np.matmul(a, mat).reshape(nb * block, 4)[:self.n]
+        self.out += np.matmul(a, mat).reshape(nb * block, 4)[: self.n]
         self.segs.clear()
         self.gains.clear()
 
@@ -177,7 +187,7 @@ def _read_path(signal: np.ndarray, start: int, n: int, delays: np.ndarray | None
         seg = np.zeros(n)
         lo, hi = max(start, 0), min(start + signal.size, n)
         if hi > lo:
-            seg[lo:hi] = signal[lo - start:hi - start]
+            seg[lo:hi] = signal[lo - start : hi - start]
         return seg
     if bool(np.all(delays == delays[0])):
         pos = np.arange(n, dtype=np.float64) - (start + delays[0])
@@ -186,10 +196,19 @@ def _read_path(signal: np.ndarray, start: int, n: int, delays: np.ndarray | None
     return _lagrange_read(signal, pos)
 
 
-def render_foa(sources: list[Source], fs: int, n_samples: int, listener: ListenerPose | None = None,
-               room: ShoeboxRoom | None = None, *, delay: bool = True, r_min: float = 0.3,
-               speed_of_sound: float = SPEED_OF_SOUND, block: int = 32,
-               rng: np.random.Generator | None = None) -> np.ndarray:
+def render_foa(
+    sources: list[Source],
+    fs: int,
+    n_samples: int,
+    listener: ListenerPose | None = None,
+    room: ShoeboxRoom | None = None,
+    *,
+    delay: bool = True,
+    r_min: float = 0.3,
+    speed_of_sound: float = SPEED_OF_SOUND,
+    block: int = 32,
+    rng: np.random.Generator | None = None,
+) -> np.ndarray:
     """Render sources into first-order Ambisonics for a (possibly moving, turning) listener.
 
     Args:
@@ -265,7 +284,15 @@ def render_foa(sources: list[Source], fs: int, n_samples: int, listener: Listene
         if gk is not None:  # compiled: same operations, no temporaries
             g = np.empty(v.shape[:-1] + (4,))
             d = np.empty(v.shape[:-1])
-            gk(np.ascontiguousarray(v), src.gain * amp_img, float(r_min), float(speed_of_sound), float(fs), g, d)
+            gk(
+                np.ascontiguousarray(v),
+                src.gain * amp_img,
+                float(r_min),
+                float(speed_of_sound),
+                float(fs),
+                g,
+                d,
+            )
             r = np.linalg.norm(v[:, :1], axis=-1)  # only r[:, 0] is used below (tail timing)
         else:
             g, r = _gains(v, src.gain * amp_img[:, None], r_min)  # (M, E, 4), (M, E)
@@ -289,15 +316,24 @@ def render_foa(sources: list[Source], fs: int, n_samples: int, listener: Listene
             t_start = float(r[:, 0].max() / speed_of_sound)
             if not delay:
                 t_dir, t_start = 0.0, t_start - float(r[0, 0] / speed_of_sound)
-            energy = room.tail_energy(t_start, 0.0 if not delay else t_dir) * src.gain ** 2
+            energy = room.tail_energy(t_start, 0.0 if not delay else t_dir) * src.gain**2
             h = diffuse_tail(fs, room.rt60, energy, int(round(t_start * fs)), rng)
             _add_convolved(out, sig, start, h)
     mixer.flush()
     return out
 
 
-def _add(out: np.ndarray, mixer: _PathMixer, sig: np.ndarray, start: int, g: np.ndarray,
-         d: np.ndarray | None, nb: int, block: int, static: bool) -> None:
+def _add(
+    out: np.ndarray,
+    mixer: _PathMixer,
+    sig: np.ndarray,
+    start: int,
+    g: np.ndarray,
+    d: np.ndarray | None,
+    nb: int,
+    block: int,
+    static: bool,
+) -> None:
     """Add one path with gains ``g`` and delays ``d`` (samples, or None) given at block edges
     ((1, 4) and (1,) when ``static``, else (nb+1, 4) and (nb+1,)).
 
@@ -308,7 +344,9 @@ def _add(out: np.ndarray, mixer: _PathMixer, sig: np.ndarray, start: int, g: np.
     if mixer.kernel is not None:
         mixer.queue(sig, start, _edges(g, nb, static), None if d is None else np.broadcast_to(d, (nb + 1,)))
         return
-    seg = _read_path(sig, start, out.shape[0], None if d is None else _edges(d[:, None], nb, static)[:, 0], block)
+    seg = _read_path(
+        sig, start, out.shape[0], None if d is None else _edges(d[:, None], nb, static)[:, 0], block
+    )
     if static:
         out += seg[:, None] * g[0]
     else:
@@ -327,8 +365,9 @@ def _edges(values: np.ndarray, nb: int, static: bool) -> np.ndarray:
     return np.broadcast_to(values, (nb + 1, values.shape[-1])) if static else values
 
 
-def _add_static_rir(out: np.ndarray, signal: np.ndarray, start: int, gains: np.ndarray,
-                    delays: np.ndarray) -> None:
+def _add_static_rir(
+    out: np.ndarray, signal: np.ndarray, start: int, gains: np.ndarray, delays: np.ndarray
+) -> None:
     """Static geometry: build the sparse FOA impulse response of all paths and convolve once."""
     base = int(np.floor(delays.min())) - 1
     length = int(np.ceil(delays.max())) - base + 3
@@ -338,8 +377,15 @@ def _add_static_rir(out: np.ndarray, signal: np.ndarray, start: int, gains: np.n
     x = delays - base
     i = np.floor(x)
     d = x - i
-    w = np.stack([-d * (d - 1) * (d - 2) / 6, (d + 1) * (d - 1) * (d - 2) / 2,
-                  -(d + 1) * d * (d - 2) / 2, (d + 1) * d * (d - 1) / 6], axis=1)  # (M, 4)
+    w = np.stack(
+        [
+            -d * (d - 1) * (d - 2) / 6,
+            (d + 1) * (d - 1) * (d - 2) / 2,
+            -(d + 1) * d * (d - 2) / 2,
+            (d + 1) * d * (d - 1) / 6,
+        ],
+        axis=1,
+    )  # (M, 4)
     rows = (i.astype(np.int64) - 1)[:, None] + np.arange(4)[None, :]
     np.add.at(h, rows.ravel(), (w[:, :, None] * gains[:, None, :]).reshape(-1, 4))
     _add_convolved(out, signal, start + base, h)
@@ -355,7 +401,7 @@ def _add_convolved(out: np.ndarray, signal: np.ndarray, start: int, h: np.ndarra
         return
     skip = lo - start  # signal samples emitted before sample 0 still ring into the output
     first = max(0, skip - h.shape[0] + 1)
-    seg = signal[first:min(signal.size, n - start)]
+    seg = signal[first : min(signal.size, n - start)]
     if seg.size == 0:
         return
     y = oaconvolve(seg[:, None], h, axes=0)
@@ -364,4 +410,4 @@ def _add_convolved(out: np.ndarray, signal: np.ndarray, start: int, h: np.ndarra
     a = max(a, lo - y_start)
     b = min(y.shape[0], n - y_start)
     if b > a:
-        out[y_start + a:y_start + b] += y[a:b]
+        out[y_start + a : y_start + b] += y[a:b]

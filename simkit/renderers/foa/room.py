@@ -149,8 +149,9 @@ class ShoeboxRoom:
         return 16.0 * np.pi / area * float(np.exp(-13.8155 * max(start_s - direct_s, 0.0) / self.rt60))
 
 
-def diffuse_tail(fs: int, rt60: float, energy: float, start: int, rng: np.random.Generator,
-                 fade: float = 0.005) -> np.ndarray:
+def diffuse_tail(
+    fs: int, rt60: float, energy: float, start: int, rng: np.random.Generator, fade: float = 0.005
+) -> np.ndarray:
     """A diffuse first-order (ACN/SN3D) late-reverberation impulse response.
 
     Args:

@@ -13,11 +13,41 @@ event happens at a frame the task author declares. Nothing here imports ``bpy``.
 from simkit.scenes.wrop.motion import G, Motion, collide_1d, fall_frames, fall_height
 from simkit.scenes.wrop.palette import COLOURS, FINISHES, FLOORS, SKIES, material, pick_colours
 from simkit.scenes.wrop.params import Choice, IntRange, Uniform, sample_space
-from simkit.scenes.wrop.spec import (PRIMITIVES, ROLES, Camera, Material, Scene, SceneObject, Sun, Track,
-                                     orbit_camera)
+from simkit.scenes.wrop.spec import (
+    PRIMITIVES,
+    ROLES,
+    Camera,
+    Material,
+    Scene,
+    SceneObject,
+    Sun,
+    Track,
+    orbit_camera,
+)
 
 __all__ = [
-    "G", "Motion", "collide_1d", "fall_frames", "fall_height", "COLOURS", "FINISHES", "FLOORS", "SKIES",
-    "material", "pick_colours", "Choice", "IntRange", "Uniform", "sample_space", "PRIMITIVES", "ROLES",
-    "Camera", "Material", "Scene", "SceneObject", "Sun", "Track", "orbit_camera",
+    "COLOURS",
+    "FINISHES",
+    "FLOORS",
+    "PRIMITIVES",
+    "ROLES",
+    "SKIES",
+    "Camera",
+    "Choice",
+    "G",
+    "IntRange",
+    "Material",
+    "Motion",
+    "Scene",
+    "SceneObject",
+    "Sun",
+    "Track",
+    "Uniform",
+    "collide_1d",
+    "fall_frames",
+    "fall_height",
+    "material",
+    "orbit_camera",
+    "pick_colours",
+    "sample_space",
 ]

@@ -53,8 +53,15 @@ def visible(obj: str, frames, min_visibility: float = 0.6) -> dict:
 
 
 def side(obj: str, reference: str, frames, sign: int, space: str = "image", axis: int = 0) -> dict:
-    return {"kind": "side", "object": obj, "reference": reference, "frames": [int(f) for f in frames],
-            "sign": int(sign), "space": space, "axis": int(axis)}
+    return {
+        "kind": "side",
+        "object": obj,
+        "reference": reference,
+        "frames": [int(f) for f in frames],
+        "sign": int(sign),
+        "space": space,
+        "axis": int(axis),
+    }
 
 
 def contact(a: str, b: str, frame: int, tol: float = DEFAULT_TOL) -> dict:
@@ -74,8 +81,14 @@ def no_penetration(a: str, b: str, tol: float = DEFAULT_TOL) -> dict:
 
 
 def momentum(objects: list[str], masses: list[float], frame: int, axis: int = 0, rtol: float = 0.03) -> dict:
-    return {"kind": "momentum", "objects": list(objects), "masses": [float(m) for m in masses],
-            "frame": int(frame), "axis": int(axis), "rtol": rtol}
+    return {
+        "kind": "momentum",
+        "objects": list(objects),
+        "masses": [float(m) for m in masses],
+        "frame": int(frame),
+        "axis": int(axis),
+        "rtol": rtol,
+    }
 
 
 def same_place(obj: str, frames, tol: float = 0.005) -> dict:
@@ -83,7 +96,13 @@ def same_place(obj: str, frames, tol: float = 0.005) -> dict:
 
 
 def bound(obj: str, reference: str, frames, tol: float = 0.005) -> dict:
-    return {"kind": "bound", "object": obj, "reference": reference, "frames": [int(f) for f in frames], "tol": tol}
+    return {
+        "kind": "bound",
+        "object": obj,
+        "reference": reference,
+        "frames": [int(f) for f in frames],
+        "tol": tol,
+    }
 
 
 def aabb_gap(amin: np.ndarray, amax: np.ndarray, bmin: np.ndarray, bmax: np.ndarray) -> np.ndarray:
@@ -111,8 +130,12 @@ def pair_gap(objs: dict[str, Any], a: str, b: str) -> np.ndarray:
         d = np.linalg.norm(ca - q, axis=-1)
         inside = np.all((ca > bmin) & (ca < bmax), axis=-1)
         return np.where(inside, -ra, d - ra)
-    return aabb_gap(np.asarray(A["bbox_min"], float), np.asarray(A["bbox_max"], float),
-                    np.asarray(B["bbox_min"], float), np.asarray(B["bbox_max"], float))
+    return aabb_gap(
+        np.asarray(A["bbox_min"], float),
+        np.asarray(A["bbox_max"], float),
+        np.asarray(B["bbox_min"], float),
+        np.asarray(B["bbox_max"], float),
+    )
 
 
 def evaluate(expectations: list[dict[str, Any]], trajectory: dict[str, Any]) -> list[str]:
@@ -137,14 +160,18 @@ def evaluate(expectations: list[dict[str, Any]], trajectory: dict[str, Any]) -> 
                 v = arr(e["object"], "visibility")
                 bad = [f for f in _frames(e) if v[f] > e["max"]]
                 if bad:
-                    problems.append(f"{e['object']} should be hidden on frames {bad[0]}..{bad[-1]} but is visible "
-                                    f"(visibility {v[bad[0]]:.2f} at frame {bad[0]})")
+                    problems.append(
+                        f"{e['object']} should be hidden on frames {bad[0]}..{bad[-1]} but is visible "
+                        f"(visibility {v[bad[0]]:.2f} at frame {bad[0]})"
+                    )
             elif kind == "visible":
                 v = arr(e["object"], "visibility")
                 bad = [f for f in _frames(e) if v[f] < e["min"]]
                 if bad:
-                    problems.append(f"{e['object']} should be visible on frames {bad[0]}..{bad[-1]} but is not "
-                                    f"(visibility {v[bad[0]]:.2f} at frame {bad[0]})")
+                    problems.append(
+                        f"{e['object']} should be visible on frames {bad[0]}..{bad[-1]} but is not "
+                        f"(visibility {v[bad[0]]:.2f} at frame {bad[0]})"
+                    )
             elif kind == "side":
                 key = "image_xy" if e.get("space", "image") == "image" else "position"
                 a, b = arr(e["object"], key), arr(e["reference"], key)
@@ -152,8 +179,10 @@ def evaluate(expectations: list[dict[str, Any]], trajectory: dict[str, Any]) -> 
                 bad = [f for f in _frames(e) if np.sign(a[f, ax] - b[f, ax]) != e["sign"]]
                 if bad:
                     where = "left" if e["sign"] < 0 else "right"
-                    problems.append(f"{e['object']} should be on the {where} of {e['reference']} "
-                                    f"({e.get('space', 'image')} axis {ax}) on frames {bad[0]}..{bad[-1]}")
+                    problems.append(
+                        f"{e['object']} should be on the {where} of {e['reference']} "
+                        f"({e.get('space', 'image')} axis {ax}) on frames {bad[0]}..{bad[-1]}"
+                    )
             elif kind in ("contact", "touching", "apart", "no_penetration"):
                 g = pair_gap(objs, e["a"], e["b"])
                 tol = e["tol"]
@@ -162,18 +191,24 @@ def evaluate(expectations: list[dict[str, Any]], trajectory: dict[str, Any]) -> 
                     if not abs(g[f]) <= tol:
                         problems.append(f"{e['a']} and {e['b']} should touch at frame {f}: gap {g[f]:+.4f} m")
                     if f > 0 and not g[f - 1] > tol:
-                        problems.append(f"{e['a']} and {e['b']} already touch before frame {f} "
-                                        f"(gap {g[f - 1]:+.4f} m at frame {f - 1})")
+                        problems.append(
+                            f"{e['a']} and {e['b']} already touch before frame {f} "
+                            f"(gap {g[f - 1]:+.4f} m at frame {f - 1})"
+                        )
                 elif kind == "touching":
                     bad = [f for f in _frames(e) if abs(g[f]) > tol]
                     if bad:
-                        problems.append(f"{e['a']} and {e['b']} should stay in contact; gap {g[bad[0]]:+.4f} m "
-                                        f"at frame {bad[0]}")
+                        problems.append(
+                            f"{e['a']} and {e['b']} should stay in contact; gap {g[bad[0]]:+.4f} m "
+                            f"at frame {bad[0]}"
+                        )
                 elif kind == "apart":
                     bad = [f for f in _frames(e) if g[f] <= tol]
                     if bad:
-                        problems.append(f"{e['a']} and {e['b']} should not touch; gap {g[bad[0]]:+.4f} m "
-                                        f"at frame {bad[0]}")
+                        problems.append(
+                            f"{e['a']} and {e['b']} should not touch; gap {g[bad[0]]:+.4f} m "
+                            f"at frame {bad[0]}"
+                        )
                 else:
                     f = int(np.argmin(g))
                     if g[f] < -tol:
@@ -192,21 +227,27 @@ def evaluate(expectations: list[dict[str, Any]], trajectory: dict[str, Any]) -> 
                     after += m * va
                     scale += abs(m * vb)
                 if abs(after - before) > e["rtol"] * max(scale, 1e-9):
-                    problems.append(f"momentum not conserved at frame {f}: {before:.4f} before, "
-                                    f"{after:.4f} after (kg m/s)")
+                    problems.append(
+                        f"momentum not conserved at frame {f}: {before:.4f} before, "
+                        f"{after:.4f} after (kg m/s)"
+                    )
             elif kind == "same_place":
                 p = arr(e["object"], "position")
                 fr = _frames(e)
                 d = max(float(np.linalg.norm(p[f] - p[fr[0]])) for f in fr)
                 if d > e["tol"]:
-                    problems.append(f"{e['object']} should be at the same place on frames {fr}; moved {d:.4f} m")
+                    problems.append(
+                        f"{e['object']} should be at the same place on frames {fr}; moved {d:.4f} m"
+                    )
             elif kind == "bound":
                 off = arr(e["object"], "position") - arr(e["reference"], "position")
                 fr = _frames(e)
                 d = max(float(np.linalg.norm(off[f] - off[fr[0]])) for f in fr)
                 if d > e["tol"]:
-                    problems.append(f"{e['object']} should move with {e['reference']} on frames {fr[0]}..{fr[-1]}; "
-                                    f"offset drifts {d:.4f} m")
+                    problems.append(
+                        f"{e['object']} should move with {e['reference']} on frames {fr[0]}..{fr[-1]}; "
+                        f"offset drifts {d:.4f} m"
+                    )
             else:
                 problems.append(f"unknown expectation kind {kind!r}")
         except (KeyError, IndexError) as exc:

@@ -78,16 +78,18 @@ class Motion:
         return self.pos[f].copy()
 
     # -- position ---------------------------------------------------------------------------------
-    def move(self, f0: int, f1: int, to, easing: str = "linear") -> "Motion":
+    def move(self, f0: int, f1: int, to, easing: str = "linear") -> Motion:
         """Move from the position at ``f0`` to ``to`` by frame ``f1``; hold ``to`` afterwards."""
         fr = self._range(f0, f1)
         p0, p1 = self.pos[f0].copy(), np.asarray(to, float)
         u = (fr - f0) / max(f1 - f0, 1)
         self.pos[fr] = p0 + (p1 - p0) * ease(u, easing)[:, None]
-        self.pos[f1 + 1:] = p1
+        self.pos[f1 + 1 :] = p1
         return self
 
-    def arc(self, f0: int, f1: int, to, height: float, direction=(0.0, 0.0, 1.0), easing: str = "smooth") -> "Motion":
+    def arc(
+        self, f0: int, f1: int, to, height: float, direction=(0.0, 0.0, 1.0), easing: str = "smooth"
+    ) -> Motion:
         """Eased move to ``to`` plus a bump ``height sin(pi u)`` along ``direction`` (default: up)."""
         fr = self._range(f0, f1)
         self.move(f0, f1, to, easing)
@@ -96,16 +98,16 @@ class Motion:
         self.pos[fr] += height * np.sin(np.pi * ease(u, easing))[:, None] * d
         return self
 
-    def velocity(self, f0: int, v, f1: int | None = None) -> "Motion":
+    def velocity(self, f0: int, v, f1: int | None = None) -> Motion:
         """Constant velocity ``v`` (m/s, (3,)) from the position at ``f0`` through ``f1`` (default: last frame)."""
         f1 = self.frames - 1 if f1 is None else f1
         fr = self._range(f0, f1)
         v = np.asarray(v, float)
         self.pos[fr] = self.pos[f0] + v * ((fr - f0) / self.fps)[:, None]
-        self.pos[f1 + 1:] = self.pos[f1]
+        self.pos[f1 + 1 :] = self.pos[f1]
         return self
 
-    def decelerate(self, f0: int, v, decel: float, f1: int | None = None) -> "Motion":
+    def decelerate(self, f0: int, v, decel: float, f1: int | None = None) -> Motion:
         """Start at velocity ``v`` (m/s) at ``f0`` and slow down at ``decel`` m/s^2 (friction) to rest."""
         f1 = self.frames - 1 if f1 is None else f1
         fr = self._range(f0, f1)
@@ -120,10 +122,10 @@ class Motion:
         tt = np.minimum(t, t_stop)
         s = speed * tt - 0.5 * decel * tt * tt
         self.pos[fr] = self.pos[f0] + s[:, None] * d
-        self.pos[f1 + 1:] = self.pos[f1]
+        self.pos[f1 + 1 :] = self.pos[f1]
         return self
 
-    def fall(self, f0: int, f1: int, z_end: float) -> "Motion":
+    def fall(self, f0: int, f1: int, z_end: float) -> Motion:
         """Free fall from rest (z only) starting at ``f0``, landing exactly at ``z_end`` on frame ``f1``.
 
         ``z(t) = z0 - g t^2 / 2``; the drop height must equal :func:`fall_height` of ``f1 - f0``
@@ -137,19 +139,19 @@ class Motion:
         t = (fr - f0) / self.fps
         self.pos[fr, 2] = z0 - 0.5 * G * t * t
         self.pos[f1, 2] = z_end
-        self.pos[f1 + 1:, 2] = z_end
+        self.pos[f1 + 1 :, 2] = z_end
         return self
 
-    def follow(self, other: "Motion", f0: int, f1: int | None = None, offset=None) -> "Motion":
+    def follow(self, other: Motion, f0: int, f1: int | None = None, offset=None) -> Motion:
         """Move rigidly with ``other`` from ``f0`` through ``f1``: p = p_other + offset (offset at ``f0`` by default)."""
         f1 = self.frames - 1 if f1 is None else f1
         fr = self._range(f0, f1)
         off = self.pos[f0] - other.pos[f0] if offset is None else np.asarray(offset, float)
         self.pos[fr] = other.pos[fr] + off
-        self.pos[f1 + 1:] = self.pos[f1]
+        self.pos[f1 + 1 :] = self.pos[f1]
         return self
 
-    def orbit(self, f0: int, f1: int, centre, angle: float, easing: str = "smooth") -> "Motion":
+    def orbit(self, f0: int, f1: int, centre, angle: float, easing: str = "smooth") -> Motion:
         """Rotate the position about the vertical axis through ``centre`` by ``angle`` rad (counter-clockwise)
         over ``f0 .. f1`` and add the same angle to the z Euler rotation (the object turns with the orbit)."""
         fr = self._range(f0, f1)
@@ -159,23 +161,23 @@ class Motion:
         ca, sa = np.cos(a), np.sin(a)
         self.pos[fr, 0] = c[0] + ca * p0[0] - sa * p0[1]
         self.pos[fr, 1] = c[1] + sa * p0[0] + ca * p0[1]
-        self.pos[f1 + 1:] = self.pos[f1]
+        self.pos[f1 + 1 :] = self.pos[f1]
         r0 = self.rot[f0, 2]
         self.rot[fr, 2] = r0 + a
-        self.rot[f1 + 1:, 2] = self.rot[f1, 2]
+        self.rot[f1 + 1 :, 2] = self.rot[f1, 2]
         return self
 
     # -- rotation --------------------------------------------------------------------------------
-    def turn(self, f0: int, f1: int, to, easing: str = "smooth") -> "Motion":
+    def turn(self, f0: int, f1: int, to, easing: str = "smooth") -> Motion:
         """Rotate (XYZ Euler, rad) from the rotation at ``f0`` to ``to`` by ``f1``; hold it afterwards."""
         fr = self._range(f0, f1)
         r0, r1 = self.rot[f0].copy(), np.asarray(to, float)
         u = (fr - f0) / max(f1 - f0, 1)
         self.rot[fr] = r0 + (r1 - r0) * ease(u, easing)[:, None]
-        self.rot[f1 + 1:] = r1
+        self.rot[f1 + 1 :] = r1
         return self
 
-    def roll(self, radius: float) -> "Motion":
+    def roll(self, radius: float) -> Motion:
         """Set the rotation of a ball rolling without slipping along its (horizontal) path.
 
         Each frame's ground displacement ``d`` adds a rotation of ``|d| / radius`` about ``z x d``

@@ -7,8 +7,9 @@ only on the generator passed in (see ``simkit.generators.wrop.base``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -20,16 +20,27 @@ import numpy as np
 
 #: primitive kinds and the ``dims`` each takes (metres)
 PRIMITIVES: dict[str, tuple[str, ...]] = {
-    "box": ("size_x", "size_y", "size_z"),          # centred cuboid
-    "sphere": ("radius",),                          # UV sphere centred at the origin
-    "cylinder": ("radius", "height"),               # closed cylinder, axis z, centred
-    "cup": ("radius", "height"),                    # cylinder open at the bottom (inverted cup), centred
-    "open_box": ("size_x", "size_y", "size_z"),     # cuboid without its top face, centred
-    "wedge": ("size_x", "size_y", "size_z"),        # ramp: rises along +x from z=-sz/2 to +sz/2, centred
+    "box": ("size_x", "size_y", "size_z"),  # centred cuboid
+    "sphere": ("radius",),  # UV sphere centred at the origin
+    "cylinder": ("radius", "height"),  # closed cylinder, axis z, centred
+    "cup": ("radius", "height"),  # cylinder open at the bottom (inverted cup), centred
+    "open_box": ("size_x", "size_y", "size_z"),  # cuboid without its top face, centred
+    "wedge": ("size_x", "size_y", "size_z"),  # ramp: rises along +x from z=-sz/2 to +sz/2, centred
 }
 
 #: semantic roles an object can play (recorded in the trajectory)
-ROLES = ("ground", "target", "occluder", "container", "lid", "support", "wall", "obstacle", "mover", "platform")
+ROLES = (
+    "ground",
+    "target",
+    "occluder",
+    "container",
+    "lid",
+    "support",
+    "wall",
+    "obstacle",
+    "mover",
+    "platform",
+)
 
 
 @dataclass
@@ -57,7 +68,7 @@ class Track:
     scale: np.ndarray
 
     @classmethod
-    def static(cls, frames: int, position, rotation=(0.0, 0.0, 0.0)) -> "Track":
+    def static(cls, frames: int, position, rotation=(0.0, 0.0, 0.0)) -> Track:
         """A track that holds one pose for ``frames`` frames."""
         p = np.tile(np.asarray(position, float), (frames, 1))
         r = np.tile(np.asarray(rotation, float), (frames, 1))
@@ -195,6 +206,7 @@ def orbit_camera(target, distance: float, azimuth: float, elevation: float, lens
     """A camera on a sphere around ``target``: ``azimuth`` (rad) 0 = on the -y side looking +y, positive
     counter-clockwise seen from above (camera moves toward +x); ``elevation`` (rad) above the horizon."""
     t = np.asarray(target, float)
-    loc = t + distance * np.array([np.sin(azimuth) * np.cos(elevation), -np.cos(azimuth) * np.cos(elevation),
-                                   np.sin(elevation)])
+    loc = t + distance * np.array(
+        [np.sin(azimuth) * np.cos(elevation), -np.cos(azimuth) * np.cos(elevation), np.sin(elevation)]
+    )
     return Camera(tuple(loc.tolist()), tuple(t.tolist()), lens_mm)

@@ -1,4 +1,5 @@
 """OP-1/block_behind_wall."""
+
 from simkit.generators.wrop.base import Task
 from simkit.generators.wrop.kit import cross_behind
 from simkit.scenes.wrop.params import Choice, Uniform
@@ -12,15 +13,33 @@ class BlockBehindWall(Task):
         "block has a visible orientation, so the test covers identity of shape and heading as well as "
         "existence: the block must emerge on the far side at the right time with the same size, colour and "
         "orientation, not as a ball, not rotated and not from the near side. Block size, wall width, "
-        "direction and occlusion timing vary.")
-    structural = {"half_size": Uniform(0.14, 0.26), "screen_width": Uniform(1.2, 2.0), "direction": Choice([1, -1]),
-                  "hide_at": Uniform(0.52, 0.6), "hide_for": Uniform(0.12, 0.22)}
+        "direction and occlusion timing vary."
+    )
+    structural = {
+        "half_size": Uniform(0.14, 0.26),
+        "screen_width": Uniform(1.2, 2.0),
+        "direction": Choice([1, -1]),
+        "hide_at": Uniform(0.52, 0.6),
+        "hide_for": Uniform(0.12, 0.22),
+    }
     colour_slots = ("target", "screen")
 
     def compose(self, s, clip, look):
-        c = cross_behind(s, clip, look, "box", s["half_size"], [(0.0, s["screen_width"])], screen_margin=0.35,
-                         view=self.view)
-        c.prompt = (f"A {look.colour('target')} block slides across the floor toward a {look.colour('screen')} "
-                    f"wall. Continue the video.")
-        c.outcome = "the block slides behind the wall and comes out on the far side with the same size and heading"
+        c = cross_behind(
+            s,
+            clip,
+            look,
+            "box",
+            s["half_size"],
+            [(0.0, s["screen_width"])],
+            screen_margin=0.35,
+            view=self.view,
+        )
+        c.prompt = (
+            f"A {look.colour('target')} block slides across the floor toward a {look.colour('screen')} "
+            f"wall. Continue the video."
+        )
+        c.outcome = (
+            "the block slides behind the wall and comes out on the far side with the same size and heading"
+        )
         return c

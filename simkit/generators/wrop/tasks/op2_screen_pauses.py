@@ -1,4 +1,5 @@
 """OP-2/screen_pauses."""
+
 import numpy as np
 
 from simkit.generators.wrop.base import Composition, Task
@@ -15,9 +16,15 @@ class ScreenPauses(Task):
         "and then withdraws the way it came. The longer the object stays out of sight, the more a model "
         "without a persistent object representation tends to forget it; the object must be exactly where it "
         "was, with its shape and colour, when the screen withdraws. Object shape and size, screen width, "
-        "side of approach and the duration of the pause vary.")
-    structural = {"shape": Choice(["sphere", "box", "cylinder"]), "size": Uniform(0.13, 0.22),
-                  "screen_width": Uniform(0.9, 1.3), "side": Choice([1, -1]), "pause": Uniform(0.1, 0.22)}
+        "side of approach and the duration of the pause vary."
+    )
+    structural = {
+        "shape": Choice(["sphere", "box", "cylinder"]),
+        "size": Uniform(0.13, 0.22),
+        "screen_width": Uniform(0.9, 1.3),
+        "side": Choice([1, -1]),
+        "pause": Uniform(0.1, 0.22),
+    }
     colour_slots = ("screen", "object1")
 
     def compose(self, s, clip, look):
@@ -30,11 +37,18 @@ class ScreenPauses(Task):
         m = Motion(T, fps, (x_off, 0, 0))
         m.move(f0, f1, (0, 0, 0), "smooth").move(f2, f3, (x_off, 0, 0), "smooth")
         h = 2 * half_height(s["shape"], s["size"]) + 0.4
-        objs, exps, hid = sweep_over(clip, look, [(s["shape"], s["size"], 0.0)], m.pos[:, 0], np.zeros(T), w, h)
+        objs, exps, hid = sweep_over(
+            clip, look, [(s["shape"], s["size"], 0.0)], m.pos[:, 0], np.zeros(T), w, h
+        )
         if not hid:
             raise ValueError("the screen never hides the object")
-        return Composition(objs, {"covered": hid[0], "uncovered": hid[-1] + 1}, "covered", exps,
-                           prompt=f"A {look.colour('object1')} {NOUN[s['shape']]} rests on the floor; a "
-                                  f"{look.colour('screen')} screen stands beside it. Continue the video.",
-                           outcome="the screen covers the object, waits and withdraws; the object is still there",
-                           derived={"screen_height": round(h, 4)})
+        return Composition(
+            objs,
+            {"covered": hid[0], "uncovered": hid[-1] + 1},
+            "covered",
+            exps,
+            prompt=f"A {look.colour('object1')} {NOUN[s['shape']]} rests on the floor; a "
+            f"{look.colour('screen')} screen stands beside it. Continue the video.",
+            outcome="the screen covers the object, waits and withdraws; the object is still there",
+            derived={"screen_height": round(h, 4)},
+        )

@@ -1,4 +1,5 @@
 """OP-3/marked_cups_swap (several legal outcomes)."""
+
 from simkit.generators.wrop.base import Composition, Task
 from simkit.generators.wrop.kit import CUP_H, CUP_R, Motion, X, cup_timeline, cups_and_ball, lifted
 from simkit.scenes.wrop.params import Choice, IntRange, Uniform
@@ -13,9 +14,14 @@ class MarkedCupsSwap(Task):
         "both are lifted. The input never says how often they will swap, so several final layouts are "
         "physically legal; what is invariant is identity: the ball is under the cup that covered it, whatever "
         "its final position. A model that binds the ball to a place instead of to its container fails half "
-        "the time. Which cup holds the ball, the spacing, ball size and number of swaps vary.")
-    structural = {"radius": Uniform(0.12, 0.2), "spacing": Uniform(1.0, 1.5), "ball_under": Choice(["left", "right"]),
-                  "swaps": IntRange(0, 2)}
+        "the time. Which cup holds the ball, the spacing, ball size and number of swaps vary."
+    )
+    structural = {
+        "radius": Uniform(0.12, 0.2),
+        "spacing": Uniform(1.0, 1.5),
+        "ball_under": Choice(["left", "right"]),
+        "swaps": IntRange(0, 2),
+    }
     colour_slots = ("target", "cup_a", "cup_b")
 
     def compose(self, s, clip, look):
@@ -44,9 +50,14 @@ class MarkedCupsSwap(Task):
         ca = look.colour("cup_a")
         side = "right" if pos > 0 else "left"
         legal = [f"the ball is revealed under the {ca} cup, now on the {p}" for p in ("left", "right")]
-        return Composition([look.ground(T), *objs], {"manipulation_start": t["move0"], "lift": t["lift0"]},
-                           "manipulation_start", exps,
-                           prompt=f"A {look.colour('target')} ball rests on the floor under a raised {ca} cup; a "
-                                  f"{look.colour('cup_b')} cup stands next to it. Continue the video.",
-                           outcome=f"the ball is revealed under the {ca} cup, now on the {side}",
-                           legal_outcomes=legal, derived={"ball_end_side": side})
+        return Composition(
+            [look.ground(T), *objs],
+            {"manipulation_start": t["move0"], "lift": t["lift0"]},
+            "manipulation_start",
+            exps,
+            prompt=f"A {look.colour('target')} ball rests on the floor under a raised {ca} cup; a "
+            f"{look.colour('cup_b')} cup stands next to it. Continue the video.",
+            outcome=f"the ball is revealed under the {ca} cup, now on the {side}",
+            legal_outcomes=legal,
+            derived={"ball_end_side": side},
+        )

@@ -1,4 +1,5 @@
 """OS-1/ball_through_aperture."""
+
 import numpy as np
 
 from simkit.generators.wrop.base import Task
@@ -14,9 +15,16 @@ class BallThroughAperture(Task):
         "same space: the ball passes through only if its diameter is smaller than the opening; otherwise it "
         "strikes the rim at the declared frame and rolls back. Half of the samples fit and half do not, with "
         "size differences down to a few centimetres, so the outcome must be read from the geometry, not "
-        "guessed. Ball size, opening width, speed and restitution vary.")
-    structural = {"radius": Uniform(0.15, 0.26), "fits": Choice([True, False]), "clearance": Uniform(0.06, 0.22),
-                  "speed": Uniform(1.4, 2.6), "restitution": Uniform(0.3, 0.6), "contact_at": Uniform(0.55, 0.68)}
+        "guessed. Ball size, opening width, speed and restitution vary."
+    )
+    structural = {
+        "radius": Uniform(0.15, 0.26),
+        "fits": Choice([True, False]),
+        "clearance": Uniform(0.06, 0.22),
+        "speed": Uniform(1.4, 2.6),
+        "restitution": Uniform(0.3, 0.6),
+        "contact_at": Uniform(0.55, 0.68),
+    }
     colour_slots = ("target", "wall")
     view = OS1_VIEW
 
@@ -25,15 +33,33 @@ class BallThroughAperture(Task):
         a = 2 * r + s["clearance"] if s["fits"] else 2 * r - s["clearance"]
         hole_h, H, side = 2 * r + 0.25, 2 * r + 0.7, 1.0
         t = WALL_T / 2
-        parts = [wall_part("wall_left", look, T, (-t, -a / 2 - side, 0), (t, -a / 2, H)),
-                 wall_part("wall_right", look, T, (-t, a / 2, 0), (t, a / 2 + side, H)),
-                 wall_part("wall_top", look, T, (-t, -a / 2, hole_h), (t, a / 2, H))]
+        parts = [
+            wall_part("wall_left", look, T, (-t, -a / 2 - side, 0), (t, -a / 2, H)),
+            wall_part("wall_right", look, T, (-t, a / 2, 0), (t, a / 2 + side, H)),
+            wall_part("wall_top", look, T, (-t, -a / 2, hole_h), (t, a / 2, H)),
+        ]
         ball = SceneObject("target", "target", "sphere", (r,), look.mat("target"), None)
         x_c = -t - np.sqrt(max(r * r - a * a / 4, 0.0))
-        c = barrier_run(clip, look, ball, Motion(T, clip.fps, (0, 0, r)), r, parts, s["fits"], x_c, s["speed"],
-                        s["restitution"], s["contact_at"], "wall_left")
-        c.prompt = (f"A {look.colour('target')} ball rolls toward a {look.colour('wall')} wall with an opening. "
-                    f"Continue the video.")
-        c.outcome = "the ball rolls through the opening" if s["fits"] else "the ball hits the rim and rolls back"
+        c = barrier_run(
+            clip,
+            look,
+            ball,
+            Motion(T, clip.fps, (0, 0, r)),
+            r,
+            parts,
+            s["fits"],
+            x_c,
+            s["speed"],
+            s["restitution"],
+            s["contact_at"],
+            "wall_left",
+        )
+        c.prompt = (
+            f"A {look.colour('target')} ball rolls toward a {look.colour('wall')} wall with an opening. "
+            f"Continue the video."
+        )
+        c.outcome = (
+            "the ball rolls through the opening" if s["fits"] else "the ball hits the rim and rolls back"
+        )
         c.derived["aperture_width"] = round(a, 4)
         return c

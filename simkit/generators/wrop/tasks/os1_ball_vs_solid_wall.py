@@ -1,4 +1,5 @@
 """OS-1/ball_vs_solid_wall."""
+
 from simkit.generators.wrop.base import Task
 from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, Motion, SceneObject, barrier_run, wall_part
 from simkit.scenes.wrop.params import Uniform
@@ -11,9 +12,15 @@ class BallVsSolidWall(Task):
         "A ball rolls quickly toward a solid wall without any opening. Video models often let fast objects "
         "tunnel through thin obstacles; solidity requires the ball to stop at the wall's surface at the "
         "declared contact frame and roll back with a speed reduced by the restitution, never penetrating "
-        "or appearing behind the wall. Ball size, wall height, approach speed and restitution vary.")
-    structural = {"radius": Uniform(0.14, 0.28), "wall_height": Uniform(0.7, 1.3), "speed": Uniform(1.5, 3.0),
-                  "restitution": Uniform(0.3, 0.7), "contact_at": Uniform(0.55, 0.68)}
+        "or appearing behind the wall. Ball size, wall height, approach speed and restitution vary."
+    )
+    structural = {
+        "radius": Uniform(0.14, 0.28),
+        "wall_height": Uniform(0.7, 1.3),
+        "speed": Uniform(1.5, 3.0),
+        "restitution": Uniform(0.3, 0.7),
+        "contact_at": Uniform(0.55, 0.68),
+    }
     colour_slots = ("target", "wall")
     view = OS1_VIEW
 
@@ -21,8 +28,22 @@ class BallVsSolidWall(Task):
         T, r, t = clip.frames, s["radius"], WALL_T / 2
         parts = [wall_part("wall", look, T, (-t, -1.3, 0), (t, 1.3, s["wall_height"]))]
         ball = SceneObject("target", "target", "sphere", (r,), look.mat("target"), None)
-        c = barrier_run(clip, look, ball, Motion(T, clip.fps, (0, 0, r)), r, parts, False, -t - r, s["speed"],
-                        s["restitution"], s["contact_at"], "wall")
-        c.prompt = f"A {look.colour('target')} ball rolls toward a {look.colour('wall')} wall. Continue the video."
+        c = barrier_run(
+            clip,
+            look,
+            ball,
+            Motion(T, clip.fps, (0, 0, r)),
+            r,
+            parts,
+            False,
+            -t - r,
+            s["speed"],
+            s["restitution"],
+            s["contact_at"],
+            "wall",
+        )
+        c.prompt = (
+            f"A {look.colour('target')} ball rolls toward a {look.colour('wall')} wall. Continue the video."
+        )
         c.outcome = "the ball hits the wall and rolls back"
         return c
