@@ -1,0 +1,198 @@
+"""Union models and layout banks of layout groups (MuJoCo, CPU side).
+
+A :class:`~simkit.sims.layout_groups.LayoutGroup` becomes one compiled MuJoCo
+model (:func:`build_group_model`: the union scene, every entity parked) plus,
+per member task, a *layout bank* (:func:`task_layouts`): B initial states drawn
+by the task's own scene compiler (:func:`~simkit.sims.mujoco_scene.build_scene`
+with seeds ``seed0 .. seed0 + B - 1``: region sampling, collision rejection,
+init joint states), copied onto the union model by entity name. A world of
+the group starts (and autoresets) from one bank entry of its task: qpos,
+per-world ``body_pos``/``body_quat`` (welded fixtures) and ``body_gravcomp``
+(1 for the bodies of parked entities, so they float still where they are
+parked; 0 for the task's own entities; the robot's as compiled).
+
+Frames: world, z up, metres; quaternions (w, x, y, z).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from simkit.core.errors import InputError, require
+from simkit.sims.layout_groups import LayoutGroup, parking_slots, union_descriptor
+from simkit.sims.mujoco_scene import ROBOT_BASE, Scene, build_scene
+
+#: m, height above the arena's support surface at which parked free bodies float
+PARK_LIFT = 0.5
+
+
+@dataclass
+class GroupModel:
+    """A group's compiled union model and where its entities live in it.
+
+    Attributes:
+        group: the layout group.
+        scene: the union :class:`~simkit.sims.mujoco_scene.Scene` (every entity parked).
+        entity_body: (E,) int, root body id of each union entity.
+        entity_qadr: (E,) int, qpos address of each entity's free joint (-1 for fixtures).
+        entity_bodies: per entity, body ids of its subtree (gravity compensation when parked).
+        park_pos: (E, 3) float64, parked root position of each entity, m.
+    """
+
+    group: LayoutGroup
+    scene: Scene
+    entity_body: np.ndarray
+    entity_qadr: np.ndarray
+    entity_bodies: list[np.ndarray]
+    park_pos: np.ndarray
+
+    @property
+    def model(self):
+        """The compiled ``mujoco.MjModel``."""
+        return self.scene.model
+
+
+@dataclass
+class LayoutBank:
+    """B initial states of one task on its group's union model.
+
+    Attributes:
+        task_id: the task.
+        qpos: (B, nq) float64, joint positions (free-joint objects, articulations, robot).
+        body_pos: (B, nbody, 3) float64, body offsets (welded fixtures placed or parked).
+        body_quat: (B, nbody, 4) float64, body orientations (w, x, y, z).
+        gravcomp: (nbody,) float64, per-body gravity compensation for this task's worlds.
+        seeds: (B,) int, the scene-compiler seeds.
+        warnings: tolerated problems reported by the scene compiler.
+    """
+
+    task_id: str
+    qpos: np.ndarray
+    body_pos: np.ndarray
+    body_quat: np.ndarray
+    gravcomp: np.ndarray
+    seeds: np.ndarray
+    warnings: list[str] = field(default_factory=list)
+
+
+def _subtree(model, root: int) -> np.ndarray:
+    out = []
+    for b in range(model.nbody):
+        x = b
+        while x > 0 and x != root:
+            x = int(model.body_parentid[x])
+        if x == root and b > 0:
+            out.append(b)
+    return np.array(out, np.int64)
+
+
+def build_group_model(group: LayoutGroup, descs: dict[str, dict], libero_root: str | Path) -> GroupModel:
+    """Compile a group's union scene with every entity parked.
+
+    Args:
+        group: from :func:`~simkit.sims.layout_groups.group_tasks`.
+        descs: task id -> descriptor of every member task.
+        libero_root: folder holding ``assets/``.
+
+    Raises:
+        InputError: an asset is missing or the union scene does not compile (from ``build_scene``).
+    """
+    mujoco = require("mujoco", "hebero")
+    udesc = union_descriptor(group, descs)
+    scene = build_scene(udesc, libero_root, np.random.default_rng(0), max_layouts=1)
+    m = scene.model
+    base = ROBOT_BASE.get(udesc["arena"]["problem"].lower(), (-0.66, 0.0, 0.0))
+    xy = parking_slots(group, (base[0], base[1]))
+    top = float(udesc["arena"]["offset"][2])
+    bodies, qadr, subs = [], [], []
+    for e in group.entities:
+        bid = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, e.name)
+        bodies.append(bid)
+        jnt = int(m.body_jntadr[bid])
+        free = jnt >= 0 and int(m.jnt_type[jnt]) == int(mujoco.mjtJoint.mjJNT_FREE)
+        qadr.append(int(m.jnt_qposadr[jnt]) if free else -1)
+        subs.append(_subtree(m, bid))
+    park = np.column_stack([xy, np.full(len(xy), top + PARK_LIFT)])
+    return GroupModel(group, scene, np.array(bodies, np.int64), np.array(qadr, np.int64), subs, park)
+
+
+def _copy_task_state(gm: GroupModel, sc: Scene, names: dict[str, str], out_q, out_pos, out_quat) -> None:
+    """Copy a task scene's entity poses and joint positions onto union-model state arrays."""
+    import mujoco
+
+    m, tm = gm.model, sc.model
+    index = {e.name: j for j, e in enumerate(gm.group.entities)}
+    for tname, uname in names.items():
+        j = index[uname]
+        tb = mujoco.mj_name2id(tm, mujoco.mjtObj.mjOBJ_BODY, tname)
+        if gm.entity_qadr[j] >= 0:
+            ta = int(tm.jnt_qposadr[tm.body_jntadr[tb]])
+            out_q[gm.entity_qadr[j] : gm.entity_qadr[j] + 7] = sc.data.qpos[ta : ta + 7]
+        else:
+            out_pos[gm.entity_body[j]] = tm.body_pos[tb]
+            out_quat[gm.entity_body[j]] = tm.body_quat[tb]
+        for jid in range(tm.njnt):  # articulations: '<task entity>/<joint>' -> '<union entity>/<joint>'
+            jn = mujoco.mj_id2name(tm, mujoco.mjtObj.mjOBJ_JOINT, jid) or ""
+            if not jn.startswith(tname + "/") or int(tm.jnt_type[jid]) == int(mujoco.mjtJoint.mjJNT_FREE):
+                continue
+            uj = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, uname + jn[len(tname) :])
+            if uj < 0:
+                raise InputError(None, f"joint {jn} of {sc.descriptor['task_id']} has no union counterpart")
+            out_q[m.jnt_qposadr[uj]] = sc.data.qpos[tm.jnt_qposadr[jid]]
+
+
+def task_layouts(
+    gm: GroupModel, desc: dict, libero_root: str | Path, n: int = 4, seed0: int = 0
+) -> LayoutBank:
+    """Draw ``n`` initial layouts of one member task and express them on the union model.
+
+    Each layout is ``build_scene(desc, libero_root, np.random.default_rng(seed0 + b))``; the robot
+    keeps the union scene's home pose (the same ``ROBOT_HOME``); entities the task does not use
+    stay parked (free bodies at :attr:`GroupModel.park_pos`, at rest).
+
+    Raises:
+        InputError: the task is not in the group, or a scene problem from ``build_scene``.
+        SampleRejected: from ``build_scene`` (no collision-free layout).
+    """
+    tid = desc["task_id"]
+    if tid not in gm.group.names:
+        raise InputError(None, f"task {tid} is not in layout group {gm.group.key}")
+    m = gm.model
+    names = gm.group.names[tid]
+    active = {names[k] for k in names}
+    q0 = np.array(gm.scene.data.qpos)
+    grav = np.array(m.body_gravcomp)
+    for j, e in enumerate(gm.group.entities):
+        grav[gm.entity_bodies[j]] = 0.0 if e.name in active else 1.0
+        if gm.entity_qadr[j] >= 0:
+            q0[gm.entity_qadr[j] : gm.entity_qadr[j] + 7] = [*gm.park_pos[j], 1.0, 0.0, 0.0, 0.0]
+    qpos = np.repeat(q0[None], n, 0)
+    bpos = np.repeat(np.array(m.body_pos)[None], n, 0)
+    bquat = np.repeat(np.array(m.body_quat)[None], n, 0)
+    warnings: list[str] = []
+    for b in range(n):
+        sc = build_scene(desc, libero_root, np.random.default_rng(seed0 + b))
+        warnings += sc.warnings
+        _copy_task_state(gm, sc, names, qpos[b], bpos[b], bquat[b])
+    return LayoutBank(tid, qpos, bpos, bquat, grav, np.arange(seed0, seed0 + n), sorted(set(warnings)))
+
+
+def apply_layout(gm: GroupModel, bank: LayoutBank, b: int, model, data) -> None:
+    """Put bank entry ``b`` into a CPU ``(model, data)`` of the union model (a copy of ``gm.model``).
+
+    Sets ``body_pos``, ``body_quat``, ``body_gravcomp`` on ``model``, ``qpos`` (velocities zero)
+    and the actuator targets (robot home, fingers open) on ``data``, then runs ``mj_forward``.
+    This is the CPU reference of what the GPU runtime writes per world on reset.
+    """
+    import mujoco
+
+    model.body_pos[:] = bank.body_pos[b]
+    model.body_quat[:] = bank.body_quat[b]
+    model.body_gravcomp[:] = bank.gravcomp
+    mujoco.mj_resetData(model, data)
+    data.qpos[:] = bank.qpos[b]
+    data.ctrl[:] = gm.scene.data.ctrl
+    mujoco.mj_forward(model, data)
