@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -103,7 +104,7 @@ def build_group_model(group: LayoutGroup, descs: dict[str, dict], libero_root: s
     mujoco = require("mujoco", "hebero")
     udesc = union_descriptor(group, descs)
     scene = build_scene(udesc, libero_root, np.random.default_rng(0), max_layouts=1)
-    m = scene.model
+    m: Any = scene.model
     base = ROBOT_BASE.get(udesc["arena"]["problem"].lower(), (-0.66, 0.0, 0.0))
     xy = parking_slots(group, (base[0], base[1]))
     top = float(udesc["arena"]["offset"][2])
@@ -123,14 +124,16 @@ def _copy_task_state(gm: GroupModel, sc: Scene, names: dict[str, str], out_q, ou
     """Copy a task scene's entity poses and joint positions onto union-model state arrays."""
     import mujoco
 
-    m, tm = gm.model, sc.model
+    m: Any = gm.model
+    tm: Any = sc.model
+    td: Any = sc.data
     index = {e.name: j for j, e in enumerate(gm.group.entities)}
     for tname, uname in names.items():
         j = index[uname]
         tb = mujoco.mj_name2id(tm, mujoco.mjtObj.mjOBJ_BODY, tname)
         if gm.entity_qadr[j] >= 0:
             ta = int(tm.jnt_qposadr[tm.body_jntadr[tb]])
-            out_q[gm.entity_qadr[j] : gm.entity_qadr[j] + 7] = sc.data.qpos[ta : ta + 7]
+            out_q[gm.entity_qadr[j] : gm.entity_qadr[j] + 7] = td.qpos[ta : ta + 7]
         else:
             out_pos[gm.entity_body[j]] = tm.body_pos[tb]
             out_quat[gm.entity_body[j]] = tm.body_quat[tb]
@@ -141,7 +144,7 @@ def _copy_task_state(gm: GroupModel, sc: Scene, names: dict[str, str], out_q, ou
             uj = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, uname + jn[len(tname) :])
             if uj < 0:
                 raise InputError(None, f"joint {jn} of {sc.descriptor['task_id']} has no union counterpart")
-            out_q[m.jnt_qposadr[uj]] = sc.data.qpos[tm.jnt_qposadr[jid]]
+            out_q[m.jnt_qposadr[uj]] = td.qpos[tm.jnt_qposadr[jid]]
 
 
 def task_layouts(
@@ -160,10 +163,10 @@ def task_layouts(
     tid = desc["task_id"]
     if tid not in gm.group.names:
         raise InputError(None, f"task {tid} is not in layout group {gm.group.key}")
-    m = gm.model
+    m: Any = gm.model
     names = gm.group.names[tid]
     active = {names[k] for k in names}
-    q0 = np.array(gm.scene.data.qpos)
+    q0 = np.array(gm.scene.data.qpos)  # type: ignore[attr-defined]
     grav = np.array(m.body_gravcomp)
     for j, e in enumerate(gm.group.entities):
         grav[gm.entity_bodies[j]] = 0.0 if e.name in active else 1.0
@@ -194,5 +197,5 @@ def apply_layout(gm: GroupModel, bank: LayoutBank, b: int, model, data) -> None:
     model.body_gravcomp[:] = bank.gravcomp
     mujoco.mj_resetData(model, data)
     data.qpos[:] = bank.qpos[b]
-    data.ctrl[:] = gm.scene.data.ctrl
+    data.ctrl[:] = gm.scene.data.ctrl  # type: ignore[attr-defined]
     mujoco.mj_forward(model, data)
