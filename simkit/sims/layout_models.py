@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from simkit.core.errors import InputError, require
+from simkit.sims.batched_tasks import TaskProgram, compile_program
 from simkit.sims.layout_groups import LayoutGroup, parking_slots, union_descriptor
 from simkit.sims.mujoco_scene import ROBOT_BASE, Scene, build_scene
 
@@ -67,6 +68,7 @@ class LayoutBank:
         body_quat: (B, nbody, 4) float64, body orientations (w, x, y, z).
         gravcomp: (nbody,) float64, per-body gravity compensation for this task's worlds.
         seeds: (B,) int, the scene-compiler seeds.
+        program: the task's goal atoms and observation slots on the union model.
         warnings: tolerated problems reported by the scene compiler.
     """
 
@@ -76,6 +78,7 @@ class LayoutBank:
     body_quat: np.ndarray
     gravcomp: np.ndarray
     seeds: np.ndarray
+    program: TaskProgram
     warnings: list[str] = field(default_factory=list)
 
 
@@ -120,8 +123,15 @@ def build_group_model(group: LayoutGroup, descs: dict[str, dict], libero_root: s
     return GroupModel(group, scene, np.array(bodies, np.int64), np.array(qadr, np.int64), subs, park)
 
 
-def _copy_task_state(gm: GroupModel, sc: Scene, names: dict[str, str], out_q, out_pos, out_quat) -> None:
-    """Copy a task scene's entity poses and joint positions onto union-model state arrays."""
+def task_state_on_union(gm: GroupModel, sc: Scene, out_q, out_pos, out_quat) -> None:
+    """Copy a member task scene's entity poses and joint positions onto union-model state arrays.
+
+    Args:
+        gm: the group model; sc: a scene of one member task (its current ``data``).
+        out_q: (nq,) union qpos, written for the task's free bodies and articulations.
+        out_pos, out_quat: (nbody, 3) / (nbody, 4) union body offsets, written for its fixtures.
+    """
+    names = gm.group.names[sc.descriptor["task_id"]]
     import mujoco
 
     m: Any = gm.model
@@ -161,6 +171,8 @@ def task_layouts(
         SampleRejected: from ``build_scene`` (no collision-free layout).
     """
     tid = desc["task_id"]
+    if n < 1:
+        raise InputError(None, f"layout bank size must be >= 1, got {n}")
     if tid not in gm.group.names:
         raise InputError(None, f"task {tid} is not in layout group {gm.group.key}")
     m: Any = gm.model
@@ -176,11 +188,31 @@ def task_layouts(
     bpos = np.repeat(np.array(m.body_pos)[None], n, 0)
     bquat = np.repeat(np.array(m.body_quat)[None], n, 0)
     warnings: list[str] = []
+    prog = None
+    ents = [e.name for e in gm.group.entities]
     for b in range(n):
         sc = build_scene(desc, libero_root, np.random.default_rng(seed0 + b))
         warnings += sc.warnings
-        _copy_task_state(gm, sc, names, qpos[b], bpos[b], bquat[b])
-    return LayoutBank(tid, qpos, bpos, bquat, grav, np.arange(seed0, seed0 + n), sorted(set(warnings)))
+        task_state_on_union(gm, sc, qpos[b], bpos[b], bquat[b])
+        if prog is None:
+            prog = compile_program(desc, sc.binding, sc.data, m, names, ents)
+    assert prog is not None  # n >= 1
+    seeds = np.arange(seed0, seed0 + n)
+    return LayoutBank(tid, qpos, bpos, bquat, grav, seeds, prog, sorted(set(warnings)))
+
+
+def geom_entity(model, entity_bodies: list[np.ndarray]) -> np.ndarray:
+    """(ngeom,) int64: union entity index of each collision geom of ``model``, -1 for all others.
+
+    Args:
+        model: the union ``MjModel`` (full or :func:`physics_only`; geom ids differ between them).
+        entity_bodies: :attr:`GroupModel.entity_bodies`.
+    """
+    out = np.full(model.ngeom, -1, np.int64)
+    coll = (np.asarray(model.geom_contype) != 0) | (np.asarray(model.geom_conaffinity) != 0)
+    for j, bodies in enumerate(entity_bodies):
+        out[np.isin(np.asarray(model.geom_bodyid), bodies) & coll] = j
+    return out
 
 
 def apply_layout(gm: GroupModel, bank: LayoutBank, b: int, model, data) -> None:
@@ -199,3 +231,45 @@ def apply_layout(gm: GroupModel, bank: LayoutBank, b: int, model, data) -> None:
     data.qpos[:] = bank.qpos[b]
     data.ctrl[:] = gm.scene.data.ctrl  # type: ignore[attr-defined]
     mujoco.mj_forward(model, data)
+
+
+def physics_only(scene: Scene):
+    """Recompile a scene without its visual geoms, meshes, materials and textures; same dynamics.
+
+    Every body's inertial properties are first pinned to the compiled model's (MuJoCo derives them
+    from all geoms, visual ones included), then geoms with ``contype = conaffinity = 0`` and the
+    meshes, materials and textures nothing uses any more are deleted. Body, joint, site and
+    actuator ids are unchanged; geom and mesh ids change. The scene's spec is modified in place.
+
+    Returns:
+        the new ``mujoco.MjModel`` (body masses, inertias and trajectories identical to
+        ``scene.model``'s; a LIBERO task scene shrinks from about 50 MB to about 3 MB as ``.mjb``).
+    """
+    import mujoco
+
+    m: Any = scene.model
+    spec: Any = scene.spec
+    for i, b in enumerate(spec.bodies):
+        if i == 0:
+            continue
+        b.explicitinertial = True
+        b.mass = float(m.body_mass[i])
+        b.ipos = m.body_ipos[i].tolist()
+        b.iquat = m.body_iquat[i].tolist()
+        b.inertia = m.body_inertia[i].tolist()
+        b.fullinertia = [np.nan] * 6
+    for g in list(spec.geoms):
+        if g.contype == 0 and g.conaffinity == 0:
+            spec.delete(g)
+    used = {g.meshname for g in spec.geoms if g.type == mujoco.mjtGeom.mjGEOM_MESH}
+    for me in list(spec.meshes):
+        if me.name not in used:
+            spec.delete(me)
+    for g in spec.geoms:
+        g.material = ""
+    for el in list(spec.materials) + list(spec.textures):
+        spec.delete(el)
+    out = spec.compile()
+    if out.nbody != m.nbody or out.njnt != m.njnt or out.nsite != m.nsite:
+        raise RuntimeError("physics_only changed the kinematic tree")  # a bug, never user input
+    return out
