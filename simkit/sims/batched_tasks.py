@@ -255,7 +255,7 @@ def _compile_slots(prog: TaskProgram, desc: dict, binding: Any, task_data: Any, 
 
 
 def stack_programs(
-    progs: list[TaskProgram], world_task: np.ndarray, device: Any = None, dtype: Any = None
+    progs: list[Any], world_task: np.ndarray, device: Any = None, dtype: Any = None
 ) -> dict[str, Any]:
     """Per-world program tensors: field -> torch tensor (W, ...) for worlds running ``world_task``.
 

@@ -272,4 +272,135 @@ def physics_only(scene: Scene):
     out = spec.compile()
     if out.nbody != m.nbody or out.njnt != m.njnt or out.nsite != m.nsite:
         raise RuntimeError("physics_only changed the kinematic tree")  # a bug, never user input
+    out.body_pos[:] = m.body_pos  # welded fixtures are placed on the compiled model, not the spec
+    out.body_quat[:] = m.body_quat
+    out.body_gravcomp[:] = m.body_gravcomp
     return out
+
+
+#: kinematic arrays stored with each bank entry (computed by ``mj_forward``): a reset world gets them
+#: with its state, so its first observation needs no extra kinematics pass
+BANK_KINEMATICS = ("xpos", "xmat", "xquat", "xanchor", "xaxis", "site_xpos", "site_xmat")
+CACHE_VERSION = 1  #: bump when the layout-group cache format changes
+
+
+def export_groups(
+    descs: list[dict],
+    libero_root: str | Path,
+    out_dir: str | Path,
+    bank: int = 4,
+    max_entities: int = 16,
+    split_suites: bool = False,
+    progress=None,
+) -> list[Path]:
+    """Compile layout groups of ``descs`` into a cache folder a batched backend loads without assets.
+
+    Writes, per group ``k``: ``group_<k>.mjb`` (the :func:`physics_only` union model) and
+    ``group_<k>.npz`` (per member task: ``bank`` layouts from :func:`task_layouts` -- qpos, body
+    poses, gravity compensation and the :data:`BANK_KINEMATICS` of each entry -- the task program
+    arrays, and ``geom_entity``), plus ``groups.json`` (version, task order, group keys, members,
+    union entities, task-name maps).
+
+    Args:
+        descs: task descriptors in environment order.
+        libero_root: folder holding ``assets/``.
+        out_dir: created if missing; existing group files are overwritten.
+        bank: layouts per task (>= 1).
+        max_entities, split_suites: see :func:`~simkit.sims.layout_groups.group_tasks`.
+        progress: optional callable ``progress(message)``.
+
+    Returns:
+        the written paths.
+
+    Raises:
+        InputError / SampleRejected: from the scene compiler.
+    """
+    import json
+
+    import mujoco
+
+    from simkit.sims.layout_groups import group_tasks
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    by_id = {d["task_id"]: d for d in descs}
+    groups = group_tasks(descs, max_entities=max_entities, split_suites=split_suites)
+    written: list[Path] = []
+    meta: dict[str, Any] = {"version": CACHE_VERSION, "task_ids": [d["task_id"] for d in descs], "groups": []}
+    for k, g in enumerate(groups):
+        gm = build_group_model(g, by_id, libero_root)
+        banks = [task_layouts(gm, by_id[t], libero_root, n=bank) for t in g.task_ids]
+        um = physics_only(gm.scene)
+        mjb, npz = out / f"group_{k}.mjb", out / f"group_{k}.npz"
+        mujoco.mj_saveModel(um, str(mjb))
+        ud = mujoco.MjData(um)
+        arrays: dict[str, Any] = {"geom_entity": geom_entity(um, gm.entity_bodies)}
+        kin: dict[str, list] = {name: [] for name in BANK_KINEMATICS}
+        for bk in banks:
+            for b in range(bank):
+                apply_layout(gm, bk, b, um, ud)
+                for name in BANK_KINEMATICS:
+                    kin[name].append(np.array(getattr(ud, name)))
+        t_n = len(banks)
+        for name in BANK_KINEMATICS:
+            arrays["kin_" + name] = np.stack(kin[name]).reshape(t_n, bank, *kin[name][0].shape)
+        for name in ("qpos", "body_pos", "body_quat", "gravcomp"):
+            arrays["bank_" + name] = np.stack([getattr(bk, name) for bk in banks])
+        for name in banks[0].program.arrays():
+            arrays["prog_" + name] = np.stack([getattr(bk.program, name) for bk in banks])
+        arrays["home_ctrl"] = np.array(gm.scene.data.ctrl)  # type: ignore[attr-defined]
+        np.savez_compressed(npz, **arrays)
+        written += [mjb, npz]
+        meta["groups"].append(
+            {
+                "key": g.key,
+                "task_ids": g.task_ids,
+                "entities": [e.__dict__ for e in g.entities],
+                "names": g.names,
+                "bank": bank,
+            }
+        )
+        if progress is not None:
+            progress(f"group {g.key}: {len(g.task_ids)} tasks, {len(g.entities)} entities, nv {um.nv}")
+    (out / "groups.json").write_text(json.dumps(meta, indent=1))
+    written.append(out / "groups.json")
+    return written
+
+
+def load_groups(cache_dir: str | Path) -> tuple[list[str], list[dict]]:
+    """Read a folder written by :func:`export_groups`.
+
+    Returns:
+        (task ids in environment order, per group a dict with ``key``, ``task_ids``, ``names``,
+        ``entities``, ``model`` (``mujoco.MjModel``) and ``arrays`` (name -> numpy array)).
+
+    Raises:
+        InputError: the folder, ``groups.json`` or a group file is missing, unreadable or of
+            another cache version (the message names the file and says to re-export).
+    """
+    import json
+
+    mujoco = require("mujoco", "hebero")
+    root = Path(cache_dir)
+    meta_path = root / "groups.json"
+    try:
+        meta = json.loads(meta_path.read_text())
+    except (OSError, ValueError) as exc:
+        raise InputError(
+            meta_path, f"cannot read the layout-group cache ({exc.__class__.__name__})"
+        ) from None
+    if meta.get("version") != CACHE_VERSION:
+        raise InputError(
+            meta_path, f"cache version {meta.get('version')} != {CACHE_VERSION}; export it again"
+        )
+    groups = []
+    for k, g in enumerate(meta["groups"]):
+        mjb, npz = root / f"group_{k}.mjb", root / f"group_{k}.npz"
+        try:
+            model = mujoco.MjModel.from_binary_path(str(mjb))
+            with np.load(npz) as z:
+                arrays = {name: z[name] for name in z.files}
+        except (OSError, ValueError) as exc:
+            raise InputError(mjb, f"cannot load layout group {g['key']}: {exc}") from None
+        groups.append({**g, "model": model, "arrays": arrays})
+    return list(meta["task_ids"]), groups
