@@ -149,3 +149,15 @@ def _first_goal():
     root = fixture_path("libero")
     i, p = suite_files(root, "goal")[0]
     return p, "goal", i, root
+
+
+def test_solve_spd6_matches_lapack():
+    from simkit.sims.batched_tasks import solve_spd6
+
+    g = torch.Generator().manual_seed(0)
+    j = torch.randn(50, 6, 7, generator=g, dtype=torch.float64)
+    a = j @ j.transpose(1, 2) + 0.01 * torch.eye(6, dtype=torch.float64)
+    b = torch.randn(50, 6, generator=g, dtype=torch.float64)
+    np.testing.assert_allclose(
+        solve_spd6(a, b).numpy(), torch.linalg.solve(a, b).numpy(), rtol=1e-8, atol=1e-10
+    )

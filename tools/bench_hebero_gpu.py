@@ -123,24 +123,61 @@ def _counts(groups) -> dict:
     }
 
 
+def _measure_env(row, label, cache, tasks, n, cfg, args, env_too, wp, torch) -> None:
+    """Build ``HeberoWarpBatch`` on a cache; time bare group stepping (streams / one stream) and env steps."""
+    from simkit.envs.hebero_warp import HeberoWarpBatch
+
+    torch.cuda.synchronize()
+    free0 = torch.cuda.mem_get_info()[0]
+    t0 = time.perf_counter()
+    env = HeberoWarpBatch(cache, n, tasks=tasks, config=cfg)
+    env.reset(seed=0)
+    for g in env.groups:
+        g.sim.capture()
+    torch.cuda.synchronize()
+    row[f"{label}_build_s"] = time.perf_counter() - t0
+    row[f"{label}_mem_per_env_kib"] = (free0 - torch.cuda.mem_get_info()[0]) / n / 1024
+    row[f"{label}_groups"] = [int(g.sim.nworld) for g in env.groups]
+    sims = [g.sim for g in env.groups]
+    tag = label.replace("env_all", "bare_groups").replace("env_one", "bare_onegroup")
+    row[tag] = n / _timed(_launcher(sims, wp, True), args.iters, wp)
+    row[tag + "_one_stream"] = n / _timed(_launcher(sims, wp, False), args.iters, wp)
+    if env_too:
+        gen = torch.Generator(device="cuda").manual_seed(1)
+        acts = [torch.rand(n, 7, device="cuda", generator=gen) * 2 - 1 for _ in range(4)]
+        k = [0]
+
+        def env_step():
+            k[0] += 1
+            env.step(acts[k[0] % 4])
+
+        row[label] = n / _timed(env_step, args.iters, wp)
+        env.timings = {}
+        for _ in range(5):
+            env.step(acts[0])
+        row[f"{label}_phase_ms"] = {p: round(v / 5 * 1000, 2) for p, v in env.timings.items() if p}
+        env.timings = None
+        row[f"{label}_obs_finite"] = bool(torch.isfinite(env.obs).all())
+        row[f"{label}_counts"] = _counts(sims)
+    env.close()
+
+
 def run(args) -> None:
     import mujoco
     import torch
 
-    from simkit.envs.hebero_warp import HeberoWarpBatch, WarpEnvConfig
+    from simkit.envs.hebero_warp import WarpEnvConfig
     from simkit.sims.mujoco_warp_batch import require_gpu
 
     wp, mjw, _ = require_gpu()
     cfg = WarpEnvConfig()
     root = Path(args.dir)
     task_ids = json.loads((root / "tasks" / "index.json").read_text())
-    tmodels = [
-        mujoco.MjModel.from_binary_path(str(root / "tasks" / f"task_{i}.mjb")) for i in range(len(task_ids))
-    ]
-    tstates = []
-    for i in range(len(task_ids)):
+
+    def task_model(i: int):
         z = np.load(root / "tasks" / f"task_{i}.npz")
-        tstates.append((z["qpos"], z["ctrl"]))
+        return mujoco.MjModel.from_binary_path(str(root / "tasks" / f"task_{i}.mjb")), (z["qpos"], z["ctrl"])
+
     res: dict = {
         "gpu": torch.cuda.get_device_name(0),
         "driver": os.popen("nvidia-smi --query-gpu=driver_version --format=csv,noheader").read().strip(),
@@ -158,7 +195,8 @@ def run(args) -> None:
 
         t0 = time.perf_counter()
         if want("bare_one"):
-            gs = _bare_groups([tmodels[0]], [tstates[0]], [n], wp, mjw, cfg)
+            m0, s0 = task_model(0)
+            gs = _bare_groups([m0], [s0], [n], wp, mjw, cfg)
             row["compile_one_s"] = time.perf_counter() - t0
             row["bare_one"] = n / _timed(_launcher(gs, wp, False), args.iters, wp)
             row["counts_one"] = _counts(gs)
@@ -166,7 +204,8 @@ def run(args) -> None:
         if want("bare_40_seq") or want("bare_40_streams"):
             per = [n // 40 + (1 if i < n % 40 else 0) for i in range(40)]
             t0 = time.perf_counter()
-            gs = _bare_groups(tmodels, tstates, per, wp, mjw, cfg)
+            loaded = [task_model(i) for i in range(40)]
+            gs = _bare_groups([x[0] for x in loaded], [x[1] for x in loaded], per, wp, mjw, cfg)
             row["compile_40_s"] = time.perf_counter() - t0
             if want("bare_40_seq"):
                 row["bare_40_seq"] = n / _timed(_launcher(gs, wp, False), max(3, args.iters // 4), wp)
@@ -174,42 +213,13 @@ def run(args) -> None:
                 row["bare_40_streams"] = n / _timed(_launcher(gs, wp, True), args.iters, wp)
             row["counts_40"] = _counts(gs)
             del gs
-        for label, tasks in (("env_all", None), ("env_one", task_ids[:1])):
-            if not want(label) and not (label == "env_all" and want("bare_groups")):
-                continue
-            torch.cuda.synchronize()
-            free0 = torch.cuda.mem_get_info()[0]
-            t0 = time.perf_counter()
-            env = HeberoWarpBatch(root / "groups", n, tasks=tasks, config=cfg)
-            env.reset(seed=0)
-            for g in env.groups:
-                g.sim.capture()
-            torch.cuda.synchronize()
-            row[f"{label}_build_s"] = time.perf_counter() - t0
-            row[f"{label}_mem_per_env_kib"] = (free0 - torch.cuda.mem_get_info()[0]) / n / 1024
-            gen = torch.Generator(device="cuda").manual_seed(1)
-            acts = [torch.rand(n, 7, device="cuda", generator=gen) * 2 - 1 for _ in range(4)]
-            k = [0]
-
-            def env_step(env=env, acts=acts, k=k):
-                k[0] += 1
-                env.step(acts[k[0] % 4])
-
-            if label == "env_all" and want("bare_groups"):
-                row["bare_groups"] = n / _timed(
-                    _launcher([g.sim for g in env.groups], wp, True), args.iters, wp
-                )
-                row["groups"] = [int(g.sim.nworld) for g in env.groups]
-            if want(label):
-                row[label] = n / _timed(env_step, args.iters, wp)
-                succ = 0
-                for _ in range(5):
-                    _o, _r, term, _tr, _s = env.step(acts[0])
-                    succ += int(term.sum())
-                row[f"{label}_obs_finite"] = bool(torch.isfinite(env.obs).all())
-                row[f"{label}_counts"] = _counts([g.sim for g in env.groups])
-            del env
-            torch.cuda.empty_cache()
+        for cache in args.caches.split(","):
+            suffix = "" if cache == "groups" else f"@{cache}"
+            for label, tasks in (("env_all", None), ("env_one", task_ids[:1])):
+                if want(label) or (label == "env_all" and want("bare_groups")):
+                    _measure_env(
+                        row, label + suffix, root / cache, tasks, n, cfg, args, want(label), wp, torch
+                    )
         res["results"].append(row)
         print(json.dumps(row), flush=True)
     _table(res)
@@ -218,7 +228,8 @@ def run(args) -> None:
 
 
 def _table(res) -> None:
-    cols = ["bare_one", "bare_40_seq", "bare_40_streams", "bare_groups", "env_all", "env_one"]
+    cols = sorted({k for r in res["results"] for k, v in r.items() if isinstance(v, float) and k[0] in "be"})
+    cols = [c for c in cols if not c.endswith("_s") and "mem" not in c]
     print(f"{res['gpu']}, driver {res['driver']}, warp {res['warp']}, mujoco_warp {res['mujoco_warp']}")
     print("| N | " + " | ".join(cols) + " |")
     for r in res["results"]:
@@ -238,6 +249,7 @@ def main() -> None:
     r.add_argument("--iters", type=int, default=20)
     r.add_argument("--only", default="", help="comma-separated subset of the measurements")
     r.add_argument("--json", default="")
+    r.add_argument("--caches", default="groups", help="comma-separated layout-group caches under DIR")
     args = ap.parse_args()
     export(args) if args.cmd == "export" else run(args)
 

@@ -82,7 +82,10 @@ def initial_states(cache: Path):
 def gpu(args) -> None:
     import torch
 
+    from simkit.envs import hebero_warp
     from simkit.envs.hebero_warp import HeberoWarpBatch
+
+    dev = hebero_warp.DEVICE
 
     task_ids, _groups, q0 = initial_states(Path(args.cache))
     env = HeberoWarpBatch(args.cache, len(task_ids))
@@ -90,14 +93,14 @@ def gpu(args) -> None:
     for g in env.groups:  # bank entry 0 and the prepared state in every world
         tids = [env.task_ids[int(e)] for e in env.map.env_task[g.envs.cpu().numpy()]]
         t = g.sim.t
-        t["qpos"].copy_(torch.as_tensor(np.stack([q0[x] for x in tids]), device="cuda", dtype=torch.float32))
+        t["qpos"].copy_(torch.as_tensor(np.stack([q0[x] for x in tids]), device=dev, dtype=torch.float32))
         t["body_pos"].copy_(g.bank["body_pos"][g.wtask, 0])
         t["body_quat"].copy_(g.bank["body_quat"][g.wtask, 0])
         t["qvel"].zero_()
         g.sim.forward()
-    torch.cuda.synchronize()
     env.cfg.max_steps = 10**9
-    acts = torch.as_tensor(scripted_actions(args.steps), device="cuda", dtype=torch.float32)
+    env.cfg.autoreset = False  # record the whole run, success or not
+    acts = torch.as_tensor(scripted_actions(args.steps), device=dev, dtype=torch.float32)
     pos, succ = [], []
     for k in range(args.steps):
         env.step(acts[k][None].expand(len(task_ids), 7))
@@ -123,7 +126,7 @@ def _free_adr(g) -> list[int]:
 def _success_now(env) -> np.ndarray:
     import torch
 
-    out = torch.zeros(env.num_envs, dtype=torch.bool, device="cuda")
+    out = torch.zeros(env.num_envs, dtype=torch.bool, device=env.device)
     for g in env.groups:
         out[g.envs] = env._success(g)
     return out.cpu().numpy()

@@ -48,6 +48,7 @@ from simkit.core.errors import InputError
 #: rad/s, Franka Emika Panda joint velocity limits (Franka Control Interface documentation)
 PANDA_QDOT_MAX = (2.175, 2.175, 2.175, 2.175, 2.61, 2.61, 2.61)
 OBS_DIM = 300
+DEVICE = "cuda"  #: torch device of every tensor (the GPU Warp runs on)
 
 
 @dataclass
@@ -59,6 +60,7 @@ class WarpEnvConfig:
     rot_scale: float = 0.5  #: rad, s_R (robosuite OSC_POSE output_max)
     ik_damping: float = 0.05  #: damped-least-squares lambda
     max_steps: int = 300  #: control steps before truncation
+    autoreset: bool = True  #: restart finished environments in the same step (off: they run on)
     w_succ: float = 1.0
     w_smooth: float = 0.01
     w_norm: float = 0.001
@@ -67,7 +69,7 @@ class WarpEnvConfig:
     w_vlim: float = 0.1
     soft_limit: float = 0.9  #: fraction of the joint half range / speed limit where penalties start
     nconmax: int = 96  #: contacts allocated per world
-    njmax: int = 384  #: constraint rows per world
+    njmax: int = 640  #: constraint rows per world (random arm motion reaches about 590)
 
 
 class _Group:
@@ -80,7 +82,7 @@ class _Group:
         from simkit.sims.mujoco_warp_batch import WarpGroup
 
         m, a = g["model"], g["arrays"]
-        dev = torch.device("cuda")
+        dev = torch.device(DEVICE)
         self.sim = WarpGroup(m, len(envs), cfg.substeps, cfg.nconmax, cfg.njmax)
         self.envs = torch.as_tensor(envs, device=dev)
         self.wtask = torch.as_tensor(world_task, device=dev)
@@ -181,7 +183,7 @@ class HeberoWarpBatch:
         lgs = [LayoutGroup(key=g["key"], arena=(), task_ids=ts) for g, ts in keep]
         self.map = WorldMap.build(self.task_ids, lgs, num_envs)
         self.num_envs = num_envs
-        dev = torch.device("cuda")
+        dev = torch.device(DEVICE)
         self.device = dev
         self.groups: list[_Group] = []
         for gi, (g, ts) in enumerate(keep):
@@ -200,6 +202,11 @@ class HeberoWarpBatch:
         for grp in self.groups:
             self.task_code[grp.envs] = grp.prog["task_code"].float()
         self.obs = torch.zeros(n, OBS_DIM, device=dev)
+        #: torch work of a step runs on its own stream (never the legacy default stream, which would
+        #: serialise with the groups' streams); callers' streams wait for it at the end of a step
+        self.tstream = torch.cuda.Stream() if DEVICE == "cuda" else None
+        #: set to a dict to accumulate seconds per step phase (synchronises between phases: profiling only)
+        self.timings: dict[str, float] | None = None
         self.qdot_max = torch.tensor(PANDA_QDOT_MAX, device=dev)
         self.q_lo = torch.zeros(n, 7, device=dev)
         self.q_hi = torch.zeros(n, 7, device=dev)
@@ -264,6 +271,13 @@ class HeberoWarpBatch:
         self.obs[g.envs, 66:] = slots
 
     # ---- public API
+    def close(self) -> None:
+        """Release the device memory of every group (the object is unusable afterwards)."""
+        self.groups = []
+        if self.tstream is not None:
+            self.torch.cuda.synchronize()
+            self.torch.cuda.empty_cache()
+
     def reset(self, seed: int | None = None):
         """Restart every environment; returns observations (N, 300) float32 on the GPU."""
         torch = self.torch
@@ -288,16 +302,43 @@ class HeberoWarpBatch:
             (obs (N, 300) float32, reward (N,) float32, terminated (N,) bool = success,
             truncated (N,) bool, success (N,) bool), all torch tensors on the GPU.
         """
+        torch = self.torch
+        if self.tstream is None:
+            return self._step(actions)
+        caller = torch.cuda.current_stream()
+        self.tstream.wait_stream(caller)
+        with torch.cuda.stream(self.tstream):
+            out = self._step(actions)
+        caller.wait_stream(self.tstream)
+        return out
+
+    def _phase(self, name: str, t0: float) -> float:
+        import time
+
+        if self.timings is None:
+            return t0
+        if self.tstream is not None:
+            self.torch.cuda.synchronize()
+        t1 = time.perf_counter()
+        self.timings[name] = self.timings.get(name, 0.0) + t1 - t0
+        return t1
+
+    def _step(self, actions):
+        import time
+
         torch, c = self.torch, self.cfg
+        t0 = self._phase("", time.perf_counter())
         a = torch.as_tensor(actions, device=self.device, dtype=torch.float32).clamp(-1, 1)
-        wp = self.wp
-        main = wp.stream_from_torch(torch.cuda.current_stream())
+        main = self.wp.stream_from_torch(self.tstream) if self.tstream is not None else None
         for g in self.groups:
             self._control(g, a[g.envs])
+        t0 = self._phase("control", t0)
         for g in self.groups:
             g.sim.launch(after=main)
         for g in self.groups:
-            main.wait_stream(g.sim.stream)
+            if main is not None:
+                main.wait_stream(g.sim.stream)
+        t0 = self._phase("physics", t0)
         success = torch.zeros(self.num_envs, dtype=torch.bool, device=self.device)
         qd = torch.zeros(self.num_envs, 7, device=self.device)
         q = torch.zeros(self.num_envs, 7, device=self.device)
@@ -308,13 +349,15 @@ class HeberoWarpBatch:
         reward = self._reward(a, q, qd, success)
         self.steps += 1
         truncated = (self.steps >= c.max_steps) & ~success
-        done = success | truncated
+        done = (success | truncated) & c.autoreset
+        t0 = self._phase("success_reward", t0)
         for g in self.groups:
             self._reset_worlds(g, done[g.envs])
             self._observe(g)
         self.prev = torch.where(done[:, None], torch.zeros_like(a), a)
         self.steps = torch.where(done, torch.zeros_like(self.steps), self.steps)
         self.obs[:, :7] = self.prev
+        self._phase("reset_observe", t0)
         return self.obs, reward, success, truncated, success
 
     def _reward(self, a, q, qd, success):

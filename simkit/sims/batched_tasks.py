@@ -381,6 +381,31 @@ def slot_features(p: dict[str, Any], xpos, xmat, site_xpos, site_xmat):
     return torch.where((k == SLOT_CONST)[..., None], p["slot_const"].to(out.dtype), out)
 
 
+def solve_spd6(a, b):
+    """Solve a batch of small symmetric positive definite systems ``a x = b`` by Gauss-Jordan elimination.
+
+    Unrolled over the n columns with broadcast tensor operations only (no LAPACK/MAGMA call, no
+    host synchronisation, a fixed number of kernels): the batched library solvers of torch carry a
+    large fixed cost per call for tiny matrices on CUDA. No pivoting: valid for SPD matrices
+    (here ``J J^T + lambda^2 I``).
+
+    Args:
+        a: (W, n, n) SPD matrices. b: (W, n) right-hand sides.
+
+    Returns:
+        (W, n) solutions.
+    """
+    import torch
+
+    n = a.shape[-1]
+    m = torch.cat([a, b[..., None]], -1)  # (W, n, n + 1)
+    rows = torch.arange(n, device=a.device)[None, :, None]
+    for k in range(n):
+        row = m[:, k : k + 1, :] / m[:, k : k + 1, k : k + 1]
+        m = torch.where(rows == k, row, m - m[:, :, k : k + 1] * row)
+    return m[..., n]
+
+
 def ik_targets(q, ee_pos, anchors, axes, dx, damping: float = 0.05):
     """Arm joint targets for an end-effector displacement (damped least squares).
 
@@ -403,5 +428,5 @@ def ik_targets(q, ee_pos, anchors, axes, dx, damping: float = 0.05):
     jac = torch.cat([jp, axes], -1).transpose(1, 2)  # (W, 6, 7)
     eye = torch.eye(6, device=q.device, dtype=q.dtype)
     jjt = jac @ jac.transpose(1, 2) + (damping**2) * eye
-    dq = jac.transpose(1, 2) @ torch.linalg.solve(jjt, dx[..., None])
-    return q + dq[..., 0]
+    y = solve_spd6(jjt, dx)
+    return q + (jac.transpose(1, 2) @ y[..., None])[..., 0]

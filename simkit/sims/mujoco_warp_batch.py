@@ -21,6 +21,7 @@ from simkit.core.errors import SimkitError
 
 #: model fields given one value per world (fixture poses and parking)
 PER_WORLD_FIELDS = ("body_pos", "body_quat", "body_gravcomp")
+MIN_NACONMAX = 8192  #: smallest contact pool of a group
 
 
 class GpuUnavailable(SimkitError):
@@ -85,7 +86,9 @@ class WarpGroup:
         self.wp, self.mjw = wp, mjw
         self.nworld, self.substeps = nworld, substeps
         self.m = mjw.put_model(mjm, batch_sizes=dict.fromkeys(PER_WORLD_FIELDS, nworld))
-        self.d = mjw.make_data(mjm, nworld=nworld, nconmax=nconmax, njmax=njmax)
+        # contacts are pooled over worlds: a floor keeps small batches from overflowing on one busy world
+        naconmax = max(nworld * nconmax, MIN_NACONMAX)
+        self.d = mjw.make_data(mjm, nworld=nworld, nconmax=nconmax, njmax=njmax, naconmax=naconmax)
         self.stream = wp.Stream(wp.get_device())
         self.graph = None
         tt = wp.to_torch
