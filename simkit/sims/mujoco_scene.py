@@ -50,7 +50,13 @@ import numpy as np
 
 from simkit.core.errors import InputError, SampleRejected
 from simkit.sims.mujoco_log import import_mujoco
-from simkit.sims.predicates import ZONE_HALF_HEIGHT, ZONE_Z_BELOW_TOP, Binding, PredicateEvaluator
+from simkit.sims.predicates import (
+    ZONE_HALF_HEIGHT,
+    ZONE_Z_BELOW_TOP,
+    Binding,
+    PredicateEvaluator,
+    touch_pairs,
+)
 
 #: LIBERO MountedPanda init_qpos (rad), the arm's home pose
 ROBOT_HOME = (0.0, -0.161037389, 0.0, -2.44459747, 0.0, 2.2267522, math.pi / 4.0)
@@ -440,6 +446,18 @@ def build_scene(
         if a.kind == "object":
             body.add_freejoint(name=f"{name}/free")
         body.add_frame().attach_body(_object_body(a.spec), f"{name}/", "")
+    for a_name, b_name in touch_pairs(
+        desc
+    ):  # contact sensors for the goal's touching tests (batched backends)
+        spec.add_sensor(
+            name=f"touch:{a_name}:{b_name}",
+            type=mujoco.mjtSensor.mjSENS_CONTACT,
+            objtype=mujoco.mjtObj.mjOBJ_XBODY,
+            objname=a_name,
+            reftype=mujoco.mjtObj.mjOBJ_XBODY,
+            refname=b_name,
+            intprm=[1, 0, 1],  # data = found (number of contacts), no reduction, one slot
+        )
     if with_robot:
         top = desc["arena"]["offset"][2]
         _add_panda(spec, ROBOT_BASE.get(desc["arena"]["problem"].lower(), (-0.66, 0.0, top)))
@@ -455,6 +473,9 @@ def build_scene(
         {n: v["category"] for n, v in {**desc["fixtures"], **desc["objects"]}.items()},
         warnings,
     )
+    for a_name, b_name in touch_pairs(desc):
+        sid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SENSOR, f"touch:{a_name}:{b_name}")
+        binding.touch[(a_name, b_name)] = binding.touch[(b_name, a_name)] = int(model.sensor_adr[sid])
     layout = Layout(desc, model, assets, ws_plan, deferred, with_robot, max_tries, max_layouts)
     scene = Scene(model, data, spec, binding, PredicateEvaluator(model, binding), desc, layout=layout)
     scene.warnings = warnings

@@ -54,6 +54,41 @@ from simkit.scenes.predicate_thresholds import (  # noqa: F401  (re-exported: th
 )
 
 
+def touch_pairs(desc: dict) -> list[tuple[str, str]]:
+    """Entity pairs that get a contact sensor: every pair with a movable object (declaration order),
+    plus the pairs the goal tests (On/In on assets, On on asset regions, InContact, Stack).
+
+    Every task of a scene thus gets the same sensors, so its models share one data layout.
+    """
+    regions = desc["regions"]
+    names = list(desc["fixtures"]) + list(desc["objects"])
+    out: list[tuple[str, str]] = [
+        (a, b)
+        for i, a in enumerate(names)
+        for b in names[i + 1 :]
+        if b in desc["objects"] or a in desc["objects"]
+    ]
+
+    def walk(f: dict) -> None:
+        if "op" in f:
+            for x in f["args"]:
+                walk(x)
+            return
+        p, args = f["predicate"], f["args"]
+        pair = None
+        if p in ("on", "in") and args[1] not in regions:
+            pair = (args[0], args[1])
+        elif p == "on" and regions[args[1]]["kind"] == "site":
+            pair = (args[0], regions[args[1]]["target"])
+        elif p in ("incontact", "stack"):
+            pair = (args[0], args[1])
+        if pair is not None and pair not in out and pair[::-1] not in out:
+            out.append(pair)
+
+    walk(desc["goal"])
+    return out
+
+
 def _cmp(op: str, q: float, t: float) -> bool:
     return {"<": q < t, ">": q > t, ">=": q >= t, "<=": q <= t}[op]
 
@@ -81,6 +116,9 @@ class Binding:
     site_parent: dict[str, str | None] = field(default_factory=dict)
     site_joints: dict[str, list[int]] = field(default_factory=dict)
     site_size: dict[str, np.ndarray] = field(default_factory=dict)
+    #: (entity a, entity b) -> ``sensordata`` address of a MuJoCo contact sensor between their subtrees
+    #: (both orders; only the pairs the goal needs, see :func:`touch_pairs`)
+    touch: dict[tuple[str, str], int] = field(default_factory=dict)
 
 
 class PredicateEvaluator:
