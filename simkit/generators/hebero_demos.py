@@ -85,6 +85,7 @@ class HeberoDemosGenerator(Generator):
     def generate(self, index: int, rng: np.random.Generator) -> Episode:
         from simkit.core.errors import SampleRejected
         from simkit.envs.hebero.demos import record_demo
+        from simkit.envs.hebero.robomimic import qpos_names_of
 
         c = self.config
         assert isinstance(c, HeberoDemosConfig)
@@ -105,6 +106,7 @@ class HeberoDemosGenerator(Generator):
             "control_hz": env.cfg.control_hz,
             "pos_scale": env.cfg.pos_scale,
             "rot_scale": env.cfg.rot_scale,
+            "qpos_names": {str(k): v for k, v in qpos_names_of(env.tasks[0].model).items()},
         }
         fields = {
             "actions": demo.actions,
