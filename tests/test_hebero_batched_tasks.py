@@ -84,7 +84,7 @@ def test_batched_goal_predicates_agree_with_cpu_evaluator():
             mujoco.mj_forward(sc.model, sc.data)
             want = sc.success()
             apply_layout(gm, banks[ti], 0, um, ud)
-            task_state_on_union(gm, sc, ud.qpos, um.body_pos, um.body_quat)
+            task_state_on_union(gm, sc, ud.qpos, ud.mocap_pos, ud.mocap_quat)
             mujoco.mj_forward(um, ud)
             s = _torch_state(um, ud)
             pairs = torch.tensor(np.array(ud.contact.geom[: ud.ncon]).reshape(-1, 2))

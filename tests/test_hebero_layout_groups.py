@@ -135,6 +135,7 @@ def _two_goal_tasks():
     return root, a, b
 
 
+@pytest.mark.slow
 def test_union_model_reproduces_task_scene_and_parks_the_rest():
     root, a, b = _two_goal_tasks()
     (g,) = group_tasks([a, b])

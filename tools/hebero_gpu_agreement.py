@@ -49,9 +49,9 @@ def initial_states(cache: Path):
         a, m = g["arrays"], g["model"]
         d = mujoco.MjData(m)
         for t, tid in enumerate(g["task_ids"]):
-            m.body_pos[:] = a["bank_body_pos"][t, 0]
-            m.body_quat[:] = a["bank_body_quat"][t, 0]
             d.qpos[:] = a["bank_qpos"][t, 0]
+            d.mocap_pos[:] = a["bank_mocap_pos"][t, 0]
+            d.mocap_quat[:] = a["bank_mocap_quat"][t, 0]
             mujoco.mj_forward(m, d)
             q = d.qpos.copy()
             for k in range(len(a["prog_kind"][t])):
@@ -94,8 +94,8 @@ def gpu(args) -> None:
         tids = [env.task_ids[int(e)] for e in env.map.env_task[g.envs.cpu().numpy()]]
         t = g.sim.t
         t["qpos"].copy_(torch.as_tensor(np.stack([q0[x] for x in tids]), device=dev, dtype=torch.float32))
-        t["body_pos"].copy_(g.bank["body_pos"][g.wtask, 0])
-        t["body_quat"].copy_(g.bank["body_quat"][g.wtask, 0])
+        t["mocap_pos"].copy_(g.bank["mocap_pos"][g.wtask, 0])
+        t["mocap_quat"].copy_(g.bank["mocap_quat"][g.wtask, 0])
         t["qvel"].zero_()
         g.sim.forward()
     env.cfg.max_steps = 10**9
@@ -159,10 +159,10 @@ def cpu(args) -> None:
         for t, tid in enumerate(g["task_ids"]):
             e = task_ids.index(tid)
             d = mujoco.MjData(m)
-            m.body_pos[:] = a["bank_body_pos"][t, 0]
-            m.body_quat[:] = a["bank_body_quat"][t, 0]
             m.body_gravcomp[:] = a["bank_gravcomp"][t]
             d.qpos[:] = q0[tid]
+            d.mocap_pos[:] = a["bank_mocap_pos"][t, 0]
+            d.mocap_quat[:] = a["bank_mocap_quat"][t, 0]
             d.ctrl[:] = a["home_ctrl"]
             mujoco.mj_forward(m, d)
             p = stack_programs(

@@ -92,7 +92,7 @@ class _Group:
         def f32(x):
             return torch.as_tensor(x, device=dev, dtype=torch.float32)
 
-        self.bank = {k: f32(a["bank_" + k]) for k in ("qpos", "body_pos", "body_quat")}
+        self.bank = {k: f32(a["bank_" + k]) for k in ("qpos", "mocap_pos", "mocap_quat")}
         self.kin = {k[4:]: f32(a[k]) for k in a if k.startswith("kin_")}
         self.nbank = int(a["bank_qpos"].shape[1])
         self.geom_entity = torch.as_tensor(a["geom_entity"], device=dev)
@@ -224,7 +224,7 @@ class HeberoWarpBatch:
         t["qpos"].copy_(torch.where(m1, g.bank["qpos"][g.wtask, b], t["qpos"]))
         t["qvel"].copy_(torch.where(m1, torch.zeros_like(t["qvel"]), t["qvel"]))
         t["ctrl"].copy_(torch.where(m1, g.home[None], t["ctrl"]))
-        for k in ("body_pos", "body_quat"):
+        for k in ("mocap_pos", "mocap_quat"):
             t[k].copy_(torch.where(m1[..., None], g.bank[k][g.wtask, b], t[k]))
         for k, v in g.kin.items():
             cur = t[k]
@@ -370,3 +370,103 @@ class HeberoWarpBatch:
         r = r - c.w_qlim * (torch.relu((q - mid).abs() - c.soft_limit * half) ** 2).sum(1)
         r = r - c.w_vlim * (torch.relu(qd.abs() - c.soft_limit * self.qdot_max) ** 2).sum(1)
         return r
+
+
+def default_cache_dir(task_ids: list[str]) -> Path:
+    """Where :func:`make_warp_vector_env` keeps the layout-group cache of a task list.
+
+    ``$SIMKIT_HEBERO_GPU_CACHE`` when set (used as is), else
+    ``~/.cache/simkit/hebero_gpu/<sha256 of the task ids, 12 hex>``.
+    """
+    import hashlib
+    import os
+
+    env = os.environ.get("SIMKIT_HEBERO_GPU_CACHE")
+    if env:
+        return Path(env)
+    key = hashlib.sha256("\n".join(task_ids).encode()).hexdigest()[:12]
+    return Path.home() / ".cache" / "simkit" / "hebero_gpu" / key
+
+
+def make_warp_vector_env(
+    num_envs: int = 40,
+    suite: str = "all",
+    tasks: list[str] | None = None,
+    cache_dir: str | Path | None = None,
+    libero_root: str | Path | None = None,
+    config: WarpEnvConfig | dict | None = None,
+    output: str = "torch",
+    seed: int = 0,
+    bank: int = 4,
+    **_ignored: Any,
+):
+    """``gymnasium.make_vec("simkit/Hebero-v0", backend="warp", ...)``: a :class:`HeberoWarpVecEnv`.
+
+    The GPU is checked first. The layout-group cache (``cache_dir``, default
+    :func:`default_cache_dir`) is compiled from the installed LIBERO assets (or ``libero_root``)
+    when it does not hold the requested tasks yet (a few minutes on the CPU, once).
+
+    Raises:
+        GpuUnavailable: no CUDA GPU, or warp-lang / mujoco-warp missing (one line).
+        InputError: unknown suite/task, bad ``output``, an unreadable cache.
+    """
+    from simkit.envs.hebero.tasks import descriptors, task_ids
+    from simkit.sims.layout_models import export_groups
+    from simkit.sims.mujoco_warp_batch import require_gpu
+
+    require_gpu()
+    if output not in ("torch", "numpy"):
+        raise InputError(None, f"output must be 'torch' or 'numpy', not {output!r}")
+    ids = task_ids(suite, tasks)
+    cache = Path(cache_dir) if cache_dir is not None else default_cache_dir(ids)
+    if not (cache / "groups.json").is_file():
+        export_groups(descriptors(ids, libero_root), libero_root, cache, bank=bank)
+    if isinstance(config, dict):
+        config = WarpEnvConfig(**config)
+    return HeberoWarpVecEnv(HeberoWarpBatch(cache, num_envs, ids, config, seed), output)
+
+
+def _vector_env_base() -> type:
+    import gymnasium
+
+    return gymnasium.vector.VectorEnv
+
+
+class HeberoWarpVecEnv(_vector_env_base()):  # type: ignore[misc]
+    """Gymnasium ``VectorEnv`` over :class:`HeberoWarpBatch` (same-step autoreset).
+
+    Spaces: observation Box(-inf, inf, (N, 300), float32); action Box(-1, 1, (N, 7), float32).
+    ``reset``/``step`` return torch CUDA tensors (``output="torch"``, what GPU PPO code consumes)
+    or numpy arrays (``output="numpy"``, one device-to-host copy per step). ``info`` holds
+    ``task_id`` (N,) int (index into :attr:`task_ids`) and ``success`` (N,) bool.
+    """
+
+    def __init__(self, batch: HeberoWarpBatch, output: str = "torch"):
+        import gymnasium
+        from gymnasium.vector import AutoresetMode
+
+        self.metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.SAME_STEP}
+        self.batch, self.output = batch, output
+        self.num_envs = batch.num_envs
+        self.task_ids = batch.task_ids
+        self.single_observation_space = gymnasium.spaces.Box(-np.inf, np.inf, (OBS_DIM,), np.float32)
+        self.single_action_space = gymnasium.spaces.Box(-1.0, 1.0, (7,), np.float32)
+        self.observation_space = gymnasium.vector.utils.batch_space(
+            self.single_observation_space, self.num_envs
+        )
+        self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, self.num_envs)
+
+    def _out(self, x):
+        return x.cpu().numpy() if self.output == "numpy" else x
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        obs = self.batch.reset(seed=seed)
+        return self._out(obs.clone()), {"task_id": self._out(self.batch.task_index)}
+
+    def step(self, actions):
+        obs, reward, term, trunc, success = self.batch.step(actions)
+        info = {"task_id": self._out(self.batch.task_index), "success": self._out(success)}
+        return self._out(obs.clone()), self._out(reward), self._out(term), self._out(trunc), info
+
+    def close(self, **kwargs: Any) -> None:
+        self.batch.close()

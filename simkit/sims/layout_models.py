@@ -7,7 +7,7 @@ by the task's own scene compiler (:func:`~simkit.sims.mujoco_scene.build_scene`
 with seeds ``seed0 .. seed0 + B - 1``: region sampling, collision rejection,
 init joint states), copied onto the union model by entity name. A world of
 the group starts (and autoresets) from one bank entry of its task: qpos,
-per-world ``body_pos``/``body_quat`` (welded fixtures) and ``body_gravcomp``
+the fixtures' mocap poses (``mocap_pos``/``mocap_quat``, state, not model) and per-world ``body_gravcomp``
 (1 for the bodies of parked entities, so they float still where they are
 parked; 0 for the task's own entities; the robot's as compiled).
 
@@ -64,8 +64,8 @@ class LayoutBank:
     Attributes:
         task_id: the task.
         qpos: (B, nq) float64, joint positions (free-joint objects, articulations, robot).
-        body_pos: (B, nbody, 3) float64, body offsets (welded fixtures placed or parked).
-        body_quat: (B, nbody, 4) float64, body orientations (w, x, y, z).
+        mocap_pos: (B, nmocap, 3) float64, fixture (mocap body) positions, placed or parked, m.
+        mocap_quat: (B, nmocap, 4) float64, their orientations (w, x, y, z).
         gravcomp: (nbody,) float64, per-body gravity compensation for this task's worlds.
         seeds: (B,) int, the scene-compiler seeds.
         program: the task's goal atoms and observation slots on the union model.
@@ -74,8 +74,8 @@ class LayoutBank:
 
     task_id: str
     qpos: np.ndarray
-    body_pos: np.ndarray
-    body_quat: np.ndarray
+    mocap_pos: np.ndarray
+    mocap_quat: np.ndarray
     gravcomp: np.ndarray
     seeds: np.ndarray
     program: TaskProgram
@@ -93,13 +93,15 @@ def _subtree(model, root: int) -> np.ndarray:
     return np.array(out, np.int64)
 
 
-def build_group_model(group: LayoutGroup, descs: dict[str, dict], libero_root: str | Path) -> GroupModel:
+def build_group_model(
+    group: LayoutGroup, descs: dict[str, dict], libero_root: str | Path | None
+) -> GroupModel:
     """Compile a group's union scene with every entity parked.
 
     Args:
         group: from :func:`~simkit.sims.layout_groups.group_tasks`.
         descs: task id -> descriptor of every member task.
-        libero_root: folder holding ``assets/``.
+        libero_root: folder holding ``assets/`` (None: the installed LIBERO asset wheels).
 
     Raises:
         InputError: an asset is missing or the union scene does not compile (from ``build_scene``).
@@ -129,7 +131,7 @@ def task_state_on_union(gm: GroupModel, sc: Scene, out_q, out_pos, out_quat) -> 
     Args:
         gm: the group model; sc: a scene of one member task (its current ``data``).
         out_q: (nq,) union qpos, written for the task's free bodies and articulations.
-        out_pos, out_quat: (nbody, 3) / (nbody, 4) union body offsets, written for its fixtures.
+        out_pos, out_quat: (nmocap, 3) / (nmocap, 4) union mocap poses, written for its fixtures.
     """
     names = gm.group.names[sc.descriptor["task_id"]]
     import mujoco
@@ -145,8 +147,8 @@ def task_state_on_union(gm: GroupModel, sc: Scene, out_q, out_pos, out_quat) -> 
             ta = int(tm.jnt_qposadr[tm.body_jntadr[tb]])
             out_q[gm.entity_qadr[j] : gm.entity_qadr[j] + 7] = td.qpos[ta : ta + 7]
         else:
-            out_pos[gm.entity_body[j]] = tm.body_pos[tb]
-            out_quat[gm.entity_body[j]] = tm.body_quat[tb]
+            out_pos[m.body_mocapid[gm.entity_body[j]]] = td.mocap_pos[tm.body_mocapid[tb]]
+            out_quat[m.body_mocapid[gm.entity_body[j]]] = td.mocap_quat[tm.body_mocapid[tb]]
         for jid in range(tm.njnt):  # articulations: '<task entity>/<joint>' -> '<union entity>/<joint>'
             jn = mujoco.mj_id2name(tm, mujoco.mjtObj.mjOBJ_JOINT, jid) or ""
             if not jn.startswith(tname + "/") or int(tm.jnt_type[jid]) == int(mujoco.mjtJoint.mjJNT_FREE):
@@ -158,7 +160,7 @@ def task_state_on_union(gm: GroupModel, sc: Scene, out_q, out_pos, out_quat) -> 
 
 
 def task_layouts(
-    gm: GroupModel, desc: dict, libero_root: str | Path, n: int = 4, seed0: int = 0
+    gm: GroupModel, desc: dict, libero_root: str | Path | None, n: int = 4, seed0: int = 0
 ) -> LayoutBank:
     """Draw ``n`` initial layouts of one member task and express them on the union model.
 
@@ -178,15 +180,16 @@ def task_layouts(
     m: Any = gm.model
     names = gm.group.names[tid]
     active = {names[k] for k in names}
-    q0 = np.array(gm.scene.data.qpos)  # type: ignore[attr-defined]
+    q0 = np.array(gm.scene.data.qpos)
     grav = np.array(m.body_gravcomp)
     for j, e in enumerate(gm.group.entities):
         grav[gm.entity_bodies[j]] = 0.0 if e.name in active else 1.0
         if gm.entity_qadr[j] >= 0:
             q0[gm.entity_qadr[j] : gm.entity_qadr[j] + 7] = [*gm.park_pos[j], 1.0, 0.0, 0.0, 0.0]
     qpos = np.repeat(q0[None], n, 0)
-    bpos = np.repeat(np.array(m.body_pos)[None], n, 0)
-    bquat = np.repeat(np.array(m.body_quat)[None], n, 0)
+    ud: Any = gm.scene.data
+    bpos = np.repeat(np.array(ud.mocap_pos)[None], n, 0)
+    bquat = np.repeat(np.array(ud.mocap_quat)[None], n, 0)
     warnings: list[str] = []
     prog = None
     ents = [e.name for e in gm.group.entities]
@@ -218,18 +221,18 @@ def geom_entity(model, entity_bodies: list[np.ndarray]) -> np.ndarray:
 def apply_layout(gm: GroupModel, bank: LayoutBank, b: int, model, data) -> None:
     """Put bank entry ``b`` into a CPU ``(model, data)`` of the union model (a copy of ``gm.model``).
 
-    Sets ``body_pos``, ``body_quat``, ``body_gravcomp`` on ``model``, ``qpos`` (velocities zero)
+    Sets ``body_gravcomp`` on ``model``, ``qpos`` and the mocap poses (velocities zero)
     and the actuator targets (robot home, fingers open) on ``data``, then runs ``mj_forward``.
     This is the CPU reference of what the GPU runtime writes per world on reset.
     """
     import mujoco
 
-    model.body_pos[:] = bank.body_pos[b]
-    model.body_quat[:] = bank.body_quat[b]
     model.body_gravcomp[:] = bank.gravcomp
     mujoco.mj_resetData(model, data)
     data.qpos[:] = bank.qpos[b]
-    data.ctrl[:] = gm.scene.data.ctrl  # type: ignore[attr-defined]
+    data.mocap_pos[:] = bank.mocap_pos[b]
+    data.mocap_quat[:] = bank.mocap_quat[b]
+    data.ctrl[:] = gm.scene.data.ctrl
     mujoco.mj_forward(model, data)
 
 
@@ -272,8 +275,6 @@ def physics_only(scene: Scene):
     out = spec.compile()
     if out.nbody != m.nbody or out.njnt != m.njnt or out.nsite != m.nsite:
         raise RuntimeError("physics_only changed the kinematic tree")  # a bug, never user input
-    out.body_pos[:] = m.body_pos  # welded fixtures are placed on the compiled model, not the spec
-    out.body_quat[:] = m.body_quat
     out.body_gravcomp[:] = m.body_gravcomp
     return out
 
@@ -286,7 +287,7 @@ CACHE_VERSION = 1  #: bump when the layout-group cache format changes
 
 def export_groups(
     descs: list[dict],
-    libero_root: str | Path,
+    libero_root: str | Path | None,
     out_dir: str | Path,
     bank: int = 4,
     max_entities: int = 16,
@@ -303,7 +304,7 @@ def export_groups(
 
     Args:
         descs: task descriptors in environment order.
-        libero_root: folder holding ``assets/``.
+        libero_root: folder holding ``assets/`` (None: the installed LIBERO asset wheels).
         out_dir: created if missing; existing group files are overwritten.
         bank: layouts per task (>= 1).
         max_entities, split_suites: see :func:`~simkit.sims.layout_groups.group_tasks`.
@@ -344,11 +345,11 @@ def export_groups(
         t_n = len(banks)
         for name in BANK_KINEMATICS:
             arrays["kin_" + name] = np.stack(kin[name]).reshape(t_n, bank, *kin[name][0].shape)
-        for name in ("qpos", "body_pos", "body_quat", "gravcomp"):
+        for name in ("qpos", "mocap_pos", "mocap_quat", "gravcomp"):
             arrays["bank_" + name] = np.stack([getattr(bk, name) for bk in banks])
         for name in banks[0].program.arrays():
             arrays["prog_" + name] = np.stack([getattr(bk.program, name) for bk in banks])
-        arrays["home_ctrl"] = np.array(gm.scene.data.ctrl)  # type: ignore[attr-defined]
+        arrays["home_ctrl"] = np.array(gm.scene.data.ctrl)
         np.savez_compressed(npz, **arrays)
         written += [mjb, npz]
         meta["groups"].append(

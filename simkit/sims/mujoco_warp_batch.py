@@ -2,8 +2,8 @@
 
 One :class:`WarpGroup` holds a union model (:mod:`simkit.sims.layout_models`)
 on the device with ``nworld`` worlds (``put_model(batch_sizes=...)`` gives each
-world its own ``body_pos``, ``body_quat`` and ``body_gravcomp``: fixture
-placement and parking), the physics substeps of one control step captured as
+world its own ``body_gravcomp``: parked bodies float; fixtures are mocap
+bodies, placed through the state ``mocap_pos``/``mocap_quat``), the physics substeps of one control step captured as
 one CUDA graph, and its own CUDA stream so that groups overlap on the GPU
 (small graphs are bound by kernel-launch latency; see ``docs/benchmarks.md``).
 Device arrays are exposed as torch tensors through ``wp.to_torch`` (zero-copy).
@@ -20,7 +20,7 @@ from typing import Any
 from simkit.core.errors import SimkitError
 
 #: model fields given one value per world (fixture poses and parking)
-PER_WORLD_FIELDS = ("body_pos", "body_quat", "body_gravcomp")
+PER_WORLD_FIELDS = ("body_gravcomp",)
 MIN_NACONMAX = 8192  #: smallest contact pool of a group
 
 
@@ -77,8 +77,8 @@ class WarpGroup:
         t: dict of torch views (zero-copy) of Data and per-world Model arrays: ``qpos`` (W, nq),
             ``qvel`` (W, nv), ``ctrl`` (W, nu), ``xpos`` (W, nbody, 3), ``xmat`` (W, nbody, 3, 3),
             ``xquat`` (W, nbody, 4), ``xanchor``/``xaxis`` (W, njnt, 3), ``site_xpos`` (W, nsite, 3),
-            ``site_xmat`` (W, nsite, 3, 3), ``body_pos``, ``body_quat``, ``body_gravcomp``
-            (W, nbody, ...), ``contact_geom`` (C, 2), ``contact_world`` (C,), ``nacon`` (1,).
+            ``site_xmat`` (W, nsite, 3, 3), ``mocap_pos`` (W, nmocap, 3), ``mocap_quat``
+            (W, nmocap, 4), ``body_gravcomp`` (W, nbody), ``contact_geom`` (C, 2), ``contact_world`` (C,), ``nacon`` (1,).
     """
 
     def __init__(self, mjm: Any, nworld: int, substeps: int = 25, nconmax: int = 96, njmax: int = 384):
@@ -98,6 +98,8 @@ class WarpGroup:
             for name in ("qpos", "qvel", "ctrl", "xpos", "xmat", "xquat", "xanchor", "xaxis", "site_xpos")
         }
         self.t["site_xmat"] = tt(d.site_xmat)
+        self.t["mocap_pos"] = tt(d.mocap_pos)
+        self.t["mocap_quat"] = tt(d.mocap_quat)
         for f in PER_WORLD_FIELDS:
             self.t[f] = tt(getattr(m, f))
         self.t["contact_geom"] = tt(d.contact.geom)

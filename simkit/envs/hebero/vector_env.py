@@ -1,0 +1,316 @@
+"""``simkit/Hebero-v0``: N = K x g LIBERO environments in one process, env i runs task i mod K.
+
+See ``docs/hebero.md`` (observation slot table, controller, rewards, resets). The vector env is
+a ``gymnasium.vector.VectorEnv`` with same-step autoreset: when env i terminates (goal reached,
+``terminate_on_success``) or truncates (``horizon`` steps), the returned observation is already
+the first one of its next episode, and ``info["final_obs"][i]`` holds the last one of the
+finished episode (``info["_final_obs"][i]`` True).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium.vector import AutoresetMode
+
+from simkit.core.errors import InputError, SimkitError
+from simkit.envs.hebero import kernels
+from simkit.envs.hebero.backend import Backend, make_backend
+from simkit.envs.hebero.config import HeberoConfig
+from simkit.envs.hebero.tasks import descriptors, task_ids
+from simkit.sims.batch_predicates import BatchGoal
+from simkit.sims.mujoco_log import import_mujoco
+from simkit.sims.mujoco_scene import SIM_DT, Scene, build_scene
+
+
+class TaskModel:
+    """One task's compiled scene plus the ids the kernels gather (robot, slots, goal test)."""
+
+    def __init__(self, scene: Scene):
+        mujoco = import_mujoco()
+        m = scene.model
+        self.scene, self.model, self.desc = scene, m, scene.descriptor
+        self.goal = BatchGoal(m, scene.binding, scene.descriptor["goal"])
+
+        def jid(name: str) -> int:
+            return mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, name)
+
+        arm = [jid(f"robot/joint{i}") for i in range(1, 8)]
+        fingers = [jid("robot/gripper/finger_joint1"), jid("robot/gripper/finger_joint2")]
+        self.arm_q = m.jnt_qposadr[arm].astype(int)
+        self.arm_v = m.jnt_dofadr[arm].astype(int)
+        self.finger_q = m.jnt_qposadr[fingers].astype(int)
+        self.qrange = np.array(m.jnt_range[arm])
+        act = lambda n: mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_ACTUATOR, n)  # noqa: E731
+        self.arm_act = np.array([act(f"robot/act{i}") for i in range(1, 8)])
+        self.grip_act = np.array([act(f"robot/gripper/finger_joint{i}_act") for i in (1, 2)])
+        self.ee_site = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SITE, "robot/gripper/grip_site")
+        self.ee_body = int(m.site_bodyid[self.ee_site])
+        self.base_body = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, "robot/base")
+        self.slot_kind = np.zeros(kernels.N_SLOTS, int)
+        self.slot_id = np.zeros(kernels.N_SLOTS, int)
+        b = scene.binding
+        for s in scene.descriptor["entity_slots"]:
+            if s["name"] in b.bodies:
+                self.slot_kind[s["slot"]], self.slot_id[s["slot"]] = 1, b.bodies[s["name"]]
+            elif s["name"] in b.sites:
+                self.slot_kind[s["slot"]], self.slot_id[s["slot"]] = 2, b.sites[s["name"]]
+        self.task_code = np.asarray(scene.descriptor["task_code"], np.float64)
+        self.state_spec = int(mujoco.mjtState.mjSTATE_INTEGRATION)
+        self.nstate = mujoco.mj_stateSize(m, self.state_spec)
+
+    def sample_state(self, rng: np.random.Generator) -> np.ndarray:
+        """A fresh initial state (nstate,) of this task: robot home, :init joints, region layout."""
+        mujoco = import_mujoco()
+        self.scene.reset(rng)
+        out = np.empty(self.nstate)
+        mujoco.mj_getState(self.model, self.scene.data, out, self.state_spec)
+        return out
+
+
+def _stack(tasks: list[TaskModel], idx: np.ndarray, attr: str) -> np.ndarray:
+    return np.stack([np.asarray(getattr(tasks[k], attr)) for k in idx])
+
+
+def build_tasks(
+    suite: str | None, tasks: Sequence[str] | None, libero_root: str | Path | None
+) -> tuple[list[str], list[TaskModel]]:
+    """Task ids and their :class:`TaskModel` (scenes built from the bundled BDDL + installed assets)."""
+    ids = task_ids(suite, tasks)
+    descs = descriptors(ids, libero_root)
+    return ids, [TaskModel(build_scene(d, libero_root, np.random.default_rng(0))) for d in descs]
+
+
+class HeberoVectorEnv(gymnasium.vector.VectorEnv):
+    """The heterogeneous multi-task LIBERO vector env (see module doc and ``docs/hebero.md``).
+
+    Args:
+        num_envs: N environments; env i runs task ``i mod K``.
+        suite: goal | object | spatial | long | all (ignored when ``tasks`` is given).
+        tasks: explicit task ids (``goal/turn_on_the_stove``) or names.
+        backend: "cpu" (``mujoco.batch``); "warp" raises until the GPU backend lands.
+        render_mode: None or "rgb_array" (``render()`` returns env 0's agent-view image).
+        equal_groups: require N to be a multiple of K (every task gets the same number of envs).
+        libero_root: a LIBERO checkout instead of the bundled BDDL files + installed assets.
+        config: :class:`HeberoConfig` or a dict of its fields; keyword arguments of the same
+            names override it (``max_episode_steps`` is an alias of ``horizon``).
+
+    Spaces: observation Box(-inf, inf, (N, 300), float32); action Box(-1, 1, (N, 7), float32).
+
+    Raises:
+        InputError: unknown suite/task/backend, bad config values, or N not a multiple of K
+            with ``equal_groups``.
+    """
+
+    metadata = {"render_modes": ["rgb_array"], "autoreset_mode": AutoresetMode.SAME_STEP, "render_fps": 20}
+
+    def __init__(
+        self,
+        num_envs: int = 40,
+        suite: str = "all",
+        tasks: Sequence[str] | None = None,
+        backend: str = "cpu",
+        render_mode: str | None = None,
+        equal_groups: bool = False,
+        libero_root: str | Path | None = None,
+        config: HeberoConfig | dict | None = None,
+        **overrides: Any,
+    ):
+        self.cfg = _config(config, overrides)
+        if render_mode not in (None, "rgb_array"):
+            raise InputError(None, f"render_mode must be None or 'rgb_array', not {render_mode!r}")
+        if render_mode == "rgb_array" and "mujoco" not in sys.modules:
+            os.environ.setdefault(
+                "MUJOCO_GL", "egl"
+            )  # headless offscreen rendering (or osmesa, set by the user)
+        if backend not in ("cpu", "warp"):
+            make_backend(backend, [], np.zeros(0, int))
+        k = len(task_ids(suite, tasks))
+        if num_envs < 1:
+            raise InputError(None, f"num_envs must be >= 1, not {num_envs}")
+        if equal_groups and num_envs % k:
+            raise InputError(
+                None, f"num_envs={num_envs} is not a multiple of the {k} tasks (equal_groups=True)"
+            )
+        self.task_names, self.tasks = build_tasks(suite, tasks, libero_root)
+        self.num_envs = num_envs
+        self.render_mode = render_mode
+        self.task_of = np.arange(num_envs) % k
+        self.backend: Backend = make_backend(
+            backend, [t.model for t in self.tasks], self.task_of, self.cfg.nthread
+        )
+        self.substeps = max(1, round(1.0 / (self.cfg.control_hz * SIM_DT)))
+        self.single_observation_space = gymnasium.spaces.Box(-np.inf, np.inf, (kernels.OBS_DIM,), np.float32)
+        self.single_action_space = gymnasium.spaces.Box(-1.0, 1.0, (7,), np.float32)
+        self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
+        self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, num_envs)
+        self._index = [self._group_index(g) for g in range(len(self.backend.groups))]
+        self.prev_action = np.zeros((num_envs, 7))
+        self.elapsed = np.zeros(num_envs, int)
+        self._rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(0).spawn(num_envs)]
+        self._renderer: Any = None
+
+    # ---- per-group gather indices
+    def _group_index(self, g: int) -> dict[str, Any]:
+        tk = self.backend.groups[g].tasks
+        ts = self.tasks
+        out: dict[str, Any] = {
+            a: _stack(ts, tk, a)
+            for a in ("arm_q", "arm_v", "finger_q", "qrange", "arm_act", "grip_act", "slot_kind", "slot_id")
+        }
+        out.update({a: _stack(ts, tk, a) for a in ("ee_site", "ee_body", "base_body", "task_code")})
+        out["rows"] = np.arange(len(tk))[:, None]
+        out["task_rows"] = {int(t): np.flatnonzero(tk == t) for t in np.unique(tk)}
+        return out
+
+    # ---- gymnasium API
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Reset every env (``seed`` re-seeds each env's own generator: SeedSequence(seed).spawn(N))."""
+        if seed is not None:
+            self._rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(self.num_envs)]
+        self._reset_envs(np.arange(self.num_envs))
+        obs, success, _ = self._observe(np.zeros((self.num_envs, 7)))
+        return obs, {"task_id": self.task_of.copy(), "success": success}
+
+    def step(self, actions):
+        a = np.clip(np.asarray(actions, np.float64).reshape(self.num_envs, 7), -1.0, 1.0)
+        self._control(a)
+        self.backend.step(self.substeps)
+        self.elapsed += 1
+        obs, success, terms = self._observe(a)
+        self.prev_action = a
+        terminated = success & self.cfg.terminate_on_success
+        truncated = (self.elapsed >= self.cfg.horizon) & ~terminated
+        info: dict[str, Any] = {"task_id": self.task_of.copy(), "success": success, **terms}
+        done = np.flatnonzero(terminated | truncated)
+        if len(done):
+            info["final_obs"] = obs.copy()
+            info["_final_obs"] = terminated | truncated
+            self._reset_envs(done)
+            new_obs, _, _ = self._observe(np.zeros((self.num_envs, 7)))
+            obs[done] = new_obs[done]
+        return obs, terms["reward"].astype(np.float32), terminated, truncated, info
+
+    def _reset_envs(self, envs: np.ndarray) -> None:
+        for g, grp in enumerate(self.backend.groups):
+            local = np.flatnonzero(np.isin(grp.env_ids, envs))
+            if len(local) == 0:
+                continue
+            states = np.stack(
+                [self.tasks[int(grp.tasks[j])].sample_state(self._rngs[int(grp.env_ids[j])]) for j in local]
+            )
+            self.backend.set_state(g, local, states)
+        self.prev_action[envs] = 0.0
+        self.elapsed[envs] = 0
+
+    def _control(self, a: np.ndarray) -> None:
+        for g, grp in enumerate(self.backend.groups):
+            ix, arr = self._index[g], self.backend.arrays(g)
+            rows = ix["rows"]
+            ee = arr["site_xpos"][rows[:, 0], ix["ee_site"]]
+            jacp, jacr = self.backend.jac(g, ix["ee_body"], ee)
+            q = arr["qpos"][rows, ix["arm_q"]]
+            target, fingers = kernels.arm_targets(
+                a[grp.env_ids],
+                q,
+                np.take_along_axis(jacp, ix["arm_v"][:, None, :], axis=2),
+                np.take_along_axis(jacr, ix["arm_v"][:, None, :], axis=2),
+                ix["qrange"],
+                self.cfg.pos_scale,
+                self.cfg.rot_scale,
+                self.cfg.ik_damping,
+            )
+            ctrl = arr["ctrl"]
+            ctrl[rows, ix["arm_act"]] = target
+            ctrl[rows, ix["grip_act"]] = fingers
+
+    def _observe(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+        obs = np.zeros((self.num_envs, kernels.OBS_DIM), np.float32)
+        success = np.zeros(self.num_envs, bool)
+        terms: dict[str, np.ndarray] = {}
+        for g, grp in enumerate(self.backend.groups):
+            ix, arr = self._index[g], self.backend.arrays(g)
+            rows, e = ix["rows"], grp.env_ids
+            for t, r in ix["task_rows"].items():
+                success[e[r]] = self.tasks[t].goal({k: v[r] for k, v in arr.items()})
+            q, dq = arr["qpos"][rows, ix["arm_q"]], arr["qvel"][rows, ix["arm_v"]]
+            base = arr["xpos"][rows[:, 0], ix["base_body"]]
+            prop = kernels.proprioception(
+                q,
+                dq,
+                arr["qpos"][rows, ix["finger_q"]],
+                arr["site_xpos"][rows[:, 0], ix["ee_site"]],
+                arr["xquat"][rows[:, 0], ix["ee_body"]],
+                base,
+            )
+            slots = kernels.slot_features(
+                arr["xpos"],
+                arr["xmat"],
+                arr["site_xpos"],
+                arr["site_xmat"],
+                ix["slot_kind"],
+                ix["slot_id"],
+                base,
+            )
+            obs[e] = np.concatenate([a[e], ix["task_code"], prop, slots], axis=1)
+            r = kernels.task_reward(
+                success[e], a[e], self.prev_action[e], q, dq, ix["qrange"], self.cfg.reward
+            )
+            for k, v in r.items():
+                terms.setdefault(k, np.zeros(self.num_envs))[e] = v
+        return obs, success, terms
+
+    # ---- rendering
+    def render(self):
+        """Env 0's agent-view RGB image (H, W, 3) uint8 when ``render_mode="rgb_array"``, else None."""
+        if self.render_mode != "rgb_array":
+            return None
+        return self.camera_images(0, ("agentview",))[0]
+
+    def camera_images(self, env: int, cameras: Sequence[str] = ("agentview", "birdview")) -> list[np.ndarray]:
+        """RGB images (S, S, 3) uint8 of env ``env`` from MuJoCo's offscreen renderer, S = ``image_size``."""
+        mujoco = import_mujoco()
+        for g, grp in enumerate(self.backend.groups):
+            hit = np.flatnonzero(grp.env_ids == env)
+            if len(hit):
+                model, data = self.backend.get_data(g, int(hit[0]))
+                break
+        s = self.cfg.image_size
+        opt = mujoco.MjvOption()
+        opt.sitegroup[:] = 0
+        try:
+            renderer = mujoco.Renderer(model, s, s)
+        except Exception as exc:  # no GL context: MuJoCo raises its own FatalError types
+            raise SimkitError(
+                f"offscreen rendering failed ({exc}); set MUJOCO_GL=egl or osmesa before importing mujoco"
+            ) from None
+        with renderer as r:
+            out = []
+            for cam in cameras:
+                r.update_scene(data, camera=cam, scene_option=opt)
+                out.append(r.render().copy())
+        return out
+
+    def close_extras(self, **kwargs: Any) -> None:
+        self.backend = None  # type: ignore[assignment]
+
+
+def _config(config: HeberoConfig | dict | None, overrides: dict[str, Any]) -> HeberoConfig:
+    from pydantic import ValidationError
+
+    base = config.model_dump() if isinstance(config, HeberoConfig) else dict(config or {})
+    if "max_episode_steps" in overrides:
+        overrides["horizon"] = overrides.pop("max_episode_steps")
+    base.update(overrides)
+    try:
+        return HeberoConfig(**base)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = ".".join(str(x) for x in first["loc"])
+        raise InputError(None, f"Hebero config {key}: {first['msg']}") from None
