@@ -227,6 +227,37 @@ def run(args) -> None:
         Path(args.json).write_text(json.dumps(res, indent=1))
 
 
+def gym_run(args) -> None:
+    """``gymnasium.make_vec("simkit/Hebero-v0", backend="warp")`` at each N: shapes and env steps/s."""
+    import gymnasium
+    import torch
+
+    import simkit.envs
+
+    simkit.envs.register_envs()  # what the installed .pth hook does on a pip install
+    for n in [int(x) for x in args.envs.split(",")]:
+        env = gymnasium.make_vec(
+            "simkit/Hebero-v0", num_envs=n, suite="all", backend="warp", cache_dir=args.cache
+        )
+        obs, info = env.reset(seed=0)
+        acts = torch.rand(n, 7, device="cuda") * 2 - 1
+        for _ in range(3):
+            env.step(acts)
+        torch.cuda.synchronize()
+        t = time.perf_counter()
+        for _ in range(args.iters):
+            obs, rew, term, trunc, info = env.step(acts)
+        torch.cuda.synchronize()
+        rate = n * args.iters / (time.perf_counter() - t)
+        print(
+            f"make_vec N={n}: obs {tuple(obs.shape)} {obs.dtype} {obs.device}, reward {tuple(rew.shape)}, "
+            f"task_id {tuple(info['task_id'].shape)}, finite {bool(torch.isfinite(obs).all())}, "
+            f"{rate:.0f} env steps/s",
+            flush=True,
+        )
+        env.close()
+
+
 def _table(res) -> None:
     cols = sorted({k for r in res["results"] for k, v in r.items() if isinstance(v, float) and k[0] in "be"})
     cols = [c for c in cols if not c.endswith("_s") and "mem" not in c]
@@ -250,8 +281,12 @@ def main() -> None:
     r.add_argument("--only", default="", help="comma-separated subset of the measurements")
     r.add_argument("--json", default="")
     r.add_argument("--caches", default="groups", help="comma-separated layout-group caches under DIR")
+    y = sub.add_parser("gym", help="gymnasium.make_vec(backend='warp') on the GPU")
+    y.add_argument("cache")
+    y.add_argument("--envs", default="1600,4096,8192")
+    y.add_argument("--iters", type=int, default=20)
     args = ap.parse_args()
-    export(args) if args.cmd == "export" else run(args)
+    {"export": export, "run": run, "gym": gym_run}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -26,12 +26,11 @@ import numpy as np
 
 
 def scripted_actions(steps: int) -> np.ndarray:
-    """(steps, 7) actions: slow circles of the end effector, gripper open (deterministic)."""
+    """(steps, 7) actions: slow horizontal circles of the end effector (radius about 1.9 cm), gripper open."""
     t = np.arange(steps)[:, None]
     a = np.zeros((steps, 7))
     a[:, 0:1] = 0.3 * np.sin(2 * np.pi * t / 40)
     a[:, 1:2] = 0.3 * np.cos(2 * np.pi * t / 40)
-    a[:, 2:3] = -0.1
     a[:, 6] = -1.0
     return a
 
@@ -65,18 +64,37 @@ def initial_states(cache: Path):
                 if kind not in (ATOM_ON_OBJ, ATOM_ON_REGION, ATOM_IN_REGION):
                     continue
                 body = a["prog_body_a"][t, k]
+                # lift so that the object's bounding spheres clear the target point by 3 cm
+                sub = [b for b in range(m.nbody) if _under(m, b, body)]
+                gz = [d.geom_xpos[g][2] - m.geom_rbound[g] for g in range(m.ngeom) if m.geom_bodyid[g] in sub]
+                lift = d.xpos[body][2] - min(gz) + 0.03 if gz else 0.05
                 if kind == ATOM_ON_OBJ:
-                    target = d.xpos[a["prog_body_b"][t, k]] + [0, 0, 0.06]
+                    bb = a["prog_body_b"][t, k]
+                    subb = [b for b in range(m.nbody) if _under(m, b, bb)]
+                    top = max(
+                        d.geom_xpos[g][2] + m.geom_rbound[g]
+                        for g in range(m.ngeom)
+                        if m.geom_bodyid[g] in subb
+                    )
+                    target = np.array([*d.xpos[bb][:2], top + lift])
                 elif a["prog_site"][t, k] >= 0:
-                    target = d.site_xpos[a["prog_site"][t, k]] + [0, 0, 0.03]
+                    target = d.site_xpos[a["prog_site"][t, k]] + [0, 0, lift]
                 else:
-                    target = a["prog_region_pos"][t, k] + [0, 0, 0.03]
+                    target = a["prog_region_pos"][t, k] + [0, 0, lift]
                 jnt = m.body_jntadr[body]
                 adr = m.jnt_qposadr[jnt]
                 q[adr : adr + 3] = target
                 q[adr + 3 : adr + 7] = [1, 0, 0, 0]
             out[tid] = q
     return task_ids, groups, out
+
+
+def _under(m, b: int, root: int) -> bool:
+    while b > 0:
+        if b == root:
+            return True
+        b = int(m.body_parentid[b])
+    return False
 
 
 def gpu(args) -> None:
@@ -88,7 +106,9 @@ def gpu(args) -> None:
     dev = hebero_warp.DEVICE
 
     task_ids, _groups, q0 = initial_states(Path(args.cache))
-    env = HeberoWarpBatch(args.cache, len(task_ids))
+    from simkit.envs.hebero_warp import WarpEnvConfig
+
+    env = HeberoWarpBatch(args.cache, len(task_ids), config=WarpEnvConfig(nconmax=256, njmax=1280))
     env.reset(seed=0)
     for g in env.groups:  # bank entry 0 and the prepared state in every world
         tids = [env.task_ids[int(e)] for e in env.map.env_task[g.envs.cpu().numpy()]]
