@@ -21,6 +21,7 @@ from simkit.sims.layout_groups import group_tasks
 from simkit.sims.layout_models import (
     apply_layout,
     build_group_model,
+    exclude_static_pairs,
     geom_entity,
     physics_only,
     task_layouts,
@@ -71,7 +72,10 @@ def test_batched_goal_predicates_agree_with_cpu_evaluator():
     banks = [task_layouts(gm, by_id[t], root, n=1) for t in g.task_ids]
     progs = [bk.program for bk in banks]
     assert sum(int((p.kind == ATOM_JOINT).sum()) for p in progs) == 2  # open drawer, turn on stove
+    # welded bodies of cabinet (3), stove (5), rack (2), plus table and world: C(12, 2) pairs
+    assert exclude_static_pairs(gm) == 66
     um = physics_only(gm.scene)  # the model a GPU backend steps
+    assert um.nexclude == 66
     ge = torch.as_tensor(geom_entity(um, gm.entity_bodies))
     ud = mujoco.MjData(um)
     hits = 0

@@ -204,6 +204,39 @@ def task_layouts(
     return LayoutBank(tid, qpos, bpos, bquat, grav, seeds, prog, sorted(set(warnings)))
 
 
+def exclude_static_pairs(gm: GroupModel) -> int:
+    """Exclude contact tests between bodies that never move: fixture roots, the table and the world.
+
+    Fixtures are mocap bodies (placed through the state); MuJoCo's filter of contacts between
+    bodies welded to the world does not cover mocap bodies, so without this every fixture's
+    collision geoms are tested against the table, the floor and the other fixtures at every
+    physics step (narrow phase on meshes), although none of them can move. Adds ``exclude`` pairs
+    to the union scene's spec (compile it again, e.g. with :func:`physics_only`); parts of
+    fixtures with joints (drawers, doors, knobs) keep colliding.
+
+    Returns:
+        the number of pairs added.
+    """
+    import mujoco
+
+    spec: Any = gm.scene.spec
+    m: Any = gm.model
+    names: list[str] = []  # bodies of fixtures welded to their (mocap) root: MuJoCo excludes by body
+    for j, e in enumerate(gm.group.entities):
+        if e.kind == "fixture":
+            root = int(gm.entity_body[j])
+            names += [
+                mujoco.mj_id2name(m, 1, int(b)) for b in gm.entity_bodies[j] if m.body_weldid[b] == root
+            ]
+    names += [b.name for b in spec.bodies if b.name in ("world", "table")]
+    n = 0
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            spec.add_exclude(bodyname1=a, bodyname2=b)
+            n += 1
+    return n
+
+
 def geom_entity(model, entity_bodies: list[np.ndarray]) -> np.ndarray:
     """(ngeom,) int64: union entity index of each collision geom of ``model``, -1 for all others.
 
@@ -331,6 +364,7 @@ def export_groups(
     for k, g in enumerate(groups):
         gm = build_group_model(g, by_id, libero_root)
         banks = [task_layouts(gm, by_id[t], libero_root, n=bank) for t in g.task_ids]
+        exclude_static_pairs(gm)
         um = physics_only(gm.scene)
         mjb, npz = out / f"group_{k}.mjb", out / f"group_{k}.npz"
         mujoco.mj_saveModel(um, str(mjb))
