@@ -29,7 +29,8 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from simkit.core.episode import Episode
-from simkit.core.fields import FieldSpec
+from simkit.core.fields import FieldSpec, required_names
+from simkit.core.images import default_contact_sheet
 
 
 class GeneratorConfig(BaseModel):
@@ -48,7 +49,10 @@ class Generator(ABC):
         extra: the pip extra that provides the backend (``pip install 'simkit[extra]'``).
         Config: the pydantic config model (subclass of :class:`GeneratorConfig`).
         fields: the declared episode fields (:class:`~simkit.core.fields.FieldSpec`), the corpus contract.
-        required_fields: fields every episode must have (``validate`` checks them).
+        required_fields: fields every episode must have (``validate`` checks them); derived from
+            ``fields`` (those with ``required=True``) when a subclass declares ``fields``.
+        smoke_config: config overrides that make a tiny episode on a CPU in a few seconds (the smoke
+            test generates 2 episodes of every registered generator with them).
         structural_params / surface_params: names of the parameters of each kind,
             as documentation for users; every episode records the values.
     """
@@ -60,10 +64,16 @@ class Generator(ABC):
     Config: ClassVar[type[GeneratorConfig]] = GeneratorConfig
     fields: ClassVar[tuple[FieldSpec, ...]] = ()
     required_fields: ClassVar[tuple[str, ...]] = ()
+    smoke_config: ClassVar[dict[str, Any]] = {}
     structural_params: ClassVar[tuple[str, ...]] = ()
     surface_params: ClassVar[tuple[str, ...]] = ()
     #: how many times a sample rejected by the generator's checks is redrawn before the episode fails
     max_redraws: ClassVar[int] = 10
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "fields" in cls.__dict__ and "required_fields" not in cls.__dict__:
+            cls.required_fields = required_names(cls.fields)
 
     def __init__(self) -> None:
         self.config: GeneratorConfig | None = None
@@ -99,6 +109,4 @@ class Generator(ABC):
 
         The default tiles the first image field of each sample, if any.
         """
-        from simkit.episodes.inspect import default_contact_sheet
-
         return default_contact_sheet(samples, out_dir)

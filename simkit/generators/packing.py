@@ -12,19 +12,8 @@ Reads top to bottom as compile -> simulate -> episode:
    redraws it from a derived seed and records the reason, which names the tier).
 3. **episode**: heightmaps, buffers, actions, poses, physics feedback, metrics.
 
-Episode fields (T = number of objects, N = T boxes, (L, W, H) container in cells):
-
-=================  =====  ===============================================================
-field              type   content
-=================  =====  ===============================================================
-case               json   :meth:`PackingCase.to_json` (container, boxes, arrival, buffer, expert)
-heightmaps         npy    int16 (T+1, L, W), cells; [t] is the state before step t, [T] the end
-actions            npy    int32 (T, 5): buffer slot b_t, orientation o_t, x_t, y_t, z_t (cells)
-steps              json   per step: buffer ids and sizes, action, physics feedback
-poses              npy    float32 (T, N, 7): after step t, box id -> centre (m) + quaternion wxyz; NaN if absent
-heightmap_strip    png    uint8 RGB: all T+1 heightmaps tiled, the box placed at each step outlined
-metrics            json   success_ratio, compactness, overall (spec eq. 11-13), utilisation, volumes
-=================  =====  ===============================================================
+Episode fields: :attr:`PackingGenerator.fields` (T = number of objects, N = T boxes, (L, W) container
+base in cells); ``simkit config packing`` and ``docs/packing.md`` list them.
 """
 
 from __future__ import annotations
@@ -38,7 +27,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from simkit.core.episode import Episode, Image
 from simkit.core.errors import SampleRejected
+from simkit.core.fields import FieldSpec
 from simkit.core.generator import Generator, GeneratorConfig
+from simkit.core.images import tile
 from simkit.scenes.packing_geometry import DEFAULT_RESOLUTION, Container
 from simkit.scenes.packing_layout import (
     MAX_RESOLUTION,
@@ -240,18 +231,6 @@ def heightmap_frames(case: PackingCase, heightmaps: np.ndarray, px: int) -> list
     return frames
 
 
-def tile_frames(frames: list[np.ndarray], cols: int, pad: int = 3, bg: int = 255) -> np.ndarray:
-    """Tile equal-size RGB frames into a grid, ``cols`` per row: uint8 (rows*(h+pad)+pad, ...)."""
-    h, w = frames[0].shape[:2]
-    cols = max(1, min(cols, len(frames)))
-    rows = (len(frames) + cols - 1) // cols
-    out = np.full((rows * (h + pad) + pad, cols * (w + pad) + pad, 3), bg, np.uint8)
-    for k, f in enumerate(frames):
-        r, c = divmod(k, cols)
-        out[pad + r * (h + pad) : pad + r * (h + pad) + h, pad + c * (w + pad) : pad + c * (w + pad) + w] = f
-    return out
-
-
 # -- metrics ------------------------------------------------------------------------------------
 def final_poses(poses: np.ndarray, case: PackingCase) -> list[tuple[Any, tuple]]:
     """(box, (centre m, quaternion wxyz)) of every placed box after the last step of ``poses`` (T, N, 7)."""
@@ -295,7 +274,52 @@ class PackingGenerator(Generator):
     )
     extra = "packing"
     Config = PackingConfig
-    required_fields = ("case", "heightmaps", "actions", "steps", "poses", "heightmap_strip", "metrics")
+    fields = (
+        FieldSpec(
+            "case", "json", description="PackingCase.to_json(): container, boxes, arrival, buffer, expert"
+        ),
+        FieldSpec(
+            "heightmaps",
+            "npy",
+            "int16",
+            ("T+1", "L", "W"),
+            units="cells",
+            frame="container grid, x along L, y along W",
+            description="[t] is the heightmap before step t, [T] the final one",
+        ),
+        FieldSpec(
+            "actions",
+            "npy",
+            "int32",
+            ("T", 5),
+            units="cells",
+            frame="container grid",
+            description="per step: buffer slot b_t, orientation o_t, x_t, y_t, z_t",
+        ),
+        FieldSpec("steps", "json", description="per step: buffer ids and sizes, action, physics feedback"),
+        FieldSpec(
+            "poses",
+            "npy",
+            "float32",
+            ("T", "N", 7),
+            units="m",
+            frame="world, z up; quaternion (w, x, y, z)",
+            description="after step t, box id -> centre + quaternion; NaN while absent",
+        ),
+        FieldSpec(
+            "heightmap_strip",
+            "png",
+            "uint8",
+            ("Hs", "Ws", 3),
+            description="all T+1 heightmaps tiled, the box placed at each step outlined",
+        ),
+        FieldSpec(
+            "metrics",
+            "json",
+            description="success_ratio, compactness, overall (PackLab eq. 11-13), utilisation, volumes",
+        ),
+    )
+    smoke_config = {"tier_mix": {"easy": 1.0, "medium": 0.0, "hard": 0.0}}
     structural_params = (
         "tier",
         "container_l",
@@ -424,7 +448,7 @@ class PackingGenerator(Generator):
             )
             placed.append(p.box_id)
         metrics = episode_metrics(case, posed)
-        strip = tile_frames(heightmap_frames(case, heightmaps, cfg.heightmap_px_per_cell), cfg.strip_columns)
+        strip = tile(heightmap_frames(case, heightmaps, cfg.heightmap_px_per_cell), cfg.strip_columns, pad=3)
         params = {
             "structural": {
                 "tier": tier,
@@ -534,7 +558,7 @@ class PackingGenerator(Generator):
         from PIL import Image as PILImage
         from PIL import ImageDraw
 
-        from simkit.episodes.inspect import save_png, tile
+        from simkit.core.images import save_png, tile
 
         out_dir = Path(out_dir)
         px = getattr(self.config, "heightmap_px_per_cell", 8) if self.config else 8

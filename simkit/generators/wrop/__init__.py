@@ -30,6 +30,7 @@ from pydantic import Field, field_validator
 
 from simkit.core.episode import Episode, Video
 from simkit.core.errors import SampleRejected
+from simkit.core.fields import FieldSpec
 from simkit.core.generator import Generator, GeneratorConfig
 from simkit.generators.wrop.base import EXAM_OFFSET, FAMILIES, Clip, catalogue, fix_articles, select
 
@@ -96,7 +97,33 @@ class WropGenerator(Generator):
     description = "object permanence / solidity video continuation (Blender; OP-1..OS-3 task generators)"
     extra = "blender"
     Config = WropConfig
-    required_fields = ("input_video", "target_video", "prompt", "trajectory")
+    fields = (
+        FieldSpec(
+            "input_video",
+            "mp4",
+            "uint8",
+            ("F", "H", "W", 3),
+            description="frames 0 .. F-1 of the 2F-frame clip, RGB, H.264",
+        ),
+        FieldSpec(
+            "target_video",
+            "mp4",
+            "uint8",
+            ("F", "H", "W", 3),
+            description="frames F .. 2F-1 of the clip, RGB, H.264",
+        ),
+        FieldSpec(
+            "prompt", "txt", description="natural-language description of the scene (never of the outcome)"
+        ),
+        FieldSpec(
+            "trajectory",
+            "json",
+            units="m",
+            frame="world, z up; quaternion (w, x, y, z)",
+            description="per frame, per object: position, rotation, scale, image position, AABB, visibility",
+        ),
+    )
+    smoke_config = {"frames": 24, "width": 64, "height": 36, "visibility_points": 16}
     #: ``task`` plus the union of the task generators' structural parameter names (set below the class)
     structural_params = ("task",)
     surface_params = (
