@@ -41,21 +41,18 @@ GROUPS = {"eval": eval_app, "export": export_app, "compile": compile_app, "conve
 COMMAND_MODULES = (
     "simkit.commands.packing",
     "simkit.commands.packing_eval",
-    "simkit.commands.audio",
-    "simkit.commands.wrop",
     "simkit.commands.hebero",
 )
 
 
-def _register_command_modules() -> None:
+def register_command_modules() -> None:
+    """Import every module of :data:`COMMAND_MODULES` and call its ``register(GROUPS)``.
+
+    A listed module that does not exist is an installation bug, not an optional feature: its
+    ``ModuleNotFoundError`` propagates.
+    """
     for name in COMMAND_MODULES:
-        try:
-            mod = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:
-                continue
-            raise
-        mod.register(GROUPS)
+        importlib.import_module(name).register(GROUPS)
 
 
 @app.command("list")
@@ -274,7 +271,7 @@ def main() -> None:
     app()
 
 
-_register_command_modules()
+register_command_modules()
 
 if __name__ == "__main__":
     main()

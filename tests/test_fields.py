@@ -131,7 +131,12 @@ def test_corpus_json_stores_the_schema_and_validate_checks_against_it(tmp_path):
     assert generate_corpus("toy", 2, out, config={"size": 8}).exit_code == 0
     info = json.loads((out / "corpus.json").read_text())
     assert specs_from_json(info["field_schema"]) == ToyGenerator.fields
-    assert info["schema"] == {"image": "png", "info": "json", "meta": "json", "values": "npy"}  # the older key stays
+    assert info["schema"] == {
+        "image": "png",
+        "info": "json",
+        "meta": "json",
+        "values": "npy",
+    }  # the older key stays
     assert validate_corpus(out).problems == []
     # a corpus whose stored declaration disagrees with its members: validate names key, field, expected vs got
     info["field_schema"][1]["dtype"] = "float64"

@@ -13,9 +13,9 @@ from simkit.core.config import build_config
 from simkit.core.errors import InputError, SampleRejected
 from simkit.episodes.reader import iter_corpus
 from simkit.episodes.validate import validate_corpus
-from simkit.eval.packing.checker import check_packing
 from simkit.executors.run import generate_corpus
 from simkit.generators.packing import PackingConfig, PackingGenerator, episode_metrics
+from simkit.scenes.packing_checker import check_packing
 from simkit.scenes.packing_layout import TIERS, compile_case
 from simkit.sims.packing_physics import PackingPhysics
 

@@ -246,9 +246,9 @@ def episode_metrics(case: PackingCase, posed: list[tuple[Any, tuple]]) -> dict[s
     success_ratio = volume of the boxes whose geometric centre lies inside the container / total
     box volume; compactness = that volume / (container base area x max height of the final
     heightmap rasterised from the poses); overall = their product. Computed with
-    :mod:`simkit.eval.packing.metrics` (the same code as ``simkit eval packing``).
+    :mod:`simkit.scenes.packing_metrics` (the same code as ``simkit eval packing``).
     """
-    from simkit.eval.packing.metrics import case_metrics, centre_inside, heightmap_from_poses
+    from simkit.scenes.packing_metrics import case_metrics, centre_inside, heightmap_from_poses
 
     packed = [(b, pose) for b, pose in posed if centre_inside(case.container, pose[0])]
     hm = heightmap_from_poses(case.container, packed)
@@ -259,7 +259,7 @@ def episode_metrics(case: PackingCase, posed: list[tuple[Any, tuple]]) -> dict[s
 
 def geometric_violations(case: PackingCase, posed: list[tuple[Any, tuple]]) -> list[str]:
     """Independent geometric check of the settled poses (overlap > 1 mm, outside, unsupported), as text."""
-    from simkit.eval.packing.checker import check_packing
+    from simkit.scenes.packing_checker import check_packing
 
     return [str(v) for v in check_packing(case.container, posed)]
 

@@ -4,7 +4,7 @@
 physics at every step::
 
     import gymnasium as gym
-    import simkit.adapters.gym  # registers the id
+    import simkit.envs.packing  # registers the id
     env = gym.make("simkit/Packing-v0", tier="hard")
 
 Each ``reset`` draws a fresh layout-first case from the tier with the env's ``np_random``
@@ -198,7 +198,7 @@ class PackingEnv(gymnasium.Env):
 def register() -> None:
     """Register ``simkit/Packing-v0`` with Gymnasium (idempotent; done on import)."""
     if ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=ENV_ID, entry_point="simkit.adapters.gym:PackingEnv")
+        gymnasium.register(id=ENV_ID, entry_point="simkit.envs.packing:PackingEnv")
 
 
 register()
