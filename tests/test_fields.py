@@ -110,7 +110,7 @@ def test_field_table_lists_every_field():
         table.splitlines()[2]
         == "| `image` | png | uint8 | (S, S, 3) |  |  | random pixels, red channel = tint |"
     )
-    assert "payload bytes random bytes (optional)" not in table and "(optional)" in table.splitlines()[-1]
+    assert table.splitlines()[-1] == "| `payload` | npy | uint8 | (P,) |  |  | payload_bytes random bytes (optional) |"
 
 
 def test_engine_fails_an_episode_that_breaks_the_declaration(tmp_path, monkeypatch):
