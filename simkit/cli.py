@@ -107,6 +107,7 @@ def config_cmd(
     from rich.table import Table
 
     from simkit.core.config import config_keys, starter_yaml
+    from simkit.core.fields import shape_text
     from simkit.core.registry import load
 
     try:
@@ -132,7 +133,7 @@ def config_cmd(
         "field", "codec", "dtype", "shape", "units", "frame", "description", title=f"{name} episode fields"
     )
     for f in cls.fields:
-        shape = "any" if f.shape is None else "(" + ", ".join(str(d) for d in f.shape) + ")"
+        shape = shape_text(f.shape)
         desc = f.description + ("" if f.required else " (optional)")
         fields.add_row(*(escape(c) for c in (f.name, f.codec, f.dtype or "", shape, f.units, f.frame, desc)))
     con.print(fields)

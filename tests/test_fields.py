@@ -110,7 +110,10 @@ def test_field_table_lists_every_field():
         table.splitlines()[2]
         == "| `image` | png | uint8 | (S, S, 3) |  |  | random pixels, red channel = tint |"
     )
-    assert table.splitlines()[-1] == "| `payload` | npy | uint8 | (P,) |  |  | payload_bytes random bytes (optional) |"
+    assert (
+        table.splitlines()[-1]
+        == "| `payload` | npy | uint8 | (P,) |  |  | payload_bytes random bytes (optional) |"
+    )
 
 
 def test_engine_fails_an_episode_that_breaks_the_declaration(tmp_path, monkeypatch):

@@ -123,7 +123,7 @@ def _check_dtype(spec: FieldSpec, arr: np.ndarray) -> str | None:
 def _check_shape(spec: FieldSpec, arr: np.ndarray, dims: dict[str, int]) -> str | None:
     if spec.shape is None:
         return None
-    want = "(" + ", ".join(str(d) for d in spec.shape) + ")"
+    want = shape_text(spec.shape)
     if arr.ndim != len(spec.shape):
         return f"shape {want}, got {tuple(arr.shape)}"
     for dim, size in zip(spec.shape, arr.shape):
@@ -238,8 +238,11 @@ def specs_from_json(data: list[dict[str, Any]] | None) -> tuple[FieldSpec, ...]:
     return tuple(out)
 
 
-def _shape_text(shape: tuple[int | str, ...] | None) -> str:
-    return "any" if shape is None else "(" + ", ".join(str(d) for d in shape) + ")"
+def shape_text(shape: tuple[int | str, ...] | None) -> str:
+    """A declared shape as Python writes a tuple, symbols unquoted: ``(T+1, L, W)``, ``(P,)``; ``any`` for None."""
+    if shape is None:
+        return "any"
+    return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
 def field_table(specs: tuple[FieldSpec, ...]) -> str:
@@ -254,7 +257,7 @@ def field_table(specs: tuple[FieldSpec, ...]) -> str:
             f"`{s.name}`",
             s.codec,
             s.dtype or "",
-            _shape_text(s.shape),
+            shape_text(s.shape),
             s.units,
             s.frame,
             s.description + opt,
