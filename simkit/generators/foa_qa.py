@@ -360,7 +360,8 @@ class FoaQaGenerator(Generator):
             ("S", 4),
             units="full scale, [-1, 1]",
             frame="listener: x ahead, y left, z up",
-            description="first-order Ambisonics, ACN/SN3D (AmbiX) or FuMa per channel_format, S samples",
+            description="S samples of first-order Ambisonics: AmbiX W, Y, Z, X (FuMa W, X, Y, Z with "
+            "channel_format: fuma); peak-limited to 0.99 (never amplified)",
         ),
         FieldSpec(
             "features",
@@ -368,11 +369,16 @@ class FoaQaGenerator(Generator):
             "float32",
             (5, 128, "F"),
             frame="listener: x ahead, y left, z up",
-            description="log-mel W, intensity x/y/z, diffuseness; F = 1 + S16k // 160 frames",
+            description="log-mel W, intensity x/y/z, diffuseness; F = 1 + S16k // 160 frames (S16k: samples "
+            "at 16 kHz); config features",
             required=False,
         ),
-        FieldSpec("scene", "json", description="sources, labels, trajectories, camera, room, mix gain"),
-        FieldSpec("qa", "json", description="questions and answers with structured labels (four kinds)"),
+        FieldSpec(
+            "scene", "json", description="the scene description (below): sources, camera, room, mix gain"
+        ),
+        FieldSpec(
+            "qa", "json", description="list of question-answer items with structured labels (four kinds)"
+        ),
     )
     smoke_config = {"duration_s": 1.0}
     structural_params = ("mode", "n_sources", "n_offscreen", "camera_turn", "labels", "motions", "duration_s")

@@ -276,7 +276,11 @@ class PackingGenerator(Generator):
     Config = PackingConfig
     fields = (
         FieldSpec(
-            "case", "json", description="PackingCase.to_json(): container, boxes, arrival, buffer, expert"
+            "case",
+            "json",
+            units="cells, kg, RGB in [0, 1]",
+            description="container {size, resolution}, boxes [{id, size, mass, colour, rotations}], "
+            "arrival (ids), buffer_size, expert [{box_id, orientation, x, y, z}], layer_heights",
         ),
         FieldSpec(
             "heightmaps",
@@ -285,7 +289,7 @@ class PackingGenerator(Generator):
             ("T+1", "L", "W"),
             units="cells",
             frame="container grid, x along L, y along W",
-            description="[t] is the heightmap before step t, [T] the final one",
+            description="H_t: [t] is the heightmap before step t, [T] the final one",
         ),
         FieldSpec(
             "actions",
@@ -296,27 +300,38 @@ class PackingGenerator(Generator):
             frame="container grid",
             description="per step: buffer slot b_t, orientation o_t, x_t, y_t, z_t",
         ),
-        FieldSpec("steps", "json", description="per step: buffer ids and sizes, action, physics feedback"),
+        FieldSpec(
+            "steps",
+            "json",
+            units="cells; m, rad, simulation steps",
+            description="T dicts: t, buffer (ids in slot order), buffer_sizes, action {slot, box_id, "
+            "orientation, x, y, z}, physics {valid, reason, steps, position, quaternion, "
+            "max_displacement_m, position_error_m, tilt_rad}",
+        ),
         FieldSpec(
             "poses",
             "npy",
             "float32",
             ("T", "N", 7),
             units="m",
-            frame="world, z up; quaternion (w, x, y, z)",
-            description="after step t, box id -> centre + quaternion; NaN while absent",
+            frame="container, z up; quaternion (w, x, y, z)",
+            description="after step t, box id -> centre (x, y, z) and quaternion; NaN for boxes not placed yet",
         ),
         FieldSpec(
             "heightmap_strip",
             "png",
             "uint8",
             ("Hs", "Ws", 3),
-            description="all T+1 heightmaps tiled, the box placed at each step outlined",
+            frame="image rows = x, columns = y",
+            description="the T+1 heightmaps tiled strip_columns per row, the box placed at each step "
+            "outlined in red",
         ),
         FieldSpec(
             "metrics",
             "json",
-            description="success_ratio, compactness, overall (PackLab eq. 11-13), utilisation, volumes",
+            units="m^3, m",
+            description="success_ratio, compactness, overall (PackLab eq. 11-13), utilisation, "
+            "packed_volume_m3, total_volume_m3, max_height_m, n_items, n_packed",
         ),
     )
     smoke_config = {"tier_mix": {"easy": 1.0, "medium": 0.0, "hard": 0.0}}

@@ -112,15 +112,16 @@ class WropGenerator(Generator):
             ("F", "H", "W", 3),
             description="frames F .. 2F-1 of the clip, RGB, H.264",
         ),
-        FieldSpec(
-            "prompt", "txt", description="natural-language description of the scene (never of the outcome)"
-        ),
+        FieldSpec("prompt", "txt", description="describes the scene, never the outcome"),
         FieldSpec(
             "trajectory",
             "json",
             units="m",
             frame="world, z up; quaternion (w, x, y, z)",
-            description="per frame, per object: position, rotation, scale, image position, AABB, visibility",
+            description="frames, fps, cut, resolution, camera (position, rotation, lens, sensor); "
+            "objects[name]: role, kind, dims, colour, and per frame position, rotation, scale, image_xy "
+            "(normalised, origin bottom-left), bbox_min/bbox_max (world AABB of the evaluated mesh), "
+            "visibility (0..1), occluded_by (name -> share)",
         ),
     )
     smoke_config = {"frames": 24, "width": 64, "height": 36, "visibility_points": 16}
