@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
@@ -39,8 +39,14 @@ class GeneratorConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True, frozen=False)
 
 
-class Generator(ABC):
+ConfigT = TypeVar("ConfigT", bound=GeneratorConfig)
+
+
+class Generator(ABC, Generic[ConfigT]):
     """Base class of all generators (see the module docstring for the life cycle).
+
+    Parametrised by the config model, ``class DotsGenerator(Generator[DotsConfig])``, so that
+    ``self.config`` and ``setup(config)`` are typed with it.
 
     Class attributes:
         name: registry name, ``[a-z0-9-]`` (used in episode keys and seeds).
@@ -76,10 +82,11 @@ class Generator(ABC):
             cls.required_fields = required_names(cls.fields)
 
     def __init__(self) -> None:
-        self.config: GeneratorConfig | None = None
+        #: the validated config; ``None`` until the engine calls :meth:`setup`
+        self.config: ConfigT = None  # type: ignore[assignment]
 
     # -- life cycle -------------------------------------------------------------------------
-    def setup(self, config: GeneratorConfig) -> None:
+    def setup(self, config: ConfigT) -> None:
         """Prepare per-worker state. The default stores the config as ``self.config``."""
         self.config = config
 
@@ -87,7 +94,7 @@ class Generator(ABC):
     def generate(self, index: int, rng: np.random.Generator) -> Episode:
         """Produce episode ``index`` using only ``rng`` for randomness."""
 
-    def teardown(self) -> None:  # noqa: B027 - optional hook; the default has nothing to release
+    def teardown(self) -> None:
         """Release per-worker state (physics clients, Blender sessions)."""
 
     # -- metadata ---------------------------------------------------------------------------

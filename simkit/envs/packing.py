@@ -44,11 +44,15 @@ env on geometry only.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
+
+if TYPE_CHECKING:
+    from simkit.eval.packing.runner import PackingEpisode
+    from simkit.sims.packing_physics import PackingPhysics
 
 ENV_ID = "simkit/Packing-v0"
 
@@ -115,8 +119,8 @@ class PackingEnv(gymnasium.Env):
             }
         )
         self.action_space = spaces.MultiDiscrete([self.B, 2, self.L, self.W])
-        self._physics = None
-        self._ep = None
+        self._physics: PackingPhysics | None = None
+        self._ep: PackingEpisode | None = None
 
     # -- helpers ------------------------------------------------------------------------------
     def _new_case(self):
@@ -134,6 +138,7 @@ class PackingEnv(gymnasium.Env):
 
     def _obs(self) -> dict[str, np.ndarray]:
         ep = self._ep
+        assert ep is not None, "reset() first"
         L, W, H = ep.case.container.size
         hm = np.full((self.L, self.W), H, dtype=np.int32)
         hm[:L, :W] = ep.heightmap

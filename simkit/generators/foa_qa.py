@@ -344,7 +344,7 @@ def check_qa_schema(qa: Any) -> list[str]:
 
 
 # -- generator -----------------------------------------------------------------------------------
-class FoaQaGenerator(Generator):
+class FoaQaGenerator(Generator[FoaQaConfig]):
     """FOA spatial-audio scenes + QA (see the module docstring)."""
 
     name = "foa-qa"

@@ -142,7 +142,9 @@ class PackingConfig(GeneratorConfig):
             "compiles (e.g. 0.01, 0.0125, 0.015, 0.02, 0.025, 0.04, 0.05; not 0.03)"
         ),
     )
-    physics: PhysicsConfig = Field(default_factory=PhysicsConfig, description="stability thresholds")
+    physics: PhysicsConfig = Field(
+        default_factory=lambda: PhysicsConfig(), description="stability thresholds"
+    )
     heightmap_px_per_cell: int = Field(8, ge=1, le=64, description="pixels per grid cell in heightmap PNGs")
     strip_columns: int = Field(8, ge=1, le=64, description="heightmaps per row of the heightmap_strip PNG")
 
@@ -264,7 +266,7 @@ def geometric_violations(case: PackingCase, posed: list[tuple[Any, tuple]]) -> l
     return [str(v) for v in check_packing(case.container, posed)]
 
 
-class PackingGenerator(Generator):
+class PackingGenerator(Generator[PackingConfig]):
     """Layout-first packing trajectories with pybullet replay (PackLab-Suite, spec packing.md)."""
 
     name = "packing"

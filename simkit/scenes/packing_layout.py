@@ -33,11 +33,14 @@ x along L, y along W, z up; see :mod:`simkit.scenes.packing_geometry`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from simkit.scenes.packing_geometry import DEFAULT_RESOLUTION, Box, Container, Placement, place
+
+Int3 = tuple[int, int, int]
+Float3 = tuple[float, float, float]
 
 
 @dataclass(frozen=True)
@@ -183,14 +186,14 @@ class PackingCase:
         try:
             c = d["container"]
             container = Container(
-                tuple(int(s) for s in c["size"]), float(c.get("resolution", DEFAULT_RESOLUTION))
+                cast(Int3, tuple(int(s) for s in c["size"])), float(c.get("resolution", DEFAULT_RESOLUTION))
             )
             boxes = [
                 Box(
                     int(b["id"]),
-                    tuple(int(s) for s in b["size"]),
+                    cast(Int3, tuple(int(s) for s in b["size"])),
                     float(b.get("mass", 1.0)),
-                    tuple(float(v) for v in b.get("colour", (0.6, 0.6, 0.6))),
+                    cast(Float3, tuple(float(v) for v in b.get("colour", (0.6, 0.6, 0.6)))),
                     tuple(int(r) for r in b.get("rotations", (0, 1))),
                 )
                 for b in d["boxes"]
@@ -313,7 +316,8 @@ def accepted_resolutions(
 ) -> list[tuple[float, float]]:
     """Intervals [a, b] of ``lo..hi`` (metres, scanned every ``step``) where :func:`resolution_problems` is empty."""
     out: list[tuple[float, float]] = []
-    start = prev = None
+    start: float | None = None
+    prev = float(lo)
     for r in np.round(np.arange(lo, hi + step / 2, step), 8):
         ok = not resolution_problems(float(r))
         if ok and start is None:
@@ -453,7 +457,8 @@ def compile_case(tier: str, rng: np.random.Generator, resolution: float = DEFAUL
         _, _, lx, ly = footprints[ri]
         size = (lx, ly, hs[ri]) if orient[ri] == 0 else (ly, lx, hs[ri])
         mass = float(round(lx * ly * hs[ri] * cell_m3 * density[ri], 4))
-        boxes.append(Box(box_id, size, max(mass, 1e-3), tuple(round(float(c), 3) for c in colours[ri])))
+        rgb = cast(Float3, tuple(round(float(c), 3) for c in colours[ri]))
+        boxes.append(Box(box_id, size, max(mass, 1e-3), rgb))
 
     # 4. reverse removal -> forward expert order (region indices), z from the heightmap
     on = support_graph(footprints, zs, hs)

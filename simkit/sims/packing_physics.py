@@ -259,7 +259,7 @@ class PackingPhysics:
             self._static_ids.append(uid)
 
     def _shape(self, half: tuple[float, float, float]) -> int:
-        key = tuple(round(v, 9) for v in half)
+        key = (round(half[0], 9), round(half[1], 9), round(half[2], 9))
         sid = self._shapes.get(key)
         if sid is None:
             sid = self.p.createCollisionShape(self.p.GEOM_BOX, halfExtents=key, physicsClientId=self.client)

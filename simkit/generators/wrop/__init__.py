@@ -91,7 +91,7 @@ class WropConfig(GeneratorConfig):
         return v
 
 
-class WropGenerator(Generator):
+class WropGenerator(Generator[WropConfig]):
     name = "wrop"
     version = "1"
     description = "object permanence / solidity video continuation (Blender; OP-1..OS-3 task generators)"
