@@ -51,8 +51,3 @@ def matrix_to_quaternion(m: np.ndarray) -> np.ndarray:
         q = np.array([(m[1, 0] - m[0, 1]) / s, (m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, 0.25 * s])
     q = q / np.linalg.norm(q)
     return -q if q[0] < 0 else q
-
-
-def yaw_quaternion(yaw: float) -> list[float]:
-    """Quaternion (w, x, y, z) of a rotation by ``yaw`` radians about +z (counter-clockwise seen from above)."""
-    return [math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2)]

@@ -1,8 +1,8 @@
 """Interactive environments (Gymnasium single and vector envs): packing, hebero, nav.
 
 Environments compile scenes and step backends (``simkit.scenes``, ``simkit.sims``); they never
-import generators. :func:`register_envs` registers every id with Gymnasium; importing an env's module
-(``import simkit.envs.packing``) registers that env's id.
+import generators. :func:`register_envs` is Gymnasium's plugin entry point (``gymnasium.envs``
+group in ``pyproject.toml``), so ``gymnasium.make("simkit/...")`` works without importing simkit.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Gymnasium environments. Importing this module registers ``simkit/Packing-v0``.
 
-``simkit/Packing-v0`` -- closed-loop box packing (PackLab, spec ``packing.md``) with pybullet
+``simkit/Packing-v0`` -- closed-loop box packing (PackLab paper) with pybullet
 physics at every step::
 
     import gymnasium as gym

@@ -44,7 +44,7 @@ from simkit.scenes.packing_layout import (
 
 
 class TierMix(BaseModel):
-    """Relative weights of the tiers (normalised; PackData-20K mixes all three, spec packing.md step 5).
+    """Relative weights of the tiers (normalised; PackData-20K mixes all three, PackLab paper, data generation step 5).
 
     Each weight is finite and >= 0, their sum finite and > 0 (inf or NaN would make NaN probabilities).
     """
@@ -243,7 +243,7 @@ def final_poses(poses: np.ndarray, case: PackingCase) -> list[tuple[Any, tuple]]
 
 
 def episode_metrics(case: PackingCase, posed: list[tuple[Any, tuple]]) -> dict[str, Any]:
-    """PackLab's final metrics of one trajectory from the settled poses (spec packing.md; paper eq. 11-13).
+    """PackLab's final metrics of one trajectory from the settled poses (PackLab paper eq. 11-13).
 
     success_ratio = volume of the boxes whose geometric centre lies inside the container / total
     box volume; compactness = that volume / (container base area x max height of the final
@@ -267,7 +267,7 @@ def geometric_violations(case: PackingCase, posed: list[tuple[Any, tuple]]) -> l
 
 
 class PackingGenerator(Generator[PackingConfig]):
-    """Layout-first packing trajectories with pybullet replay (PackLab-Suite, spec packing.md)."""
+    """Layout-first packing trajectories with pybullet replay (PackLab-Suite)."""
 
     name = "packing"
     version = "1"

@@ -1,4 +1,4 @@
-"""Layout-first compiler of packing cases (PackLab-Suite, spec ``packing.md``, "Layout-first data generation").
+"""Layout-first compiler of packing cases (PackLab-Suite paper, "Layout-first data generation").
 
 Instead of searching forward over (object, placement) combinations, a case is
 built backwards from a packed terminal layout:
@@ -56,7 +56,7 @@ class TierSpec:
         layer_height: (min, max) height of one layer, reference cells.
         min_side: smallest box side in the horizontal plane, reference cells.
 
-    The buffer sizes, layer and object counts are the paper's (spec packing.md, "Tiers").
+    The buffer sizes, layer and object counts are the PackLab paper's ("Tiers").
     The paper gives no container or box dimensions; the footprint and layer-height
     ranges here are simkit's choice (tabletop boxes of 5-15 cm height in 20-60 cm
     containers) and are scaled when a finer grid is asked for (see :func:`compile_case`).
@@ -71,7 +71,7 @@ class TierSpec:
     min_side: int = 2
 
 
-#: the three PackLab tiers (spec packing.md: buffer size / layers / objects easy 3/1-2/4-8,
+#: the three PackLab tiers (PackLab paper: buffer size / layers / objects easy 3/1-2/4-8,
 #: medium 5/2-3/9-18, hard 10/3-4/19-32); container ranges are simkit's (reference 2.5 cm cells)
 TIERS: dict[str, TierSpec] = {
     "easy": TierSpec(buffer_size=3, layers=(1, 2), objects=(4, 8), length=(8, 14), width=(8, 14)),
