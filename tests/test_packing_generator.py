@@ -179,8 +179,8 @@ def test_corpus_validates_and_check_catches_tampering(corpus):
     bad = copy.deepcopy(sample)
     first = bad["case"]["expert"][0]["box_id"]
     bad["case"]["arrival"] = [i for i in bad["case"]["arrival"] if i != first] + [first]
-    if len(bad["case"]["arrival"]) > bad["case"]["buffer_size"]:
-        assert any("not in the visible buffer" in p for p in g.check(bad))
+    assert len(bad["case"]["arrival"]) > bad["case"]["buffer_size"]  # so the moved box leaves the buffer
+    assert any("not in the visible buffer" in p for p in g.check(bad))
 
 
 def test_episode_meta_records_tier_and_params(corpus):

@@ -392,6 +392,46 @@ def arrival_queue(order: list[int], buffer_size: int, rng: np.random.Generator) 
 
 
 # -- the compiler -------------------------------------------------------------------------------
+def sample_boxes(
+    footprints: list[tuple[int, int, int, int]],
+    heights: list[int],
+    resolution: float,
+    rng: np.random.Generator,
+) -> tuple[list[Box], np.ndarray, np.ndarray, np.ndarray]:
+    """The boxes filling the layout regions (step 3 of :func:`compile_case`).
+
+    Draws, in this order: a permutation region -> box id, an expert orientation (0 or 1) per region,
+    a density per region uniform in :data:`DENSITY_RANGE` (kg/m^3) and a colour. A box's size is its
+    region's (lx, ly, h) in cells, turned by 90 degrees when the expert orientation is 1; its mass (kg)
+    is volume x density, rounded to 0.1 g, at least 1 g.
+
+    Args:
+        footprints: per region (x, y, lx, ly) in cells.
+        heights: per region height in cells.
+        resolution: cell size in metres.
+
+    Returns:
+        (boxes ordered by id, perm (n,) region -> box id, orient (n,) per region, density (n,) per region).
+    """
+    n = len(footprints)
+    hs = heights
+    perm = rng.permutation(n)  # region index -> box id
+    region_of = np.argsort(perm)  # box id -> region index
+    orient = rng.integers(0, 2, size=n)  # per region: expert orientation
+    density = rng.uniform(*DENSITY_RANGE, size=n)
+    colours = rng.uniform(0.15, 0.95, size=(n, 3))
+    cell_m3 = resolution**3
+    boxes: list[Box] = []
+    for box_id in range(n):
+        ri = int(region_of[box_id])
+        _, _, lx, ly = footprints[ri]
+        size = (lx, ly, hs[ri]) if orient[ri] == 0 else (ly, lx, hs[ri])
+        mass = float(round(lx * ly * hs[ri] * cell_m3 * density[ri], 4))
+        rgb = cast(Float3, tuple(round(float(c), 3) for c in colours[ri]))
+        boxes.append(Box(box_id, size, max(mass, 1e-3), rgb))
+    return boxes, perm, orient, density
+
+
 def compile_case(tier: str, rng: np.random.Generator, resolution: float = DEFAULT_RESOLUTION) -> PackingCase:
     """Compile one layout-first packing case of ``tier`` using only ``rng``.
 
@@ -442,23 +482,9 @@ def compile_case(tier: str, rng: np.random.Generator, resolution: float = DEFAUL
             zs.append(z0)
             hs.append(h)
         z0 += h
-    n = len(footprints)
 
     # 3. objects: shuffled ids, orientation 0/90, mass from volume x density, colour
-    perm = rng.permutation(n)  # region index -> box id
-    region_of = np.argsort(perm)  # box id -> region index
-    orient = rng.integers(0, 2, size=n)  # per region: expert orientation
-    density = rng.uniform(*DENSITY_RANGE, size=n)
-    colours = rng.uniform(0.15, 0.95, size=(n, 3))
-    cell_m3 = resolution**3
-    boxes: list[Box] = []
-    for box_id in range(n):
-        ri = int(region_of[box_id])
-        _, _, lx, ly = footprints[ri]
-        size = (lx, ly, hs[ri]) if orient[ri] == 0 else (ly, lx, hs[ri])
-        mass = float(round(lx * ly * hs[ri] * cell_m3 * density[ri], 4))
-        rgb = cast(Float3, tuple(round(float(c), 3) for c in colours[ri]))
-        boxes.append(Box(box_id, size, max(mass, 1e-3), rgb))
+    boxes, perm, orient, _ = sample_boxes(footprints, hs, resolution, rng)
 
     # 4. reverse removal -> forward expert order (region indices), z from the heightmap
     on = support_graph(footprints, zs, hs)
