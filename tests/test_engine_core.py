@@ -18,7 +18,9 @@ def test_stable_hash_is_fixed_across_processes():
 
     assert stable_hash("packing") == int.from_bytes(hashlib.sha256(b"packing").digest()[:4], "little")
     # and it is what names the episode stream: SeedSequence([seed, stable_hash(name), index]) (DESIGN contract)
-    want = np.random.Generator(np.random.PCG64(np.random.SeedSequence([7, stable_hash("packing"), 3]))).random(4)
+    want = np.random.Generator(
+        np.random.PCG64(np.random.SeedSequence([7, stable_hash("packing"), 3]))
+    ).random(4)
     np.testing.assert_array_equal(episode_rng(7, "packing", 3).random(4), want)
 
 

@@ -22,6 +22,7 @@ from simkit.core.fields import (
 )
 from simkit.core.generator import Generator
 from simkit.episodes.corpus import CorpusLayout, read_manifest
+from simkit.episodes.reader import corpus_fields
 from simkit.episodes.validate import validate_corpus
 from simkit.executors.run import generate_corpus
 
@@ -134,6 +135,7 @@ def test_corpus_json_stores_the_schema_and_validate_checks_against_it(tmp_path):
     assert generate_corpus("toy", 2, out, config={"size": 8}).exit_code == 0
     info = json.loads((out / "corpus.json").read_text())
     assert specs_from_json(info["field_schema"]) == ToyGenerator.fields
+    assert corpus_fields(out) == ToyGenerator.fields
     assert info["schema"] == {
         "image": "png",
         "info": "json",
@@ -145,5 +147,12 @@ def test_corpus_json_stores_the_schema_and_validate_checks_against_it(tmp_path):
     info["field_schema"][1]["dtype"] = "float64"
     (out / "corpus.json").write_text(json.dumps(info))
     problems = validate_corpus(out).problems
-    assert len(problems) == 2
-    assert problems[0] == "toy_00000000: field 'values': expected dtype float64, got float32"
+    assert problems == [
+        "toy_00000000: field 'values': expected dtype float64, got float32",
+        "toy_00000001: field 'values': expected dtype float64, got float32",
+    ]
+    # a corpus from before declarations (no field_schema) has nothing to check against
+    del info["field_schema"]
+    (out / "corpus.json").write_text(json.dumps(info))
+    assert corpus_fields(out) == ()
+    assert validate_corpus(out).problems == []
