@@ -233,6 +233,63 @@ def heightmap_frames(case: PackingCase, heightmaps: np.ndarray, px: int) -> list
     return frames
 
 
+def expert_steps(
+    case: PackingCase, feedback: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], np.ndarray]:
+    """The ``steps`` records and the ``actions`` array (T, 5) int32 of the expert trajectory.
+
+    Step t holds the visible buffer before the placement (ids in slot order and their sizes in cells),
+    the action (buffer slot, box id, orientation, x, y, z in cells) and ``feedback[t]``, the physics
+    result of that placement; ``actions[t]`` = (slot, orientation, x, y, z).
+    """
+    placed: list[int] = []
+    steps, actions = [], np.zeros((len(case.expert), 5), np.int32)
+    for t, p in enumerate(case.expert):
+        buf = case.buffer_at(placed)
+        slot = buf.index(p.box_id)
+        actions[t] = (slot, p.orientation, p.x, p.y, p.z)
+        steps.append(
+            {
+                "t": t,
+                "buffer": buf,
+                "buffer_sizes": [list(case.box(i).size) for i in buf],
+                "action": {
+                    "slot": slot,
+                    "box_id": p.box_id,
+                    "orientation": p.orientation,
+                    "x": p.x,
+                    "y": p.y,
+                    "z": p.z,
+                },
+                "physics": feedback[t],
+            }
+        )
+        placed.append(p.box_id)
+    return steps, actions
+
+
+def episode_params(case: PackingCase, tier: str, cfg: PackingConfig) -> dict[str, dict[str, Any]]:
+    """The episode's structural (task) and surface (look) parameters, as ``Episode.params``."""
+    L, W, H = case.container.size
+    return {
+        "structural": {
+            "tier": tier,
+            "container_l": L,
+            "container_w": W,
+            "container_h": H,
+            "n_objects": len(case.boxes),
+            "n_layers": len(case.layer_heights),
+            "layer_heights": list(case.layer_heights),
+            "buffer_size": case.buffer_size,
+            "resolution": cfg.resolution,
+        },
+        "surface": {
+            "box_colours": [list(b.colour) for b in case.boxes],
+            "heightmap_px_per_cell": cfg.heightmap_px_per_cell,
+        },
+    }
+
+
 # -- metrics ------------------------------------------------------------------------------------
 def final_poses(poses: np.ndarray, case: PackingCase) -> list[tuple[Any, tuple]]:
     """(box, (centre m, quaternion wxyz)) of every placed box after the last step of ``poses`` (T, N, 7)."""
@@ -396,7 +453,7 @@ class PackingGenerator(Generator[PackingConfig]):
     def generate(self, index: int, rng: np.random.Generator) -> Episode:
         """Compile a case of a tier drawn from ``tier_mix``, replay its expert in pybullet, build the episode.
 
-        Uses only ``rng`` (tier, case). The fields are listed in the module docstring.
+        Uses only ``rng`` (tier, case). The fields are declared in :attr:`fields`.
 
         Raises:
             SampleRejected: a placement is invalid in physics or the settled poses fail the
@@ -410,7 +467,6 @@ class PackingGenerator(Generator[PackingConfig]):
         # 1. compile
         case = compile_case(tier, rng, cfg.resolution)
         T, N = len(case.expert), len(case.boxes)
-        L, W, H = case.container.size
 
         # 2. simulate: replay the expert under gravity with the stability check
         world = self._world(case.container)
@@ -441,48 +497,10 @@ class PackingGenerator(Generator[PackingConfig]):
 
         # 3. episode
         heightmaps = case.expert_heightmaps()
-        placed: list[int] = []
-        steps, actions = [], np.zeros((T, 5), np.int32)
-        for t, p in enumerate(case.expert):
-            buf = case.buffer_at(placed)
-            slot = buf.index(p.box_id)
-            actions[t] = (slot, p.orientation, p.x, p.y, p.z)
-            steps.append(
-                {
-                    "t": t,
-                    "buffer": buf,
-                    "buffer_sizes": [list(case.box(i).size) for i in buf],
-                    "action": {
-                        "slot": slot,
-                        "box_id": p.box_id,
-                        "orientation": p.orientation,
-                        "x": p.x,
-                        "y": p.y,
-                        "z": p.z,
-                    },
-                    "physics": feedback[t],
-                }
-            )
-            placed.append(p.box_id)
+        steps, actions = expert_steps(case, feedback)
         metrics = episode_metrics(case, posed)
         strip = tile(heightmap_frames(case, heightmaps, cfg.heightmap_px_per_cell), cfg.strip_columns, pad=3)
-        params = {
-            "structural": {
-                "tier": tier,
-                "container_l": L,
-                "container_w": W,
-                "container_h": H,
-                "n_objects": N,
-                "n_layers": len(case.layer_heights),
-                "layer_heights": list(case.layer_heights),
-                "buffer_size": case.buffer_size,
-                "resolution": cfg.resolution,
-            },
-            "surface": {
-                "box_colours": [list(b.colour) for b in case.boxes],
-                "heightmap_px_per_cell": cfg.heightmap_px_per_cell,
-            },
-        }
+        params = episode_params(case, tier, cfg)
         return Episode(
             fields={
                 "case": case.to_json(),
