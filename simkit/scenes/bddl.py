@@ -592,6 +592,15 @@ def _table() -> dict:
     return json.loads(TASKS_JSON.read_text())
 
 
+def task_table() -> dict:
+    """The Hebero task table: ``{"suites": {suite: {"libero_dir", "tasks": [10 names]}}, "assets": {category: path}}``.
+
+    Task order inside each suite follows LIBERO's benchmark task map; the asset
+    paths are relative to a LIBERO ``assets/`` folder.
+    """
+    return _table()
+
+
 def atoms(formula: list) -> Iterator[list]:
     """Yield the predicate atoms of a formula (depth first)."""
     if formula and formula[0] in CONNECTIVES:
