@@ -162,9 +162,9 @@ def check_value(
         codec: the stored member's extension (decoded values); ``None`` derives it from the value's type.
     """
     dims = {} if dims is None else dims
+    if spec.codec == "blob" and codec is not None:
+        return None  # a Blob member keeps its own extension and its bytes are opaque
     got = codec if codec is not None else codec_of(value)
-    if spec.codec == "blob" and codec is not None and isinstance(value, bytes):
-        got = "blob"
     if got != spec.codec:
         return f"expected codec {spec.codec}, got {got} ({type(value).__name__})"
     arr = _array_of(spec.codec, value)
