@@ -62,6 +62,8 @@ def main() -> int:
     for file, line, name, length in found:
         known = "" if (file, line, name, length) in new else " (known, awaiting its split)"
         print(f"{file}:{line}: {name} is {length} lines (limit {args.limit}){known}")
+    for entry in sorted(KNOWN_LONG - {f"{f[0]}:{f[2]}" for f in found}):
+        print(f"note: {entry} is no longer over {args.limit} lines; remove it from KNOWN_LONG")
     return 1 if new else 0
 
 
