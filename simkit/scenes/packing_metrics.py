@@ -1,6 +1,6 @@
 """PackLab-Bench metrics and the heightmap of a physical (posed) packing.
 
-Definitions (PackLab, spec ``packing.md`` "Benchmark and metrics"; paper eqs. 11-13):
+Definitions (PackLab paper, "Benchmark and metrics", eqs. 11-13):
 
 - success ratio  = (sum of the volumes of the objects whose geometric centre lies inside the
   container bounds) / (total volume of the case's objects, packed or not)      (eq. 11)
