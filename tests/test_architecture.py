@@ -68,10 +68,10 @@ def test_docs_field_tables_are_generated_from_the_declarations():
     docs = sorted((ROOT / "docs").glob("*.md"))
     assert tool.stale_docs(docs) == []
     sections = {d.name: tool.SECTION.findall(d.read_text()) for d in docs}
-    assert {name: [m[1] for m in found] for name, found in sections.items() if found} == {
-        "foa.md": ["foa-qa"],
-        "packing.md": ["packing"],
-        "wrop.md": ["wrop"],
+    assert {name: [f"{m[1]}:{m[2]}" for m in found] for name, found in sections.items() if found} == {
+        "foa.md": ["fields:foa-qa"],
+        "packing.md": ["config:packing", "fields:packing"],
+        "wrop.md": ["fields:wrop"],
     }
 
 
@@ -83,3 +83,5 @@ def test_docs_tables_rewrites_a_stale_section():
     assert "| `values` | npy | float32 | (V,) |  |  | V standard normal draws |\n" in out
     assert "| old | table |" not in out and out.endswith("<!-- /fields -->\noutro\n")
     assert tool.render(out) == out
+    cfg = tool.render("<!-- config: toy -->\nstale\n<!-- /config -->\n")
+    assert "| `size` | `int` | `16` | >= 2 | image side in pixels |\n" in cfg and "stale" not in cfg
