@@ -87,6 +87,13 @@ def test_declaration_rejects_bad_names_codecs_and_dims():
         FieldSpec("x", "npy", shape=("T*2",))
     with pytest.raises(ValueError, match="not 'meta'"):
         FieldSpec("meta", "json")
+    with pytest.raises(ValueError, match="dtype 'float33' is not a numpy dtype name"):
+        FieldSpec("x", "npy", "float33")
+    with pytest.raises(TypeError, match=r"Bad: required_fields \['b'\] are not declared in fields"):
+
+        class Bad(Generator):
+            fields = (FieldSpec("a", "json"),)
+            required_fields = ("a", "b")
 
 
 def test_schema_round_trips_and_required_fields_derive_from_it():

@@ -59,6 +59,13 @@ class FieldSpec:
             raise ValueError(f"field name {self.name!r}: use [a-z0-9_], not 'meta'")
         if self.codec not in CODECS:
             raise ValueError(f"field {self.name!r}: codec {self.codec!r} is not one of {', '.join(CODECS)}")
+        if self.dtype is not None:
+            try:
+                np.dtype(self.dtype)
+            except TypeError:
+                raise ValueError(
+                    f"field {self.name!r}: dtype {self.dtype!r} is not a numpy dtype name"
+                ) from None
         for dim in self.shape or ():
             if not isinstance(dim, int):
                 _symbol(dim)

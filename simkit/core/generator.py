@@ -80,6 +80,11 @@ class Generator(ABC, Generic[ConfigT]):
         super().__init_subclass__(**kwargs)
         if "fields" in cls.__dict__ and "required_fields" not in cls.__dict__:
             cls.required_fields = required_names(cls.fields)
+        undeclared = set(cls.required_fields) - {f.name for f in cls.fields} if cls.fields else set()
+        if undeclared:
+            raise TypeError(
+                f"{cls.__name__}: required_fields {sorted(undeclared)} are not declared in fields"
+            )
 
     def __init__(self) -> None:
         #: the validated config; ``None`` until the engine calls :meth:`setup`
