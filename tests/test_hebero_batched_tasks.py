@@ -75,7 +75,7 @@ def test_batched_goal_predicates_agree_with_cpu_evaluator():
     # welded bodies of cabinet (3), stove (5), rack (2), plus table and world: C(12, 2) pairs
     assert exclude_static_pairs(gm) == 66
     um = physics_only(gm.scene)  # the model a GPU backend steps
-    assert um.nexclude == 66
+    assert um.nexclude == 66 and um.nsensor == 0
     ge = torch.as_tensor(geom_entity(um, gm.entity_bodies))
     ud = mujoco.MjData(um)
     hits = 0

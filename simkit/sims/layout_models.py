@@ -270,7 +270,7 @@ def apply_layout(gm: GroupModel, bank: LayoutBank, b: int, model, data) -> None:
 
 
 def physics_only(scene: Scene):
-    """Recompile a scene without its visual geoms, meshes, materials and textures; same dynamics.
+    """Recompile a scene without visual geoms, meshes, materials, textures and sensors; same dynamics.
 
     Every body's inertial properties are first pinned to the compiled model's (MuJoCo derives them
     from all geoms, visual ones included), then geoms with ``contype = conaffinity = 0`` and the
@@ -303,8 +303,8 @@ def physics_only(scene: Scene):
             spec.delete(me)
     for g in spec.geoms:
         g.material = ""
-    for el in list(spec.materials) + list(spec.textures):
-        spec.delete(el)
+    for el in list(spec.materials) + list(spec.textures) + list(spec.sensors):
+        spec.delete(el)  # sensors: batched backends read the contact list instead
     out = spec.compile()
     if out.nbody != m.nbody or out.njnt != m.njnt or out.nsite != m.nsite:
         raise RuntimeError("physics_only changed the kinematic tree")  # a bug, never user input

@@ -82,8 +82,13 @@ class WarpGroup:
     """
 
     def __init__(self, mjm: Any, nworld: int, substeps: int = 25, nconmax: int = 96, njmax: int = 384):
+        import mujoco
+
         wp, mjw, _torch = require_gpu()
         self.wp, self.mjw = wp, mjw
+        # the batched task logic reads the contact list, never sensordata: skip sensor evaluation
+        # (task scenes carry one contact sensor per touching pair of their goal, 42 in a union model)
+        mjm.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_SENSOR)
         self.nworld, self.substeps = nworld, substeps
         self.m = mjw.put_model(mjm, batch_sizes=dict.fromkeys(PER_WORLD_FIELDS, nworld))
         # contacts are pooled over worlds: a floor keeps small batches from overflowing on one busy world
