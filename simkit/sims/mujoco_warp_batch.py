@@ -66,7 +66,7 @@ class WarpGroup:
     """One union model over ``nworld`` worlds on the GPU.
 
     Args:
-        mjm: the host ``mujoco.MjModel``.
+        mjm: the host ``mujoco.MjModel`` (its ``opt.disableflags`` gains ``mjDSBL_SENSOR``).
         nworld: worlds in the batch.
         substeps: physics steps per control step (captured into one graph).
         nconmax: contacts allocated per world (MuJoCo Warp pools them over all worlds).
