@@ -1,69 +1,344 @@
-"""Reading corpora: iterate decoded samples from one or several corpus directories."""
+"""Reading corpora: verified, episode-addressed iteration over one or several corpus directories.
+
+Every episode handed out has been checked against the manifest: each member's size and
+sha256 match the manifest row, the episode has exactly its recorded members (none missing,
+duplicated or extra), and its shard exists, is a well-formed tar archive and carries nothing
+after its end-of-archive marker. A shard is indexed once (tar headers only, no member data)
+and episodes are then read by seeking to their members, so any subset of episodes, in any
+order, costs only the bytes of those episodes. This is what lets readers split a corpus by
+episode (not by shard) across DataLoader workers and distributed ranks.
+
+Faults raise :class:`CorpusDamaged` naming the corpus, the shard and the member;
+``on_error="skip"`` skips the damaged episode instead and warns once per shard
+(:class:`CorpusWarning`).
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import re
+import tarfile
+import warnings
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from simkit.core.errors import SimkitError
 from simkit.episodes.codecs import decode
-from simkit.episodes.corpus import CorpusLayout, shard_sort_key
-from simkit.episodes.tario import iter_tar, split_member
+from simkit.episodes.corpus import CorpusLayout, read_manifest, sha256, shard_sort_key
+from simkit.episodes.tario import safe_member_name, split_member
+
+OnError = Literal["raise", "skip"]
+
+#: shard file names the writer produces: ``shard-000003.tar`` and parts ``shard-000003-01.tar``
+SHARD_NAME = re.compile(r"shard-\d{6}(-\d{2})?\.tar")
+
+
+def safe_shard_name(name: object) -> bool:
+    """True when a manifest/rows ``shard`` value is a plain shard file name (no directory, no ``..``)."""
+    return isinstance(name, str) and SHARD_NAME.fullmatch(name) is not None
+
+
+class CorpusDamaged(SimkitError):
+    """A corpus does not match its manifest (edited, truncated, missing or extra data).
+
+    Attributes: ``root`` (corpus directory), ``shard`` (shard file name or ``None``),
+    ``member`` (member name or ``None``), ``reason``.
+    """
+
+    def __init__(self, root: Path, shard: str | None, member: str | None, reason: str):
+        self.root, self.shard, self.member, self.reason = Path(root), shard, member, reason
+        where = str(self.root) + (f": {shard}" if shard else "") + (f": member {member!r}" if member else "")
+        super().__init__(f"{where}: {reason} (run `simkit validate {self.root}` for a full report)")
+
+
+class CorpusWarning(UserWarning):
+    """Episodes of a damaged shard were skipped (``on_error="skip"``)."""
+
+
+@dataclass(frozen=True)
+class EpisodeEntry:
+    """One ok episode as the manifest records it: members are ``(name, sha256 hex, size in bytes)``."""
+
+    root: Path
+    shard: str
+    key: str
+    index: int
+    members: tuple[tuple[str, str, int], ...]
 
 
 def corpus_info(root: str | Path) -> dict[str, Any]:
     """The parsed ``corpus.json`` of a corpus directory.
 
     Raises:
-        SimkitError: the directory or its corpus.json is missing or unreadable.
+        SimkitError: the directory or its corpus.json is missing, unreadable or not a JSON object.
     """
     layout = CorpusLayout(Path(root))
     if not layout.root.is_dir():
         raise SimkitError(f"{layout.root}: no such corpus directory")
     try:
-        return json.loads(layout.corpus_json.read_text())
+        info = json.loads(layout.corpus_json.read_text())
     except FileNotFoundError:
         raise SimkitError(f"{layout.root}: no corpus.json (not a simkit corpus)") from None
-    except ValueError as exc:
+    except (ValueError, OSError) as exc:
         raise SimkitError(f"{layout.corpus_json}: malformed JSON ({exc})") from None
+    if not isinstance(info, dict):
+        raise SimkitError(f"{layout.corpus_json}: not a simkit corpus description (not a JSON object)")
+    return info
 
 
-def shard_paths(roots: str | Path | list[str | Path]) -> list[Path]:
-    """Complete shard tar files of one or several corpus directories, in a fixed order."""
+def _as_roots(roots: str | Path | Iterable[str | Path]) -> list[Path]:
     if isinstance(roots, (str, Path)):
-        roots = [roots]
-    out: list[Path] = []
-    for root in roots:
-        layout = CorpusLayout(Path(root))
-        if not layout.shards.is_dir():
-            raise SimkitError(f"{layout.root}: no shards/ directory (not a simkit corpus)")
-        complete = {f"shard-{j:06d}" for j in layout.complete_shards()}
-        out.extend(
-            p
-            for p in sorted(layout.shards.glob("shard-*.tar"), key=lambda q: shard_sort_key(q.name))
-            if p.name[:12] in complete
-        )
+        return [Path(roots)]
+    return [Path(r) for r in roots]
+
+
+def _entry(root: Path, row: Any) -> EpisodeEntry:
+    """One manifest row as an :class:`EpisodeEntry`; raises CorpusDamaged for a malformed or unsafe row."""
+    try:
+        shard, key, index = row["shard"], str(row["key"]), int(row["index"])
+        members = tuple((str(m["name"]), str(m["sha256"]), int(m["bytes"])) for m in row["members"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CorpusDamaged(root, None, None, f"manifest.parquet: malformed row ({exc!r})") from None
+    if not safe_shard_name(shard):
+        raise CorpusDamaged(root, None, None, f"manifest row {key}: shard {shard!r} is not a shard file name")
+    for name, _, _ in members:
+        if not safe_member_name(name) or split_member(name)[0] != key:
+            raise CorpusDamaged(root, shard, name, f"manifest row {key}: member name does not belong to it")
+    return EpisodeEntry(root, shard, key, index, members)
+
+
+def corpus_episodes(roots: str | Path | Iterable[str | Path]) -> list[EpisodeEntry]:
+    """The ok episodes of one or several corpora as the manifests list them, corpus by corpus, in index order.
+
+    Raises:
+        SimkitError: a root is not a simkit corpus.
+        CorpusDamaged: a manifest is missing or unreadable, or a row is malformed or names a path
+            outside ``shards/``.
+    """
+    out: list[EpisodeEntry] = []
+    for root in _as_roots(roots):
+        corpus_info(root)
+        layout = CorpusLayout(root)
+        try:
+            rows = read_manifest(layout.manifest)
+        except FileNotFoundError:
+            raise CorpusDamaged(root, None, None, "manifest.parquet is missing") from None
+        except Exception as exc:
+            raise CorpusDamaged(
+                root, None, None, f"manifest.parquet is unreadable ({type(exc).__name__})"
+            ) from None
+        entries = [_entry(root, r) for r in rows if isinstance(r, dict) and r.get("status") == "ok"]
+        entries.sort(key=lambda e: e.index)
+        out.extend(entries)
     return out
 
 
+@dataclass
+class ShardIndex:
+    """Member offsets of one shard, read from its tar headers.
+
+    ``members``: name -> (offset of the data in bytes, size in bytes); ``duplicates``: names stored
+    more than once; ``by_key``: episode key -> its member names; ``problem``: a fault of the whole shard (missing, unreadable, unsafe or
+    non-regular member, bytes after the end-of-archive marker), else ``None``.
+    """
+
+    path: Path
+    members: dict[str, tuple[int, int]] = field(default_factory=dict)
+    by_key: dict[str, set[str]] = field(default_factory=dict)
+    duplicates: set[str] = field(default_factory=set)
+    problem: tuple[str | None, str] | None = None  # (member or None, reason)
+
+
+def _zero_tail(fh: Any, start: int) -> bool:
+    fh.seek(start)
+    while chunk := fh.read(1 << 20):
+        if chunk.count(0) != len(chunk):
+            return False
+    return True
+
+
+def index_shard(path: str | Path) -> ShardIndex:
+    """Index a shard's members from its tar headers and check its structure (never raises on bad data).
+
+    The writer ends every shard with the two zero blocks of the end-of-archive marker padded with
+    zeros to a whole tar record (POSIX.1-2001 ustar/pax, 512-byte blocks, 10240-byte records); a
+    file with fewer bytes is truncated, one with non-zero bytes there has trailing garbage.
+    """
+    idx = ShardIndex(Path(path))
+    if not idx.path.is_file():
+        idx.problem = (None, "shard file is missing")
+        return idx
+    try:
+        with open(idx.path, "rb") as fh, tarfile.open(fileobj=fh, mode="r:") as tf:
+            for info in tf:
+                if not safe_member_name(info.name):
+                    idx.problem = (info.name, "unsafe member name (absolute or '..')")
+                    return idx
+                if not info.isreg():
+                    idx.problem = (info.name, "member is not a regular file")
+                    return idx
+                if info.name in idx.members:
+                    idx.duplicates.add(info.name)
+                idx.members[info.name] = (info.offset_data, info.size)
+                idx.by_key.setdefault(split_member(info.name)[0], set()).add(info.name)
+            end = tf.offset
+            size = idx.path.stat().st_size
+            if size < end + 2 * tarfile.BLOCKSIZE:
+                idx.problem = (None, "truncated (no end-of-archive marker)")
+            elif not _zero_tail(fh, end):
+                idx.problem = (None, "bytes after the end-of-archive marker (trailing garbage)")
+    except (tarfile.TarError, EOFError, OSError, UnicodeError) as exc:
+        idx.problem = (None, f"cannot be read as a tar archive ({type(exc).__name__}: {exc})")
+    return idx
+
+
+def _check_members(
+    e: EpisodeEntry, idx: ShardIndex, wanted: set[str] | None
+) -> tuple[str | None, str] | None:
+    """The first fault of episode ``e`` in its shard index (member, reason), or ``None``."""
+    recorded = {name for name, _, _ in e.members}
+    stored = idx.by_key.get(e.key, set())
+    for name in sorted(recorded - stored):
+        return name, "member listed in the manifest is missing from the shard"
+    for name in sorted(stored - recorded):
+        return name, "member is not in the manifest (extra)"
+    for name in sorted(recorded & idx.duplicates):
+        return name, "member is stored more than once (duplicate)"
+    for name, _, size in e.members:
+        if (wanted is None or split_member(name)[1] in wanted) and idx.members[name][1] != size:
+            return name, f"size {idx.members[name][1]} differs from the manifest's {size} bytes"
+    return None
+
+
+class ShardCache:
+    """Open shard files and their indexes, one at a time (episodes are mostly read shard by shard)."""
+
+    def __init__(self) -> None:
+        self.path: Path | None = None
+        self.index: ShardIndex | None = None
+        self.fh: Any = None
+
+    def get(self, path: Path) -> tuple[ShardIndex, Any]:
+        if path != self.path:
+            self.close()
+            self.path, self.index = path, index_shard(path)
+            self.fh = open(path, "rb") if self.index.problem is None else None  # noqa: SIM115 (closed by close())
+        assert self.index is not None
+        return self.index, self.fh
+
+    def close(self) -> None:
+        if self.fh is not None:
+            self.fh.close()
+        self.path, self.index, self.fh = None, None, None
+
+
+def read_episode(
+    e: EpisodeEntry,
+    cache: ShardCache,
+    fields: set[str] | None = None,
+    decode_fields: bool = True,
+    verify: bool = True,
+) -> dict[str, Any]:
+    """Read (and by default verify and decode) one episode: ``{"__key__": key, field: value, ...}``.
+
+    Args:
+        fields: read only these fields (``None``: all); only the members read are hashed.
+        verify: check sizes, sha256 and the exact member set against the manifest (on by default).
+    Raises:
+        CorpusDamaged: the shard or one of the episode's members does not match the manifest.
+        ExtraMissing: a member needs an optional package to decode (an environment problem).
+    """
+    path = e.root / "shards" / e.shard
+    idx, fh = cache.get(path)
+    if idx.problem is not None:
+        raise CorpusDamaged(e.root, e.shard, idx.problem[0], idx.problem[1])
+    fault = _check_members(e, idx, fields) if verify else None
+    if fault is not None:
+        raise CorpusDamaged(e.root, e.shard, fault[0], fault[1])
+    sample: dict[str, Any] = {"__key__": e.key}
+    for name, digest, size in e.members:
+        _, fname, ext = split_member(name)
+        if fields is not None and fname not in fields:
+            continue
+        offset, _ = idx.members[name]
+        fh.seek(offset)
+        data = fh.read(size)
+        if verify and (len(data) != size or sha256(data) != digest):
+            raise CorpusDamaged(e.root, e.shard, name, "sha256 differs from the manifest (edited or corrupt)")
+        sample[fname] = _decode(e, name, ext, data) if decode_fields else data
+    return sample
+
+
+def _decode(e: EpisodeEntry, name: str, ext: str, data: bytes) -> Any:
+    try:
+        return decode(ext, data)
+    except SimkitError:
+        raise
+    except Exception as exc:
+        raise CorpusDamaged(e.root, e.shard, name, f"does not decode ({type(exc).__name__}: {exc})") from None
+
+
+def iter_episodes(
+    entries: Iterable[EpisodeEntry],
+    fields: set[str] | None = None,
+    decode_fields: bool = True,
+    on_error: OnError = "raise",
+    verify: bool = True,
+) -> Iterator[dict[str, Any]]:
+    """Read ``entries`` in the given order (see :func:`read_episode`).
+
+    ``on_error="skip"``: a damaged episode is skipped and a :class:`CorpusWarning` is issued once
+    per shard (naming it and the first fault); ``"raise"`` (default) raises :class:`CorpusDamaged`.
+    """
+    if on_error not in ("raise", "skip"):
+        raise SimkitError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
+    cache = ShardCache()
+    warned: set[tuple[Path, str]] = set()
+    try:
+        for e in entries:
+            try:
+                sample = read_episode(e, cache, fields, decode_fields, verify)
+            except CorpusDamaged as exc:
+                if on_error == "raise":
+                    raise
+                if (e.root, e.shard) not in warned:
+                    warned.add((e.root, e.shard))
+                    warnings.warn(f"skipping damaged episodes of {exc}", CorpusWarning, stacklevel=2)
+                continue
+            yield sample
+    finally:
+        cache.close()
+
+
+def shard_paths(roots: str | Path | list[str | Path]) -> list[Path]:
+    """Shard tar files the manifests of one or several corpora name, in a fixed order (for webdataset).
+
+    Raises:
+        SimkitError / CorpusDamaged: as :func:`corpus_episodes`.
+    """
+    out: list[Path] = []
+    for root in _as_roots(roots):
+        names = {e.shard for e in corpus_episodes(root)}
+        out.extend(root / "shards" / n for n in sorted(names, key=shard_sort_key))
+    return out
+
+
+def iter_corpus(
+    roots: str | Path | list[str | Path], decode_fields: bool = True, on_error: OnError = "raise"
+) -> Iterator[dict[str, Any]]:
+    """Yield every ok episode of one or several corpora, verified against the manifest (index order).
+
+    Raises:
+        CorpusDamaged: a shard or member does not match the manifest (unless ``on_error="skip"``).
+    """
+    yield from iter_episodes(corpus_episodes(roots), decode_fields=decode_fields, on_error=on_error)
+
+
 def iter_shard(path: str | Path, decode_fields: bool = True) -> Iterator[dict[str, Any]]:
-    """Yield samples ``{"__key__": key, field: value, ...}`` of one shard (members grouped by key)."""
-    current: dict[str, Any] | None = None
-    for name, data in iter_tar(path):
-        key, field, ext = split_member(name)
-        if current is not None and current["__key__"] != key:
-            yield current
-            current = None
-        if current is None:
-            current = {"__key__": key}
-        current[field] = decode(ext, data) if decode_fields else data
-    if current is not None:
-        yield current
-
-
-def iter_corpus(roots: str | Path | list[str | Path], decode_fields: bool = True) -> Iterator[dict[str, Any]]:
-    """Yield every stored sample of one or several corpora (see :func:`iter_shard`)."""
-    for p in shard_paths(roots):
-        yield from iter_shard(p, decode_fields)
+    """Yield the verified episodes of one shard file of a corpus (``CORPUS/shards/NAME.tar``)."""
+    path = Path(path)
+    root = path.parent.parent
+    entries = [e for e in corpus_episodes(root) if e.shard == path.name]
+    yield from iter_episodes(entries, decode_fields=decode_fields)
