@@ -260,6 +260,8 @@ def inspect(
         fail(str(exc))
         return
     typer.echo(json.dumps(stats, indent=2, default=str))
+    for line in stats.get("damaged", []):
+        typer.echo(f"warning: {line}", err=True)
     for p in paths:
         typer.echo(f"wrote {p}")
 

@@ -66,6 +66,8 @@ class EpisodeEntry:
     key: str
     index: int
     members: tuple[tuple[str, str, int], ...]
+    #: keys of every episode the manifest places in this shard (a stored key outside it is an extra member)
+    shard_keys: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
 
 
 def corpus_info(root: str | Path) -> dict[str, Any]:
@@ -109,28 +111,79 @@ def _entry(root: Path, row: Any) -> EpisodeEntry:
     return EpisodeEntry(root, shard, key, index, members)
 
 
+def _manifest_rows(root: Path) -> list[dict]:
+    try:
+        rows = read_manifest(CorpusLayout(root).manifest)
+    except FileNotFoundError:
+        raise CorpusDamaged(root, None, None, "manifest.parquet is missing") from None
+    except Exception as exc:
+        raise CorpusDamaged(
+            root, None, None, f"manifest.parquet is unreadable ({type(exc).__name__})"
+        ) from None
+    if not all(isinstance(r, dict) and "status" in r for r in rows):
+        raise CorpusDamaged(root, None, None, "manifest.parquet: rows without a status")
+    return rows
+
+
+def _agreement(root: Path, info: dict, entries: list[EpisodeEntry], n_rows: int) -> None:
+    """The manifest must agree with the rows files, corpus.json and the shard files on disk."""
+    layout = CorpusLayout(root)
+    recorded: dict[str, tuple] = {}
+    for j in layout.complete_shards():
+        try:
+            rows = json.loads(layout.rows_path(j).read_text())
+            for r in rows:
+                if r["status"] == "ok":
+                    members = tuple((m["name"], m["sha256"], m["bytes"]) for m in r["members"])
+                    recorded[str(r["key"])] = (r["shard"], members)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise CorpusDamaged(
+                root, layout.rows_path(j).name, None, f"unreadable rows file ({exc!r})"
+            ) from None
+    listed = {e.key: (e.shard, e.members) for e in entries}
+    if listed != recorded:
+        key = sorted(k for k in set(listed) | set(recorded) if listed.get(k) != recorded.get(k))[0]
+        raise CorpusDamaged(
+            root, None, None, f"manifest.parquet and the rows files disagree on episode {key}"
+        )
+    counts: dict = info["counts"] if isinstance(info.get("counts"), dict) else {}
+    if counts.get("ok") != len(entries) or counts.get("present") != n_rows:
+        raise CorpusDamaged(root, None, None, "corpus.json counts disagree with manifest.parquet")
+    fields = {split_member(name)[1] for e in entries for name, _, _ in e.members}
+    if entries and set(info.get("schema") or {}) != fields:
+        raise CorpusDamaged(root, None, None, "corpus.json schema disagrees with the manifest's members")
+    complete = layout.complete_shards()
+    named = {e.shard for e in entries}
+    for p in layout.shards.glob("*.tar") if layout.shards.is_dir() else []:
+        if p.name not in named and safe_shard_name(p.name) and shard_sort_key(p.name)[0] in complete:
+            raise CorpusDamaged(root, p.name, None, "extra shard file that the manifest does not name")
+
+
 def corpus_episodes(roots: str | Path | Iterable[str | Path]) -> list[EpisodeEntry]:
     """The ok episodes of one or several corpora as the manifests list them, corpus by corpus, in index order.
 
+    Also checks, per corpus, that manifest.parquet, the rows files and corpus.json agree and that
+    ``shards/`` holds no complete shard the manifest does not name (all cheap: no member data is read).
+
     Raises:
         SimkitError: a root is not a simkit corpus.
-        CorpusDamaged: a manifest is missing or unreadable, or a row is malformed or names a path
-            outside ``shards/``.
+        CorpusDamaged: a manifest is missing, unreadable or disagrees with the rows files or
+            corpus.json, or a row is malformed or names a path outside ``shards/``.
     """
     out: list[EpisodeEntry] = []
     for root in _as_roots(roots):
-        corpus_info(root)
-        layout = CorpusLayout(root)
-        try:
-            rows = read_manifest(layout.manifest)
-        except FileNotFoundError:
-            raise CorpusDamaged(root, None, None, "manifest.parquet is missing") from None
-        except Exception as exc:
-            raise CorpusDamaged(
-                root, None, None, f"manifest.parquet is unreadable ({type(exc).__name__})"
-            ) from None
-        entries = [_entry(root, r) for r in rows if isinstance(r, dict) and r.get("status") == "ok"]
-        entries.sort(key=lambda e: e.index)
+        info = corpus_info(root)
+        rows = _manifest_rows(root)
+        entries = [_entry(root, r) for r in rows if r.get("status") == "ok"]
+        _agreement(root, info, entries, len(rows))
+        keys: dict[str, set[str]] = {}
+        for e in entries:
+            keys.setdefault(e.shard, set()).add(e.key)
+        frozen = {shard: frozenset(k) for shard, k in keys.items()}
+        entries = [
+            EpisodeEntry(e.root, e.shard, e.key, e.index, e.members, frozen[e.shard])
+            for e in sorted(entries, key=lambda e: e.index)
+        ]
         out.extend(entries)
     return out
 
@@ -255,6 +308,13 @@ def read_episode(
     if idx.problem is not None:
         raise CorpusDamaged(e.root, e.shard, idx.problem[0], idx.problem[1])
     fault = _check_members(e, idx, fields) if verify else None
+    if verify and fault is None and e.shard_keys:
+        unknown = sorted(set(idx.by_key) - e.shard_keys)
+        if unknown:
+            fault = (
+                sorted(idx.by_key[unknown[0]])[0],
+                "member of an episode the manifest does not list (extra)",
+            )
     if fault is not None:
         raise CorpusDamaged(e.root, e.shard, fault[0], fault[1])
     sample: dict[str, Any] = {"__key__": e.key}
