@@ -205,7 +205,10 @@ CORRUPTIONS: dict[str, tuple[Callable[[Path], None], str]] = {
         "unsafe member name",
     ),
     "symlink_member": (_symlink, "not a regular file"),
-    "trailing_garbage": (lambda c: (c / S0).write_bytes((c / S0).read_bytes() + b"garbage!" * 64), "trailing"),
+    "trailing_garbage": (
+        lambda c: (c / S0).write_bytes((c / S0).read_bytes() + b"garbage!" * 64),
+        "trailing",
+    ),
     "swapped_members": (_swap_members, "checksum mismatch"),
     "forged_rows_checksum": (_refreshed_forgery, "differs from the shard-000000.tar rows file"),
     "manifest_garbage": (lambda c: (c / "manifest.parquet").write_bytes(b"not parquet"), "unreadable"),

@@ -127,7 +127,9 @@ def test_shuffle_is_seeded_and_reseeded_by_set_epoch(one_shard):
 def test_drop_last_gives_every_rank_the_same_number_of_episodes(one_shard):
     from simkit.adapters.torch import CorpusDataset
 
-    sizes = [len(CorpusDataset(one_shard, rank=r, world_size=3, drop_last=True).my_episodes()) for r in range(3)]
+    sizes = [
+        len(CorpusDataset(one_shard, rank=r, world_size=3, drop_last=True).my_episodes()) for r in range(3)
+    ]
     assert sizes == [2, 2, 2]
 
 
@@ -146,7 +148,9 @@ def test_collate_ragged_pads_and_reports_lengths(one_shard):
     for i, s in enumerate(samples):
         assert batch["values"][i, : lengths[i]].tolist() == s["values"].tolist()
         assert not batch["values"][i, lengths[i] :].any()
-    assert batch["info"] == [s["info"] for s in samples] and batch["__key__"] == [s["__key__"] for s in samples]
+    assert batch["info"] == [s["info"] for s in samples] and batch["__key__"] == [
+        s["__key__"] for s in samples
+    ]
 
 
 def test_arrays_are_writable_so_torch_does_not_warn(one_shard):
@@ -183,7 +187,9 @@ def test_step_dataset_batches_steps_with_the_default_collate(media):
     assert [it["__step__"] for it in first] == list(range(len(first)))
     np.testing.assert_array_equal(first[1]["track"], episodes[0]["track"][1])
     batch = next(iter(torch.utils.data.DataLoader(steps, batch_size=4)))
-    assert batch["track"].shape == (4, 2) and batch["__step__"].tolist() == [it["__step__"] for it in items[:4]]
+    assert batch["track"].shape == (4, 2) and batch["__step__"].tolist() == [
+        it["__step__"] for it in items[:4]
+    ]
 
 
 def test_webdataset_recipe_decodes_png_flac_and_mp4(media):

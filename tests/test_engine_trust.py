@@ -67,7 +67,10 @@ def test_reader_error_names_corpus_shard_and_member(corpus):
 
 def test_skip_mode_drops_only_damaged_episodes_with_one_warning_per_shard(corpus, good_samples):
     def edit(items):  # damage two episodes of shard 0
-        return [(i, d + b" " if i.name.endswith(("00000000.info.json", "00000001.info.json")) else d) for i, d in items]
+        return [
+            (i, d + b" " if i.name.endswith(("00000000.info.json", "00000001.info.json")) else d)
+            for i, d in items
+        ]
 
     retar(corpus / "shards" / "shard-000000.tar", edit)
     with warnings.catch_warnings(record=True) as caught:
