@@ -3,6 +3,7 @@ clear ``SimkitError``, never another exception (hypothesis, random and mutated i
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from pathlib import Path
 
@@ -10,13 +11,13 @@ import pytest
 from conftest import fixture_path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from toygen import ToyConfig
 
 from simkit.adapters.reader import CorpusReader
 from simkit.core.config import build_config
 from simkit.core.errors import SimkitError
 from simkit.episodes.validate import validate_corpus
 from simkit.executors.run import generate_corpus
-from toygen import ToyConfig
 
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 
@@ -56,10 +57,8 @@ YAML_BITS = [
 def test_config_file_fuzz(tmp_path_factory, bits):
     p = tmp_path_factory.mktemp("cfg") / "c.yaml"
     p.write_bytes("".join(bits).encode("utf-8", "surrogatepass"))
-    try:
+    with contextlib.suppress(SimkitError):
         build_config(ToyConfig, p)
-    except SimkitError:
-        pass
 
 
 @FUZZ
@@ -69,10 +68,8 @@ def test_config_file_fuzz(tmp_path_factory, bits):
     )
 )
 def test_config_set_fuzz(sets):
-    try:
+    with contextlib.suppress(SimkitError):
         build_config(ToyConfig, None, sets)
-    except SimkitError:
-        pass
 
 
 @pytest.fixture(scope="module")
@@ -146,7 +143,5 @@ def test_bddl_parser_fuzz(data):
         else:
             j = data.draw(st.integers(0, len(text)))
             text = text[:i] + text[j:] + text[i:j]
-    try:
+    with contextlib.suppress(SimkitError):
         parse_bddl("fuzz.bddl", text=text)
-    except SimkitError:
-        pass
