@@ -159,3 +159,17 @@ def test_strict_fails_a_slice_and_plain_validate_notes_it(tmp_path):
     assert code == 0 and "NOTE holds 2 of 4 planned episodes" in out
     code, out, _ = cli("validate", tmp_path / "s", "--strict")
     assert code == 5 and "--strict" in out.splitlines()[-1]
+
+
+def test_lazy_plan_counts_match_the_listed_plan(tmp_path):
+    from simkit.episodes.corpus import CorpusLayout
+    from simkit.executors.run import _Run, plan_indices
+    from simkit.executors.worker import RunSpec
+
+    for n in range(1, 23):
+        for eps in (1, 3, 4, 7, 30):
+            for shard in ((0, 1), (0, 2), (1, 2), (2, 3)):
+                run = _Run(RunSpec("toy", {}, 0, str(tmp_path), eps), CorpusLayout(tmp_path), n, shard, None)
+                listed = plan_indices(n, eps, shard)
+                assert run.count() == (sum(len(v) for v in listed.values()), 0)
+                assert list(run.todo()) == [i for j in sorted(listed) for i in listed[j]]

@@ -446,9 +446,12 @@ class _Run:
 
     def count(self) -> tuple[int, int]:
         """(planned episodes, of which in complete shards), without listing episodes."""
-        planned = resumed = 0
-        for j in self.shards:
-            planned += len(self.indices(j))
+        eps, shards = self.spec.episodes_per_shard, self.shards
+        planned = len(shards) * eps
+        last = math.ceil(self.n / eps) - 1  # the only shard that may be short
+        if last in shards:
+            planned -= eps - len(self.indices(last))
+        resumed = 0
         for j in self.complete:
             if j in self.shards:
                 resumed += len(self.indices(j))
