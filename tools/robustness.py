@@ -154,6 +154,15 @@ def _damaged(kind: str, name: str = "c") -> Callable[[Path], Path]:
     return make
 
 
+def _malformed_rows(sb: Path) -> Path:
+    c = _good(sb)
+    p = c / "shards" / "shard-000000.rows.json"
+    rows = json.loads(p.read_text())
+    rows[0]["members"] = "not a list"
+    p.write_text(json.dumps(rows))
+    return c
+
+
 def _file(sb: Path, name: str, data: bytes | str) -> Path:
     p = sb / "in" / name
     p.parent.mkdir(parents=True, exist_ok=True)
@@ -256,6 +265,38 @@ BAD_INPUTS: list[Case] = [
         "generate into a corpus with garbage corpus.json",
         lambda sb: ["generate", "toy", "--n", "6", "--out", str(_damaged("corpus_json_garbage")(sb))],
         needle="corpus.json",
+    ),
+    Case(
+        "generate resuming a corpus with a garbage rows file",
+        lambda sb: [
+            "generate",
+            "toy",
+            "--n",
+            "6",
+            "--seed",
+            "2",
+            "--episodes-per-shard",
+            "3",
+            "--out",
+            str(_damaged("rows_file_garbage")(sb)),
+        ],
+        needle="rows file",
+    ),
+    Case(
+        "generate resuming a corpus with malformed rows",
+        lambda sb: [
+            "generate",
+            "toy",
+            "--n",
+            "6",
+            "--seed",
+            "2",
+            "--episodes-per-shard",
+            "3",
+            "--out",
+            str(_malformed_rows(sb)),
+        ],
+        needle="malformed rows",
     ),
     Case(
         "validate missing dir",

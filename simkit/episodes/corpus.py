@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,6 +84,42 @@ def _dict_diff(a: dict, b: dict, prefix: str) -> list[str]:
         elif x != y:
             out.append(f"{prefix}.{k} ({x!r} -> {y!r})")
     return out
+
+
+#: shard file names the writer produces: ``shard-000003.tar`` and parts ``shard-000003-01.tar``
+SHARD_NAME = re.compile(r"shard-\d{6}(-\d{2})?\.tar")
+
+#: manifest row fields that must agree between manifest.parquet and the rows files (timing excluded)
+ROW_KEYS = frozenset(
+    {"key", "index", "shard", "status", "redraws", "attempts", "params_digest", "members", "error"}
+)
+
+
+def safe_shard_name(name: object) -> bool:
+    """True when a manifest/rows ``shard`` value is a plain shard file name (no directory, no ``..``)."""
+    return isinstance(name, str) and SHARD_NAME.fullmatch(name) is not None
+
+
+def row_fault(r: Any) -> str | None:
+    """Why ``r`` is not a well-formed manifest row (fields, types, a safe shard name, member names
+    that start with its key), or ``None``."""
+    if not isinstance(r, dict) or not set(r) >= ROW_KEYS:
+        return "not a manifest row"
+    if type(r["index"]) is not int or not isinstance(r["key"], str) or r["status"] not in ("ok", "failed"):
+        return "malformed key, index or status"
+    if not safe_shard_name(r["shard"]):
+        return f"shard {r['shard']!r} is not a shard file name (a path outside shards/?)"
+    if not isinstance(r["members"], list) or not all(
+        isinstance(m, dict)
+        and isinstance(m.get("name"), str)
+        and type(m.get("bytes")) is int
+        and isinstance(m.get("sha256"), str)
+        for m in r["members"]
+    ):
+        return "malformed members list"
+    if any(m["name"].split(".", 1)[0] != r["key"] for m in r["members"]):
+        return "a member name does not start with the row's key"
+    return None
 
 
 def sha256(data: bytes) -> str:
@@ -328,16 +365,37 @@ def remove_corpus(layout: CorpusLayout) -> None:
 
 
 def load_rows(layout: CorpusLayout) -> list[dict]:
-    """Manifest rows of every complete shard, sorted by episode index."""
+    """Manifest rows of every complete shard, sorted by episode index.
+
+    Raises:
+        SimkitError: a rows file is unreadable or not a list of rows with an integer ``index``.
+    """
+    from simkit.core.errors import SimkitError
+
     rows: list[dict] = []
     for shard_id in sorted(layout.complete_shards()):
-        rows.extend(json.loads(layout.rows_path(shard_id).read_text()))
+        path = layout.rows_path(shard_id)
+        try:
+            data = json.loads(path.read_text())
+            if not isinstance(data, list) or not all(
+                isinstance(r, dict) and type(r["index"]) is int for r in data
+            ):
+                raise ValueError("not a list of manifest rows")
+        except (OSError, ValueError, KeyError) as exc:
+            raise SimkitError(
+                f"{path}: unreadable rows file ({exc}); run `simkit validate {layout.root}`"
+            ) from None
+        rows.extend(data)
     rows.sort(key=lambda r: r["index"])
     return rows
 
 
 def write_manifest(layout: CorpusLayout, rows: list[dict]) -> None:
-    """Write ``manifest.parquet`` (atomic) from manifest rows."""
+    """Write ``manifest.parquet`` (atomic) from manifest rows.
+
+    Raises:
+        SimkitError: a row does not fit the manifest schema (a damaged rows file).
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -357,7 +415,15 @@ def write_manifest(layout: CorpusLayout, rows: list[dict]) -> None:
         ]
     )
     cols = {c: [r.get(c) for r in rows] for c in MANIFEST_COLUMNS}
-    table = pa.Table.from_pydict(cols, schema=schema)
+    try:
+        table = pa.Table.from_pydict(cols, schema=schema)
+    except (pa.ArrowException, TypeError, ValueError) as exc:
+        from simkit.core.errors import SimkitError
+
+        raise SimkitError(
+            f"{layout.root}: a rows file holds malformed rows ({type(exc).__name__}: {exc}); "
+            f"run `simkit validate {layout.root}`"
+        ) from None
     tmp = layout.manifest.with_suffix(".parquet.tmp")
     pq.write_table(table, tmp)
     os.replace(tmp, layout.manifest)

@@ -21,11 +21,12 @@ from simkit.episodes.corpus import (
     CorpusLock,
     identity_diff,
     load_rows,
+    safe_shard_name,
     sha256,
     write_json_atomic,
     write_manifest,
 )
-from simkit.episodes.reader import index_shard, safe_shard_name
+from simkit.episodes.reader import index_shard
 from simkit.episodes.tario import split_member
 
 

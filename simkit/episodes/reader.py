@@ -16,7 +16,6 @@ Faults raise :class:`CorpusDamaged` naming the corpus, the shard and the member;
 from __future__ import annotations
 
 import json
-import re
 import tarfile
 import warnings
 from collections.abc import Iterable, Iterator
@@ -26,18 +25,10 @@ from typing import Any, Literal
 
 from simkit.core.errors import SimkitError
 from simkit.episodes.codecs import decode
-from simkit.episodes.corpus import CorpusLayout, read_manifest, sha256, shard_sort_key
+from simkit.episodes.corpus import CorpusLayout, read_manifest, safe_shard_name, sha256, shard_sort_key
 from simkit.episodes.tario import safe_member_name, split_member
 
 OnError = Literal["raise", "skip"]
-
-#: shard file names the writer produces: ``shard-000003.tar`` and parts ``shard-000003-01.tar``
-SHARD_NAME = re.compile(r"shard-\d{6}(-\d{2})?\.tar")
-
-
-def safe_shard_name(name: object) -> bool:
-    """True when a manifest/rows ``shard`` value is a plain shard file name (no directory, no ``..``)."""
-    return isinstance(name, str) and SHARD_NAME.fullmatch(name) is not None
 
 
 class CorpusDamaged(SimkitError):

@@ -24,8 +24,17 @@ from typing import Any
 
 from simkit.core.errors import ExtraMissing, SimkitError
 from simkit.episodes.codecs import decode
-from simkit.episodes.corpus import CorpusLayout, episode_key, read_manifest, sha256, shard_sort_key
-from simkit.episodes.reader import index_shard, safe_shard_name
+from simkit.episodes.corpus import (
+    ROW_KEYS,
+    CorpusLayout,
+    episode_key,
+    read_manifest,
+    row_fault,
+    safe_shard_name,
+    sha256,
+    shard_sort_key,
+)
+from simkit.episodes.reader import index_shard
 from simkit.episodes.tario import split_member
 
 #: exit codes of ``simkit validate``
@@ -70,26 +79,6 @@ class ValidationReport:
             self.environment.append(msg)
 
 
-#: manifest row fields that must agree between manifest.parquet and the rows files (timing excluded)
-_ROW_KEYS = {"key", "index", "shard", "status", "redraws", "attempts", "params_digest", "members", "error"}
-
-
-def _row_fault(r: Any) -> str | None:
-    """Why ``r`` is not a well-formed manifest row, or ``None``."""
-    if not isinstance(r, dict) or not set(r) >= _ROW_KEYS:
-        return "not a manifest row"
-    if not safe_shard_name(r["shard"]):
-        return f"shard {r['shard']!r} is not a shard file name (a path outside shards/?)"
-    if not isinstance(r["members"], list) or not all(
-        isinstance(m, dict) and isinstance(m.get("name"), str) and isinstance(m.get("bytes"), int)
-        for m in r["members"]
-    ):
-        return "malformed members list"
-    if any(split_member(m["name"])[0] != r["key"] for m in r["members"]):
-        return "a member name does not start with the row's key"
-    return None
-
-
 def _load_info(layout: CorpusLayout, rep: ValidationReport) -> dict | None:
     if not layout.root.is_dir():
         rep.problem(f"{layout.root}: no such directory")
@@ -121,7 +110,7 @@ def _load_rows_files(layout: CorpusLayout, rep: ValidationReport) -> list[dict]:
             rep.problem(f"{path.name}: unreadable ({exc})")
             continue
         for r in data:
-            fault = _row_fault(r)
+            fault = row_fault(r)
             if fault is None and not r["shard"].startswith(path.name[:12]):
                 fault = f"shard {r['shard']!r} does not belong to this rows file"
             if fault:
@@ -143,7 +132,7 @@ def _load_manifest(layout: CorpusLayout, rep: ValidationReport, rows_files: list
         return rows_files
     rows = []
     for r in raw:
-        fault = _row_fault(r)
+        fault = row_fault(r)
         if fault:
             rep.problem(f"manifest row {r.get('key')}: {fault}")
         else:
@@ -156,7 +145,7 @@ def _load_manifest(layout: CorpusLayout, rep: ValidationReport, rows_files: list
         if other is None:
             rep.problem(f"manifest row {r['key']}: no complete shard lists it")
             continue
-        diff = sorted(k for k in _ROW_KEYS if other.get(k) != r.get(k))
+        diff = sorted(k for k in ROW_KEYS if other.get(k) != r.get(k))
         if diff:
             rep.problem(
                 f"manifest row {r['key']}: differs from the {other['shard']} rows file in {', '.join(diff)}"

@@ -573,6 +573,8 @@ def generate_corpus(
     identity = {"generator": generator, "version": gen_cls.version, "seed": int(seed), "n": n}
     identity.update(episodes_per_shard=episodes_per_shard, config=spec.config)
     reopen = prepare_out(layout, identity, overwrite)
+    if layout.corpus_json.exists():
+        load_rows(layout)  # a damaged rows file is one clear error before anything is written
     preflight = _preflight(spec, parallel=workers > 1 or executor == "ray")
     try:
         layout.ensure()
