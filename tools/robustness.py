@@ -296,7 +296,7 @@ BAD_INPUTS: list[Case] = [
             "--out",
             str(_malformed_rows(sb)),
         ],
-        needle="malformed rows",
+        needle="malformed members list",
     ),
     Case(
         "validate missing dir",

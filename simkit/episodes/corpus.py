@@ -368,7 +368,7 @@ def load_rows(layout: CorpusLayout) -> list[dict]:
     """Manifest rows of every complete shard, sorted by episode index.
 
     Raises:
-        SimkitError: a rows file is unreadable or not a list of rows with an integer ``index``.
+        SimkitError: a rows file is unreadable or holds a malformed row (see :func:`row_fault`).
     """
     from simkit.core.errors import SimkitError
 
@@ -377,11 +377,13 @@ def load_rows(layout: CorpusLayout) -> list[dict]:
         path = layout.rows_path(shard_id)
         try:
             data = json.loads(path.read_text())
-            if not isinstance(data, list) or not all(
-                isinstance(r, dict) and type(r["index"]) is int for r in data
-            ):
+            if not isinstance(data, list):
                 raise ValueError("not a list of manifest rows")
-        except (OSError, ValueError, KeyError) as exc:
+            for r in data:
+                fault = row_fault(r)
+                if fault:
+                    raise ValueError(f"row {r.get('key') if isinstance(r, dict) else r!r}: {fault}")
+        except (OSError, ValueError) as exc:
             raise SimkitError(
                 f"{path}: unreadable rows file ({exc}); run `simkit validate {layout.root}`"
             ) from None
