@@ -210,3 +210,32 @@ def test_webdataset_recipe_decodes_png_flac_and_mp4(media):
         assert s["video"].shape == (3, 16, 16, 3) and s["video"].dtype == np.uint8  # MP4
         assert np.abs(s["video"].astype(int) - level).max() <= 2  # lossy H.264 of a flat grey frame
         np.testing.assert_array_equal(s["video"], mine["video"])
+
+
+def test_packing_steps_batch_with_default_and_ragged_collate(tmp_path):
+    """One packing placement per item: actions batch with the default collate; heightmaps, whose container
+    size differs per episode, with collate_ragged (padded, shapes reported)."""
+    import torch
+
+    from simkit.adapters.torch import CorpusDataset, StepDataset, collate_ragged
+
+    out = tmp_path / "pk"
+    generate_corpus("packing", 3, out, seed=5, config={"tier_mix": {"easy": 1, "medium": 1, "hard": 0}})
+    episodes = list(CorpusDataset(out, fields=["actions", "heightmaps"]))
+    n_steps = sum(len(e["actions"]) for e in episodes)
+    acts = StepDataset(CorpusDataset(out, fields=["actions"]), step_fields=["actions"])
+    batch = next(iter(torch.utils.data.DataLoader(acts, batch_size=n_steps)))
+    assert batch["actions"].shape == (n_steps, 5)
+    np.testing.assert_array_equal(batch["actions"].numpy(), np.concatenate([e["actions"] for e in episodes]))
+    steps = StepDataset(
+        CorpusDataset(out, fields=["actions", "heightmaps"]), step_fields=["actions", "heightmaps"]
+    )
+    batch = next(iter(torch.utils.data.DataLoader(steps, batch_size=n_steps, collate_fn=collate_ragged)))
+    shapes = [e["heightmaps"].shape[1:] for e in episodes for _ in range(len(e["actions"]))]
+    assert batch["__shapes__"]["heightmaps"].tolist() == [list(s) for s in shapes]
+    k = 0
+    for e in episodes:
+        for t in range(len(e["actions"])):  # heightmaps[t]: the state before step t
+            L, W = e["heightmaps"].shape[1:]
+            np.testing.assert_array_equal(batch["heightmaps"][k, :L, :W].numpy(), e["heightmaps"][t])
+            k += 1

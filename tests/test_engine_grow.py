@@ -25,6 +25,7 @@ def test_growing_gives_the_corpus_a_fresh_run_of_the_larger_n_gives(tmp_path):
     assert validate_corpus(grown).passed and not (grown / ".partial").exists()
 
 
+@pytest.mark.slow
 def test_growing_by_cli_and_refusals_name_the_differing_keys(tmp_path):
     out = tmp_path / "c"
     simkit_cli("generate", "toy", "--n", "3", "--out", str(out), "--set", "size=8", check=True)

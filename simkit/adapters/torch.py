@@ -8,8 +8,10 @@ its share even from a one-shard corpus. Every member is verified against the man
 it is handed out (see :mod:`simkit.episodes.reader`); decoded arrays are writable.
 
 ``StepDataset`` yields one item per step of sequential corpora (one packing placement, one
-navigation step), so ``DataLoader(StepDataset(...), batch_size=32)`` batches steps with the
-default collate. :func:`collate_ragged` batches whole episodes whose arrays differ in length.
+navigation step), so ``DataLoader(StepDataset(...), batch_size=32)`` batches steps: with the
+default collate when its step arrays have one shape across episodes (packing ``actions``), and
+with ``collate_fn=collate_ragged`` when they do not (packing ``heightmaps``: the container size
+differs per episode). :func:`collate_ragged` also batches whole episodes whose arrays differ in length.
 
 The shards are plain WebDataset tars, so ``webdataset.WebDataset(paths)`` reads them too;
 :func:`shard_urls` gives the paths in order (see :mod:`simkit.adapters.webdataset`).
@@ -178,7 +180,8 @@ def collate_ragged(batch: list[dict[str, Any]], pad_value: float = 0) -> dict[st
     Array fields of one dtype and rank are padded with ``pad_value`` at the end of every axis to the
     batch's largest shape and stacked into a tensor ``(B, *max_shape)``; their original first-axis
     lengths go into ``batch["__lengths__"][field]`` (int64 tensor ``(B,)``), so masks are
-    ``arange(L)[None] < lengths[:, None]``. Numbers become tensors; everything else (dicts, strings,
+    ``arange(L)[None] < lengths[:, None]``, and their full shapes into ``batch["__shapes__"][field]``
+    (int64 ``(B, ndim)``: e.g. packing heightmaps whose container L x W differs per episode). Numbers become tensors; everything else (dicts, strings,
     ``(samples, sample_rate)`` audio tuples, arrays of mixed dtype/rank) stays a list of length B.
 
     Raises:
@@ -189,7 +192,7 @@ def collate_ragged(batch: list[dict[str, Any]], pad_value: float = 0) -> dict[st
     names = list(batch[0])
     if any(list(s) != names for s in batch[1:]):
         raise SimkitError("collate_ragged: the samples of a batch have different fields")
-    out: dict[str, Any] = {"__lengths__": {}}
+    out: dict[str, Any] = {"__lengths__": {}, "__shapes__": {}}
     for name in names:
         values = [s[name] for s in batch]
         first = values[0]
@@ -203,6 +206,7 @@ def collate_ragged(batch: list[dict[str, Any]], pad_value: float = 0) -> dict[st
         ):
             out[name] = _pad_stack(values, pad_value)
             out["__lengths__"][name] = torch.tensor([len(v) for v in values], dtype=torch.int64)
+            out["__shapes__"][name] = torch.tensor([v.shape for v in values], dtype=torch.int64)
         elif all(isinstance(v, (int, float, np.number)) and not isinstance(v, bool) for v in values):
             out[name] = torch.as_tensor(np.asarray(values))
         else:
