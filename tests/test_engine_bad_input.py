@@ -173,3 +173,15 @@ def test_lazy_plan_counts_match_the_listed_plan(tmp_path):
                 listed = plan_indices(n, eps, shard)
                 assert run.count() == (sum(len(v) for v in listed.values()), 0)
                 assert list(run.todo()) == [i for j in sorted(listed) for i in listed[j]]
+
+
+def test_validate_without_the_generator_installed_is_an_environment_note(good):
+    import os
+
+    env = {**os.environ, "SIMKIT_GENERATORS": ""}
+    p = subprocess.run(
+        [sys.executable, "-m", "simkit", "validate", str(good)], capture_output=True, text=True, env=env
+    )
+    assert p.returncode == 4, p.stdout + p.stderr
+    assert "NOTE (environment, not damage) generator checks not run: unknown generator 'toy'" in p.stdout
+    assert not any(line.startswith("FAIL ") for line in p.stdout.splitlines())

@@ -93,3 +93,18 @@ def test_reader_hands_out_exactly_the_stored_values(good, good_samples):
         assert set(s) == {"__key__", "image", "values", "info", "meta"}
         assert s["image"].flags.writeable and s["values"].flags.writeable
         assert np.load(__import__("io").BytesIO(raw[f"{key}.values.npy"])).tolist() == s["values"].tolist()
+
+
+def test_tampering_raises_through_dataloader_workers(corpus):
+    import pickle
+
+    import torch
+
+    from simkit.adapters.torch import CorpusDataset
+
+    CORRUPTIONS["flipped_png_byte"][0](corpus)
+    loader = torch.utils.data.DataLoader(CorpusDataset([corpus]), batch_size=None, num_workers=2)
+    with pytest.raises(CorpusDamaged, match=r"shard-000000.tar: member 'toy_00000000.image.png': sha256"):
+        list(loader)
+    err = CorpusDamaged(corpus, "shard-000000.tar", "x.png", "edited")
+    assert str(pickle.loads(pickle.dumps(err))) == str(err)

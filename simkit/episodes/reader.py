@@ -35,10 +35,17 @@ class CorpusDamaged(SimkitError):
     """A corpus does not match its manifest (edited, truncated, missing or extra data).
 
     Attributes: ``root`` (corpus directory), ``shard`` (shard file name or ``None``),
-    ``member`` (member name or ``None``), ``reason``.
+    ``member`` (member name or ``None``), ``reason``. Built from a message alone (as DataLoader
+    workers and pickling re-create exceptions), only the message is kept.
     """
 
-    def __init__(self, root: Path, shard: str | None, member: str | None, reason: str):
+    def __init__(
+        self, root: Path | str, shard: str | None = None, member: str | None = None, reason: str | None = None
+    ):
+        if reason is None:
+            super().__init__(str(root))
+            self.root, self.shard, self.member, self.reason = None, shard, member, str(root)
+            return
         self.root, self.shard, self.member, self.reason = Path(root), shard, member, reason
         where = str(self.root) + (f": {shard}" if shard else "") + (f": member {member!r}" if member else "")
         super().__init__(f"{where}: {reason} (run `simkit validate {self.root}` for a full report)")
