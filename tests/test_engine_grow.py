@@ -65,3 +65,13 @@ def test_a_resumed_run_leaves_no_partial_files(tmp_path):
     generate_corpus("toy", 4, out, seed=1, episodes_per_shard=2)
     assert not (out / ".partial").exists()
     assert validate_corpus(out).passed
+
+
+def test_resume_produces_a_deleted_shard_again(tmp_path):
+    out = tmp_path / "c"
+    generate_corpus("toy", 6, out, seed=1, episodes_per_shard=2)
+    before = shard_bytes(out)
+    (out / "shards" / "shard-000001.tar").unlink()
+    s = generate_corpus("toy", 6, out, seed=1, episodes_per_shard=2)
+    assert (s.produced, s.discarded) == (2, 2)
+    assert shard_bytes(out) == before and validate_corpus(out).passed

@@ -499,6 +499,25 @@ class _Run:
             self.bar.advance()
 
 
+def _drop_lost_shards(layout: CorpusLayout, shards: range) -> int:
+    """Mark complete shards of this plan whose tar files are gone as incomplete, so they are produced again
+    (episode i depends only on the seed: the same bytes come back). Returns how many episodes that re-plans."""
+    import json
+
+    lost = 0
+    for j in sorted(layout.complete_shards()):
+        if j not in shards:
+            continue
+        rows = json.loads(layout.rows_path(j).read_text())  # checked by load_rows before
+        if all((layout.shards / r["shard"]).is_file() for r in rows if r["members"]):
+            continue
+        for p in layout.shards.glob(f"shard-{j:06d}*.tar"):
+            p.unlink()
+        layout.rows_path(j).unlink()
+        lost += len(rows)
+    return lost
+
+
 def _versions(gen_cls, preflight: Worker | None) -> dict[str, str]:
     versions = {"simkit": simkit.__version__, **(preflight.versions() if preflight else {})}
     if preflight is None:
@@ -585,7 +604,9 @@ def generate_corpus(
     layout.clean_temporaries()
     for j in reopen:
         reopen_shard(layout, j)
+    lost = _drop_lost_shards(layout, plan_shards(n, episodes_per_shard, shard))
     run = _Run(spec, layout, n, shard, max_shard_bytes)
+    run.summary.discarded += lost
     for j in run.complete:  # left by a run killed after the shard was assembled
         if layout.partial_dir(j).is_dir():
             shutil.rmtree(layout.partial_dir(j), ignore_errors=True)
