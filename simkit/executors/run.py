@@ -499,6 +499,25 @@ class _Run:
             self.bar.advance()
 
 
+def _open_dir(layout: CorpusLayout, reopen: list[int], shards: range) -> int:
+    """Create OUT and bring it to a state a run can continue from: no ``*.tmp``, grown shards reopened,
+    lost shards re-planned, no ``.partial/`` folder of a complete shard. Returns the episodes re-planned."""
+    try:
+        layout.ensure()
+    except OSError as exc:
+        raise SimkitError(
+            f"--out {layout.root}: cannot create the corpus directory ({exc.strerror or exc})"
+        ) from None
+    layout.clean_temporaries()
+    for j in reopen:
+        reopen_shard(layout, j)
+    lost = _drop_lost_shards(layout, shards)
+    for j in layout.complete_shards():  # left by a run killed after the shard was assembled
+        if layout.partial_dir(j).is_dir():
+            shutil.rmtree(layout.partial_dir(j), ignore_errors=True)
+    return lost
+
+
 def _drop_lost_shards(layout: CorpusLayout, shards: range) -> int:
     """Mark complete shards of this plan whose tar files are gone as incomplete, so they are produced again
     (episode i depends only on the seed: the same bytes come back). Returns how many episodes that re-plans."""
@@ -596,20 +615,13 @@ def generate_corpus(
         load_rows(layout)  # a damaged rows file is one clear error before anything is written
     preflight = _preflight(spec, parallel=workers > 1 or executor == "ray")
     try:
-        layout.ensure()
-    except OSError as exc:
-        raise SimkitError(
-            f"--out {layout.root}: cannot create the corpus directory ({exc.strerror or exc})"
-        ) from None
-    layout.clean_temporaries()
-    for j in reopen:
-        reopen_shard(layout, j)
-    lost = _drop_lost_shards(layout, plan_shards(n, episodes_per_shard, shard))
+        lost = _open_dir(layout, reopen, plan_shards(n, episodes_per_shard, shard))
+    except BaseException:
+        if preflight is not None:
+            preflight.close()
+        raise
     run = _Run(spec, layout, n, shard, max_shard_bytes)
     run.summary.discarded += lost
-    for j in run.complete:  # left by a run killed after the shard was assembled
-        if layout.partial_dir(j).is_dir():
-            shutil.rmtree(layout.partial_dir(j), ignore_errors=True)
     versions = _versions(gen_cls, preflight)
 
     def publish() -> list[dict]:
