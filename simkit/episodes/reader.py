@@ -199,6 +199,7 @@ class ShardIndex:
     members: dict[str, tuple[int, int]] = field(default_factory=dict)
     by_key: dict[str, set[str]] = field(default_factory=dict)
     duplicates: set[str] = field(default_factory=set)
+    unknown_keys: list[str] | None = None  # stored keys the manifest does not place here (set by the reader)
     problem: tuple[str | None, str] | None = None  # (member or None, reason)
 
 
@@ -307,7 +308,9 @@ def read_episode(
         raise CorpusDamaged(e.root, e.shard, idx.problem[0], idx.problem[1])
     fault = _check_members(e, idx, fields) if verify else None
     if verify and fault is None and e.shard_keys:
-        unknown = sorted(set(idx.by_key) - e.shard_keys)
+        if idx.unknown_keys is None:  # once per shard: every entry of a shard shares its key set
+            idx.unknown_keys = sorted(set(idx.by_key) - e.shard_keys)
+        unknown = idx.unknown_keys
         if unknown:
             fault = (
                 sorted(idx.by_key[unknown[0]])[0],
