@@ -104,7 +104,7 @@ class MediaGenerator(Generator):
         sr = 16000
         t = np.arange(int(cfg.seconds * sr)) / sr
         freq = float(rng.uniform(200, 800))
-        audio = (0.5 * np.sin(2 * np.pi * freq * t))[:, None]
+        audio = (0.5 * np.sin(2 * np.pi * freq * t))[:, None].astype(np.float32)
         level = int(rng.integers(16, 240))
         video = np.full((cfg.frames, 16, 16, 3), level, np.uint8)
         n_steps = int(rng.integers(2, 7))  # ragged across episodes
