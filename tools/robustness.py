@@ -660,8 +660,8 @@ def to_markdown(rep: dict) -> str:
         "",
         "| part | runs | result |",
         "| --- | ---: | --- |",
-        f"| random SIGKILLs + resume | {k['runs']} runs, {k['kills']} kills ({k['kills_with_partial_output']} "
-        f"mid-write) | {k['identical']} byte-identical to the "
+        f"| random SIGKILLs + resume | {k['runs']} runs, {k['kills']} kills ({k["kills_with_partial_output"]} "
+        f"after writing began) | {k['identical']} byte-identical to the "
         f"uninterrupted run, {k['leftovers']} with leftovers, {k['tracebacks']} tracebacks |",
         f"| bad inputs ({len(b['commands'])} commands: {', '.join(b['commands'])}) | {b['cases']} | {b['clear']} "
         f"clear one-line outcomes, {b['tracebacks']} tracebacks, {b['silent_bad_outputs']} silent bad outputs, "
