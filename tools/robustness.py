@@ -660,7 +660,7 @@ def to_markdown(rep: dict) -> str:
         "",
         "| part | runs | result |",
         "| --- | ---: | --- |",
-        f"| random SIGKILLs + resume | {k['runs']} runs, {k['kills']} kills ({k["kills_with_partial_output"]} "
+        f"| random SIGKILLs + resume | {k['runs']} runs, {k['kills']} kills ({k['kills_with_partial_output']} "
         f"after writing began) | {k['identical']} byte-identical to the "
         f"uninterrupted run, {k['leftovers']} with leftovers, {k['tracebacks']} tracebacks |",
         f"| bad inputs ({len(b['commands'])} commands: {', '.join(b['commands'])}) | {b['cases']} | {b['clear']} "
