@@ -1,7 +1,7 @@
-"""Thin adapters that hand simkit corpora and environments to training code.
+"""Thin adapters that hand simkit corpora to training code.
 
 Adapters read corpora (never import backends): ``simkit.adapters.reader`` (plain verified
 reader, no torch), ``simkit.adapters.torch`` (IterableDatasets split by episode, ragged
-collate, step view), ``simkit.adapters.webdataset`` (decoder for webdataset pipelines),
-``simkit.adapters.gym`` (Gymnasium envs).
+collate, step view), ``simkit.adapters.webdataset`` (decoder for webdataset pipelines).
+Interactive environments live in :mod:`simkit.envs`.
 """

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from simkit.core.errors import SimkitError
+from simkit.core.fields import FieldSpec, specs_from_json
 from simkit.episodes.codecs import decode
 from simkit.episodes.corpus import CorpusLayout, read_manifest, safe_shard_name, sha256, shard_sort_key
 from simkit.episodes.tario import safe_member_name, split_member
@@ -403,3 +404,14 @@ def iter_shard(path: str | Path, decode_fields: bool = True) -> Iterator[dict[st
     root = path.parent.parent
     entries = [e for e in corpus_episodes(root) if e.shard == path.name]
     yield from iter_episodes(entries, decode_fields=decode_fields)
+
+
+def corpus_fields(root: str | Path) -> tuple[FieldSpec, ...]:
+    """The episode field declaration stored in ``corpus.json`` (codec, dtype, shape, units, frame per field).
+
+    Corpora written before declarations existed give ``()``.
+
+    Raises:
+        SimkitError: no readable corpus.json, or a malformed declaration in it.
+    """
+    return specs_from_json(corpus_info(root).get("field_schema"))

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from simkit.core.errors import ExtraMissing, SimkitError
+from simkit.core.fields import FieldSpec, check_stored, specs_from_json
 from simkit.episodes.codecs import decode
 from simkit.episodes.corpus import (
     ROW_KEYS,
@@ -249,7 +250,13 @@ def _decode_member(name: str, ext: str, data: bytes, shard: str, rep: Validation
 
 
 def _check_shard(
-    layout: CorpusLayout, shard: str, rows: list[dict], required: list[str], gen: Any, rep: ValidationReport
+    layout: CorpusLayout,
+    shard: str,
+    rows: list[dict],
+    required: list[str],
+    specs: tuple[FieldSpec, ...],
+    gen: Any,
+    rep: ValidationReport,
 ) -> None:
     """Check one shard file against the rows that name it."""
     idx = index_shard(layout.shards / shard)
@@ -288,13 +295,20 @@ def _check_shard(
                     samples.setdefault(key, {"__key__": key})[fname] = value
                 elif status == "bad":
                     damaged.add(key)
-    _check_episodes(rows, required, gen, samples, damaged, rep)
+    _check_episodes(rows, required, specs, gen, samples, damaged, rep)
 
 
 def _check_episodes(
-    rows: list[dict], required: list[str], gen: Any, samples: dict, damaged: set[str], rep: ValidationReport
+    rows: list[dict],
+    required: list[str],
+    specs: tuple[FieldSpec, ...],
+    gen: Any,
+    samples: dict,
+    damaged: set[str],
+    rep: ValidationReport,
 ) -> None:
-    """Required fields and the generator's own checks, per episode (not on damaged ones)."""
+    """Required fields, the stored field declaration and the generator's own checks, per episode (not on
+    damaged ones)."""
     for r in rows:
         key = r["key"]
         fields = {split_member(m["name"])[1] for m in r["members"]}
@@ -305,6 +319,9 @@ def _check_episodes(
             continue
         if {split_member(m["name"])[1] for m in r["members"]} - set(samples[key]):
             continue  # some member could not be decoded here (environment): the checks need all of them
+        exts = {split_member(m["name"])[1]: split_member(m["name"])[2] for m in r["members"]}
+        for msg in check_stored(specs, samples[key], exts):
+            rep.problem(f"{key}: {msg}")
         try:
             for msg in gen.check(samples[key]):
                 rep.problem(f"{key}: {msg}")
@@ -336,6 +353,14 @@ def validate_corpus(root: str | Path, run_checks: bool = True, max_problems: int
         rep.notes.append(f"{layout.partial.name}/ holds episodes of an unfinished run")
     gen = _load_generator(info, rep) if run_checks else None
     required: list[str] = list(info.get("required_fields") or [])
+    try:
+        specs = specs_from_json(info.get("field_schema"))
+    except SimkitError as exc:
+        rep.problem(str(exc))
+        specs = ()
+    except Exception as exc:  # not even a list of entries
+        rep.problem(f"corpus.json field_schema: malformed ({type(exc).__name__}: {exc})")
+        specs = ()
     # members to check: the rows files describe what the shards hold (a manifest that disagrees with them
     # is reported above); episodes known only to the manifest are checked as the manifest says
     source = {r["key"]: r for r in rows}
@@ -346,5 +371,5 @@ def validate_corpus(root: str | Path, run_checks: bool = True, max_problems: int
             by_shard.setdefault(r["shard"], []).append(r)
     _check_shard_files(layout, list(source.values()), rep)
     for shard, shard_rows in sorted(by_shard.items()):
-        _check_shard(layout, shard, shard_rows, required, gen, rep)
+        _check_shard(layout, shard, shard_rows, required, specs, gen, rep)
     return rep
