@@ -239,3 +239,19 @@ def test_packing_steps_batch_with_default_and_ragged_collate(tmp_path):
             L, W = e["heightmaps"].shape[1:]
             np.testing.assert_array_equal(batch["heightmaps"][k, :L, :W].numpy(), e["heightmaps"][t])
             k += 1
+
+
+def test_step_fields_come_from_the_declared_shapes(tmp_path):
+    from simkit.adapters.torch import CorpusDataset, StepDataset
+
+    out = tmp_path / "pk"
+    generate_corpus("packing", 2, out, seed=5, config={"tier_mix": {"easy": 1, "medium": 0, "hard": 0}})
+    steps = StepDataset(CorpusDataset(out))
+    assert steps.step_fields == [
+        "actions",
+        "poses",
+        "heightmaps",
+    ]  # ("T", 5), ("T", "N", 7), ("T+1", "L", "W")
+    episodes = list(CorpusDataset(out, fields=["actions"]))
+    assert len(list(steps)) == sum(len(e["actions"]) for e in episodes)
+    assert StepDataset(CorpusDataset(out, fields=["actions", "case"])).step_fields == ["actions"]

@@ -27,7 +27,7 @@ import numpy as np
 
 from simkit.adapters.reader import CorpusReader, split_for
 from simkit.core.errors import SimkitError, require
-from simkit.episodes.reader import OnError, shard_paths
+from simkit.episodes.reader import OnError, corpus_fields, shard_paths
 
 torch = require("torch", "torch")
 _IterableDataset: Any = torch.utils.data.IterableDataset
@@ -127,19 +127,26 @@ class StepDataset(_IterableDataset):
         step_fields: fields indexed by step (arrays or JSON lists whose first axis is time). The episode
             has ``T = len(value of step_fields[0])`` steps; every other step field must have at least
             ``T`` entries (packing's ``heightmaps`` has T+1: the state before each step, then the end).
+            ``None``: the fields whose declared shape (``corpus.json`` ``field_schema``) starts with
+            ``step_dim`` or ``step_dim+k`` (packing: ``actions``, ``poses``, ``heightmaps``).
         context_fields: per-episode fields copied into every step item (e.g. ``["case"]``).
+        step_dim: the symbolic dim that counts steps in the declarations.
 
     Raises:
-        SimkitError: while iterating, when a step field is missing or shorter than ``T``.
+        SimkitError: no step field given or declared; while iterating, a step field is missing or
+            shorter than ``T``.
     """
 
     def __init__(
         self,
         dataset: CorpusDataset,
-        step_fields: Sequence[str],
+        step_fields: Sequence[str] | None = None,
         context_fields: Sequence[str] = (),
+        step_dim: str = "T",
     ):
         super().__init__()
+        if step_fields is None:
+            step_fields = declared_step_fields(dataset.reader.roots, step_dim, dataset.reader.fields)
         if not step_fields:
             raise SimkitError("StepDataset needs at least one step field")
         self.dataset, self.step_fields, self.context_fields = dataset, list(step_fields), list(context_fields)
@@ -164,6 +171,29 @@ class StepDataset(_IterableDataset):
                 item.update({f: sample[f][t] for f in self.step_fields})
                 item.update({f: sample[f] for f in self.context_fields})
                 yield item
+
+
+def declared_step_fields(roots: list[Path], step_dim: str = "T", keep: set[str] | None = None) -> list[str]:
+    """Fields whose declared first dim is ``step_dim`` (first) or ``step_dim+k`` in every corpus of ``roots``.
+
+    Raises:
+        SimkitError: the corpora declare different step fields, or a declaration is malformed.
+    """
+    found: list[list[str]] = []
+    for root in roots:
+        exact, offset = [], []
+        for spec in corpus_fields(root):
+            first = spec.shape[0] if spec.shape else None
+            if keep is not None and spec.name not in keep:
+                continue
+            if first == step_dim:
+                exact.append(spec.name)
+            elif isinstance(first, str) and first.replace(" ", "").startswith(step_dim + "+"):
+                offset.append(spec.name)
+        found.append(exact + offset)
+    if any(f != found[0] for f in found):
+        raise SimkitError(f"the corpora declare different step fields: {found}")
+    return found[0] if found else []
 
 
 def _pad_stack(arrays: list[np.ndarray], pad_value: float) -> Any:
