@@ -241,5 +241,13 @@ CORRUPTIONS: dict[str, tuple[Callable[[Path], None], str]] = {
         lambda c: _edit_info(c, lambda i: i["schema"].update(depth="npy")),
         "schema",
     ),
+    "corpus_json_seed_edited": (
+        lambda c: _edit_info(c, lambda i: i.update(seed=i["seed"] + 1)),
+        "meta.json disagrees with corpus.json",
+    ),
+    "corpus_json_version_edited": (
+        lambda c: _edit_info(c, lambda i: i.update(version="2")),
+        "meta.json disagrees with corpus.json",
+    ),
     "corpus_json_not_object": (lambda c: (c / "corpus.json").write_text("[1, 2]"), "not a simkit corpus"),
 }

@@ -52,6 +52,22 @@ class CorpusDamaged(SimkitError):
         super().__init__(f"{where}: {reason} (run `simkit validate {self.root}` for a full report)")
 
 
+#: corpus.json keys every episode's meta.json repeats (with ``index`` and ``key``)
+META_IDENTITY = ("generator", "version", "seed")
+
+
+def meta_fault(meta: Any, corpus: tuple[tuple[str, Any], ...], index: int, key: str) -> str | None:
+    """Why an episode's decoded ``meta.json`` disagrees with corpus.json and its manifest row, or ``None``."""
+    if not isinstance(meta, dict):
+        return "meta.json is not a JSON object"
+    want = dict(corpus, index=index, key=key)
+    diff = sorted(k for k, v in want.items() if meta.get(k) != v)
+    if diff:
+        got = ", ".join(f"{k} {meta.get(k)!r} (corpus.json/manifest: {want[k]!r})" for k in diff)
+        return f"meta.json disagrees with corpus.json or the manifest: {got}"
+    return None
+
+
 class CorpusWarning(UserWarning):
     """Episodes of a damaged shard were skipped (``on_error="skip"``)."""
 
@@ -67,6 +83,8 @@ class EpisodeEntry:
     members: tuple[tuple[str, str, int], ...]
     #: keys of every episode the manifest places in this shard (a stored key outside it is an extra member)
     shard_keys: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
+    #: what every episode's ``meta.json`` must say (generator, version, seed from corpus.json)
+    corpus: tuple[tuple[str, Any], ...] = field(default=(), compare=False, repr=False)
 
 
 def corpus_info(root: str | Path) -> dict[str, Any]:
@@ -179,8 +197,9 @@ def corpus_episodes(roots: str | Path | Iterable[str | Path]) -> list[EpisodeEnt
         for e in entries:
             keys.setdefault(e.shard, set()).add(e.key)
         frozen = {shard: frozenset(k) for shard, k in keys.items()}
+        ident = tuple((k, info.get(k)) for k in META_IDENTITY)
         entries = [
-            EpisodeEntry(e.root, e.shard, e.key, e.index, e.members, frozen[e.shard])
+            EpisodeEntry(e.root, e.shard, e.key, e.index, e.members, frozen[e.shard], ident)
             for e in sorted(entries, key=lambda e: e.index)
         ]
         out.extend(entries)
@@ -330,6 +349,10 @@ def read_episode(
         if verify and (len(data) != size or sha256(data) != digest):
             raise CorpusDamaged(e.root, e.shard, name, "sha256 differs from the manifest (edited or corrupt)")
         sample[fname] = _decode(e, name, ext, data) if decode_fields else data
+        if verify and decode_fields and fname == "meta" and e.corpus:
+            why = meta_fault(sample[fname], e.corpus, e.index, e.key)
+            if why:
+                raise CorpusDamaged(e.root, e.shard, name, why)
     return sample
 
 

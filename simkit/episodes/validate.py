@@ -35,7 +35,7 @@ from simkit.episodes.corpus import (
     sha256,
     shard_sort_key,
 )
-from simkit.episodes.reader import index_shard
+from simkit.episodes.reader import META_IDENTITY, index_shard, meta_fault
 from simkit.episodes.tario import split_member
 
 #: exit codes of ``simkit validate``
@@ -257,8 +257,9 @@ def _check_shard(
     specs: tuple[FieldSpec, ...],
     gen: Any,
     rep: ValidationReport,
+    ident: tuple[tuple[str, Any], ...] = (),
 ) -> None:
-    """Check one shard file against the rows that name it."""
+    """Check one shard file against the rows that name it (``ident``: what each meta.json must repeat)."""
     idx = index_shard(layout.shards / shard)
     if idx.problem is not None:
         member, reason = idx.problem
@@ -269,6 +270,7 @@ def _check_shard(
             return
     rep.shards += 1
     want = {m["name"]: (m, r["key"]) for r in rows for m in r["members"]}
+    want_index = {r["key"]: r["index"] for r in rows}
     for name in sorted(set(idx.members) - set(want)):
         rep.problem(f"{shard}: member {name!r} is not in the manifest")
     for name in sorted(idx.duplicates):
@@ -289,6 +291,8 @@ def _check_shard(
                 damaged.add(key)
                 continue
             _, fname, ext = split_member(name)
+            if fname == "meta" and ident:
+                _check_meta(shard, name, data, ident, want_index[key], key, rep)
             if gen is not None:
                 status, value = _decode_member(name, ext, data, shard, rep)
                 if status == "ok":
@@ -296,6 +300,19 @@ def _check_shard(
                 elif status == "bad":
                     damaged.add(key)
     _check_episodes(rows, required, specs, gen, samples, damaged, rep)
+
+
+def _check_meta(
+    shard: str, name: str, data: bytes, ident: tuple, index: int, key: str, rep: ValidationReport
+) -> None:
+    try:
+        meta = json.loads(data)
+    except ValueError as exc:
+        rep.problem(f"{shard}: member {name!r} does not decode ({exc})")
+        return
+    why = meta_fault(meta, ident, index, key)
+    if why:
+        rep.problem(f"{shard}: member {name!r}: {why}")
 
 
 def _check_episodes(
@@ -352,6 +369,7 @@ def validate_corpus(root: str | Path, run_checks: bool = True, max_problems: int
         rep.incomplete = True
         rep.notes.append(f"{layout.partial.name}/ holds episodes of an unfinished run")
     gen = _load_generator(info, rep) if run_checks else None
+    ident = tuple((k, info.get(k)) for k in META_IDENTITY)
     required: list[str] = list(info.get("required_fields") or [])
     try:
         specs = specs_from_json(info.get("field_schema"))
@@ -371,5 +389,5 @@ def validate_corpus(root: str | Path, run_checks: bool = True, max_problems: int
             by_shard.setdefault(r["shard"], []).append(r)
     _check_shard_files(layout, list(source.values()), rep)
     for shard, shard_rows in sorted(by_shard.items()):
-        _check_shard(layout, shard, shard_rows, required, specs, gen, rep)
+        _check_shard(layout, shard, shard_rows, required, specs, gen, rep, ident)
     return rep
