@@ -19,7 +19,9 @@ from simkit.core.errors import SimkitError
 from simkit.episodes.validate import validate_corpus
 from simkit.executors.run import generate_corpus
 
-FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+FUZZ = settings(
+    max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True, database=None
+)
 
 YAML_BITS = [
     "size",
