@@ -108,3 +108,19 @@ def test_tampering_raises_through_dataloader_workers(corpus):
         list(loader)
     err = CorpusDamaged(corpus, "shard-000000.tar", "x.png", "edited")
     assert str(pickle.loads(pickle.dumps(err))) == str(err)
+
+
+def test_reader_reads_what_the_manifest_lists_while_a_run_goes_on(corpus, good_samples):
+    """A run in progress has complete shards its manifest does not list yet: readers read the listed ones."""
+    import json
+
+    from simkit.episodes.corpus import CorpusLayout, read_manifest, write_manifest
+
+    rows = [r for r in read_manifest(corpus / "manifest.parquet") if r["shard"] == "shard-000000.tar"]
+    write_manifest(CorpusLayout(corpus), rows)
+    info = json.loads((corpus / "corpus.json").read_text())
+    info["counts"].update(present=3, ok=3)
+    (corpus / "corpus.json").write_text(json.dumps(info))
+    got = list(CorpusReader(corpus))
+    assert [s["__key__"] for s in got] == [f"toy_{i:08d}" for i in range(3)]
+    assert all(s["info"] == good_samples[s["__key__"]]["info"] for s in got)

@@ -26,7 +26,14 @@ from typing import Any, Literal
 from simkit.core.errors import SimkitError
 from simkit.core.fields import FieldSpec, specs_from_json
 from simkit.episodes.codecs import decode
-from simkit.episodes.corpus import CorpusLayout, read_manifest, safe_shard_name, sha256, shard_sort_key
+from simkit.episodes.corpus import (
+    CorpusLayout,
+    read_manifest,
+    row_fault,
+    safe_shard_name,
+    sha256,
+    shard_sort_key,
+)
 from simkit.episodes.tario import safe_member_name, split_member
 
 OnError = Literal["raise", "skip"]
@@ -142,26 +149,45 @@ def _manifest_rows(root: Path) -> list[dict]:
     return rows
 
 
-def _agreement(root: Path, info: dict, entries: list[EpisodeEntry], n_rows: int) -> None:
-    """The manifest must agree with the rows files, corpus.json and the shard files on disk."""
-    layout = CorpusLayout(root)
+def _recorded(root: Path, layout: CorpusLayout) -> dict[str, tuple]:
+    """key -> (shard, members) of every ok row of every rows file (complete shards)."""
     recorded: dict[str, tuple] = {}
     for j in layout.complete_shards():
         try:
             rows = json.loads(layout.rows_path(j).read_text())
             for r in rows:
+                fault = row_fault(r)
+                if fault:
+                    raise ValueError(f"row {r.get('key') if isinstance(r, dict) else r!r}: {fault}")
                 if r["status"] == "ok":
                     members = tuple((m["name"], m["sha256"], m["bytes"]) for m in r["members"])
                     recorded[str(r["key"])] = (r["shard"], members)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+        except (OSError, ValueError) as exc:
             raise CorpusDamaged(
-                root, layout.rows_path(j).name, None, f"unreadable rows file ({exc!r})"
+                root, layout.rows_path(j).name, None, f"unreadable rows file ({exc})"
             ) from None
+    return recorded
+
+
+def _agreement(root: Path, info: dict, entries: list[EpisodeEntry], n_rows: int) -> None:
+    """The manifest must agree with the rows files, corpus.json and the shard files on disk.
+
+    Every manifest row must equal its rows-file row, and a shard the manifest lists must be listed
+    whole. Complete shards the manifest does not list yet are allowed (a run still in progress
+    rebuilds the manifest when it ends): readers read what the manifest lists.
+    """
+    layout = CorpusLayout(root)
+    recorded = _recorded(root, layout)
     listed = {e.key: (e.shard, e.members) for e in entries}
-    if listed != recorded:
-        key = sorted(k for k in set(listed) | set(recorded) if listed.get(k) != recorded.get(k))[0]
+    by_id: dict[int, set[str]] = {}
+    for key, (shard, _) in recorded.items():
+        by_id.setdefault(shard_sort_key(shard)[0], set()).add(key)
+    listed_ids = {shard_sort_key(e.shard)[0] for e in entries}
+    expected = {k for j in listed_ids for k in by_id.get(j, set())}
+    bad = sorted(k for k in set(listed) | expected if listed.get(k) != recorded.get(k))
+    if bad:
         raise CorpusDamaged(
-            root, None, None, f"manifest.parquet and the rows files disagree on episode {key}"
+            root, None, None, f"manifest.parquet and the rows files disagree on episode {bad[0]}"
         )
     counts: dict = info["counts"] if isinstance(info.get("counts"), dict) else {}
     if counts.get("ok") != len(entries) or counts.get("present") != n_rows:
@@ -170,10 +196,10 @@ def _agreement(root: Path, info: dict, entries: list[EpisodeEntry], n_rows: int)
     if entries and set(info.get("schema") or {}) != fields:
         raise CorpusDamaged(root, None, None, "corpus.json schema disagrees with the manifest's members")
     complete = layout.complete_shards()
-    named = {e.shard for e in entries}
+    named = {shard for shard, _ in recorded.values()}
     for p in layout.shards.glob("*.tar") if layout.shards.is_dir() else []:
         if p.name not in named and safe_shard_name(p.name) and shard_sort_key(p.name)[0] in complete:
-            raise CorpusDamaged(root, p.name, None, "extra shard file that the manifest does not name")
+            raise CorpusDamaged(root, p.name, None, "extra shard file that no rows file names")
 
 
 def corpus_episodes(roots: str | Path | Iterable[str | Path]) -> list[EpisodeEntry]:
