@@ -124,3 +124,7 @@ def test_reader_reads_what_the_manifest_lists_while_a_run_goes_on(corpus, good_s
     got = list(CorpusReader(corpus))
     assert [s["__key__"] for s in got] == [f"toy_{i:08d}" for i in range(3)]
     assert all(s["info"] == good_samples[s["__key__"]]["info"] for s in got)
+    (corpus / ".partial" / "shard-000002").mkdir(parents=True)  # the run is still producing episodes
+    rep = validate_corpus(corpus)
+    assert rep.passed and rep.exit_code() == 0 and rep.exit_code(strict=True) == 5
+    assert "shard-000001.tar: complete on disk, not yet in the manifest (a run in progress)" in rep.notes
