@@ -148,7 +148,11 @@ class StepDataset(_IterableDataset):
         if step_fields is None:
             step_fields = declared_step_fields(dataset.reader.roots, step_dim, dataset.reader.fields)
         if not step_fields:
-            raise SimkitError("StepDataset needs at least one step field")
+            raise SimkitError(
+                f"StepDataset: no step fields given, and {', '.join(map(str, dataset.reader.roots))} declare no "
+                f"field whose shape starts with {step_dim!r} (a corpus written before field declarations, or "
+                "not sequential): pass step_fields=[...]"
+            )
         self.dataset, self.step_fields, self.context_fields = dataset, list(step_fields), list(context_fields)
 
     def set_epoch(self, epoch: int) -> None:
