@@ -71,16 +71,19 @@ class FoaQaConfig(GeneratorConfig):
     static_duration_s: Range = Field(
         (2.0, 8.0), description="[min, max] episode length in seconds (mode foa-static), within (0.5, 60]"
     )
-    n_sources: tuple[int, int] = Field((1, 4), description="[min, max] foreground sources")
-    n_offscreen: tuple[int, int] = Field((2, 4), description="[min, max] off-screen sources (mode qa)")
-    distance_m: Range = Field((1.0, 6.0), description="[min, max] source distance in metres (min >= 0.3)")
+    n_sources: tuple[int, int] = Field((1, 3), description="[min, max] foreground sources")
+    n_offscreen: tuple[int, int] = Field((1, 2), description="[min, max] off-screen sources (mode qa)")
+    distance_m: Range = Field(
+        (1.0, 4.0),
+        description="[min, max] source distance in metres (min >= 0.3), capped by max_distance_rc",
+    )
     elevation_deg: Range = Field(
         (-20.0, 30.0),
         description="[min, max] source elevation in degrees (mode qa); must reach the camera's vertical view",
     )
     lufs: Range = Field((-32.0, -20.0), description="[min, max] source loudness at 1 m in LUFS")
     ambient: bool = Field(True, description="add an ambient bed")
-    ambient_lufs: Range = Field((-48.0, -38.0), description="[min, max] ambient bed loudness in LUFS")
+    ambient_lufs: Range = Field((-58.0, -48.0), description="[min, max] ambient bed loudness in LUFS")
     fov_deg: float = Field(90.0, gt=10.0, lt=170.0, description="camera horizontal field of view in degrees")
     image_width: int = Field(640, ge=16, description="image width in pixels (pinhole coordinates)")
     image_height: int = Field(360, ge=16, description="image height in pixels")
@@ -94,7 +97,33 @@ class FoaQaConfig(GeneratorConfig):
     room: bool = Field(True, description="shoebox room with image-source early reflections")
     image_order: int = Field(1, ge=0, le=4, description="image-source reflection order")
     tail: bool = Field(True, description="diffuse late tail (needs room)")
-    rt60_s: Range = Field((0.2, 0.6), description="[min, max] reverberation time in seconds")
+    rt60_s: Range = Field(
+        (0.2, 0.4),
+        description="[min, max] reverberation time in seconds (mid-band: mean of 500 Hz and 1 kHz)",
+    )
+    max_distance_rc: float | None = Field(
+        2.0,
+        gt=0.0,
+        description="room drawn first (realistic size) and sources within this many critical distances "
+        "(2 = DRR >= -6 dB); null = v2 behaviour (room drawn around the sources)",
+    )
+    materials: bool = Field(
+        True, description="octave-band wall absorption from material tables (per-band RT60 of the tail)"
+    )
+    max_concurrent: int | None = Field(
+        2,
+        ge=1,
+        description="at most this many sources sound at once (mode qa); null = v2 timing (all overlap)",
+    )
+    dominance_db: float | None = Field(
+        6.0,
+        description="direction/3D questions only about a source whose direct sound exceeds the other "
+        "sources and the ambient bed by this margin (dB) at the question time, with a DRR >= min_drr_db; "
+        "null = ask about every source (v2 behaviour)",
+    )
+    min_drr_db: float = Field(
+        -3.0, description="least direct-to-reverberant ratio (dB) at a direction question's time"
+    )
     n_interferers: tuple[int, int] = Field((0, 0), description="[min, max] plane-wave interferers")
     snr_choices_db: list[float] = Field(
         [20.0, 15.0, 10.0, 5.0, 0.0],
@@ -176,6 +205,18 @@ class FoaQaConfig(GeneratorConfig):
             raise ValueError(f"elevation_deg must lie within [-90, 90], got {list(self.elevation_deg)}")
         if self.turn_deg[0] < 0.0 or self.turn_deg[1] > 180.0:
             raise ValueError(f"turn_deg must lie within [0, 180], got {list(self.turn_deg)}")
+        if self.mode == "qa" and self.max_concurrent is not None:
+            from simkit.scenes.audio_director import MIN_ACTIVE_S
+
+            most = self.n_sources[1] + self.n_offscreen[1]
+            room = self.max_concurrent * int(self.duration_s // MIN_ACTIVE_S)
+            if most > room:
+                raise ValueError(
+                    f"max_concurrent {self.max_concurrent}: up to {most} sources (n_sources + n_offscreen) "
+                    f"cannot each sound for >= {MIN_ACTIVE_S:.0f} s with at most {self.max_concurrent} at once "
+                    f"in duration_s {self.duration_s} s (room for {room}); raise max_concurrent or duration_s, "
+                    "lower the source counts, or set max_concurrent null"
+                )
         if self.mode == "qa":
             from simkit.scenes.audio_director import foreground_elevation_limit
 
@@ -227,8 +268,6 @@ def make_qa(scene: dict) -> list[dict]:
     Returns:
         list of ``{"id", "kind", "source_id", "question", "answer", "structured"}`` dicts.
     """
-    from simkit.scenes.audio_director import direction8, motion_of
-
     static = scene["mode"] == "foa-static"
     labels = [s["label"] for s in scene["sources"]]
     qa: list[dict] = []
@@ -250,71 +289,132 @@ def make_qa(scene: dict) -> list[dict]:
             continue
         name = s["label"].replace("_", " ")
         tr = s["track"]
-        on, off = s["onset_s"], s["offset_s"]
-        k = _at(tr, 0.5 * (on + off))
-        t, az = tr["time_s"][k], tr["azimuth_deg"][k]
-        d8 = direction8(az)
-        add(
-            "direction",
-            s["id"],
-            f"At {t:.1f} s, from which direction relative to you does the {name} sound come?",
-            f"From the {d8} (azimuth {az:.0f} degrees).",
-            {"direction": d8, "azimuth_deg": round(az, 1), "time_s": t},
-        )
-        k = _at(tr, on + 0.25 * (off - on))
-        t, az, el, r = tr["time_s"][k], tr["azimuth_deg"][k], tr["elevation_deg"][k], tr["distance_m"][k]
-        d8 = direction8(az)
-        add(
-            "localization_3d",
-            s["id"],
-            f"Where is the {name} at {t:.1f} s? Give its direction and distance from you.",
-            f"To the {d8}, about {r:.1f} m away (azimuth {az:.0f} degrees, elevation {el:.0f} degrees).",
-            {
-                "direction": d8,
-                "azimuth_deg": round(az, 1),
-                "elevation_deg": round(el, 1),
-                "distance_m": round(r, 2),
-                "time_s": t,
-            },
-        )
+        aud = s.get("audibility") or {}
+        if aud.get("answerable", True):
+            _direction_items(add, s, name, tr, aud.get("question_time_s"))
         if not static:
-            mot = motion_of(s, scene)
-            q = f"How does the {name} move while it is sounding?"
-            opts, letter = _options(
-                mot["motion"], list(MOTION_TEXT), f"{s['id']}|{s['label']}|motion|{on}|{off}"
-            )
-            q += " " + " ".join(f"{LETTERS[i]}. {MOTION_TEXT[o]}" for i, o in enumerate(opts))
-            add(
-                "motion",
-                s["id"],
-                q,
-                f"{letter}. {MOTION_TEXT[mot['motion']]}",
-                {
-                    "motion": mot["motion"],
-                    "choice": letter,
-                    "options": opts,
-                    "delta_y_m": mot["delta_y_m"],
-                    "delta_distance_m": mot["delta_distance_m"],
-                },
-            )
+            _motion_item(add, s, name, scene)
     if not static:
-        turn = scene["camera"]["turn"]
-        rot = turn["direction"]
-        opts, letter = _options(rot, list(ROTATION_TEXT), f"camera|{scene['duration_s']}|{len(labels)}")
-        q = "Does the camera turn during the clip? If so, which way and by how many degrees? " + " ".join(
-            f"{LETTERS[i]}. {ROTATION_TEXT[o]}" for i, o in enumerate(opts)
-        )
-        ans = f"{letter}. {ROTATION_TEXT[rot]}" + (
-            f" It turns by about {turn['angle_deg']:.0f} degrees." if rot != "none" else ""
-        )
-        add(
-            "camera_rotation",
-            None,
-            q,
-            ans,
-            {"rotation": rot, "angle_deg": float(turn["angle_deg"]), "choice": letter, "options": opts},
-        )
+        _rotation_item(add, scene, len(labels))
     return qa
+
+
+def _direction_items(add, s: dict, name: str, tr: dict, t_q: float | None) -> None:
+    """The ``direction`` and ``localization_3d`` items of a source: at ``t_q`` (its audibility
+    question time) or, for scenes without one, at the middle / a quarter into its activity."""
+    from simkit.scenes.audio_director import direction8
+
+    on, off = s["onset_s"], s["offset_s"]
+    k = _at(tr, 0.5 * (on + off) if t_q is None else t_q)
+    t, az = tr["time_s"][k], tr["azimuth_deg"][k]
+    d8 = direction8(az)
+    add(
+        "direction",
+        s["id"],
+        f"At {t:.1f} s, from which direction relative to you does the {name} sound come?",
+        f"From the {d8} (azimuth {az:.0f} degrees).",
+        {"direction": d8, "azimuth_deg": round(az, 1), "time_s": t},
+    )
+    k = _at(tr, on + 0.25 * (off - on) if t_q is None else t_q)
+    t, az, el, r = tr["time_s"][k], tr["azimuth_deg"][k], tr["elevation_deg"][k], tr["distance_m"][k]
+    d8 = direction8(az)
+    add(
+        "localization_3d",
+        s["id"],
+        f"Where is the {name} at {t:.1f} s? Give its direction and distance from you.",
+        f"To the {d8}, about {r:.1f} m away (azimuth {az:.0f} degrees, elevation {el:.0f} degrees).",
+        {
+            "direction": d8,
+            "azimuth_deg": round(az, 1),
+            "elevation_deg": round(el, 1),
+            "distance_m": round(r, 2),
+            "time_s": t,
+        },
+    )
+
+
+def _motion_item(add, s: dict, name: str, scene: dict) -> None:
+    """The 4-way ``motion`` item of a source."""
+    from simkit.scenes.audio_director import motion_of
+
+    on, off = s["onset_s"], s["offset_s"]
+    mot = motion_of(s, scene)
+    q = f"How does the {name} move while it is sounding?"
+    opts, letter = _options(mot["motion"], list(MOTION_TEXT), f"{s['id']}|{s['label']}|motion|{on}|{off}")
+    q += " " + " ".join(f"{LETTERS[i]}. {MOTION_TEXT[o]}" for i, o in enumerate(opts))
+    add(
+        "motion",
+        s["id"],
+        q,
+        f"{letter}. {MOTION_TEXT[mot['motion']]}",
+        {
+            "motion": mot["motion"],
+            "choice": letter,
+            "options": opts,
+            "delta_y_m": mot["delta_y_m"],
+            "delta_distance_m": mot["delta_distance_m"],
+        },
+    )
+
+
+def _rotation_item(add, scene: dict, n_labels: int) -> None:
+    """The ``camera_rotation`` item of a scene."""
+    turn = scene["camera"]["turn"]
+    rot = turn["direction"]
+    opts, letter = _options(rot, list(ROTATION_TEXT), f"camera|{scene['duration_s']}|{n_labels}")
+    q = "Does the camera turn during the clip? If so, which way and by how many degrees? " + " ".join(
+        f"{LETTERS[i]}. {ROTATION_TEXT[o]}" for i, o in enumerate(opts)
+    )
+    ans = f"{letter}. {ROTATION_TEXT[rot]}" + (
+        f" It turns by about {turn['angle_deg']:.0f} degrees." if rot != "none" else ""
+    )
+    add(
+        "camera_rotation",
+        None,
+        q,
+        ans,
+        {"rotation": rot, "angle_deg": float(turn["angle_deg"]), "choice": letter, "options": opts},
+    )
+
+
+#: a direction label whose onset-weighted DOA estimate misses it by more than this fails the label-audibility
+#: check (the benchmark's own tolerance for angle answers, OmniEcho scoring rules)
+DOA_FAIL_DEG = 45.0
+#: the agreement the corpus reports: the share of direction labels within this angle of the DOA estimate
+DOA_AGREE_DEG = 20.0
+#: lowest frequency (Hz) of the label-audibility DOA estimate: below it small rooms are modal and their
+#: longer low-frequency reverberation (octave-band RT60) blurs the intensity direction
+DOA_FMIN_HZ = 500.0
+
+
+def direction_errors(foa_acn: np.ndarray, sr: int, qa: list[dict]) -> list[tuple[str, float]]:
+    """Angle (degrees, in [0, 180]) between each direction-bearing label (``direction`` and
+    ``localization_3d`` items) and the direction estimated from the episode's own FOA around the
+    question's time (:func:`simkit.renderers.foa.estimate_directions`, onset-weighted DirAC
+    intensity over +-``AUDIBILITY_HALF_WINDOW_S``; azimuth only, the quantity the 8-way and +-45 deg
+    scoring rules use). A silent window counts as 180 deg.
+
+    Returns:
+        ``[(question id, error_deg), ...]`` in QA order.
+    """
+    from simkit.renderers.foa import estimate_directions
+    from simkit.scenes.audio_director import AUDIBILITY_HALF_WINDOW_S
+
+    items = [q for q in qa if q.get("kind") in ("direction", "localization_3d")]
+    if not items:
+        return []
+    est = estimate_directions(
+        foa_acn, sr, [q["structured"]["time_s"] for q in items], AUDIBILITY_HALF_WINDOW_S, fmin=DOA_FMIN_HZ
+    )
+    out = []
+    for q, (az, _el, _w) in zip(items, est):
+        err = (
+            180.0
+            if not np.isfinite(az)
+            else abs((az - q["structured"]["azimuth_deg"] + 180.0) % 360.0 - 180.0)
+        )
+        out.append((q["id"], float(err)))
+    return out
 
 
 def check_qa_schema(qa: Any) -> list[str]:
@@ -347,7 +447,7 @@ class FoaQaGenerator(Generator):
     """FOA spatial-audio scenes + QA (see the module docstring)."""
 
     name = "foa-qa"
-    version = "2"
+    version = "3"
     description = "first-order Ambisonics scenes (AmbiX) with direction/motion/3D/camera-rotation QA"
     extra = "audio"
     Config = FoaQaConfig
@@ -389,13 +489,22 @@ class FoaQaGenerator(Generator):
             tail=c.tail,
             n_interferers=tuple(c.n_interferers),
             snr_choices_db=tuple(c.snr_choices_db),
+            max_distance_rc=c.max_distance_rc,
+            materials=c.materials,
+            dominance_db=c.dominance_db,
+            max_concurrent=c.max_concurrent,
             labels=list(self.bank.labels),
             ambient_labels=list(self.bank.ambient_labels),
         )
 
     def generate(self, index: int, rng: np.random.Generator) -> Episode:
         from simkit.renderers.foa import acn_sn3d_to_fuma, foa_features
-        from simkit.scenes.audio_director import DirectorFailed, direct_scene, render_scene
+        from simkit.scenes.audio_director import (
+            DirectorFailed,
+            direct_scene,
+            measure_audibility,
+            render_scene,
+        )
 
         c: FoaQaConfig = self.config
         # 1. compile
@@ -412,6 +521,17 @@ class FoaQaGenerator(Generator):
         if not np.any(foa):
             raise SampleRejected("silent mix")
         scene["mix_gain_db"] = info["mix_gain_db"]
+        aud = measure_audibility(
+            scene, info["stems"], info["background_w"], c.sample_rate, c.dominance_db, c.min_drr_db
+        )
+        for s, a in zip(scene["sources"], aud["sources"]):
+            s["audibility"] = a
+        scene["audibility"] = {
+            "dominance_db": c.dominance_db,
+            "critical_distance_m": scene["room"]["critical_distance_m"] if scene["room"] else None,
+            "max_concurrent_sources": aud["max_concurrent_sources"],
+            "answerable_sources": sum(a["answerable"] for a in aud["sources"]),
+        }
         for itf, snr in zip(scene["interferers"], info["snr_db_measured"]):
             itf["snr_db_measured"] = snr
         scene["channel_format"] = c.channel_format
@@ -422,6 +542,13 @@ class FoaQaGenerator(Generator):
         # 3. episode
         fields["scene"] = scene
         fields["qa"] = make_qa(scene)
+        if c.dominance_db is not None:  # label audibility: direction labels must be recoverable
+            bad = [(q, e) for q, e in direction_errors(foa, c.sample_rate, fields["qa"]) if e > DOA_FAIL_DEG]
+            if bad:
+                raise SampleRejected(
+                    f"direction label {bad[0][0]} is {bad[0][1]:.0f} deg from the audio's DOA "
+                    f"(> {DOA_FAIL_DEG:.0f} deg)"
+                )
         srcs = scene["sources"]
         params = {
             "structural": {
@@ -513,7 +640,43 @@ class FoaQaGenerator(Generator):
         problems += check_qa_schema(qa)
         if not problems and make_qa(scene) != qa:
             problems.append("qa disagrees with the answers recomputed from the stored trajectories")
+        if not problems and foa is not None and isinstance(qa, list):
+            problems += self._check_audibility(foa, scene, qa)
         return problems
+
+    def _check_audibility(self, foa, scene: dict, qa: list) -> list[str]:
+        """Label audibility: every direction label against the DOA of the episode's own audio
+        (:func:`direction_errors`); errors are tallied for :meth:`check_summary`. A label more than
+        :data:`DOA_FAIL_DEG` off fails the sample when the corpus was made with ``dominance_db`` set
+        (audible defaults); otherwise (hard settings) it is only counted."""
+        from simkit.renderers.foa import fuma_to_acn_sn3d
+
+        x, sr = foa
+        x = np.asarray(x, dtype=np.float64)
+        if scene.get("channel_format") == "fuma":
+            x = fuma_to_acn_sn3d(x)
+        errs = direction_errors(x, sr, qa)
+        tally = self.__dict__.setdefault("_doa_errors", [])
+        tally.extend(e for _, e in errs)
+        if (scene.get("audibility") or {}).get("dominance_db") is None:
+            return []
+        return [
+            f"{qid}: direction label is {e:.0f} deg from the audio's DOA estimate (> {DOA_FAIL_DEG:.0f} deg)"
+            for qid, e in errs
+            if e > DOA_FAIL_DEG
+        ]
+
+    def check_summary(self) -> list[str]:
+        """The corpus's label-audibility rate: the share of direction labels within
+        :data:`DOA_AGREE_DEG` of the DOA estimated from the audio (over the samples checked)."""
+        errs = np.asarray(self.__dict__.get("_doa_errors", []))
+        if errs.size == 0:
+            return []
+        return [
+            f"label audibility: {100 * np.mean(errs <= DOA_AGREE_DEG):.1f} % of {errs.size} direction labels "
+            f"within {DOA_AGREE_DEG:.0f} deg of the audio's DOA estimate (median error {np.median(errs):.1f} deg, "
+            f"{int(np.sum(errs > DOA_FAIL_DEG))} beyond {DOA_FAIL_DEG:.0f} deg)"
+        ]
 
     def _check_duration(self, scene: dict) -> list[str]:
         """The scene's duration against the config (mode qa: equal to ``duration_s``; mode foa-static:

@@ -31,7 +31,7 @@ import numpy as np
 
 from simkit.renderers.foa._kernels import gains_kernel, images_kernel, path_kernel
 from simkit.renderers.foa.geometry import ListenerPose, Trajectory
-from simkit.renderers.foa.room import ShoeboxRoom, diffuse_tail
+from simkit.renderers.foa.room import ShoeboxRoom, diffuse_tail, diffuse_tail_bands
 
 #: speed of sound in m/s (dry air, 20 degC; ISO 9613-1 gives 343.2 m/s)
 SPEED_OF_SOUND = 343.0
@@ -316,8 +316,13 @@ def render_foa(
             t_start = float(r[:, 0].max() / speed_of_sound)
             if not delay:
                 t_dir, t_start = 0.0, t_start - float(r[0, 0] / speed_of_sound)
-            energy = room.tail_energy(t_start, 0.0 if not delay else t_dir) * src.gain**2
-            h = diffuse_tail(fs, room.rt60, energy, int(round(t_start * fs)), rng)
+            t_ref = 0.0 if not delay else t_dir
+            if room.rt60_bands is not None:
+                e_b = room.tail_band_energies(t_start, t_ref) * src.gain**2
+                h = diffuse_tail_bands(fs, room.rt60_bands, e_b, int(round(t_start * fs)), rng)
+            else:
+                energy = room.tail_energy(t_start, t_ref) * src.gain**2
+                h = diffuse_tail(fs, room.rt60, energy, int(round(t_start * fs)), rng)
             _add_convolved(out, sig, start, h)
     mixer.flush()
     return out
