@@ -196,4 +196,6 @@ def validate_corpus(root: str | Path, run_checks: bool = True, max_problems: int
                         problem(f"{key}: {msg}")
                 except Exception as exc:
                     problem(f"{key}: generator check crashed ({type(exc).__name__}: {exc})")
+    if gen is not None:
+        rep.notes.extend(gen.check_summary())
     return rep
