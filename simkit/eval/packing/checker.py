@@ -15,6 +15,9 @@ geometry on the final poses of the packed objects (those whose centre lies in th
   bottom face centre; a tilted box below contributes the points where its highest corners touch);
   a tilted box touches nothing (floor, wall or box within ``tol``). (For a tilted box only
   contact is checked, not equilibrium.)
+- ``undersupported``: with a support rule ``area:F`` or ``full``, an upright box off the floor
+  whose bottom face is covered by the tops of its supporters (the same contact patches) over less
+  than F of its area (sampled on a grid of at most 64 x 64 points; ``tol`` of slack).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from simkit.eval.packing.candidates import COM, SupportRule
 from simkit.eval.packing.metrics import Pose, quat_to_matrix
 from simkit.scenes.packing_geometry import Box, Container
 
@@ -47,6 +51,8 @@ class Violation:
     amount_m: float
 
     def __str__(self) -> str:
+        if self.kind == "undersupported":
+            return f"{self.kind} {list(self.boxes)} ({100 * self.amount_m:.0f} % of the base supported)"
         return f"{self.kind} {list(self.boxes)} ({self.amount_m * 1000:.1f} mm)"
 
 
@@ -161,6 +167,7 @@ def check_packing(
     boxes: list[tuple[Box, Pose]],
     tol: float = CHECK_TOL_M,
     upright_tol: float = UPRIGHT_TOL_RAD,
+    support: SupportRule = COM,
 ) -> list[Violation]:
     """Check posed boxes for overlap, containment and support (module docstring).
 
@@ -169,6 +176,7 @@ def check_packing(
         boxes: (box, (centre m, quaternion (w,x,y,z))) for each packed box; a box's local axes are
             its (l, w, h) size axes (the pose carries the yaw).
         tol: metres; upright_tol: radians.
+        support: with ``area:F`` / ``full`` also check the supported share of every base.
     Returns:
         The violations (empty when the packing passes).
     """
@@ -223,6 +231,7 @@ def check_packing(
             continue
         lo_i, hi_i = o.c[:2] - o.aabb_half[:2], o.c[:2] + o.aabb_half[:2]
         pts: list[tuple[float, float]] = []
+        rects: list[tuple[np.ndarray, np.ndarray]] = []
         zb = o.bottom_z
         for j, s in enumerate(obbs):
             if j == i or not contact[i][j]:
@@ -239,6 +248,7 @@ def check_packing(
             lo = np.maximum(lo_i, s.c[:2] - s.aabb_half[:2])
             hi = np.minimum(hi_i, s.c[:2] + s.aabb_half[:2])
             if np.all(hi - lo > 0):
+                rects.append((lo, hi))
                 pts += [
                     (float(lo[0]), float(lo[1])),
                     (float(hi[0]), float(lo[1])),
@@ -247,4 +257,19 @@ def check_packing(
                 ]
         if not point_in_hull((float(o.c[0]), float(o.c[1])), _hull(pts), tol):
             out.append(Violation("unsupported", (o.id,), zmin))
+        elif support.kind != "com":
+            frac = _covered_fraction(lo_i, hi_i, rects, tol)
+            if frac < support.fraction - 1e-6:
+                out.append(Violation("undersupported", (o.id,), frac))
     return out
+
+
+def _covered_fraction(lo: np.ndarray, hi: np.ndarray, rects: list, tol: float) -> float:
+    """Share of the rectangle [lo, hi] (xy, m) covered by the contact rectangles ``rects`` ((lo, hi)
+    pairs of upright supporters; tilted supporters count as no area), on a 64 x 64 grid."""
+    n = 64
+    gx, gy = np.meshgrid(np.linspace(lo[0], hi[0], n), np.linspace(lo[1], hi[1], n), indexing="ij")
+    cov = np.zeros(gx.shape, bool)
+    for r_lo, r_hi in rects:
+        cov |= (gx >= r_lo[0] - tol) & (gx <= r_hi[0] + tol) & (gy >= r_lo[1] - tol) & (gy <= r_hi[1] + tol)
+    return float(cov.mean())
