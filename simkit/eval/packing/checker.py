@@ -16,8 +16,8 @@ geometry on the final poses of the packed objects (those whose centre lies in th
   a tilted box touches nothing (floor, wall or box within ``tol``). (For a tilted box only
   contact is checked, not equilibrium.)
 - ``undersupported``: with a support rule ``area:F`` or ``full``, an upright box off the floor
-  whose bottom face is covered by the tops of its supporters (the same contact patches) over less
-  than F of its area (sampled on a grid of at most 64 x 64 points; ``tol`` of slack).
+  whose bottom face is covered by the tops of its supporters (the same contact patches, each grown
+  by ``tol``; their union computed exactly) over less than F of its area.
 """
 
 from __future__ import annotations
@@ -265,11 +265,17 @@ def check_packing(
 
 
 def _covered_fraction(lo: np.ndarray, hi: np.ndarray, rects: list, tol: float) -> float:
-    """Share of the rectangle [lo, hi] (xy, m) covered by the contact rectangles ``rects`` ((lo, hi)
-    pairs of upright supporters; tilted supporters count as no area), on a 64 x 64 grid."""
-    n = 64
-    gx, gy = np.meshgrid(np.linspace(lo[0], hi[0], n), np.linspace(lo[1], hi[1], n), indexing="ij")
-    cov = np.zeros(gx.shape, bool)
-    for r_lo, r_hi in rects:
-        cov |= (gx >= r_lo[0] - tol) & (gx <= r_hi[0] + tol) & (gy >= r_lo[1] - tol) & (gy <= r_hi[1] + tol)
-    return float(cov.mean())
+    """Share of the rectangle [lo, hi] (xy, m) covered by the union of the contact rectangles ``rects``
+    ((lo, hi) pairs of upright supporters, each grown by ``tol``; tilted supporters count as no area),
+    computed exactly on the grid of all rectangle edges (coordinate compression)."""
+    if not rects:
+        return 0.0
+    clipped = [(np.maximum(r_lo - tol, lo), np.minimum(r_hi + tol, hi)) for r_lo, r_hi in rects]
+    xs = np.unique(np.concatenate([[lo[0], hi[0]]] + [[a[0], b[0]] for a, b in clipped]))
+    ys = np.unique(np.concatenate([[lo[1], hi[1]]] + [[a[1], b[1]] for a, b in clipped]))
+    cx, cy = 0.5 * (xs[1:] + xs[:-1]), 0.5 * (ys[1:] + ys[:-1])
+    cov = np.zeros((cx.size, cy.size), bool)
+    for a, b in clipped:
+        cov |= ((cx >= a[0]) & (cx <= b[0]))[:, None] & ((cy >= a[1]) & (cy <= b[1]))[None, :]
+    area = np.outer(np.diff(xs), np.diff(ys))
+    return float((area * cov).sum() / ((hi[0] - lo[0]) * (hi[1] - lo[1])))
