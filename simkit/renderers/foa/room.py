@@ -27,8 +27,8 @@ Frequency-dependent reverberation (``ShoeboxRoom.rt60_bands``): one RT60 per oct
 (:data:`OCTAVE_BANDS_HZ`, 125 Hz - 4 kHz, e.g. from Sabine's formula per band with tabulated
 octave-band absorption coefficients of the wall materials, ISO 354 / ISO 3382-2 octave bands).
 The tail noise is then split into the octave bands by power-complementary crossovers
-(``cos^2`` / ``sin^2`` in log2 frequency between adjacent band centres, so the band powers sum
-to the input's), each band decays with its own RT60 and carries the Sabine energy
+(``cos^2`` / ``sin^2`` in log2 frequency between adjacent band centres) of independent noises, so
+the band powers add up to a white spectrum; each band decays with its own RT60 and carries the Sabine energy
 ``16 pi / A_b`` (``A_b = 0.161 V / RT60_b``) times its share of a white spectrum (its power
 response is ``16 pi / A_b`` at every frequency it covers). Image sources keep the broadband
 ``absorption``.
@@ -271,14 +271,14 @@ def diffuse_tail_bands(
     rb = np.asarray(rt60_bands, dtype=np.float64)
     n = int(np.ceil(rb.max() * fs))
     t = np.arange(n) / fs
-    noise = rng.standard_normal((n, 4)) * np.array([1.0, 1 / np.sqrt(3), 1 / np.sqrt(3), 1 / np.sqrt(3)])
-    spec = np.fft.rfft(noise, axis=0)
+    diffuse = np.array([1.0, 1 / np.sqrt(3), 1 / np.sqrt(3), 1 / np.sqrt(3)])
     weights = octave_band_weights(np.fft.rfftfreq(n, 1.0 / fs))
     nf = max(1, int(fade * fs))
     fade_in = 0.5 - 0.5 * np.cos(np.pi * np.arange(nf) / nf)
     h = np.zeros((n, 4))
     shares = band_shares(fs)
-    for b in range(rb.size):
+    for b in range(rb.size):  # independent noise per band: band powers add (sum_b w_b^2 = 1)
+        spec = np.fft.rfft(rng.standard_normal((n, 4)) * diffuse, axis=0)
         hb = np.fft.irfft(spec * weights[b][:, None], n=n, axis=0)
         env = np.exp(-3.0 * np.log(10.0) * t / rb[b])
         env[:nf] *= fade_in
