@@ -17,9 +17,9 @@ from simkit.eval.packing.candidates import (
     supported_fraction,
 )
 from simkit.eval.packing.case import Action, EvalCase, Item
-from simkit.eval.packing.checker import check_packing
 from simkit.eval.packing.policies import SDFPack
 from simkit.eval.packing.runner import PackingEpisode, run_episode
+from simkit.scenes.packing_checker import check_packing
 from simkit.scenes.packing_geometry import Box, Container
 
 RES = 0.025
@@ -160,7 +160,7 @@ def test_cli_support_rule_is_printed_with_every_result():
 
 def test_env_support_option_refuses_an_undersupported_placement():
     pytest.importorskip("gymnasium")
-    from simkit.adapters.gym import PackingEnv
+    from simkit.envs.packing import PackingEnv
 
     case = _step_case()
     env = PackingEnv(tier="easy", cases=[case], physics=False, support="full")

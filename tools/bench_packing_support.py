@@ -23,11 +23,11 @@ from pathlib import Path
 import numpy as np
 
 from simkit.eval.packing.candidates import SupportRule, parse_support
-from simkit.eval.packing.checker import check_packing
 from simkit.eval.packing.evaluate import load_cases
-from simkit.eval.packing.metrics import case_metrics, centre_inside, heightmap_from_poses
 from simkit.eval.packing.policies import make_policy
 from simkit.eval.packing.runner import PackingEpisode
+from simkit.scenes.packing_checker import check_packing
+from simkit.scenes.packing_metrics import case_metrics, centre_inside, heightmap_from_poses
 
 
 def run_problem(case, policy: str, rule: SupportRule, seed: int) -> dict:

@@ -150,6 +150,40 @@ def _geom_defaults(root: ET.Element) -> dict[str, dict[str, str]]:
     return out
 
 
+def _rename_duplicates(root: ET.Element, path: Path, warnings: list[str]) -> None:
+    """Rename later definitions of a name repeated within one asset kind ``NAME__dupK`` and re-point the
+    references after them (a warning each)."""
+    seen: dict[tuple[str, str], int] = {}
+    current: dict[tuple[str, str], str] = {}
+    for node in root.iter():
+        tag = node.tag
+        # references first (an element refers to definitions before it)
+        for ref_tag, (kind, attrs) in (
+            ("material", ("texture", ("texture",))),
+            ("geom", ("mesh", ("mesh",))),
+            ("geom", ("material", ("material",))),
+            ("site", ("material", ("material",))),
+        ):
+            if tag == ref_tag:
+                for a in attrs:
+                    v = node.get(a)
+                    if v is not None and (kind, v) in current:
+                        node.set(a, current[(kind, v)])
+        if tag in ASSET_KINDS and node.get("name"):
+            key = (tag, node.get("name", ""))
+            if key in seen:
+                seen[key] += 1
+                new = f"{key[1]}__dup{seen[key]}"
+                warnings.append(
+                    f"{path}: {tag} name {key[1]!r} is defined more than once; the later one is "
+                    f"renamed {new!r}"
+                )
+                node.set("name", new)
+                current[key] = new
+            else:
+                seen[key] = 0
+
+
 def rewrite_mjcf(path: str | Path, merged: bool = False) -> tuple[str, list[str], list[str], dict[str, str]]:
     """Rewrite an MJCF file as described in the module docstring.
 
@@ -198,36 +232,7 @@ def rewrite_mjcf(path: str | Path, merged: bool = False) -> tuple[str, list[str]
         for k in ("njmax", "nconmax", "nstack"):
             size.attrib.pop(k, None)
 
-    # --- duplicate names: rename later definitions, re-point later references
-    seen: dict[tuple[str, str], int] = {}
-    current: dict[tuple[str, str], str] = {}
-    for node in root.iter():
-        tag = node.tag
-        # references first (an element refers to definitions before it)
-        for ref_tag, (kind, attrs) in (
-            ("material", ("texture", ("texture",))),
-            ("geom", ("mesh", ("mesh",))),
-            ("geom", ("material", ("material",))),
-            ("site", ("material", ("material",))),
-        ):
-            if tag == ref_tag:
-                for a in attrs:
-                    v = node.get(a)
-                    if v is not None and (kind, v) in current:
-                        node.set(a, current[(kind, v)])
-        if tag in ASSET_KINDS and node.get("name"):
-            key = (tag, node.get("name", ""))
-            if key in seen:
-                seen[key] += 1
-                new = f"{key[1]}__dup{seen[key]}"
-                warnings.append(
-                    f"{path}: {tag} name {key[1]!r} is defined more than once; the later one is "
-                    f"renamed {new!r}"
-                )
-                node.set("name", new)
-                current[key] = new
-            else:
-                seen[key] = 0
+    _rename_duplicates(root, path, warnings)
 
     defaults = _geom_defaults(root)
     asset_nodes = [(a, n) for a in root.findall("asset") for n in list(a)]
@@ -308,14 +313,6 @@ def geom_is_collision(model, g: int) -> bool:
 
 
 # --------------------------------------------------------------------------- geometry helpers
-
-
-def _quat_to_mat(q) -> np.ndarray:
-    import mujoco
-
-    m = np.zeros(9)
-    mujoco.mju_quat2Mat(m, np.asarray(q, dtype=float))
-    return m.reshape(3, 3)
 
 
 def _mat_to_quat(r: np.ndarray) -> np.ndarray:

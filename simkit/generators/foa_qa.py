@@ -29,6 +29,7 @@ from pydantic import Field, field_validator, model_validator
 
 from simkit.core.episode import Audio, Episode
 from simkit.core.errors import SampleRejected
+from simkit.core.fields import FieldSpec
 from simkit.core.generator import Generator, GeneratorConfig
 from simkit.core.seeding import stable_hash
 
@@ -443,7 +444,7 @@ def check_qa_schema(qa: Any) -> list[str]:
 
 
 # -- generator -----------------------------------------------------------------------------------
-class FoaQaGenerator(Generator):
+class FoaQaGenerator(Generator[FoaQaConfig]):
     """FOA spatial-audio scenes + QA (see the module docstring)."""
 
     name = "foa-qa"
@@ -451,7 +452,35 @@ class FoaQaGenerator(Generator):
     description = "first-order Ambisonics scenes (AmbiX) with direction/motion/3D/camera-rotation QA"
     extra = "audio"
     Config = FoaQaConfig
-    required_fields = ("foa", "scene", "qa")
+    fields = (
+        FieldSpec(
+            "foa",
+            "flac",
+            "float32",
+            ("S", 4),
+            units="full scale, [-1, 1]",
+            frame="listener: x ahead, y left, z up",
+            description="S samples of first-order Ambisonics: AmbiX W, Y, Z, X (FuMa W, X, Y, Z with "
+            "channel_format: fuma); peak-limited to 0.99 (never amplified)",
+        ),
+        FieldSpec(
+            "features",
+            "npy",
+            "float32",
+            (5, 128, "F"),
+            frame="listener: x ahead, y left, z up",
+            description="log-mel W, intensity x/y/z, diffuseness; F = 1 + S16k // 160 frames (S16k: samples "
+            "at 16 kHz); config features",
+            required=False,
+        ),
+        FieldSpec(
+            "scene", "json", description="the scene description (below): sources, camera, room, mix gain"
+        ),
+        FieldSpec(
+            "qa", "json", description="list of question-answer items with structured labels (four kinds)"
+        ),
+    )
+    smoke_config = {"duration_s": 1.0}
     structural_params = ("mode", "n_sources", "n_offscreen", "camera_turn", "labels", "motions", "duration_s")
     surface_params = ("lufs", "ambient_label", "rt60_s", "room_size_m", "interferer_snr_db")
 
@@ -471,23 +500,23 @@ class FoaQaGenerator(Generator):
         return DirectorParams(
             mode=c.mode,
             duration_s=c.duration_s,
-            static_duration_s=tuple(c.static_duration_s),
-            n_sources=tuple(c.n_sources),
-            n_offscreen=tuple(c.n_offscreen),
-            distance_m=tuple(c.distance_m),
-            elevation_deg=tuple(c.elevation_deg),
-            lufs=tuple(c.lufs),
+            static_duration_s=c.static_duration_s,
+            n_sources=c.n_sources,
+            n_offscreen=c.n_offscreen,
+            distance_m=c.distance_m,
+            elevation_deg=c.elevation_deg,
+            lufs=c.lufs,
             ambient=c.ambient,
-            ambient_lufs=tuple(c.ambient_lufs),
+            ambient_lufs=c.ambient_lufs,
             fov_deg=c.fov_deg,
             image_size=(c.image_width, c.image_height),
             camera_turn_prob=c.camera_turn_prob,
-            turn_deg=tuple(c.turn_deg),
+            turn_deg=c.turn_deg,
             room=c.room,
             image_order=c.image_order,
-            rt60_s=tuple(c.rt60_s),
+            rt60_s=c.rt60_s,
             tail=c.tail,
-            n_interferers=tuple(c.n_interferers),
+            n_interferers=c.n_interferers,
             snr_choices_db=tuple(c.snr_choices_db),
             max_distance_rc=c.max_distance_rc,
             materials=c.materials,
@@ -590,7 +619,7 @@ class FoaQaGenerator(Generator):
         scene, qa = sample.get("scene"), sample.get("qa")
         if not isinstance(scene, dict):
             return ["scene is missing or not a JSON object"]
-        sr_cfg = int(getattr(self.config, "sample_rate", scene.get("sample_rate", 16000)))
+        sr_cfg = int(getattr(self.config, "sample_rate", None) or scene.get("sample_rate") or 16000)
         foa = sample.get("foa")
         n = None
         if foa is not None:
@@ -614,10 +643,10 @@ class FoaQaGenerator(Generator):
             if x.size and not np.any(x):
                 problems.append("foa is silent")
         feats = sample.get("features")
-        if feats is not None and n is not None:
-            want = (5, 128, n_frames(n, foa[1]))
-            if feats.shape != want or feats.dtype != np.float32:
-                problems.append(f"features {feats.dtype} {feats.shape}, expected float32 {want}")
+        if feats is not None and n is not None and foa is not None:
+            shape = (5, 128, n_frames(n, foa[1]))
+            if feats.shape != shape or feats.dtype != np.float32:
+                problems.append(f"features {feats.dtype} {feats.shape}, expected float32 {shape}")
             elif not np.all(np.isfinite(feats)):
                 problems.append("features contain NaN/inf")
             elif np.abs(feats[1:4]).max() > 1.0 + 1e-4 or feats[4].min() < 0 or feats[4].max() > 1.0:

@@ -30,6 +30,7 @@ Frames (see also ``docs/foa.md``):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -240,7 +241,8 @@ def feasible_motions(p: DirectorParams, dist_range=None) -> tuple[float, float, 
     lo, hi = dist_range or p.distance_m
     if hi - lo < RADIAL_MIN_SPAN_M:
         probs[2] = 0.0
-    return tuple(float(x) for x in probs / probs.sum())
+    s, la, ra = (float(x) for x in probs / probs.sum())
+    return s, la, ra
 
 
 def _draw_keyframes(
@@ -332,7 +334,7 @@ def direct_scene(rng: np.random.Generator, p: DirectorParams) -> dict:
     labels = list(p.labels)
     n_total = n_fg + n_off
     picked = list(rng.choice(labels, size=n_total, replace=n_total > len(labels)))
-    sources = []
+    sources: list[dict] = []
     for i in range(n_total):
         role = "source" if static else "foreground" if i < n_fg else "offscreen"
         src = _draw_source(rng, p, i, role, str(picked[i]), cam, duration, dist_range, room, sources)
@@ -551,7 +553,7 @@ def _draw_room(rng: np.random.Generator, p: DirectorParams) -> dict:
     vol = float(np.prod(size))
     lx, ly, lz = size
     areas = np.array([ly * lz, ly * lz, lx * lz, lx * lz, lx * ly, lx * ly])
-    out = {"size_m": [_r(x, 3) for x in size], "origin_m": [_r(-x, 3) for x in lis]}
+    out: dict[str, Any] = {"size_m": [_r(x, 3) for x in size], "origin_m": [_r(-x, 3) for x in lis]}
     if p.materials:
         names = [str(rng.choice(WALL_MATERIALS)) for _ in range(4)]
         names += [str(rng.choice(FLOOR_MATERIALS)), str(rng.choice(CEILING_MATERIALS))]
@@ -588,12 +590,12 @@ def _room(rng: np.random.Generator, p: DirectorParams, sources: list[dict]) -> d
     """
     from simkit.renderers.foa import PolarTrajectory
 
-    pts = [np.zeros((1, 3))]
+    parts = [np.zeros((1, 3))]
     for s in sources:
         kf = np.asarray(s["keyframes"], dtype=np.float64)
         traj = PolarTrajectory(kf[:, 0], np.radians(kf[:, 1]), np.radians(kf[:, 2]), kf[:, 3])
-        pts.append(traj.positions(np.linspace(kf[0, 0], kf[-1, 0], 33)))
-    pts = np.concatenate(pts)
+        parts.append(traj.positions(np.linspace(kf[0, 0], kf[-1, 0], 33)))
+    pts = np.concatenate(parts)
     lis_h = float(rng.uniform(1.2, 1.7))  # listener height above the floor
     lo = pts.min(axis=0) - rng.uniform(0.5, 2.0, 3)
     hi = pts.max(axis=0) + rng.uniform(0.5, 2.0, 3)

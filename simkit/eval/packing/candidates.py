@@ -30,52 +30,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simkit.core.errors import SimkitError, require
+from simkit.core.errors import require
 from simkit.scenes.packing_geometry import Box, Container
+from simkit.scenes.packing_support import COM, SupportRule, parse_support
 
-
-@dataclass(frozen=True)
-class SupportRule:
-    """When a box may stand on the heightmap (module docstring).
-
-    Attributes:
-        kind: ``"com"`` (centre of mass over the support, the four-quadrant rule), ``"area"``
-            (com and at least ``fraction`` of the base supported) or ``"full"`` (the whole base).
-        fraction: least supported share of the footprint's cells (``area``: in (0, 1]; ``full``: 1).
-    """
-
-    kind: str = "com"
-    fraction: float = 0.0
-
-    def __str__(self) -> str:
-        return {"com": "com", "full": "full"}.get(self.kind, f"area:{self.fraction:g}")
-
-
-#: the rule used unless another is asked for
-COM = SupportRule()
-
-
-def parse_support(text: str | SupportRule) -> SupportRule:
-    """``"com"``, ``"area:F"`` (0 < F <= 1, e.g. ``area:0.75``) or ``"full"`` -> :class:`SupportRule`.
-
-    Raises:
-        SimkitError: any other value (one line naming it and the accepted forms).
-    """
-    if isinstance(text, SupportRule):
-        return text
-    t = str(text).strip().lower()
-    if t == "com":
-        return COM
-    if t == "full":
-        return SupportRule("full", 1.0)
-    if t.startswith("area:"):
-        try:
-            f = float(t[5:])
-        except ValueError:
-            f = float("nan")
-        if 0.0 < f <= 1.0:
-            return SupportRule("area", f)
-    raise SimkitError(f"--support {text!r}: use 'com', 'full' or 'area:F' with 0 < F <= 1 (e.g. area:0.75)")
+__all__ = [
+    "COM",
+    "Candidates",
+    "SupportRule",
+    "enumerate_candidates",
+    "parse_support",
+    "placement_supported",
+    "support_maps",
+    "supported_fraction",
+    "window_max",
+    "window_sum",
+]
 
 
 def window_max(H: np.ndarray, lx: int, ly: int) -> np.ndarray:

@@ -329,9 +329,10 @@ class Expert(Policy):
         self._next = 0
 
     def act(self, state: PackingState) -> Action | None:
-        if self._next >= len(self.case.expert):
+        expert = self.case.expert or []  # reset() refused a case without one
+        if self._next >= len(expert):
             return None
-        p = self.case.expert[self._next]
+        p = expert[self._next]
         self._next += 1
         slots = [i for i, it in enumerate(state.buffer) if it.id == p.box_id]
         if not slots:

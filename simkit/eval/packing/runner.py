@@ -15,8 +15,8 @@ One episode (PackLab's closed loop, spec ``packing.md``):
    top above the container), the oldest buffered item (or the chosen one, for a bad action) is
    discarded, unpacked. The episode ends when every item has been handled (placed or discarded).
 
-At the end the metrics of :mod:`~simkit.eval.packing.metrics` are computed from the settled poses
-and the packing is verified by the geometric checker (:mod:`~simkit.eval.packing.checker`).
+At the end the metrics of :mod:`~simkit.scenes.packing_metrics` are computed from the settled poses
+and the packing is verified by the geometric checker (:mod:`~simkit.scenes.packing_checker`).
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ import numpy as np
 
 from simkit.eval.packing.candidates import COM, SupportRule, placement_supported
 from simkit.eval.packing.case import Action, EvalCase, Item
-from simkit.eval.packing.checker import Violation, check_packing
-from simkit.eval.packing.metrics import CaseMetrics, case_metrics, centre_inside, heightmap_from_poses
 from simkit.eval.packing.policies import PackingState, Policy
+from simkit.scenes.packing_checker import Violation, check_packing
 from simkit.scenes.packing_geometry import Box, Placement, drop_z
+from simkit.scenes.packing_metrics import CaseMetrics, case_metrics, centre_inside, heightmap_from_poses
 
 
 @dataclass
@@ -60,7 +60,7 @@ class EpisodeResult:
     invalid_placements: int
     discarded: int
     seconds: float
-    final_heightmap: np.ndarray = field(repr=False, default=None)
+    final_heightmap: np.ndarray | None = field(repr=False, default=None)
 
     def row(self) -> dict[str, Any]:
         """A flat JSON-ready summary row (metrics + counts)."""
@@ -152,7 +152,7 @@ class PackingEpisode:
         if self.done:
             raise RuntimeError("episode is over")
         ex = None if action is None else self.executable(action)
-        if ex is None:
+        if action is None or ex is None:
             slot = 0 if action is None or not (0 <= action.slot < len(self.buffer)) else action.slot
             rec = StepRecord(action, self.buffer[slot].id, None, None, discarded=True)
             self.discarded += 1

@@ -92,7 +92,7 @@ def contact_sheet(
 
 def contact_sheets(samples: list[dict[str, Any]], out_dir: Path) -> list[Path]:
     """Write one ``contact_<key>.png`` per sample (each key once); return the paths."""
-    from simkit.episodes.inspect import save_png
+    from simkit.core.images import save_png
 
     out_dir = Path(out_dir)
     paths: list[Path] = []

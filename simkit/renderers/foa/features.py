@@ -68,7 +68,8 @@ def mel_filterbank(
     """
     fmax = sr / 2 if fmax is None else fmax
     freqs = np.arange(n_fft // 2 + 1) * sr / n_fft
-    edges = _mel_to_hz(np.linspace(_hz_to_mel(fmin), _hz_to_mel(fmax), n_mels + 2))
+    lo_mel, hi_mel = _hz_to_mel(np.array([fmin, fmax], dtype=np.float64))
+    edges = _mel_to_hz(np.linspace(lo_mel, hi_mel, n_mels + 2))
     lo, ce, hi = edges[:-2, None], edges[1:-1, None], edges[2:, None]
     up = (freqs[None] - lo) / (ce - lo)
     down = (hi - freqs[None]) / (hi - ce)

@@ -73,8 +73,11 @@ class ShoeboxRoom:
     rt60_bands: tuple[float, ...] | None = None
 
     def __post_init__(self) -> None:
-        self.size = tuple(float(v) for v in self.size)
-        if len(self.size) != 3 or min(self.size) <= 0:
+        size = tuple(float(v) for v in self.size)
+        if len(size) != 3 or min(size) <= 0:
+            raise ValueError(f"room size must be three positive lengths, got {self.size}")
+        self.size = (size[0], size[1], size[2])
+        if min(self.size) <= 0:
             raise ValueError(f"room size must be three positive lengths, got {self.size}")
         a = np.broadcast_to(np.asarray(self.absorption, dtype=np.float64), (6,))
         if np.any(a < 0) or np.any(a >= 1):
@@ -85,7 +88,8 @@ class ShoeboxRoom:
         self.max_order = int(self.max_order)
         if self.rt60 is not None and self.rt60 <= 0:
             raise ValueError("rt60 must be > 0 seconds (or None for no tail)")
-        self.origin = tuple(float(v) for v in self.origin)
+        ox, oy, oz = (float(v) for v in self.origin)
+        self.origin = (ox, oy, oz)
         if self.rt60_bands is not None:
             rb = tuple(float(v) for v in self.rt60_bands)
             if len(rb) != len(OCTAVE_BANDS_HZ) or min(rb) <= 0:
