@@ -480,7 +480,7 @@ class FoaQaGenerator(Generator[FoaQaConfig]):
             "qa", "json", description="list of question-answer items with structured labels (four kinds)"
         ),
     )
-    smoke_config = {"duration_s": 1.0}
+    smoke_config = {"duration_s": 1.0, "n_sources": (1, 1), "n_offscreen": (0, 1)}
     structural_params = ("mode", "n_sources", "n_offscreen", "camera_turn", "labels", "motions", "duration_s")
     surface_params = ("lufs", "ambient_label", "rt60_s", "room_size_m", "interferer_snr_db")
 
