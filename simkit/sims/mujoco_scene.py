@@ -506,7 +506,7 @@ def build_scene(
     evaluator = PredicateEvaluator(model, binding)
     for atom in init:
         if atom[0] in ("open", "close", "turnon", "turnoff"):
-            joints, cat = evaluator._joints_of(atom[1])
+            joints, cat = evaluator.joints_of(atom[1])
             q = INIT_QPOS.get(cat, {}).get(atom[0])
             if q is None:
                 warnings.append(f"task {desc['task_id']}: cannot set {atom} (no joint values for {cat!r})")

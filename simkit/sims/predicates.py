@@ -208,7 +208,9 @@ class PredicateEvaluator:
             his.append(centre + ext)
         return np.min(los, axis=0), np.max(his, axis=0)
 
-    def _joints_of(self, x: str) -> tuple[list[int], str]:
+    def joints_of(self, x: str) -> tuple[list[int], str]:
+        """The articulation joints (MuJoCo joint ids) of an entity or region ``x`` and its object
+        category (the region's parent's for a site; ``""`` when unknown)."""
         if x in self.b.sites:
             parent = self.b.site_parent[x]
             return self.b.site_joints[x], self.b.categories.get(parent or "", "")
@@ -216,7 +218,7 @@ class PredicateEvaluator:
 
     def articulation(self, d, pred: str, x: str) -> bool:
         """Open/Close/Turnon/Turnoff of an entity or region (:data:`ARTICULATION`); False for unknown categories."""
-        joints, cat = self._joints_of(x)
+        joints, cat = self.joints_of(x)
         spec = ARTICULATION.get(cat, {}).get(pred)
         if spec is None or not joints:
             return False
