@@ -300,6 +300,42 @@ class _Asset:
     radius: float
 
 
+def strip_visuals(spec) -> None:
+    """Delete visual-only geoms (``contype = conaffinity = 0``) and the meshes, textures and materials
+    nothing references any more. LIBERO's visual meshes are most of a task model's memory (about
+    200 MB per task); physics and the goal tests use only collision geometry."""
+    for g in list(spec.geoms):
+        if g.contype == 0 and g.conaffinity == 0:
+            spec.delete(g)
+    used = {g.meshname for g in spec.geoms}
+    for m in list(spec.meshes):
+        if m.name not in used:
+            spec.delete(m)
+    used_mat = {g.material for g in spec.geoms} | {s.material for s in spec.sites}
+    for mat in list(spec.materials):
+        if mat.name not in used_mat:
+            spec.delete(mat)
+    used_tex = {t for mat in spec.materials for t in mat.textures if t}
+    for tex in list(spec.textures):
+        if tex.name not in used_tex:
+            spec.delete(tex)
+
+
+def _freeze_inertia(spec) -> None:
+    """Give every body the mass and inertia its full model has (visual geoms included, as MuJoCo and
+    LIBERO compute them), so that :func:`strip_visuals` leaves the dynamics unchanged."""
+    full = spec.copy().compile()
+    for b in spec.bodies:
+        if b.name == "world":
+            continue
+        i = full.body(b.name).id
+        b.explicitinertial = True
+        b.mass = float(full.body_mass[i])
+        b.ipos = list(full.body_ipos[i])
+        b.iquat = list(full.body_iquat[i])
+        b.inertia = list(full.body_inertia[i])
+
+
 def _load_assets(desc: dict, root: Path, warnings: list[str]) -> dict[str, _Asset]:
     """Load every fixture and object asset of a descriptor (MJCF), with its collision extent and radius."""
     from simkit.assets.mjcf2usd import load_mjcf
@@ -407,6 +443,7 @@ def build_scene(
     with_robot: bool = True,
     max_tries: int = 1000,
     max_layouts: int = 10,
+    visual: bool = True,
 ) -> Scene:
     """Assemble, place and compile the MuJoCo scene of one task descriptor.
 
@@ -418,6 +455,8 @@ def build_scene(
         with_robot: add the Panda arm and gripper.
         max_tries: circle-test draws per entity and layout.
         max_layouts: full layouts drawn before penetrating movable objects are lifted apart.
+        visual: keep visual-only geoms and their meshes/textures (False: :func:`strip_visuals`, for
+            simulation without rendering; a tenth of the memory).
 
     Returns:
         :class:`Scene` (after ``mj_forward``; nothing has been simulated). Fixtures are mocap
@@ -461,6 +500,9 @@ def build_scene(
     if with_robot:
         top = desc["arena"]["offset"][2]
         _add_panda(spec, ROBOT_BASE.get(desc["arena"]["problem"].lower(), (-0.66, 0.0, top)))
+    if not visual:
+        _freeze_inertia(spec)
+        strip_visuals(spec)
     try:
         model = spec.compile()
     except (ValueError, RuntimeError) as exc:

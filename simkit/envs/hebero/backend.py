@@ -112,10 +112,7 @@ class CpuBatchBackend:
         self.groups: list[Group] = []
         self._batches: list[Any] = []
         self._arrays: list[dict[str, np.ndarray]] = []
-        sigs: dict[tuple[int, ...], list[int]] = {}
-        for k, m in enumerate(self.models):
-            sigs.setdefault(layout_signature(m), []).append(k)
-        for ks in sigs.values():
+        for ks in self._layout_groups(Batch):
             env_ids = np.flatnonzero(np.isin(self.task_of, ks))
             if len(env_ids) == 0:
                 continue
@@ -128,6 +125,29 @@ class CpuBatchBackend:
             arr["ctrl"] = batch.bind("ctrl")
             self._arrays.append(arr)
         self._spec = int(mujoco.mjtState.mjSTATE_INTEGRATION)
+
+    def _layout_groups(self, batch_cls) -> list[list[int]]:
+        """Task indices grouped so that each group's models give one MjData layout: first by
+        :func:`layout_signature`, then checked with ``Batch.set_models`` (greedy split on failure)."""
+        sigs: dict[tuple[int, ...], list[int]] = {}
+        for k, m in enumerate(self.models):
+            sigs.setdefault(layout_signature(m), []).append(k)
+        groups: list[list[int]] = []
+        for ks in sigs.values():
+            subs: list[list[int]] = []
+            for k in ks:
+                for sub in subs:
+                    probe = batch_cls(self.models[sub[0]], 1, nthread=1)
+                    try:
+                        probe.set_models([self.models[k]])
+                    except Exception:  # MuJoCo's FatalError: another data layout
+                        continue
+                    sub.append(k)
+                    break
+                else:
+                    subs.append([k])
+            groups += subs
+        return groups
 
     def arrays(self, g: int) -> dict[str, np.ndarray]:
         return self._arrays[g]

@@ -217,7 +217,7 @@ def goal_on_state(task: str, state: np.ndarray, libero_root: str | Path | None =
 
     mujoco = import_mujoco()
     if task not in _SCENES:
-        _SCENES[task] = build_scene(descriptors([task], libero_root)[0], libero_root)
+        _SCENES[task] = build_scene(descriptors([task], libero_root)[0], libero_root, visual=False)
     sc = _SCENES[task]
     spec = int(mujoco.mjtState.mjSTATE_INTEGRATION)
     n = mujoco.mj_stateSize(sc.model, spec)

@@ -79,12 +79,15 @@ def _stack(tasks: list[TaskModel], idx: np.ndarray, attr: str) -> np.ndarray:
 
 
 def build_tasks(
-    suite: str | None, tasks: Sequence[str] | None, libero_root: str | Path | None
+    suite: str | None, tasks: Sequence[str] | None, libero_root: str | Path | None, visual: bool = False
 ) -> tuple[list[str], list[TaskModel]]:
-    """Task ids and their :class:`TaskModel` (scenes built from the bundled BDDL + installed assets)."""
+    """Task ids and their :class:`TaskModel` (scenes built from the bundled BDDL + installed assets;
+    without ``visual`` the visual meshes are dropped, dynamics unchanged, see ``build_scene``)."""
     ids = task_ids(suite, tasks)
     descs = descriptors(ids, libero_root)
-    return ids, [TaskModel(build_scene(d, libero_root, np.random.default_rng(0))) for d in descs]
+    return ids, [
+        TaskModel(build_scene(d, libero_root, np.random.default_rng(0), visual=visual)) for d in descs
+    ]
 
 
 class HeberoVectorEnv(gymnasium.vector.VectorEnv):
@@ -95,7 +98,9 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
         suite: goal | object | spatial | long | all (ignored when ``tasks`` is given).
         tasks: explicit task ids (``goal/turn_on_the_stove``) or names.
         backend: "cpu" (``mujoco.batch``); "warp" raises until the GPU backend lands.
-        render_mode: None or "rgb_array" (``render()`` returns env 0's agent-view image).
+        render_mode: None or "rgb_array" (``render()`` returns env 0's agent-view image). Without a
+            render mode the task models drop their visual meshes (about 4 MB instead of 200 MB per
+            task; masses and inertias are kept, so the dynamics are bit-identical).
         equal_groups: require N to be a multiple of K (every task gets the same number of envs).
         libero_root: a LIBERO checkout instead of the bundled BDDL files + installed assets.
         config: :class:`HeberoConfig` or a dict of its fields; keyword arguments of the same
@@ -138,7 +143,7 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
             raise InputError(
                 None, f"num_envs={num_envs} is not a multiple of the {k} tasks (equal_groups=True)"
             )
-        self.task_names, self.tasks = build_tasks(suite, tasks, libero_root)
+        self.task_names, self.tasks = build_tasks(suite, tasks, libero_root, visual=render_mode is not None)
         self.num_envs = num_envs
         self.render_mode = render_mode
         self.task_of = np.arange(num_envs) % k
