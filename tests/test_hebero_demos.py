@@ -181,3 +181,52 @@ def test_demo_policy_succeeds_on_8_of_10_goal_tasks_and_matches_the_demos(tmp_pa
         assert demo.success == (sr == 1.0), task
         assert demo.success == goal_on_state(task, demo.states[-1])
     assert sum(per_task.values()) >= 8
+
+
+@pytest.mark.slow
+def test_demo_corpus_is_the_same_for_any_worker_count_and_validates(tmp_path):
+    from simkit.episodes.reader import iter_corpus
+
+    def gen(out, workers):
+        cmd = [
+            sys.executable,
+            "-m",
+            "simkit",
+            "generate",
+            "hebero-demos",
+            "--n",
+            "2",
+            "--out",
+            str(out),
+            "--seed",
+            "3",
+            "--workers",
+            str(workers),
+            "--set",
+            "tasks=[goal/turn_on_the_stove]",
+            "--set",
+            "max_steps=80",
+        ]
+        res = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path)
+        assert res.returncode == 0, res.stderr[-2000:]
+        return {s["__key__"]: s for s in iter_corpus(out)}
+
+    a, b = gen(tmp_path / "a", 1), gen(tmp_path / "b", 2)
+    assert sorted(a) == sorted(b) and len(a) == 2
+    for k in a:
+        for f in ("actions", "states", "object_poses"):
+            assert np.array_equal(a[k][f], b[k][f]), (k, f)
+        assert a[k]["demo"]["success"] == goal_on_state(TASK, a[k]["states"][-1])
+    res = subprocess.run(
+        [sys.executable, "-m", "simkit", "validate", str(tmp_path / "a")], capture_output=True, text=True
+    )
+    assert res.returncode == 0 and "PASS" in res.stdout, res.stdout + res.stderr
+    out = tmp_path / "demos.hdf5"
+    res = subprocess.run(
+        [sys.executable, "-m", "simkit", "export", "hebero-hdf5", str(tmp_path / "a"), str(out)],
+        capture_output=True,
+        text=True,
+    )
+    assert res.returncode == 0 and "wrote 2 demo(s)" in res.stdout, res.stderr
+    with h5py.File(out) as f:
+        assert sorted(f["data"]) == ["demo_0", "demo_1"]

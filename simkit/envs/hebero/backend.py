@@ -69,7 +69,8 @@ class Backend(Protocol):
         ...
 
     def step(self, nstep: int) -> None:
-        """Advance every environment by ``nstep`` physics steps with its current ``ctrl``."""
+        """Advance every environment by ``nstep`` physics steps with its current ``ctrl``; afterwards the
+        arrays describe the new state."""
         ...
 
     def jac(self, g: int, body: np.ndarray, point: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -125,6 +126,7 @@ class CpuBatchBackend:
             arr["ctrl"] = batch.bind("ctrl")
             self._arrays.append(arr)
         self._spec = int(mujoco.mjtState.mjSTATE_INTEGRATION)
+        self._stage = int(mujoco.mjtStage.mjSTAGE_ACC)
 
     def _layout_groups(self, batch_cls) -> list[list[int]]:
         """Task indices grouped so that each group's models give one MjData layout: first by
@@ -161,8 +163,10 @@ class CpuBatchBackend:
         b.forward(np.asarray(local, int))
 
     def step(self, nstep: int) -> None:
+        # stage ACC: after the last substep run mj_forward at the new state, so that positions,
+        # contacts and contact sensors describe the state the env returns (not one substep before)
         for b in self._batches:
-            b.step(nstep=nstep)
+            b.step(nstep=nstep, stage=self._stage)
 
     def jac(self, g: int, body: np.ndarray, point: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return self._batches[g].jac(body, point)
