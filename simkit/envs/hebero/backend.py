@@ -64,6 +64,10 @@ class Backend(Protocol):
         """Live (n_g, ...) arrays of :data:`FIELDS` and ``ctrl`` for group g (current after each call)."""
         ...
 
+    def states(self, g: int) -> np.ndarray:
+        """Group g's live (n_g, nstate) integration-state rows."""
+        ...
+
     def set_state(self, g: int, local: np.ndarray, state: np.ndarray) -> None:
         """Load full integration states (len(local), nstate) into group g's environments ``local``."""
         ...
@@ -153,6 +157,10 @@ class CpuBatchBackend:
 
     def arrays(self, g: int) -> dict[str, np.ndarray]:
         return self._arrays[g]
+
+    def states(self, g: int) -> np.ndarray:
+        """Group g's live (n_g, nstate) integration-state rows (``mjSTATE_INTEGRATION``)."""
+        return self._batches[g].state
 
     def state_size(self, g: int) -> int:
         return int(self._batches[g].nstate)
