@@ -20,8 +20,6 @@ KNOWN_LONG = {
     "simkit/executors/run.py:generate_corpus",
     "simkit/generators/wrop/kit.py:cross_behind",
     "simkit/renderers/foa/render.py:render_foa",
-    "simkit/scenes/bddl.py:parse_bddl",
-    "simkit/sims/mujoco_scene.py:build_scene",
 }
 
 

@@ -336,7 +336,9 @@ def _freeze_inertia(spec) -> None:
         b.inertia = list(full.body_inertia[i])
 
 
-def _load_assets(desc: dict, root: Path, warnings: list[str]) -> dict[str, _Asset]:
+def _load_assets(
+    desc: dict, root: Path, warnings: list[str], where: str = "under --libero-root"
+) -> dict[str, _Asset]:
     """Load every fixture and object asset of a descriptor (MJCF), with its collision extent and radius."""
     from simkit.assets.mjcf2usd import load_mjcf
 
@@ -352,7 +354,7 @@ def _load_assets(desc: dict, root: Path, warnings: list[str]) -> dict[str, _Asse
             )
         path = root / info["asset"]
         if not path.is_file():
-            raise InputError(path, f"asset of {name} ({info['category']}) not found under the LIBERO root")
+            raise InputError(path, f"asset of {name} ({info['category']}) not found {where}")
         loaded = load_mjcf(path, compile_check=False, merged=True)
         warnings += loaded.warnings
         # LIBERO (robosuite MujocoXMLObject) places the body named "object" at the sampled pose and
@@ -470,12 +472,13 @@ def build_scene(
             penetrations that lifting movable objects by :data:`MAX_LIFT` does not remove.
     """
     mujoco = import_mujoco()
+    where = "under --libero-root"
     if libero_root is None:
         from simkit.assets.libero_assets import libero_root as installed_root
 
-        libero_root = installed_root()
+        libero_root, where = installed_root(), "in the installed LIBERO asset tree"
     warnings: list[str] = []
-    assets = _load_assets(desc, Path(libero_root), warnings)
+    assets = _load_assets(desc, Path(libero_root), warnings, where)
     names = list(assets)
     ws_plan, deferred = _placement_plan(desc, names)
     spec = _new_spec(desc)
