@@ -22,8 +22,12 @@ from pathlib import Path
 import numpy as np
 
 
-def bench_env(n_tasks: int, n_envs: int, steps: int) -> tuple[float, float]:
-    """(env steps/s of HeberoVectorEnv, env steps/s of bare mujoco.batch) for the first ``n_tasks`` tasks."""
+def bench_env(n_tasks: int, n_envs: int, steps: int, rounds: int = 4) -> tuple[float, float]:
+    """(env steps/s of HeberoVectorEnv, env steps/s of bare mujoco.batch) for the first ``n_tasks`` tasks.
+
+    The two are timed in alternating rounds of ``steps`` env steps each (on a shared machine the load
+    changes over a run; alternating exposes both to the same load).
+    """
     from mujoco.batch import Batch
 
     from simkit.envs.hebero.tasks import task_ids
@@ -32,29 +36,31 @@ def bench_env(n_tasks: int, n_envs: int, steps: int) -> tuple[float, float]:
     ids = task_ids("all")[:n_tasks]
     env = HeberoVectorEnv(num_envs=n_envs, tasks=ids, horizon=10**6, terminate_on_success=False)
     env.reset(seed=0)
-    rng = np.random.default_rng(0)
-    acts = rng.uniform(-0.3, 0.3, (steps, n_envs, 7))
-    env.step(acts[0])
-    t = time.perf_counter()
-    for a in acts:
-        env.step(a)
-    t_env = time.perf_counter() - t
-    # bare: the same models, groups and states; controls held; no simkit code in the loop
+    acts = np.random.default_rng(0).uniform(-0.3, 0.3, (steps, n_envs, 7))
+    # bare: the same models, groups and start states; controls held; no simkit code in the loop
     bare = []
     for g, grp in enumerate(env.backend.groups):
         b = Batch(env.tasks[int(grp.tasks[0])].model, len(grp.env_ids))
         b.set_models([env.tasks[int(k)].model for k in grp.tasks])
-        b.state[:] = env.backend.states(g)  # the env's start state
+        b.state[:] = env.backend.states(g)
         bare.append(b)
+    env.step(acts[0])
     for b in bare:
         b.step(nstep=env.substeps)
-    t = time.perf_counter()
-    for _ in range(steps):
-        for b in bare:
-            b.step(nstep=env.substeps)
-    t_bare = time.perf_counter() - t
+    t_env = t_bare = 0.0
+    for _ in range(rounds):
+        t = time.perf_counter()
+        for a in acts:
+            env.step(a)
+        t_env += time.perf_counter() - t
+        t = time.perf_counter()
+        for _ in range(steps):
+            for b in bare:
+                b.step(nstep=env.substeps)
+        t_bare += time.perf_counter() - t
     env.close()
-    return n_envs * steps / t_env, n_envs * steps / t_bare
+    n = n_envs * steps * rounds
+    return n / t_env, n / t_bare
 
 
 def main() -> None:
