@@ -90,6 +90,11 @@ def build_tasks(
     ]
 
 
+def _fixture_joint_ids(task: TaskModel) -> list[int]:
+    b = task.scene.binding
+    return [j for n in task.desc["fixtures"] for j in b.joints.get(n, [])]
+
+
 class HeberoVectorEnv(gymnasium.vector.VectorEnv):
     """The heterogeneous multi-task LIBERO vector env (see module doc and ``docs/hebero.md``).
 
@@ -160,6 +165,7 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
         self.elapsed = np.zeros(num_envs, int)
         self._rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(0).spawn(num_envs)]
         self._renderer: Any = None
+        self.stream: Any = None  # demo command stream (set_demos)
 
     # ---- per-group gather indices
     def _group_index(self, g: int) -> dict[str, Any]:
@@ -193,6 +199,9 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
         terminated = success & self.cfg.terminate_on_success
         truncated = (self.elapsed >= self.cfg.horizon) & ~terminated
         info: dict[str, Any] = {"task_id": self.task_of.copy(), "success": success, **terms}
+        if self.stream is not None:
+            self.stream.advance()
+            info.update(self._demo_terms())
         done = np.flatnonzero(terminated | truncated)
         if len(done):
             info["final_obs"] = obs.copy()
@@ -202,17 +211,68 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
             obs[done] = new_obs[done]
         return obs, terms["reward"].astype(np.float32), terminated, truncated, info
 
+    def set_demos(self, demos: dict[str, list], demo_start: bool = False) -> None:
+        """Attach demonstrations (task id -> list of :class:`~simkit.envs.hebero.demos.Demo`): from the
+        next reset on, ``info`` carries ``r_demo`` (demo-tracking reward), ``phi`` (cursor) and
+        ``demo_id``; with ``demo_start`` envs reset to a demo state at a random cursor r_e.
+
+        Raises:
+            InputError: a task of this env has no demo.
+        """
+        from simkit.envs.hebero.demos import CommandStream
+
+        by_index = {k: list(demos.get(t, [])) for k, t in enumerate(self.task_names)}
+        self.stream = CommandStream(by_index, self.task_of, demo_start)
+
     def _reset_envs(self, envs: np.ndarray) -> None:
+        start = self.stream.on_reset(envs, self._rngs) if self.stream is not None else {}
         for g, grp in enumerate(self.backend.groups):
             local = np.flatnonzero(np.isin(grp.env_ids, envs))
             if len(local) == 0:
                 continue
             states = np.stack(
-                [self.tasks[int(grp.tasks[j])].sample_state(self._rngs[int(grp.env_ids[j])]) for j in local]
+                [
+                    start[int(grp.env_ids[j])]
+                    if int(grp.env_ids[j]) in start
+                    else self.tasks[int(grp.tasks[j])].sample_state(self._rngs[int(grp.env_ids[j])])
+                    for j in local
+                ]
             )
             self.backend.set_state(g, local, states)
         self.prev_action[envs] = 0.0
         self.elapsed[envs] = 0
+
+    def _demo_terms(self) -> dict[str, np.ndarray]:
+        """r_demo, phi and the active demo per env (command stream attached by :meth:`set_demos`)."""
+        from simkit.envs.hebero.demos import demo_reward, tracking_errors
+
+        assert self.stream is not None
+        errs: dict[str, list[float]] = {}
+        for g, grp in enumerate(self.backend.groups):
+            ix, arr = self._index[g], self.backend.arrays(g)
+            for j, e in enumerate(grp.env_ids):
+                t = self.tasks[int(grp.tasks[j])]
+                demo, m = self.stream.reference(int(e))
+                objs = np.array(
+                    [arr["xpos"][j, t.scene.binding.bodies[n]] for n in demo.object_names]
+                ).reshape(-1, 3)
+                art = arr["qpos"][j, [t.model.jnt_qposadr[i] for i in _fixture_joint_ids(t)]]
+                one = tracking_errors(
+                    demo,
+                    m,
+                    arr["qpos"][j, ix["arm_q"][j]],
+                    arr["qvel"][j, ix["arm_v"][j]],
+                    arr["qpos"][j, ix["finger_q"][j]],
+                    arr["site_xpos"][j, ix["ee_site"][j]],
+                    objs,
+                    art,
+                    self.cfg.control_hz,
+                )
+                for k, v in one.items():
+                    errs.setdefault(k, [0.0] * self.num_envs)[int(e)] = v
+        _, phi = self.stream.cursor()
+        r = demo_reward({k: np.asarray(v) for k, v in errs.items()}, self.cfg.demo_reward)
+        return {"r_demo": r, "phi": phi, "demo_id": self.stream.demo.copy()}
 
     def _control(self, a: np.ndarray) -> None:
         for g, grp in enumerate(self.backend.groups):
