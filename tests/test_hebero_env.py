@@ -183,3 +183,19 @@ def test_make_vec_all_40_on_a_fresh_interpreter(tmp_path):
     assert res.returncode == 0, res.stderr[-3000:]
     assert res.stdout.startswith("ok")
     assert not (tmp_path / "MUJOCO_LOG.TXT").exists()
+
+
+def test_hinge_jacobian_equals_mujoco_jac(env):
+    from simkit.envs.hebero import kernels
+
+    env.reset(seed=4)
+    env.step(np.random.default_rng(1).uniform(-1, 1, (6, 7)))
+    arr, ix = env.backend.arrays(0), env._index[0]
+    rows = ix["rows"]
+    ee = arr["site_xpos"][rows[:, 0], ix["ee_site"]]
+    jp, jr = kernels.hinge_jacobian(
+        arr["xanchor"][rows, ix["arm_jnt"]], arr["xaxis"][rows, ix["arm_jnt"]], ee
+    )
+    mp, mr = env.backend.jac(0, ix["ee_body"], ee)
+    assert np.allclose(jp, np.take_along_axis(mp, ix["arm_v"][:, None, :], axis=2), atol=1e-12)
+    assert np.allclose(jr, np.take_along_axis(mr, ix["arm_v"][:, None, :], axis=2), atol=1e-12)

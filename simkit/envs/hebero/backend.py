@@ -31,6 +31,8 @@ FIELDS = (
     "xpos",
     "xquat",
     "xmat",
+    "xanchor",
+    "xaxis",
     "site_xpos",
     "site_xmat",
     "geom_xpos",
@@ -130,7 +132,7 @@ class CpuBatchBackend:
             arr["ctrl"] = batch.bind("ctrl")
             self._arrays.append(arr)
         self._spec = int(mujoco.mjtState.mjSTATE_INTEGRATION)
-        self._stage = int(mujoco.mjtStage.mjSTAGE_ACC)
+        self._stage = int(mujoco.mjtStage.mjSTAGE_POS)
 
     def _layout_groups(self, batch_cls) -> list[list[int]]:
         """Task indices grouped so that each group's models give one MjData layout: first by
@@ -171,8 +173,9 @@ class CpuBatchBackend:
         b.forward(np.asarray(local, int))
 
     def step(self, nstep: int) -> None:
-        # stage ACC: after the last substep run mj_forward at the new state, so that positions,
-        # contacts and contact sensors describe the state the env returns (not one substep before)
+        # stage POS: after the last substep compute kinematics and collisions at the new state, so that
+        # positions, contacts and the contact sensors (needstage POS) describe the state the env
+        # returns, not the one a substep before; velocities are state and always current
         for b in self._batches:
             b.step(nstep=nstep, stage=self._stage)
 

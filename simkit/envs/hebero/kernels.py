@@ -34,6 +34,20 @@ def dls_delta_q(jac: np.ndarray, dx: np.ndarray, damping: float) -> np.ndarray:
     return np.einsum("nji,nj->ni", jac, np.linalg.solve(jjt, dx[..., None])[..., 0])
 
 
+def hinge_jacobian(anchor: np.ndarray, axis: np.ndarray, point: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Geometric Jacobian of a serial chain of hinge joints at world points (what ``mj_jac`` gives for them).
+
+    Args:
+        anchor, axis: (n, k, 3) world anchor points (m) and unit axes of the k hinges.
+        point: (n, 3) world point, m.
+
+    Returns:
+        jacp (n, 3, k) = axis_i x (point - anchor_i); jacr (n, 3, k) = axis_i.
+    """
+    jacp = np.cross(axis, point[:, None, :] - anchor)
+    return np.swapaxes(jacp, 1, 2), np.swapaxes(axis, 1, 2)
+
+
 def arm_targets(
     action: np.ndarray,
     q: np.ndarray,

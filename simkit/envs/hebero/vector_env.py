@@ -43,6 +43,7 @@ class TaskModel:
 
         arm = [jid(f"robot/joint{i}") for i in range(1, 8)]
         fingers = [jid("robot/gripper/finger_joint1"), jid("robot/gripper/finger_joint2")]
+        self.arm_jnt = np.asarray(arm, int)
         self.arm_q = m.jnt_qposadr[arm].astype(int)
         self.arm_v = m.jnt_dofadr[arm].astype(int)
         self.finger_q = m.jnt_qposadr[fingers].astype(int)
@@ -173,7 +174,17 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
         ts = self.tasks
         out: dict[str, Any] = {
             a: _stack(ts, tk, a)
-            for a in ("arm_q", "arm_v", "finger_q", "qrange", "arm_act", "grip_act", "slot_kind", "slot_id")
+            for a in (
+                "arm_q",
+                "arm_v",
+                "arm_jnt",
+                "finger_q",
+                "qrange",
+                "arm_act",
+                "grip_act",
+                "slot_kind",
+                "slot_id",
+            )
         }
         out.update({a: _stack(ts, tk, a) for a in ("ee_site", "ee_body", "base_body", "task_code")})
         out["rows"] = np.arange(len(tk))[:, None]
@@ -279,13 +290,15 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
             ix, arr = self._index[g], self.backend.arrays(g)
             rows = ix["rows"]
             ee = arr["site_xpos"][rows[:, 0], ix["ee_site"]]
-            jacp, jacr = self.backend.jac(g, ix["ee_body"], ee)
+            jacp, jacr = kernels.hinge_jacobian(
+                arr["xanchor"][rows, ix["arm_jnt"]], arr["xaxis"][rows, ix["arm_jnt"]], ee
+            )
             q = arr["qpos"][rows, ix["arm_q"]]
             target, fingers = kernels.arm_targets(
                 a[grp.env_ids],
                 q,
-                np.take_along_axis(jacp, ix["arm_v"][:, None, :], axis=2),
-                np.take_along_axis(jacr, ix["arm_v"][:, None, :], axis=2),
+                jacp,
+                jacr,
                 ix["qrange"],
                 self.cfg.pos_scale,
                 self.cfg.rot_scale,
