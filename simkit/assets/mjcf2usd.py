@@ -51,6 +51,7 @@ from pathlib import Path
 
 import numpy as np
 
+from simkit.assets.mujoco_log import import_mujoco
 from simkit.core.errors import InputError, require
 
 ASSET_KINDS = ("texture", "material", "mesh", "hfield", "skin")
@@ -254,7 +255,7 @@ def load_mjcf(path: str | Path, compile_check: bool = True, merged: bool = False
     Raises:
         InputError: see :func:`rewrite_mjcf`; MuJoCo rejecting the file (its message is kept).
     """
-    mujoco = require("mujoco", "hebero")
+    mujoco = import_mujoco()
     path = Path(path).resolve()
     xml, warnings, dropped, textures = rewrite_mjcf(path, merged)
     try:
@@ -400,7 +401,7 @@ def convert_mjcf_to_usd(src: str | Path, dst: str | Path, static: bool | None = 
             than .usd/.usda/.usdc (checked after the source, so a missing source
             is reported first).
     """
-    mujoco = require("mujoco", "hebero")
+    mujoco = import_mujoco()
     Usd = require("pxr.Usd", "hebero")
     from pxr import Gf, Sdf, UsdGeom, UsdPhysics, UsdShade, Vt
 

@@ -48,8 +48,8 @@ from typing import Any
 
 import numpy as np
 
+from simkit.assets.mujoco_log import import_mujoco
 from simkit.core.errors import InputError, SampleRejected
-from simkit.sims.mujoco_log import import_mujoco
 from simkit.sims.predicates import (
     ZONE_HALF_HEIGHT,
     ZONE_Z_BELOW_TOP,

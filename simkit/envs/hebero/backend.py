@@ -21,8 +21,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from simkit.assets.mujoco_log import import_mujoco
 from simkit.core.errors import InputError, SimkitError
-from simkit.sims.mujoco_log import import_mujoco
 
 #: derived MuJoCo fields the env reads every step, (n_g, ...) arrays
 FIELDS = (

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from simkit.assets.mujoco_log import import_mujoco
 from simkit.envs.hebero.scripted import Tracker, plan_task
-from simkit.sims.mujoco_log import import_mujoco
 
 
 @dataclass

@@ -19,13 +19,13 @@ import gymnasium
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
+from simkit.assets.mujoco_log import import_mujoco
 from simkit.core.errors import InputError, SimkitError
 from simkit.envs.hebero import kernels
 from simkit.envs.hebero.backend import Backend, make_backend
 from simkit.envs.hebero.config import HeberoConfig
 from simkit.envs.hebero.tasks import descriptors, task_ids
 from simkit.sims.batch_predicates import BatchGoal
-from simkit.sims.mujoco_log import import_mujoco
 from simkit.sims.mujoco_scene import SIM_DT, Scene, build_scene
 
 
