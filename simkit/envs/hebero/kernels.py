@@ -44,8 +44,11 @@ def hinge_jacobian(anchor: np.ndarray, axis: np.ndarray, point: np.ndarray) -> t
     Returns:
         jacp (n, 3, k) = axis_i x (point - anchor_i); jacr (n, 3, k) = axis_i.
     """
-    jacp = np.cross(axis, point[:, None, :] - anchor)
-    return np.swapaxes(jacp, 1, 2), np.swapaxes(axis, 1, 2)
+    r = point[:, None, :] - anchor
+    ax, ay, az = axis[..., 0], axis[..., 1], axis[..., 2]
+    rx, ry, rz = r[..., 0], r[..., 1], r[..., 2]
+    jacp = np.stack([ay * rz - az * ry, az * rx - ax * rz, ax * ry - ay * rx], axis=1)  # (n, 3, k)
+    return jacp, np.swapaxes(axis, 1, 2)
 
 
 def arm_targets(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -130,6 +130,22 @@ def build_tasks(
     ]
 
 
+class _Rows(Mapping):
+    """Row subset of a backend's arrays, sliced on access (the goal tests read only a few fields)."""
+
+    def __init__(self, arrays: Mapping[str, np.ndarray], rows: Any):
+        self._a, self._r = arrays, rows
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        return self._a[key][self._r]
+
+    def __iter__(self):
+        return iter(self._a)
+
+    def __len__(self) -> int:
+        return len(self._a)
+
+
 def _fixture_joint_ids(task: TaskModel) -> list[int]:
     b = task.scene.binding
     return [j for n in task.desc["fixtures"] for j in b.joints.get(n, [])]
@@ -201,6 +217,7 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, num_envs)
         self._index = [self._group_index(g) for g in range(len(self.backend.groups))]
+        self._qrange = np.stack([self.tasks[k].qrange for k in self.task_of])  # (N, 7, 2) arm limits, rad
         self.prev_action = np.zeros((num_envs, 7))
         self.elapsed = np.zeros(num_envs, int)
         self._rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(0).spawn(num_envs)]
@@ -362,17 +379,18 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
     def _observe(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
         obs = np.zeros((self.num_envs, kernels.OBS_DIM), np.float32)
         success = np.zeros(self.num_envs, bool)
-        terms: dict[str, np.ndarray] = {}
+        q, dq = np.zeros((self.num_envs, 7)), np.zeros((self.num_envs, 7))
         for g, grp in enumerate(self.backend.groups):
             ix, arr = self._index[g], self.backend.arrays(g)
             rows, e = ix["rows"], grp.env_ids
             for t, r in ix["task_rows"].items():
-                success[e[r]] = self.tasks[t].goal({k: v[r] for k, v in arr.items()})
-            q, dq = arr["qpos"][rows, ix["arm_q"]], arr["qvel"][rows, ix["arm_v"]]
+                rows_t = r if len(r) < len(e) else slice(None)  # whole group: views, no copies
+                success[e[r]] = self.tasks[t].goal(_Rows(arr, rows_t))
+            q[e], dq[e] = arr["qpos"][rows, ix["arm_q"]], arr["qvel"][rows, ix["arm_v"]]
             base = arr["xpos"][rows[:, 0], ix["base_body"]]
             prop = kernels.proprioception(
-                q,
-                dq,
+                q[e],
+                dq[e],
                 arr["qpos"][rows, ix["finger_q"]],
                 arr["site_xpos"][rows[:, 0], ix["ee_site"]],
                 arr["xquat"][rows[:, 0], ix["ee_body"]],
@@ -388,11 +406,7 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
                 base,
             )
             obs[e] = np.concatenate([a[e], ix["task_code"], prop, slots], axis=1)
-            r = kernels.task_reward(
-                success[e], a[e], self.prev_action[e], q, dq, ix["qrange"], self.cfg.reward
-            )
-            for k, v in r.items():
-                terms.setdefault(k, np.zeros(self.num_envs))[e] = v
+        terms = kernels.task_reward(success, a, self.prev_action, q, dq, self._qrange, self.cfg.reward)
         return obs, success, terms
 
     # ---- rendering
