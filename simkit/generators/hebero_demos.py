@@ -65,7 +65,7 @@ class HeberoDemosGenerator(Generator):
             "demo", "json", None, None, "", "", "task id, instruction, seed, success, names of the columns"
         ),
     )
-    required_fields = ("actions", "states", "demo")
+    required_fields = tuple(f.name for f in fields)
     structural_params = ("task_id", "seed")
     surface_params = ()
     smoke_config: ClassVar[dict[str, Any]] = {"tasks": ["goal/turn_on_the_stove"], "max_steps": 60}
