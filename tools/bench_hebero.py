@@ -5,8 +5,9 @@ single-env CPU MuJoCo steps/s on a LIBERO root.
 
 ``python tools/bench_hebero.py --env [--tasks 1 40] [--envs 40 400] [--steps 10]``: throughput of
 ``simkit/Hebero-v0`` (controller, observations, rewards, goal tests, CPU ``mujoco.batch`` backend)
-against bare ``mujoco.batch`` stepping the same task models in the same layout groups with the same
-controls and no simkit code, measured in the same run. Both count env steps (one control step =
+against bare ``mujoco.batch`` stepping the same task models in the same layout groups from the same
+states with the same controls (recorded from the env's controller, replayed), with no simkit code,
+measured in the same run in alternating rounds. Both count env steps (one control step =
 25 physics steps of 2 ms) per second of wall time.
 
 Prints one line per measurement (machine-readable ``name value unit``).
@@ -48,15 +49,22 @@ def bench_env(n_tasks: int, n_envs: int, steps: int, rounds: int = 4) -> tuple[f
     for b in bare:
         b.step(nstep=env.substeps)
     t_env = t_bare = 0.0
+    groups = range(len(bare))
     for _ in range(rounds):
+        start = [env.backend.states(g).copy() for g in groups]
+        ctrls = []
         t = time.perf_counter()
         for a in acts:
             env.step(a)
+            ctrls.append([env.backend.arrays(g)["ctrl"].copy() for g in groups])  # not timed below
         t_env += time.perf_counter() - t
+        for g in groups:  # bare replays the same start states and controls: same trajectories
+            bare[g].state[:] = start[g]
         t = time.perf_counter()
-        for _ in range(steps):
-            for b in bare:
-                b.step(nstep=env.substeps)
+        for c in ctrls:
+            for g in groups:
+                bare[g].ctrl[:] = c[g]
+                bare[g].step(nstep=env.substeps)
         t_bare += time.perf_counter() - t
     env.close()
     n = n_envs * steps * rounds
