@@ -83,10 +83,9 @@ def _fixture_joints(task) -> list[int]:
 def record_demo(env, seed: int, max_steps: int = 600) -> Demo:
     """Run the scripted planner in a one-env :class:`HeberoVectorEnv` from ``reset(seed=seed)``.
 
-    Stops at the first step where the goal holds (``success`` True) or after ``max_steps``.
-
-    Raises:
-        ValueError: the task's goal has no scripted primitive.
+    Stops at the first step where the goal holds (``success`` True), when the plan ends, or after
+    ``max_steps``. A goal the planner has no primitive for (e.g. Close) gets an empty plan: a one-step
+    demo with ``success`` False.
     """
     env.cfg.terminate_on_success = False
     env.cfg.horizon = max_steps + 1
@@ -94,7 +93,10 @@ def record_demo(env, seed: int, max_steps: int = 600) -> Demo:
     task = env.tasks[0]
     model, data = env.backend.get_data(0, 0)
     task.scene.data = data  # the planner reads the initial state through the scene's evaluator
-    plan = plan_task(task.scene, data)
+    try:
+        plan = plan_task(task.scene, data)
+    except ValueError:  # a goal the planner has no primitive for: an empty plan, a failed demo
+        plan = []
     tracker = Tracker(
         plan, data.site_xmat[task.ee_site].reshape(3, 3).copy(), env.cfg.pos_scale, env.cfg.rot_scale
     )
