@@ -23,11 +23,13 @@ from pathlib import Path
 import numpy as np
 
 
-def bench_env(n_tasks: int, n_envs: int, steps: int, rounds: int = 4) -> tuple[float, float]:
-    """(env steps/s of HeberoVectorEnv, env steps/s of bare mujoco.batch) for the first ``n_tasks`` tasks.
+def bench_env(n_tasks: int, n_envs: int, steps: int, rounds: int = 4) -> tuple[float, float, float]:
+    """(env steps/s of HeberoVectorEnv, env steps/s of bare mujoco.batch, fraction of the env's step
+    time spent inside the backend's ``step``) for the first ``n_tasks`` tasks.
 
-    The two are timed in alternating rounds of ``steps`` env steps each (on a shared machine the load
-    changes over a run; alternating exposes both to the same load).
+    The two rates are timed in alternating rounds of ``steps`` env steps each (on a shared machine the
+    load changes over a run; alternating exposes both to the same load). The in-step fraction is
+    measured inside the same env steps, so it is insensitive to load changes.
     """
     from mujoco.batch import Batch
 
@@ -49,6 +51,15 @@ def bench_env(n_tasks: int, n_envs: int, steps: int, rounds: int = 4) -> tuple[f
     for b in bare:
         b.step(nstep=env.substeps)
     t_env = t_bare = 0.0
+    inner = [0.0]
+    backend_step = env.backend.step
+
+    def timed_step(nstep: int) -> None:
+        t0 = time.perf_counter()
+        backend_step(nstep)
+        inner[0] += time.perf_counter() - t0
+
+    env.backend.step = timed_step  # type: ignore[method-assign]
     groups = range(len(bare))
     for _ in range(rounds):
         start = [env.backend.states(g).copy() for g in groups]
@@ -68,7 +79,7 @@ def bench_env(n_tasks: int, n_envs: int, steps: int, rounds: int = 4) -> tuple[f
         t_bare += time.perf_counter() - t
     env.close()
     n = n_envs * steps * rounds
-    return n / t_env, n / t_bare
+    return n / t_env, n / t_bare, inner[0] / t_env
 
 
 def main() -> None:
@@ -83,10 +94,10 @@ def main() -> None:
     if args.env:
         for k in args.tasks:
             for n in args.envs:
-                s_env, s_bare = bench_env(k, n, args.steps)
+                s_env, s_bare, share = bench_env(k, n, args.steps)
                 print(
                     f"hebero_env tasks={k} envs={n} env {s_env:.0f} steps/s, bare mujoco.batch {s_bare:.0f} "
-                    f"steps/s, ratio {s_env / s_bare:.3f}",
+                    f"steps/s, ratio {s_env / s_bare:.3f}, backend step share of env step {share:.3f}",
                     flush=True,
                 )
         return
