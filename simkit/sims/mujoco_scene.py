@@ -9,7 +9,8 @@
 * workspace regions: a box site per region (``<region>``), centre of its first
   range, half height 0.007 m, 0.005 m below the table top (LIBERO's
   ``TargetZone``);
-* fixtures (welded to the world) and objects (free joint), each under a named
+* fixtures (mocap bodies: welded to the world, pose in ``data.mocap_pos/quat`` so that one
+  model serves every layout) and objects (free joint), each under a named
   root body ``<entity>`` with the asset's ``object`` body attached under the
   prefix ``<entity>/`` -- so sites are ``<entity>/<site>`` and joints
   ``<entity>/<joint>``;
@@ -24,9 +25,10 @@
   put ``e`` on the top / bottom face of that site, ``On(e, b)`` on top of b's
   collision box. The layout is then checked with MuJoCo's contacts: two
   entities (or an entity and the robot) penetrating deeper than
-  :data:`PENETRATION_TOL` reject it (``max_layouts`` layouts); when the regions
-  force an overlap, the later entity is lifted in :data:`LIFT_STEP` steps and
-  left to settle (LIBERO drops objects from above). ``Open/Close/Turnon/
+  :data:`PENETRATION_TOL` reject it (``max_layouts`` layouts, then as many redraws
+  of the movable objects with the fixtures kept); when the regions force an
+  overlap, the later movable object is lifted in :data:`LIFT_STEP` steps and left
+  to settle (LIBERO drops objects from above); a fixture is never lifted. ``Open/Close/Turnon/
   Turnoff`` atoms set the joints to LIBERO's range midpoints (:data:`INIT_QPOS`);
 * robot: the Franka Panda arm and gripper shipped in the ``robosuite`` wheel's
   package data (read as files; robosuite itself is not imported), base at
