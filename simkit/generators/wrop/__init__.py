@@ -23,7 +23,7 @@ Source: the WROP paper's data pipeline (spec ``wrop``), Sec. "Pipeline" steps 1-
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field, field_validator
@@ -98,7 +98,7 @@ class WropGenerator(Generator):
     Config = WropConfig
     required_fields = ("input_video", "target_video", "prompt", "trajectory")
     #: ``task`` plus the union of the task generators' structural parameter names (set below the class)
-    structural_params = ("task",)
+    structural_params: ClassVar[tuple[str, ...]] = ("task",)
     surface_params = (
         "floor",
         "sky",
@@ -119,10 +119,17 @@ class WropGenerator(Generator):
         w = max(len(k) for k in cat)
         return [f"{k:<{w}}  {c.summary}" for k, c in cat.items()]
 
-    def setup(self, config: WropConfig) -> None:
+    @property
+    def cfg(self) -> WropConfig:
+        """The config given to :meth:`setup`."""
+        if not isinstance(self.config, WropConfig):
+            raise RuntimeError("WropGenerator.setup(config) was not called")
+        return self.config
+
+    def setup(self, config: WropConfig) -> None:  # type: ignore[override]
         super().setup(config)
         self.tasks = select(config.generator)
-        self._session = None
+        self._session: Any = None
 
     def session(self):
         if self._session is None:
@@ -148,7 +155,7 @@ class WropGenerator(Generator):
 
     def compose(self, task_cls, structural_seed: int, surface_seed: int):
         """(task, structural params, look, composition) of the given seeds under this config."""
-        cfg = self.config
+        cfg = self.cfg
         task = task_cls()
         s = task.sample_structural(structural_seed)
         look = task.sample_surface(surface_seed)
@@ -164,7 +171,7 @@ class WropGenerator(Generator):
         from simkit.renderers.blender import RenderSettings
         from simkit.scenes.wrop.spec import Scene
 
-        cfg = self.config
+        cfg = self.cfg
         scene = Scene(
             cfg.frames, cfg.fps, comp.objects, look.camera(task.view), look.sun(), look.background()
         )
@@ -185,7 +192,7 @@ class WropGenerator(Generator):
     def generate(self, index: int, rng: np.random.Generator) -> Episode:
         from simkit.scenes.wrop.expect import evaluate
 
-        cfg = self.config
+        cfg = self.cfg
         task_cls = self.tasks[index % len(self.tasks)]
         structural_seed, surface_seed = self.draw_seeds(rng, cfg.split)
         try:

@@ -40,7 +40,7 @@ def contact_sheet(
             draw.rectangle([x, y - 2, x + bar - 3, y + th + 2], fill=(220, 0, 0))
             x += bar
         arr = (tgt if is_t else inp)[f]
-        tile = Image.fromarray(np.asarray(arr)).resize((tw, th), Image.NEAREST)
+        tile = Image.fromarray(np.asarray(arr)).resize((tw, th), Image.Resampling.NEAREST)
         sheet.paste(tile, (x, y))
         absf = f + cut if is_t else f
         if event_frame is not None and absf == event_frame:
@@ -55,7 +55,8 @@ def contact_sheets(samples: list[dict[str, Any]], out_dir: Path) -> list[Path]:
     from simkit.episodes.inspect import save_png, tile
 
     out_dir = Path(out_dir)
-    paths, sheets = [], []
+    paths: list[Path] = []
+    sheets: list[np.ndarray] = []
     for s in samples:
         if "input_video" not in s or "target_video" not in s:
             continue
