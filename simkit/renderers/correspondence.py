@@ -9,7 +9,8 @@ of object ``o`` at barycentric ``(b1, b2)`` (:func:`simkit.renderers.raster.rast
 point ``X = (1 - b1 - b2) V0 + b1 V1 + b2 V2`` is carried by the known object poses and camera A to
 ``(u, v) = pi(K_A E_A P_A(o) X)``. Covisible when all hold:
 
-1. ``(u, v)`` lies inside image A's pixel-centre range ``[0, W-1] x [0, H-1]`` with depth > 0;
+1. ``(u, v)`` lies inside image A's pixel-centre range ``[0, W-1] x [0, H-1]`` (with 1e-6 px of rounding
+   slack) with depth > 0;
 2. the nearest source pixel ``(round(u), round(v))`` shows the same object ``o`` in A;
 3. depth test: the point is not behind the surface A shows there by more than ``tolerance`` (relative):
    ``z_A(X) <= z_plane (1 + tolerance)``, with ``z_plane`` the depth, along the ray through ``(u, v)``, of the
@@ -31,6 +32,8 @@ from simkit.renderers.raster import Raster, project, rasterize, transform
 
 #: default relative depth tolerance of the covisibility test (see the module docstring)
 DEPTH_TOLERANCE = 0.01
+#: rounding slack (px) of the inside-the-image test
+INSIDE_EPS = 1e-6
 
 
 @dataclass
@@ -129,9 +132,8 @@ def dense_correspondence(
         pa = transform(local[sel], a.world_to_camera @ a.poses[k])
         uv = project(pa, a.K)
         flow[sel] = uv
-        inside = (
-            (pa[:, 2] > 0) & (uv[:, 0] >= 0) & (uv[:, 0] <= w - 1) & (uv[:, 1] >= 0) & (uv[:, 1] <= h - 1)
-        )
+        e = INSIDE_EPS
+        inside = (pa[:, 2] > 0) & np.all((uv >= -e) & (uv <= np.array([w - 1, h - 1]) + e), axis=1)
         q = np.clip(np.rint(np.where(inside[:, None], uv, 0)), 0, [w - 1, h - 1]).astype(np.int64)
         shown = ras_a.triangle[q[:, 1], q[:, 0]]
         same = inside & (obj_a[q[:, 1], q[:, 0]] == k)
@@ -147,3 +149,25 @@ def dense_correspondence(
         (obj_b + 1).astype(np.uint8),
         local.astype(np.float32),
     )
+
+
+def warp(source: np.ndarray, flow_source: np.ndarray) -> np.ndarray:
+    """Backward warp ``I^_b = I_a(C)``: sample ``source`` (H, W) or (H, W, C) bilinearly at the absolute
+    source-pixel coordinates ``flow_source`` (H', W', 2) (pixel centres at integers, see
+    :mod:`simkit.renderers.raster`); coordinates outside the image are clamped to its border.
+    Returns float64 (H', W'[, C])."""
+    img = np.asarray(source, dtype=np.float64)
+    h, w = img.shape[:2]
+    u = np.clip(np.nan_to_num(flow_source[..., 0].astype(np.float64)), 0, w - 1)
+    v = np.clip(np.nan_to_num(flow_source[..., 1].astype(np.float64)), 0, h - 1)
+    x0, y0 = (
+        np.minimum(np.floor(u).astype(np.int64), w - 2 if w > 1 else 0),
+        np.minimum(np.floor(v).astype(np.int64), h - 2 if h > 1 else 0),
+    )
+    fx, fy = u - x0, v - y0
+    x1, y1 = np.minimum(x0 + 1, w - 1), np.minimum(y0 + 1, h - 1)
+    if img.ndim == 3:
+        fx, fy = fx[..., None], fy[..., None]
+    top = img[y0, x0] * (1 - fx) + img[y0, x1] * fx
+    bottom = img[y1, x0] * (1 - fx) + img[y1, x1] * fx
+    return top * (1 - fy) + bottom * fy
