@@ -95,7 +95,9 @@ def test_point_hidden_behind_another_object_in_a_is_not_covisible():
     assert lab.flow_source[cy, cx] == pytest.approx([cx, cy], abs=1e-9)  # still projected, just hidden
     assert lab.covisible[2, 2] == 1  # the corner of the back plane was visible in both
     # every back-plane pixel that shows the card in A is marked not covisible, and only those
-    hidden = lab.object_a[np.rint(lab.flow_source[..., 1]).astype(int), np.rint(lab.flow_source[..., 0]).astype(int)]
+    hidden = lab.object_a[
+        np.rint(lab.flow_source[..., 1]).astype(int), np.rint(lab.flow_source[..., 0]).astype(int)
+    ]
     on_back = lab.object_b == 1
     assert np.array_equal(lab.covisible[on_back] == 1, hidden[on_back] == 1)
     assert lab.covisible[lab.object_b == 0].sum() == 0

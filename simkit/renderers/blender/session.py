@@ -47,7 +47,9 @@ class RenderSettings:
     """Render settings: ``engine`` (workbench|eevee|cycles), ``width``/``height`` px, ``samples`` per pixel
     (Cycles path samples, EEVEE TAA samples; Workbench anti-aliasing is fixed at 8 samples), ``denoise``
     (Cycles OpenImageDenoise), ``device`` (auto|cpu|gpu, Cycles only), ``view_transform`` (Blender colour
-    management: Standard, AgX, Filmic, ...), ``threads`` (0 = Blender decides)."""
+    management: Standard, AgX, Filmic, ...), ``threads`` (0 = Blender decides), ``workbench_light`` (Workbench
+    lighting: STUDIO, MATCAP, FLAT = unlit) and ``workbench_color`` (Workbench colour source: MATERIAL, TEXTURE
+    = the image textures of textured materials, ...)."""
 
     engine: str = "workbench"
     width: int = 320
@@ -57,6 +59,8 @@ class RenderSettings:
     device: str = "auto"
     view_transform: str = "Standard"
     threads: int = 0
+    workbench_light: str = "STUDIO"
+    workbench_color: str = "MATERIAL"
 
 
 @contextlib.contextmanager
@@ -163,8 +167,8 @@ class BlenderSession:
         sc.display_settings.display_device = "sRGB"
         if s.engine == "workbench":
             sh = sc.display.shading
-            sh.light = "STUDIO"
-            sh.color_type = "MATERIAL"
+            sh.light = s.workbench_light
+            sh.color_type = s.workbench_color
             sh.show_shadows = True
             sh.shadow_intensity = 0.4
             sh.background_type = "WORLD"
