@@ -56,7 +56,7 @@ def make(cubes: Path, **kw) -> PairsGenerator:
 
 
 def test_filter_rejects_with_the_right_reasons(tmp_path):
-    needle = write_obj(tmp_path / "needle.obj", CUBE_V, CUBE_F, size=(2.0, 0.05, 0.05))
+    write_obj(tmp_path / "needle.obj", CUBE_V, CUBE_F, size=(2.0, 0.05, 0.05))
     flat = tmp_path / "flat.obj"
     flat.write_text("v -1 -1 0\nv 1 -1 0\nv 1 1 0\nv -1 1 0\nf 1 2 3\nf 1 3 4\n")
     # a thin stick along the (1, 1, 1) diagonal: a cube-shaped bounding box, a line-shaped silhouette
