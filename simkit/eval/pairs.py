@@ -79,7 +79,7 @@ def lpips_distance(net: str = "alex") -> Callable[[np.ndarray, np.ndarray], np.n
         SimkitError: the ``lpips`` package (or torch, or its cached weights) is not available.
     """
     try:
-        import lpips  # type: ignore[import-not-found]
+        import lpips
         import torch
 
         model = lpips.LPIPS(net=net, spatial=True, verbose=False).eval()
