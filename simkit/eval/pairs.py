@@ -162,11 +162,8 @@ def evaluate_corpus(
         if "image_a" not in s or "correspondence" not in s:
             continue
         b = np.asarray(s["image_b"])
-        c = (
-            read_prediction(Path(pred), s["__key__"], b.shape[:2])
-            if pred is not None
-            else s["correspondence"]
-        )
+        hw = (int(b.shape[0]), int(b.shape[1]))
+        c = read_prediction(Path(pred), s["__key__"], hw) if pred is not None else s["correspondence"]
         scores = consistency_scores(s["image_a"], b, c, np.asarray(s["covisibility"], np.float64), lpips_fn)
         ev.rows.append({"key": s["__key__"], **scores})
     if not ev.rows:
