@@ -27,6 +27,7 @@ one is available through OptiX, CUDA, HIP, Metal or oneAPI).
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import tempfile
 from collections.abc import Callable
@@ -253,11 +254,16 @@ class BlenderSession:
         if not path.is_file():
             raise InputError(path, "mesh file not found")
         before = set(bpy.data.objects)
+        importer_log = logging.getLogger("glTFImporter")  # the glTF add-on logs INFO lines per import
+        level = importer_log.level
+        importer_log.setLevel(logging.WARNING)
         try:
             with quiet_fds():
                 MESH_IMPORTERS[src.format](bpy, str(path))
         except (RuntimeError, ValueError, KeyError, IndexError, AttributeError) as exc:
             raise InputError(path, f"Blender cannot import this mesh ({str(exc).strip()[:200]})") from exc
+        finally:
+            importer_log.setLevel(level)
         new = [ob for ob in bpy.data.objects if ob not in before]
         parts = sorted((ob for ob in new if ob.type == "MESH"), key=lambda ob: ob.name)
         if not parts or not any(len(ob.data.polygons) for ob in parts):
