@@ -254,16 +254,11 @@ class BlenderSession:
         if not path.is_file():
             raise InputError(path, "mesh file not found")
         before = set(bpy.data.objects)
-        importer_log = logging.getLogger("glTFImporter")  # the glTF add-on logs INFO lines per import
-        level = importer_log.level
-        importer_log.setLevel(logging.WARNING)
         try:
             with quiet_fds():
                 MESH_IMPORTERS[src.format](bpy, str(path))
         except (RuntimeError, ValueError, KeyError, IndexError, AttributeError) as exc:
             raise InputError(path, f"Blender cannot import this mesh ({str(exc).strip()[:200]})") from exc
-        finally:
-            importer_log.setLevel(level)
         new = [ob for ob in bpy.data.objects if ob not in before]
         parts = sorted((ob for ob in new if ob.type == "MESH"), key=lambda ob: ob.name)
         if not parts or not any(len(ob.data.polygons) for ob in parts):
@@ -487,7 +482,7 @@ PRIMITIVE_BUILDERS: dict[str, Callable[[Any, Any, tuple[float, ...]], None]] = {
 #: read with +Z up and +Y forward (the file's own axes, as trimesh reads it); glTF converts its +Y up to +Z
 #: (glTF 2.0 spec, "Coordinate System and Units"); PLY keeps the file's axes.
 MESH_IMPORTERS: dict[str, Callable[[Any, str], Any]] = {
-    "gltf": lambda bpy, p: bpy.ops.import_scene.gltf(filepath=p),
+    "gltf": lambda bpy, p: bpy.ops.import_scene.gltf(filepath=p, loglevel=logging.WARNING),  # no INFO lines
     "obj": lambda bpy, p: bpy.ops.wm.obj_import(filepath=p, forward_axis="Y", up_axis="Z"),
     "ply": lambda bpy, p: bpy.ops.wm.ply_import(filepath=p, forward_axis="Y", up_axis="Z"),
 }
