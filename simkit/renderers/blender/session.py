@@ -27,6 +27,7 @@ one is available through OptiX, CUDA, HIP, Metal or oneAPI).
 from __future__ import annotations
 
 import contextlib
+import io
 import logging
 import os
 import tempfile
@@ -254,11 +255,17 @@ class BlenderSession:
         if not path.is_file():
             raise InputError(path, "mesh file not found")
         before = set(bpy.data.objects)
+        chatter = io.StringIO()  # the glTF add-on logs per import to new handlers on sys.stdout/stderr
         try:
-            with quiet_fds():
+            with quiet_fds(), contextlib.redirect_stdout(chatter), contextlib.redirect_stderr(chatter):
                 MESH_IMPORTERS[src.format](bpy, str(path))
         except (RuntimeError, ValueError, KeyError, IndexError, AttributeError) as exc:
             raise InputError(path, f"Blender cannot import this mesh ({str(exc).strip()[:200]})") from exc
+        finally:
+            for name in ("glTFImporter", "glTFImporter_errors"):
+                lg = logging.getLogger(name)
+                for h in list(lg.handlers):
+                    lg.removeHandler(h)
         new = [ob for ob in bpy.data.objects if ob not in before]
         parts = sorted((ob for ob in new if ob.type == "MESH"), key=lambda ob: ob.name)
         if not parts or not any(len(ob.data.polygons) for ob in parts):
@@ -482,7 +489,7 @@ PRIMITIVE_BUILDERS: dict[str, Callable[[Any, Any, tuple[float, ...]], None]] = {
 #: read with +Z up and +Y forward (the file's own axes, as trimesh reads it); glTF converts its +Y up to +Z
 #: (glTF 2.0 spec, "Coordinate System and Units"); PLY keeps the file's axes.
 MESH_IMPORTERS: dict[str, Callable[[Any, str], Any]] = {
-    "gltf": lambda bpy, p: bpy.ops.import_scene.gltf(filepath=p, loglevel=logging.WARNING),  # no INFO lines
+    "gltf": lambda bpy, p: bpy.ops.import_scene.gltf(filepath=p),
     "obj": lambda bpy, p: bpy.ops.wm.obj_import(filepath=p, forward_axis="Y", up_axis="Z"),
     "ply": lambda bpy, p: bpy.ops.wm.ply_import(filepath=p, forward_axis="Y", up_axis="Z"),
 }
