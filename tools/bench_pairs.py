@@ -4,8 +4,9 @@
 
 For each pair the scene is composed once (same meshes, poses, cameras, lights); then
 
-* ``bare``: a plain bpy script (factory-empty file, the glTF/OBJ/PLY importers, keyframes, Cycles settings,
-  ``render.render(animation=True)`` of the two frames to PNG), no simkit code in the loop;
+* ``bare``: a plain bpy script (factory-empty file, the glTF/OBJ/PLY importers, keyframes, the same Cycles
+  settings as simkit: samples, adaptive sampling, denoising, CPU; ``render.render(animation=True)`` of the
+  two frames to PNG), no simkit code in the loop;
 * ``simkit``: ``PairsGenerator.generate`` (build, render, geometry read-back, analytic labels, episode);
 * ``labels``: the part of ``simkit`` spent on the labels (rasterising both views, correspondence,
   covisibility), measured on the same geometry.
@@ -46,12 +47,15 @@ def bare_render(scene, width: int, height: int, samples: int, engine: str) -> fl
         else:
             bpy.ops.wm.ply_import(filepath=p)
         parts = [ob for ob in bpy.data.objects if ob not in before and ob.type == "MESH"]
+        for ob in parts:  # bake the file's transforms, then fit all parts together to a 2 m diagonal
+            ob.data.transform(ob.matrix_world)
+            ob.parent, ob.matrix_world = None, Matrix.Identity(4)
+        v = np.concatenate([np.array([tuple(x.co) for x in ob.data.vertices]) for ob in parts])
+        lo, hi = v.min(0), v.max(0)
+        s = 2.0 / np.linalg.norm(hi - lo)
+        m = np.eye(4) * s
+        m[3, 3], m[:3, 3] = 1, -s * (lo + hi) / 2
         for ob in parts:
-            v = np.array([tuple(x.co) for x in ob.data.vertices])
-            lo, hi = v.min(0), v.max(0)
-            s = 2.0 / np.linalg.norm(hi - lo)
-            m = np.eye(4) * s
-            m[3, 3], m[:3, 3] = 1, -s * (lo + hi) / 2
             ob.data.transform(Matrix(m.tolist()))
             if o.material is not None:
                 mat = bpy.data.materials.new("m")
@@ -75,16 +79,21 @@ def bare_render(scene, width: int, height: int, samples: int, engine: str) -> fl
     sc.collection.objects.link(cam)
     sc.camera = cam
     sun = bpy.data.objects.new("sun", bpy.data.lights.new("sun", "SUN"))
-    sun.data.energy = scene.sun.strength
+    sun.data.energy, sun.data.angle = scene.sun.strength, np.radians(3.0)
     sun.rotation_euler = (np.pi / 2 - scene.sun.elevation, 0, scene.sun.azimuth)
     sc.collection.objects.link(sun)
     world = bpy.data.worlds.new("world")
-    world.color = scene.background
+    bg = world.node_tree.nodes["Background"]
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in scene.background]  # sRGB
+    bg.inputs["Color"].default_value = (*lin, 1.0)
+    bg.inputs["Strength"].default_value = scene.world_strength
     sc.world = world
     r = sc.render
     r.engine = {"cycles": "CYCLES", "eevee": "BLENDER_EEVEE", "workbench": "BLENDER_WORKBENCH"}[engine]
     r.resolution_x, r.resolution_y, r.resolution_percentage = width, height, 100
-    sc.cycles.samples, sc.cycles.use_denoising, sc.cycles.device = samples, True, "CPU"
+    sc.view_settings.view_transform = "Standard"
+    cy = sc.cycles  # the same sampling settings as simkit's session
+    cy.samples, cy.use_denoising, cy.use_adaptive_sampling, cy.device = samples, True, True, "CPU"
     sc.frame_start, sc.frame_end = 0, 1
     with tempfile.TemporaryDirectory() as tmp:
         r.filepath = str(Path(tmp) / "f_")
