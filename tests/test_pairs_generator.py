@@ -124,7 +124,7 @@ def test_labels_do_not_depend_on_engine_or_samples(cubes):
 def test_warping_a_by_the_labels_reproduces_b(cubes):
     # Workbench, unlit texture colours: B inside M is A resampled at C; the only error is the renderer's
     # anti-aliasing and texture filtering (documented bound, docs/pairs.md: mean < 4.5 levels, 95th
-    # percentile < 14 levels of 255 inside M eroded by 2 px, at 160 x 120; measured 3.3 and 10.4)
+    # percentile < 14 levels of 255 inside M eroded by 2 px, at 160 x 120; measured 2.9 and 8.3)
     from scipy.ndimage import binary_erosion
 
     from simkit.renderers.correspondence import warp

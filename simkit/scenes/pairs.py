@@ -40,7 +40,7 @@ from simkit.core.scene import (
 )
 
 DIAGONAL = 2.0  #: normalised bounding-box diagonal of every mesh (m), FreeMatching Sec. 3.3
-RING_RADIUS = 1.6  #: distance of the objects from the scene origin in frame A (m)
+RING_RADIUS = 1.3  #: distance of the objects from the scene origin in frame A (m)
 LENS_MM, SENSOR_MM = 35.0, 36.0
 
 
@@ -119,7 +119,7 @@ def sample_structure(rng: np.random.Generator, assets: list[Asset], motion: Moti
     el_b = float(
         np.clip(el_a + rng.uniform(-motion.elevation_change_deg, motion.elevation_change_deg), 0, 60)
     )
-    margin = rng.uniform(0.8, 1.0)
+    margin = rng.uniform(0.65, 0.9)
     views = [
         {"azimuth_deg": round(az_a, 4), "elevation_deg": round(el_a, 4)},
         {"azimuth_deg": round(az_a + d_az, 4), "elevation_deg": round(el_b, 4)},
