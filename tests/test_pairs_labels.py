@@ -123,3 +123,40 @@ def test_reprojection_round_trip_of_a_rotating_cube():
     assert np.abs(za - pa[:, 2]).max() < 4.0 / K[0, 0] * 4.0 * 3
     # back faces of the cube in B are never covisible (they are hidden in B, so they are not B's pixels)
     assert lab.covisible.max() == 1 and set(np.unique(lab.object_b)) == {0, 1}
+
+
+def test_surface_seed_never_moves_the_structure():
+    # structure (assets, poses, cameras) comes from the structural seed alone; the surface seed changes
+    # only the look (background, lights, colours)
+    from simkit.scenes.pairs import Asset, Motion, compile_scene, sample_structure, sample_surface
+
+    assets = [Asset(f"/m/{k}.obj", f"a{k}", k % 2 == 0) for k in range(5)]
+    s = sample_structure(np.random.default_rng(7), assets, Motion())
+    scenes = [
+        compile_scene(s, sample_surface(np.random.default_rng(k), s["n_objects"]), assets, 64, 36)
+        for k in (1, 2)
+    ]
+    a, b = scenes
+    assert a.background != b.background
+    for oa, ob in zip(a.objects, b.objects):
+        for f in range(2):
+            assert np.array_equal(oa.pose.matrix(f), ob.pose.matrix(f))
+    assert np.array_equal(a.camera.track.location, b.camera.track.location)
+    assert np.array_equal(a.camera.track.quaternion, b.camera.track.quaternion)
+    # the motion model's ranges hold: rotation increment 30-50 deg, scale change 0.8-1.2x, tilt <= 30 deg
+    for o in s["objects"]:
+        assert 30.0 <= o["rotation_increment_deg"] <= 50.0
+        assert 0.8 <= o["scale"][0] <= 1.2 and 0.8 - 1e-6 <= o["scale"][1] / o["scale"][0] <= 1.2 + 1e-6
+        r_a, r_b = (euler_xyz_to_matrix(e) for e in o["rotation_euler"])
+        angle = np.degrees(np.arccos(np.clip((np.trace(r_b @ r_a.T) - 1) / 2, -1, 1)))
+        assert angle == pytest.approx(o["rotation_increment_deg"], abs=1e-4)
+        tilt = np.degrees(np.arccos(np.clip(r_a[2, 2], -1, 1)))  # angle of the local z axis from vertical
+        assert tilt <= 30.0 + 1e-6
+    # the camera looks at the objects' centroid in each frame
+    for f in range(2):
+        c = np.mean([o["position"][f] for o in s["objects"]], axis=0)
+        from simkit.core.scene import quaternion_to_matrix
+
+        fwd = -quaternion_to_matrix(a.camera.track.quaternion[f])[:, 2]
+        to_c = c - a.camera.track.location[f]
+        assert np.cross(fwd, to_c / np.linalg.norm(to_c)) == pytest.approx(np.zeros(3), abs=1e-9)
