@@ -107,3 +107,17 @@ def test_cli_eval_pairs_and_assets_scan(corpus, tmp_path):
     assert r.exit_code == 2 and "error:" in r.output and "Traceback" not in r.output
     r = runner.invoke(app, ["assets", "scan", str(tmp_path / "nothing")])
     assert r.exit_code == 2 and "asset folder does not exist" in r.output
+
+
+@pytest.mark.slow
+def test_inspect_draws_a_b_m_and_flow_per_pair(corpus, tmp_path):
+    from PIL import Image
+
+    r = CliRunner().invoke(app, ["inspect", str(corpus), "--out", str(tmp_path / "pics")])
+    assert r.exit_code == 0, r.output
+    pics = sorted(p.name for p in (tmp_path / "pics").glob("pair_*.png"))
+    assert pics == ["pair_pairs_00000000.png", "pair_pairs_00000001.png"]
+    row = np.asarray(Image.open(tmp_path / "pics" / pics[0]))
+    assert row.shape[1] >= 4 * 64 and row.shape[0] >= 48  # four 64 x 48 panels: A, B, M, flow
+    m_panel = row[4 : 4 + 48, 4 + 2 * (64 + 4) : 4 + 2 * (64 + 4) + 64]
+    assert set(np.unique(m_panel).tolist()) <= {0, 255}  # the covisibility panel is binary
