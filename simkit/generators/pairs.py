@@ -145,7 +145,7 @@ def check_pair(sample: dict[str, Any]) -> list[str]:
 
 def flow_colour(flow_source: np.ndarray, valid: np.ndarray) -> np.ndarray:
     """uint8 (H, W, 3) colour coding of the displacement ``C(x, y) - (x, y)``: hue = direction, saturation =
-    magnitude relative to the largest valid one (Baker et al. 2011 colour wheel convention), grey where
+    magnitude relative to the largest valid one, value 1 (the usual HSV coding of optical flow), grey where
     ``valid`` is 0."""
     import colorsys
 
@@ -163,6 +163,11 @@ def flow_colour(flow_source: np.ndarray, valid: np.ndarray) -> np.ndarray:
 
 
 class PairsGenerator(Generator):
+    """The ``pairs`` generator: compose (:mod:`simkit.scenes.pairs`) -> render (Blender session) -> analytic
+    labels (:func:`simkit.renderers.correspondence.dense_correspondence`) -> :class:`Episode`; see the module
+    docstring and ``docs/pairs.md``. Raises :class:`SampleRejected` (redrawn by the engine) when a mesh fails
+    to import or the covisible share is below ``min_covisible``."""
+
     name = "pairs"
     version = "1"
     description = (
