@@ -122,9 +122,11 @@ def test_labels_do_not_depend_on_engine_or_samples(cubes):
 
 @pytest.mark.slow
 def test_warping_a_by_the_labels_reproduces_b(cubes):
-    # Workbench, unlit texture colours: B inside M is A resampled at C; the only error is the renderer's
-    # anti-aliasing and texture filtering (documented bound, docs/pairs.md: mean < 4.5 levels, 95th
-    # percentile < 14 levels of 255 inside M eroded by 2 px, at 160 x 120; measured 2.9 and 8.3)
+    # Workbench, unlit texture colours, no shadows: B inside M is A resampled at C; the only error is the
+    # renderer's anti-aliasing and texture filtering, and the resampling where A sees a surface at a grazing
+    # angle. Documented bound (docs/pairs.md), inside M eroded by 2 px at 160 x 120, where the source
+    # footprint of a target pixel is at least half a source pixel (|det dC/d(x, y)| >= 0.5): mean < 2.5 and
+    # 95th percentile < 6 levels of 255 (measured 1.4 and 2.9); over all of M eroded: mean < 5 (3.5)
     from scipy.ndimage import binary_erosion
 
     from simkit.renderers.correspondence import warp
@@ -133,15 +135,28 @@ def test_warping_a_by_the_labels_reproduces_b(cubes):
     f = g.generate(1, episode_rng(0, "pairs", 1)).fields
     a, b, c, m = f["image_a"].array, f["image_b"].array, f["correspondence"].array, f["covisibility"]
     inner = binary_erosion(m == 1, iterations=2)
-    assert inner.sum() > 300
-    err = np.abs(warp(a, c) - b)[inner]
-    assert err.mean() < 4.5 and np.percentile(err, 95) < 14.0
-    shifted = np.abs(warp(a, c + 3.0) - b)[inner]
-    assert shifted.mean() > 4 * err.mean()  # the bound is tight enough to tell a 3 px error
+    du, dv = np.gradient(c[..., 0].astype(float)), np.gradient(c[..., 1].astype(float))
+    resolved = inner & (np.abs(du[1] * dv[0] - du[0] * dv[1]) >= 0.5)
+    assert resolved.sum() > 1000
+    err = np.abs(warp(a, c) - b)
+    assert err[inner].mean() < 5.0
+    assert err[resolved].mean() < 2.5 and np.percentile(err[resolved], 95) < 6.0
+    shifted = np.abs(warp(a, c + 3.0) - b)[resolved]
+    assert shifted.mean() > 4 * err[resolved].mean()  # the bound is tight enough to tell a 3 px error
     sample = {k: (v.array if hasattr(v, "array") else v) for k, v in f.items()}
+    sample["meta"] = {"engine": "workbench", "workbench_light": "flat"}
     assert check_pair(sample) == []
-    bad = dict(sample, correspondence=sample["correspondence"] + np.float32(2.5))
-    assert any("shifted" in p for p in check_pair(bad))
+    h, w = m.shape
+    shifted_c = np.clip(sample["correspondence"] + np.float32(2.5), 0, [w - 1, h - 1]).astype(np.float32)
+    bad = dict(sample, correspondence=shifted_c)
+    assert any("shifted 2 px" in p for p in check_pair(bad))
+    # labels pointing at the background of A, or labels of another pair, are caught without photometry
+    corner = np.zeros_like(sample["correspondence"]) + np.float32(3.0)
+    assert "covisible pixels map onto background in image A" in " ".join(
+        check_pair(dict(sample, correspondence=corner, meta={}))
+    )
+    swapped = dict(sample, object_index_b=np.roll(sample["object_index_b"], 20, axis=1), meta={})
+    assert any("image B shows surfaces where the labels say background" in p for p in check_pair(swapped))
 
 
 @pytest.mark.slow

@@ -128,9 +128,20 @@ def test_reprojection_round_trip_of_a_rotating_cube():
 def test_surface_seed_never_moves_the_structure():
     # structure (assets, poses, cameras) comes from the structural seed alone; the surface seed changes
     # only the look (background, lights, colours)
-    from simkit.scenes.pairs import Asset, Motion, compile_scene, sample_structure, sample_surface
+    from simkit.scenes.pairs import (
+        Asset,
+        Motion,
+        asset_weights,
+        compile_scene,
+        sample_structure,
+        sample_surface,
+    )
 
     assets = [Asset(f"/m/{k}.obj", f"a{k}", k % 2 == 0) for k in range(5)]
+    p = asset_weights(assets)  # 3 textured, 2 untextured: half of the mass each
+    assert (
+        p.sum() == pytest.approx(1.0) and p[::2].sum() == pytest.approx(0.5) and p[0] == pytest.approx(1 / 6)
+    )
     s = sample_structure(np.random.default_rng(7), assets, Motion())
     scenes = [
         compile_scene(s, sample_surface(np.random.default_rng(k), s["n_objects"]), assets, 64, 36)
@@ -138,6 +149,10 @@ def test_surface_seed_never_moves_the_structure():
     ]
     a, b = scenes
     assert a.background != b.background
+    for sc in scenes:  # untextured objects never take the background's colour
+        for o in sc.objects:
+            if o.material is not None:
+                assert np.abs(np.subtract(o.material.rgb, sc.background)).max() >= 0.35
     for oa, ob in zip(a.objects, b.objects):
         for f in range(2):
             assert np.array_equal(oa.pose.matrix(f), ob.pose.matrix(f))

@@ -24,6 +24,11 @@ from simkit.core.generator import Generator, GeneratorConfig
 
 log = logging.getLogger("simkit.pairs")
 
+#: largest deviation (levels of 255) from the background colour that still counts as background in check()
+BACKGROUND_LEVELS = 6
+#: fewest covisible pixels for the photometric check
+PHOTOMETRIC_MIN_PIXELS = 200
+
 
 class PairsConfig(GeneratorConfig):
     """Config of ``pairs``. Defaults are the paper's (Cycles, 128 samples, 640 x 360, 2-3 objects)."""
@@ -90,56 +95,101 @@ def load_pool(source: str, max_faces: int) -> list:
     return pool
 
 
-def check_pair(sample: dict[str, Any]) -> list[str]:
-    """Verify one stored pair's labels against its images; returns the problems found (empty = good).
+def _background_mask(objects: np.ndarray) -> np.ndarray:
+    """Pixels two pixels away from any object and from the image border (the pixel filter and the denoiser
+    spread edges)."""
+    from scipy.ndimage import binary_dilation
 
-    * shapes and dtypes agree; C finite; M in {0, 1}; C inside image A wherever M = 1;
-    * silhouette: where the labels say "background" in B (object index 0, two pixels away from any object
-      and from the image border: the pixel filter and denoiser spread edges), the rendered image B is the flat background colour
-      (median of those pixels) within 6 levels on >= 99 % of them: nothing was rendered where the
-      geometry says there is nothing (sub-pixel slivers that cover no pixel centre stay under 1 %);
-    * photometry: warping A by C reproduces B inside M (eroded by one pixel) better than warping by C
-      shifted 2 px in any of the four axis directions (the labels sit at the photometric optimum).
-    """
-    from scipy.ndimage import binary_dilation, binary_erosion
+    bg = ~binary_dilation(objects > 0, iterations=2)
+    bg[:2], bg[-2:], bg[:, :2], bg[:, -2:] = False, False, False, False
+    return bg
+
+
+def _silhouette(image: np.ndarray, objects: np.ndarray, name: str) -> list[str]:
+    """Problems when ``image`` shows surfaces where ``objects`` says background (see :func:`check_pair`)."""
+    bg = _background_mask(objects)
+    if bg.sum() <= 50:
+        return []
+    ref = np.median(image[bg].reshape(-1, 3), axis=0)
+    off = np.abs(image[bg].astype(float) - ref).max(-1) > BACKGROUND_LEVELS
+    if off.mean() > 0.01:
+        return [f"image {name} shows surfaces where the labels say background ({off.mean():.1%} px)"]
+    return []
+
+
+def _lands_on_surfaces(a: np.ndarray, obj_a: np.ndarray, c: np.ndarray, sel: np.ndarray) -> list[str]:
+    """Problems when covisible target pixels map into a region that image A renders as background: pixels
+    of the background colour whose 5 x 5 neighbourhood is all background colour (away from anti-aliased
+    outlines)."""
+    from scipy.ndimage import binary_erosion
+
+    bg = _background_mask(obj_a)
+    if bg.sum() <= 50 or sel.sum() <= 50:
+        return []
+    ref = np.median(a[bg].reshape(-1, 3), axis=0)
+    rendered_bg = binary_erosion(np.abs(a.astype(float) - ref).max(-1) <= BACKGROUND_LEVELS, iterations=2)
+    q = np.rint(c[sel]).astype(np.int64)
+    share = float(rendered_bg[q[:, 1], q[:, 0]].mean())
+    if share > 0.01:
+        return [f"covisible pixels map onto background in image A ({share:.1%})"]
+    return []
+
+
+def _photometric_optimum(a, b, c, sel: np.ndarray) -> list[str]:
+    """Problems when warping A by C is not better inside ``sel`` than by C shifted 2 px along an axis."""
+    from scipy.ndimage import binary_erosion
 
     from simkit.renderers.correspondence import warp
 
+    inner = binary_erosion(sel, iterations=1)
+    if inner.sum() < PHOTOMETRIC_MIN_PIXELS:
+        return []
+
+    def err(shift):
+        return float(np.abs(warp(a, c + np.asarray(shift, float)) - b)[inner].mean())
+
+    e0 = err((0, 0))
+    worse = min(err(s) for s in ((2, 0), (-2, 0), (0, 2), (0, -2)))
+    if e0 >= worse:
+        return [f"warping A by C ({e0:.2f}) is not better than by C shifted 2 px ({worse:.2f})"]
+    return []
+
+
+def check_pair(sample: dict[str, Any]) -> list[str]:
+    """Verify one stored pair's labels against its images; returns the problems found (empty = good).
+
+    * shapes agree; C finite; M in {0, 1}; C inside image A wherever M = 1;
+    * silhouettes: where the labels say "background" in A and in B (object index 0, two pixels away from any
+      object and from the image border), the rendered image is the flat background colour (median of those
+      pixels) within 6 levels on >= 99 % of them: nothing was rendered where the geometry says there is
+      nothing (sub-pixel slivers that cover no pixel centre stay under 1 %);
+    * surfaces: at most 1 % of the covisible target pixels map into a region that image A renders as
+      background (background colour over the pixel's whole 5 x 5 neighbourhood);
+    * photometry, on unlit renders (``engine=workbench``, ``workbench_light=flat``, where a surface point has
+      the same colour in both views): warping A by C reproduces B inside M (eroded by one pixel) better than
+      warping by C shifted 2 px along any axis. Lit renders are not judged photometrically: shading changes
+      as each object turns 30-50 deg, which at these resolutions can favour a shifted map on weakly
+      textured objects; their labels rest on the checks above and on the exactness tests.
+    """
     a, b = np.asarray(sample["image_a"]), np.asarray(sample["image_b"])
     c, m = np.asarray(sample["correspondence"], np.float64), np.asarray(sample["covisibility"])
-    ob = np.asarray(sample["object_index_b"])
+    oa, ob = np.asarray(sample["object_index_a"]), np.asarray(sample["object_index_b"])
     h, w = b.shape[:2]
-    problems = []
-    if a.shape != b.shape or c.shape != (h, w, 2) or m.shape != (h, w) or ob.shape != (h, w):
+    if a.shape != b.shape or c.shape != (h, w, 2) or m.shape != (h, w) or not oa.shape == ob.shape == (h, w):
         return [f"shapes disagree: A {a.shape}, B {b.shape}, C {c.shape}, M {m.shape}, object_b {ob.shape}"]
+    problems = []
     if not np.all(np.isfinite(c)):
-        problems.append("correspondence has non-finite values")
+        return ["correspondence has non-finite values"]
     if not set(np.unique(m).tolist()) <= {0, 1}:
         problems.append("covisibility is not in {0, 1}")
     sel = m == 1
-    if sel.any() and (
-        c[sel].min() < -1e-3 or c[sel, 0].max() > w - 1 + 1e-3 or c[sel, 1].max() > h - 1 + 1e-3
-    ):
-        problems.append("covisible pixels map outside image A")
-    bg = ~binary_dilation(ob > 0, iterations=2)
-    bg[:2], bg[-2:], bg[:, :2], bg[:, -2:] = False, False, False, False  # filter and denoiser edge effects
-    if bg.sum() > 50:
-        ref = np.median(b[bg].reshape(-1, 3), axis=0)
-        off = np.abs(b[bg].astype(float) - ref).max(-1) > 6
-        if off.mean() > 0.01:
-            problems.append(f"image B shows surfaces where the labels say background ({off.mean():.1%} px)")
-    inner = binary_erosion(sel, iterations=1)
-    if inner.sum() > 50:
-
-        def err(shift):
-            return float(np.abs(warp(a, c + np.asarray(shift, float)) - b)[inner].mean())
-
-        e0 = err((0, 0))
-        worse = [err(s) for s in ((2, 0), (-2, 0), (0, 2), (0, -2))]
-        if e0 >= min(worse):
-            problems.append(
-                f"warping A by C ({e0:.2f}) is not better than by C shifted 2 px ({min(worse):.2f})"
-            )
+    lo, hi = np.array([-1e-3, -1e-3]), np.array([w - 1 + 1e-3, h - 1 + 1e-3])
+    if sel.any() and (np.any(c[sel] < lo) or np.any(c[sel] > hi)):
+        return [*problems, "covisible pixels map outside image A"]
+    problems += _silhouette(a, oa, "A") + _silhouette(b, ob, "B") + _lands_on_surfaces(a, oa, c, sel)
+    meta = sample.get("meta") or {}
+    if meta.get("engine") == "workbench" and meta.get("workbench_light") == "flat":
+        problems += _photometric_optimum(a, b, c, sel)
     return problems
 
 
@@ -218,7 +268,7 @@ class PairsGenerator(Generator):
             None,
             "m",
             "world, z up",
-            "per object: asset_id, sha256, object_to_world_a/b (4x4, local frame = normalised mesh)",
+            "per object: asset_id, sha256, has_texture, object_to_world_a/b (4x4, local frame = normalised mesh)",
         ),
     )
     required_fields = tuple(f.name for f in fields)
@@ -323,7 +373,8 @@ class PairsGenerator(Generator):
             {
                 "name": o.name,
                 "asset_id": o.mesh.asset_id if o.mesh else "",
-                "sha256": self._sha(o.mesh),
+                "sha256": self._asset(o.mesh).sha256,
+                "has_texture": self._asset(o.mesh).has_texture,
                 "object_to_world_a": a.tolist(),
                 "object_to_world_b": b.tolist(),
             }
@@ -346,14 +397,15 @@ class PairsGenerator(Generator):
             "surface_seed": surface_seed,
             "engine": c.engine,
             "samples": c.samples,
+            "workbench_light": c.workbench_light,
             "covisible_share": round(share, 6),
             "depth_tolerance": c.depth_tolerance,
         }
         return Episode(fields, params={"structural": s, "surface": surf}, meta=meta)
 
-    def _sha(self, mesh) -> str:
-        rec = next((a for a in self.pool if mesh is not None and a.asset_id == mesh.asset_id), None)
-        return rec.sha256 if rec is not None else ""
+    def _asset(self, mesh):
+        """The pool entry of ``mesh`` (:class:`simkit.scenes.pairs.Asset`)."""
+        return next(a for a in self.pool if mesh is not None and a.asset_id == mesh.asset_id)
 
     def teardown(self) -> None:
         if self._session is not None:

@@ -42,6 +42,8 @@ from simkit.core.scene import (
 DIAGONAL = 2.0  #: normalised bounding-box diagonal of every mesh (m), FreeMatching Sec. 3.3
 RING_RADIUS = 1.3  #: distance of the objects from the scene origin in frame A (m)
 LENS_MM, SENSOR_MM = 35.0, 36.0
+COLOUR_SEPARATION = 0.35  #: smallest largest-channel difference of an object colour from the background
+TEXTURED_SHARE = 0.5  #: probability mass of textured assets when the pool has both kinds
 
 
 @dataclass(frozen=True)
@@ -80,10 +82,20 @@ def _unit(rng: np.random.Generator) -> np.ndarray:
     return v / np.linalg.norm(v)
 
 
+def asset_weights(assets: list[Asset]) -> np.ndarray:
+    """Draw probabilities (len(assets),): textured assets share :data:`TEXTURED_SHARE` of the mass equally,
+    untextured ones the rest (uniform when the pool has only one kind), so a pool dominated by untextured
+    meshes (the 1,000 ``random_urdfs``) still gives textured objects half of the time."""
+    tex = np.array([a.has_texture for a in assets], bool)
+    if tex.all() or not tex.any():
+        return np.full(len(assets), 1.0 / len(assets))
+    return np.where(tex, TEXTURED_SHARE / tex.sum(), (1 - TEXTURED_SHARE) / (~tex).sum())
+
+
 def sample_structure(rng: np.random.Generator, assets: list[Asset], motion: Motion, n_range=(2, 3)) -> dict:
     """Structural parameters: chosen assets, per-object poses in A and B, camera views (JSON-ready)."""
     n = int(rng.integers(n_range[0], n_range[1] + 1))
-    pick = rng.choice(len(assets), size=n, replace=len(assets) < n)
+    pick = rng.choice(len(assets), size=n, replace=len(assets) < n, p=asset_weights(assets))
     phase = rng.uniform(0, 2 * np.pi)
     objects = []
     for k in range(n):
@@ -127,17 +139,29 @@ def sample_structure(rng: np.random.Generator, assets: list[Asset], motion: Moti
     return {"n_objects": n, "objects": objects, "views": views, "distance_margin": round(float(margin), 4)}
 
 
+def _distinct_colour(rng: np.random.Generator, background: np.ndarray) -> list[float]:
+    """A colour in [0.1, 0.9]^3 differing from ``background`` by at least :data:`COLOUR_SEPARATION` in some
+    channel (redrawn until it does), so objects never blend into the background."""
+    while True:
+        c = rng.uniform(0.1, 0.9, 3)
+        if np.abs(c - background).max() >= COLOUR_SEPARATION:
+            return np.round(c, 4).tolist()
+
+
 def sample_surface(rng: np.random.Generator, n_objects: int) -> dict[str, Any]:
-    """Surface parameters: background colour (sRGB), world strength, sun, per-object fallback colour."""
-    return {
-        "background": np.round(rng.uniform(0.05, 0.95, 3), 4).tolist(),
+    """Surface parameters: background colour (sRGB), world strength, sun, per-object fallback colour (apart
+    from the background, see :func:`_distinct_colour`) and roughness."""
+    background = np.round(rng.uniform(0.05, 0.95, 3), 4)
+    out: dict[str, Any] = {
+        "background": background.tolist(),
         "world_strength": round(float(rng.uniform(0.6, 1.4)), 4),
         "sun_azimuth_deg": round(float(rng.uniform(0, 360)), 3),
         "sun_elevation_deg": round(float(rng.uniform(20, 80)), 3),
         "sun_strength": round(float(rng.uniform(1.5, 4.5)), 3),
-        "colours": [np.round(rng.uniform(0.1, 0.9, 3), 4).tolist() for _ in range(n_objects)],
-        "roughness": [round(float(rng.uniform(0.2, 0.9)), 3) for _ in range(n_objects)],
     }
+    out["colours"] = [_distinct_colour(rng, background) for _ in range(n_objects)]
+    out["roughness"] = [round(float(rng.uniform(0.2, 0.9)), 3) for _ in range(n_objects)]
+    return out
 
 
 def _camera_pose(s: dict, frame: int, aspect: float) -> tuple[np.ndarray, np.ndarray]:

@@ -50,7 +50,7 @@ class RenderSettings:
     (Cycles path samples, EEVEE TAA samples; Workbench anti-aliasing is fixed at 8 samples), ``denoise``
     (Cycles OpenImageDenoise), ``device`` (auto|cpu|gpu, Cycles only), ``view_transform`` (Blender colour
     management: Standard, AgX, Filmic, ...), ``threads`` (0 = Blender decides), ``workbench_light`` (Workbench
-    lighting: STUDIO, MATCAP, FLAT = unlit) and ``workbench_color`` (Workbench colour source: MATERIAL, TEXTURE
+    lighting: STUDIO, MATCAP, FLAT = unlit and without shadows) and ``workbench_color`` (Workbench colour source: MATERIAL, TEXTURE
     = the image textures of textured materials, ...)."""
 
     engine: str = "workbench"
@@ -171,7 +171,7 @@ class BlenderSession:
             sh = sc.display.shading
             sh.light = s.workbench_light
             sh.color_type = s.workbench_color
-            sh.show_shadows = True
+            sh.show_shadows = s.workbench_light != "FLAT"  # unlit: no shadows either
             sh.shadow_intensity = 0.4
             sh.background_type = "WORLD"
             sc.display.render_aa = "8"
