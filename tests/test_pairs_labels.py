@@ -170,7 +170,7 @@ def test_surface_seed_never_moves_the_structure():
     # the camera looks at the objects' centroid in each frame
     for f in range(2):
         c = np.mean([o["position"][f] for o in s["objects"]], axis=0)
-        from simkit.core.scene import quaternion_to_matrix
+        from simkit.core.rotations import quaternion_to_matrix
 
         fwd = -quaternion_to_matrix(a.camera.track.quaternion[f])[:, 2]
         to_c = c - a.camera.track.location[f]

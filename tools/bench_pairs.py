@@ -107,7 +107,7 @@ def labels_seconds(g: PairsGenerator, scene) -> float:
     from simkit.renderers.raster import extrinsics, intrinsics
     from simkit.scenes.pairs import LENS_MM, SENSOR_MM
 
-    ses, c = g.session(), g.cfg
+    ses, c = g.session(), g.config
     names = [o.name for o in scene.objects]
     meshes = [ses.geometry(n) for n in names]
     pa, ca = ses.world_matrices(0)

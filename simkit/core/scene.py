@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from simkit.core.rotations import matrix_to_quaternion
+
 #: primitive kinds and the ``dims`` each takes (metres)
 PRIMITIVES: dict[str, tuple[str, ...]] = {
     "box": ("size_x", "size_y", "size_z"),  # centred cuboid
@@ -247,18 +249,6 @@ def matrix_to_euler_xyz(m: np.ndarray) -> np.ndarray:
     return np.array([0.0, y, np.arctan2(-m[0, 1], m[1, 1])])
 
 
-def quaternion_to_matrix(q) -> np.ndarray:
-    """Unit quaternion (w, x, y, z) -> rotation matrix (3, 3)."""
-    w, x, y, z = np.asarray(q, float) / np.linalg.norm(q)
-    return np.array(
-        [
-            [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-            [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-            [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-        ]
-    )
-
-
 def look_at_matrix(eye: np.ndarray, target: np.ndarray) -> np.ndarray:
     """Rotation (3, 3) of a camera at ``eye`` whose -Z axis points at ``target``, world z up: columns
     (right, up, back) with back = (eye - target)/|eye - target|, right = z_world x back, up = back x right."""
@@ -275,25 +265,6 @@ def look_at_matrix(eye: np.ndarray, target: np.ndarray) -> np.ndarray:
 def look_at_quaternion(eye: np.ndarray, target: np.ndarray) -> np.ndarray:
     """Quaternion (w, x, y, z) of :func:`look_at_matrix`, converted with Shepperd's method."""
     return matrix_to_quaternion(look_at_matrix(eye, target))
-
-
-def matrix_to_quaternion(m: np.ndarray) -> np.ndarray:
-    """Rotation matrix (3, 3) -> unit quaternion (w, x, y, z) with w >= 0 (Shepperd 1978)."""
-    tr = np.trace(m)
-    if tr > 0:
-        s = np.sqrt(tr + 1.0) * 2
-        q = np.array([0.25 * s, (m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s])
-    elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
-        s = np.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2]) * 2
-        q = np.array([(m[2, 1] - m[1, 2]) / s, 0.25 * s, (m[0, 1] + m[1, 0]) / s, (m[0, 2] + m[2, 0]) / s])
-    elif m[1, 1] > m[2, 2]:
-        s = np.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2]) * 2
-        q = np.array([(m[0, 2] - m[2, 0]) / s, (m[0, 1] + m[1, 0]) / s, 0.25 * s, (m[1, 2] + m[2, 1]) / s])
-    else:
-        s = np.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1]) * 2
-        q = np.array([(m[1, 0] - m[0, 1]) / s, (m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, 0.25 * s])
-    q = q / np.linalg.norm(q)
-    return -q if q[0] < 0 else q
 
 
 def orbit_camera(target, distance: float, azimuth: float, elevation: float, lens_mm: float = 35.0) -> Camera:

@@ -212,7 +212,7 @@ def flow_colour(flow_source: np.ndarray, valid: np.ndarray) -> np.ndarray:
     return out
 
 
-class PairsGenerator(Generator):
+class PairsGenerator(Generator[PairsConfig]):
     """The ``pairs`` generator: compose (:mod:`simkit.scenes.pairs`) -> render (Blender session) -> analytic
     labels (:func:`simkit.renderers.correspondence.dense_correspondence`) -> :class:`Episode`; see the module
     docstring and ``docs/pairs.md``. Raises :class:`SampleRejected` (redrawn by the engine) when a mesh fails
@@ -226,8 +226,8 @@ class PairsGenerator(Generator):
     extra = "blender"
     Config = PairsConfig
     fields = (
-        FieldSpec("image_a", "png", "uint8", ("H", "W", 3), "", "", "source image A (sRGB)"),
-        FieldSpec("image_b", "png", "uint8", ("H", "W", 3), "", "", "target image B (sRGB)"),
+        FieldSpec("image_a", "png", "uint8", ("H", "W", 3), "", "", "source image A (frame 0), sRGB"),
+        FieldSpec("image_b", "png", "uint8", ("H", "W", 3), "", "", "target image B (frame 1), sRGB"),
         FieldSpec(
             "correspondence",
             "exr",
@@ -235,16 +235,36 @@ class PairsGenerator(Generator):
             ("H", "W", 2),
             "px",
             "image A pixels, centres at integers",
-            "C: for each target pixel, the source pixel (u, v) of the same surface point; -1 on background",
+            "C (EXR channels u, v): for each target pixel (x, y) the absolute source pixel (u, v) of the same "
+            "surface point, also where it is hidden in A; (-1, -1) on background",
         ),
         FieldSpec(
-            "covisibility", "npy", "uint8", ("H", "W"), "", "image B", "M: 1 where the point is visible in A"
+            "covisibility",
+            "npy",
+            "uint8",
+            ("H", "W"),
+            "",
+            "image B",
+            "M in {0, 1}: 1 where the target pixel's surface point is visible in A (inside image A, same "
+            "object at the nearest source pixel, depth within depth_tolerance); 0 elsewhere and on background",
         ),
         FieldSpec(
-            "depth_a", "exr", "float32", ("H", "W"), "m", "camera A, z forward", "z-depth of A, 0 = none"
+            "depth_a",
+            "exr",
+            "float32",
+            ("H", "W"),
+            "m",
+            "camera A, z forward",
+            "z-depth of image A along the camera axis; 0 on background",
         ),
         FieldSpec(
-            "depth_b", "exr", "float32", ("H", "W"), "m", "camera B, z forward", "z-depth of B, 0 = none"
+            "depth_b",
+            "exr",
+            "float32",
+            ("H", "W"),
+            "m",
+            "camera B, z forward",
+            "z-depth of image B along the camera axis; 0 on background",
         ),
         FieldSpec(
             "object_index_a", "png", "uint8", ("H", "W"), "", "image A", "0 background, k = object k-1"
@@ -284,13 +304,7 @@ class PairsGenerator(Generator):
     )
     smoke_config: ClassVar[dict[str, Any]] = {"width": 64, "height": 48, "samples": 2, "engine": "cycles"}
 
-    @property
-    def cfg(self) -> PairsConfig:
-        if not isinstance(self.config, PairsConfig):
-            raise RuntimeError("PairsGenerator.setup(config) was not called")
-        return self.config
-
-    def setup(self, config: PairsConfig) -> None:  # type: ignore[override]
+    def setup(self, config: PairsConfig) -> None:
         super().setup(config)
         self.pool = load_pool(config.assets, config.max_faces)
         self._session: Any = None
@@ -311,7 +325,7 @@ class PairsGenerator(Generator):
         """(structure, surface, scene) of the seeds under this config (no rendering)."""
         from simkit.scenes.pairs import Motion, compile_scene, sample_structure, sample_surface
 
-        c = self.cfg
+        c = self.config
         motion = Motion(
             tilt_max_deg=c.tilt_max_deg,
             rotation_increment_deg=(c.rotation_increment_min_deg, c.rotation_increment_max_deg),
@@ -326,7 +340,7 @@ class PairsGenerator(Generator):
         """Build and render ``scene``; returns (frames uint8 (2, H, W, 3), meshes, poses A/B, cameras A/B)."""
         from simkit.renderers.blender import RenderSettings
 
-        c, ses = self.cfg, self.session()
+        c, ses = self.config, self.session()
         ses.reset()
         settings = RenderSettings(c.engine, c.width, c.height, c.samples, c.denoise, c.device)
         settings.workbench_light, settings.workbench_color = c.workbench_light.upper(), "TEXTURE"
@@ -348,7 +362,7 @@ class PairsGenerator(Generator):
         from simkit.renderers.raster import extrinsics, intrinsics
         from simkit.scenes.pairs import LENS_MM, SENSOR_MM
 
-        c = self.cfg
+        c = self.config
         structural_seed, surface_seed = (int(x) for x in rng.integers(0, 2**62, size=2))
         s, surf, scene = self.compose(structural_seed, surface_seed)
         frames, meshes, pa, pb, ca, cb = self.render(scene)
@@ -416,7 +430,7 @@ class PairsGenerator(Generator):
 
     def inspect(self, samples: list[dict[str, Any]], out_dir: Path) -> list[Path]:
         """``pair_<key>.png`` per pair: A | B | M | colour-coded flow, and ``pairs_sheet.png`` stacking them."""
-        from simkit.episodes.inspect import save_png, tile
+        from simkit.core.images import save_png, tile
 
         out_dir = Path(out_dir)
         rows: list[np.ndarray] = []

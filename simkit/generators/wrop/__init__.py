@@ -30,6 +30,7 @@ from pydantic import Field, field_validator
 
 from simkit.core.episode import Episode, Video
 from simkit.core.errors import SampleRejected
+from simkit.core.fields import FieldSpec
 from simkit.core.generator import Generator, GeneratorConfig
 from simkit.generators.wrop.base import EXAM_OFFSET, FAMILIES, Clip, catalogue, fix_articles, select
 
@@ -90,13 +91,40 @@ class WropConfig(GeneratorConfig):
         return v
 
 
-class WropGenerator(Generator):
+class WropGenerator(Generator[WropConfig]):
     name = "wrop"
     version = "1"
     description = "object permanence / solidity video continuation (Blender; OP-1..OS-3 task generators)"
     extra = "blender"
     Config = WropConfig
-    required_fields = ("input_video", "target_video", "prompt", "trajectory")
+    fields = (
+        FieldSpec(
+            "input_video",
+            "mp4",
+            "uint8",
+            ("F", "H", "W", 3),
+            description="frames 0 .. F-1 of the 2F-frame clip, RGB, H.264",
+        ),
+        FieldSpec(
+            "target_video",
+            "mp4",
+            "uint8",
+            ("F", "H", "W", 3),
+            description="frames F .. 2F-1 of the clip, RGB, H.264",
+        ),
+        FieldSpec("prompt", "txt", description="describes the scene, never the outcome"),
+        FieldSpec(
+            "trajectory",
+            "json",
+            units="m",
+            frame="world, z up; quaternion (w, x, y, z)",
+            description="frames, fps, cut, resolution, camera (position, rotation, lens, sensor); "
+            "objects[name]: role, kind, dims, colour, and per frame position, rotation, scale, image_xy "
+            "(normalised, origin bottom-left), bbox_min/bbox_max (world AABB of the evaluated mesh), "
+            "visibility (0..1), occluded_by (name -> share)",
+        ),
+    )
+    smoke_config = {"frames": 24, "width": 64, "height": 36, "visibility_points": 16}
     #: ``task`` plus the union of the task generators' structural parameter names (set below the class)
     structural_params: ClassVar[tuple[str, ...]] = ("task",)
     surface_params = (
@@ -119,14 +147,7 @@ class WropGenerator(Generator):
         w = max(len(k) for k in cat)
         return [f"{k:<{w}}  {c.summary}" for k, c in cat.items()]
 
-    @property
-    def cfg(self) -> WropConfig:
-        """The config given to :meth:`setup`."""
-        if not isinstance(self.config, WropConfig):
-            raise RuntimeError("WropGenerator.setup(config) was not called")
-        return self.config
-
-    def setup(self, config: WropConfig) -> None:  # type: ignore[override]
+    def setup(self, config: WropConfig) -> None:
         super().setup(config)
         self.tasks = select(config.generator)
         self._session: Any = None
@@ -155,7 +176,7 @@ class WropGenerator(Generator):
 
     def compose(self, task_cls, structural_seed: int, surface_seed: int):
         """(task, structural params, look, composition) of the given seeds under this config."""
-        cfg = self.cfg
+        cfg = self.config
         task = task_cls()
         s = task.sample_structural(structural_seed)
         look = task.sample_surface(surface_seed)
@@ -171,7 +192,7 @@ class WropGenerator(Generator):
         from simkit.renderers.blender import RenderSettings
         from simkit.scenes.wrop.spec import Scene
 
-        cfg = self.cfg
+        cfg = self.config
         scene = Scene(
             cfg.frames, cfg.fps, comp.objects, look.camera(task.view), look.sun(), look.background()
         )
@@ -192,7 +213,7 @@ class WropGenerator(Generator):
     def generate(self, index: int, rng: np.random.Generator) -> Episode:
         from simkit.scenes.wrop.expect import evaluate
 
-        cfg = self.cfg
+        cfg = self.config
         task_cls = self.tasks[index % len(self.tasks)]
         structural_seed, surface_seed = self.draw_seeds(rng, cfg.split)
         try:
