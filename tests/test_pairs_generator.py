@@ -190,3 +190,23 @@ def test_shards_identical_across_runs_and_worker_counts(tmp_path, cubes):
     assert eps[0]["correspondence"].shape == (32, 48, 2) and eps[0]["correspondence"].dtype == np.float32
     report = validate_corpus(tmp_path / "w1a")
     assert report.passed and report.ok == 3, report.problems
+
+
+def test_assets_scan_writes_an_index_the_generator_reads(tmp_path, cubes):
+    from typer.testing import CliRunner
+
+    from simkit.assets.meshes import load_index
+    from simkit.cli import app
+
+    write_obj(tmp_path / "needle.obj", CUBE_V, CUBE_F, size=(2.0, 0.05, 0.05))
+    for k in range(2):
+        write_obj(tmp_path / f"c{k}.obj", CUBE_V, CUBE_F, texture(k))
+    r = CliRunner().invoke(app, ["assets", "scan", str(tmp_path), "--out", str(tmp_path / "index.json")])
+    assert r.exit_code == 0, r.output
+    lines = r.output.strip().splitlines()
+    assert "rejected needle.obj: aspect ratio 40.00 > 3.0" in lines
+    assert lines[-1] == f"accepted 2 of 3 meshes in {tmp_path}"
+    records = load_index(tmp_path / "index.json")
+    assert records == scan(tmp_path)  # the index round-trips the scan exactly
+    pool = load_pool(str(tmp_path / "index.json"), 1000)
+    assert [a.asset_id for a in pool] == ["c0.obj", "c1.obj"] and all(a.has_texture for a in pool)

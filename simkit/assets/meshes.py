@@ -254,9 +254,10 @@ def scan(source: str | Path, progress: Callable[[Iterable], Iterable] | None = N
 
 
 def save_index(records: list[MeshRecord], path: str | Path, source: str) -> None:
-    """Write ``records`` as an index JSON (``{"version", "source", "records": [...]}``)."""
-    doc = {"version": INDEX_VERSION, "source": source, "records": [asdict(r) for r in records]}
-    Path(path).write_text(json.dumps(doc, indent=1, sort_keys=True))
+    """Write ``records`` as an index JSON (``{"version", "source", "records": [...]}``, one record per line)."""
+    rows = ",\n".join(json.dumps(asdict(r), sort_keys=True, separators=(",", ":")) for r in records)
+    head = json.dumps({"source": source, "version": INDEX_VERSION})[:-1]
+    Path(path).write_text(f'{head}, "records": [\n{rows}\n]}}\n')  # one record per line
 
 
 def load_index(path: str | Path) -> list[MeshRecord]:
