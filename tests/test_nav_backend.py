@@ -7,21 +7,20 @@ import math
 
 import numpy as np
 import pytest
+import trimesh
 
-trimesh = pytest.importorskip("trimesh")
-
-from simkit.core.errors import InputError, SampleRejected, SimkitError  # noqa: E402
-from simkit.scenes.floorplan import (  # noqa: E402
+from simkit.core.errors import InputError, SampleRejected, SimkitError
+from simkit.scenes.floorplan import (
     compile_floorplan,
     glb_bytes,
     plan_from_json,
     plan_mesh,
     walls_between,
 )
-from simkit.scenes.meshes import load_scene_mesh  # noqa: E402
-from simkit.sims.nav.base import MOVE_FORWARD, STOP, NavAgent, Unreachable  # noqa: E402
-from simkit.sims.nav.episodes import follow_path, sample_start_goal, waypoint_targets  # noqa: E402
-from simkit.sims.nav.grid import GridNavBackend, grid_backend_from_mesh, occupancy_from_mesh  # noqa: E402
+from simkit.scenes.meshes import load_scene_mesh
+from simkit.sims.nav.base import MOVE_FORWARD, STOP, NavAgent, Unreachable
+from simkit.sims.nav.episodes import follow_path, sample_start_goal, waypoint_targets
+from simkit.sims.nav.grid import GridNavBackend, grid_backend_from_mesh, occupancy_from_mesh
 
 
 def _boxes_mesh(floor, solids):

@@ -281,3 +281,22 @@ def write_glb(plan: FloorPlan, path: str | Path) -> Path:
     path = Path(path)
     path.write_bytes(glb_bytes(plan))
     return path
+
+
+def room_box(plan: FloorPlan, p) -> tuple[tuple[float, float, float], tuple[float, float, float]] | None:
+    """``(origin, size)`` (metres, world) of the box of the room holding ``p`` (floor to wall top,
+    between the walls' inner faces), or None when ``p`` is in no room (a doorway)."""
+    i = plan.room_of(float(p[0]), float(p[1]))
+    if i < 0:
+        return None
+    x0, y0, x1, y1 = plan.rooms[i]
+    t = next((b.hi[0] - b.lo[0] for b in plan.boxes if b.kind == "wall" and b.lo[0] < 0), 0.1)
+    lo = (x0 + t / 2, y0 + t / 2, 0.0)
+    size = (max(x1 - x0 - t, 0.1), max(y1 - y0 - t, 0.1), plan.wall_height)
+    return lo, size
+
+
+def cross_room_gain(plan: FloorPlan, a, b, wall_loss_db: float) -> float:
+    """Linear amplitude gain ``10 ** (-wall_loss_db * n / 20)`` for the ``n`` walls between ``a`` and ``b``
+    (:func:`walls_between`): a sound-transmission-loss model with one loss per partition."""
+    return float(10 ** (-wall_loss_db * walls_between(plan, a, b) / 20))

@@ -187,3 +187,15 @@ def direction_bucket(azimuth_rad):
 
 
 DIRECTION_NAMES = ("front", "front-left", "left", "back-left", "back", "back-right", "right", "front-right")
+
+
+def source_in_agent_frame(poses: np.ndarray, source_xyz, ear_height: float) -> np.ndarray:
+    """The source seen from each pose: float64 (N, 3) ``[azimuth, elevation, distance]`` (rad, rad, m);
+    azimuth counter-clockwise from ahead (+pi/2 = left), the listener frame of
+    :mod:`simkit.renderers.foa`, with the ears at ``ear_height`` above the floor."""
+    poses = np.asarray(poses, dtype=np.float64)
+    s = np.asarray(source_xyz, dtype=np.float64)
+    ego = np.stack([to_egocentric(p, s[:2]) for p in poses]) if len(poses) else np.zeros((0, 2))
+    dz = s[2] - ear_height
+    horiz = np.hypot(ego[:, 0], ego[:, 1])
+    return np.stack([np.arctan2(ego[:, 1], ego[:, 0]), np.arctan2(dz, horiz), np.hypot(horiz, dz)], axis=1)
