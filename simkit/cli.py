@@ -44,6 +44,7 @@ COMMAND_MODULES = (
     "simkit.commands.audio",
     "simkit.commands.wrop",
     "simkit.commands.hebero",
+    "simkit.commands.nav",
 )
 
 

@@ -29,7 +29,7 @@ def render_windows(
     stem: np.ndarray,
     fs: int,
     poses: np.ndarray,
-    source_xyz: Sequence[float],
+    source_xyz: Sequence[float] | np.ndarray,
     window: int,
     *,
     listener_height: float = 1.5,
