@@ -134,3 +134,19 @@ def test_cli_generate_validate_inspect_and_worker_determinism(tmp_path):
     assert "0 problems" in out.stdout
     simkit_cli("inspect", str(tmp_path / "a"), "--out", str(tmp_path / "pics"), "--samples", "1", check=True)
     assert len(list((tmp_path / "pics").glob("nav_*.png"))) == 1
+
+
+@pytest.mark.slow
+def test_frames_depth_agrees_with_ray_casting_in_the_plan():
+    g = FoaNavGenerator()
+    g.setup(FoaNavConfig(**FoaNavGenerator.smoke_config, frames=True, image_width=32, image_height=24))
+    sample = _roundtrip(g.generate(0, episode_rng(0, "foa-nav", 0)))
+    n = len(sample["poses"])
+    assert sample["rgb"].shape == (n, 24, 32, 3) and sample["depth"].shape == (n, 24, 32)
+    assert g.check(sample) == []
+    bad = copy.deepcopy(sample)
+    bad["depth"] = bad["depth"] * np.float16(1.2)
+    assert any("ray-cast" in p for p in g.check(bad))
+    bad = copy.deepcopy(sample)
+    bad["rgb"] = bad["rgb"][:-1]
+    assert any("frames, expected" in p for p in g.check(bad))

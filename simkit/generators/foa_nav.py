@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 import numpy as np
 from pydantic import Field, field_validator, model_validator
 
-from simkit.core.episode import Audio, Blob, Episode
+from simkit.core.episode import Audio, Blob, Episode, Video
 from simkit.core.errors import SampleRejected
 from simkit.core.fields import FieldSpec
 from simkit.core.generator import Generator, GeneratorConfig
@@ -77,6 +77,11 @@ class FoaNavConfig(GeneratorConfig):
         2.0, gt=0.0, description="near/far bucket threshold on the Euclidean distance, metres"
     )
     sounds: str = Field("", description="sound bank directory (empty = procedural)")
+    frames: bool = Field(
+        False, description="render RGB (mp4) and depth (npy) per step from the scene (MuJoCo)"
+    )
+    image_width: int = Field(128, ge=16, le=1024, description="frame width, pixels")
+    image_height: int = Field(96, ge=16, le=1024, description="frame height, pixels")
 
     @field_validator("sample_rate")
     @classmethod
@@ -359,6 +364,8 @@ class FoaNavGenerator(Generator):
         }
         if plan is not None:
             fields["mesh"] = Blob(glb_bytes(plan), "glb")
+        if c.frames:
+            fields["rgb"], fields["depth"] = self._frames(plan, poses)
         params = {
             "structural": {"n_rooms": len(plan.rooms) if plan else None, "geodesic_m": sg.geodesic_m,
                            "n_steps": len(poses), "label": info["label"], "walls_crossed_at_start": walls0},
@@ -366,6 +373,21 @@ class FoaNavGenerator(Generator):
                         "absorption": info["absorption"], "interferer_snr_db": [i["snr_db"] for i in info["interferers"]]},
         }  # fmt: skip
         return Episode(fields, params=params)
+
+    def _frames(self, plan, poses) -> tuple[Video, np.ndarray]:
+        """RGB video (N, H, W, 3) and float16 depth (N, H, W) from the agent's eye at every pose."""
+        from simkit.sims.nav.frames import FrameRenderer
+
+        c: FoaNavConfig = self.config  # type: ignore[assignment]
+        if plan is None:
+            raise SampleRejected("frames need a procedural plan (user meshes are not rendered yet)")
+        cam = FrameRenderer(
+            [(b.lo, b.hi, b.kind) for b in plan.boxes], plan.size, c.image_width, c.image_height
+        )
+        shots = [cam.render(p, c.ear_height_m) for p in poses]
+        rgb = np.stack([s[0] for s in shots])
+        depth = np.minimum(np.stack([s[1] for s in shots]), 100.0).astype(np.float16)  # sky -> 100 m
+        return Video(rgb, fps=4.0), depth
 
     def backend_versions(self) -> dict[str, str]:
         out = {}

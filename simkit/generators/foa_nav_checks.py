@@ -123,6 +123,38 @@ def _audio_problems(sample: dict[str, Any], ep: dict, config) -> list[str]:
     return problems
 
 
+def _frame_problems(sample: dict[str, Any], ep: dict) -> list[str]:
+    """Frame count, and the depth at the image centre against the distance along the optical axis to
+    the first box at eye height (ray cast in the stored plan), median error <= 5 cm."""
+    rgb, depth = sample.get("rgb"), sample.get("depth")
+    if rgb is None and depth is None:
+        return []
+    n = len(sample["poses"])
+    problems = [
+        f"{k} has {len(v)} frames, expected {n}"
+        for k, v in (("rgb", rgb), ("depth", depth))
+        if v is not None and len(v) != n
+    ]
+    scene = sample.get("scene")
+    if problems or depth is None or not isinstance(scene, dict) or "rooms" not in scene:
+        return problems
+    from simkit.scenes.floorplan import plan_from_json, ray_distance
+
+    plan = plan_from_json(scene)
+    h, w = depth.shape[1:3]
+    err = []
+    for k, p in enumerate(np.asarray(sample["poses"], dtype=np.float64)):
+        want = ray_distance(plan, p[:2], p[2], ep["ear_height_m"])
+        got = float(np.mean(depth[k, h // 2 - 1 : h // 2 + 1, w // 2 - 1 : w // 2 + 1]))
+        if np.isfinite(want) and want < 50:
+            err.append(abs(got - want))
+    if err and float(np.median(err)) > 0.05:
+        problems.append(
+            f"depth at the image centre is {np.median(err):.2f} m (median) off the ray-cast distance"
+        )
+    return problems
+
+
 def check_sample(sample: dict[str, Any], config) -> list[str]:
     """All ``foa-nav`` checks of one stored sample (module docstring); returns the problems found."""
     ep = sample.get("episode")
@@ -139,6 +171,7 @@ def check_sample(sample: dict[str, Any], config) -> list[str]:
     problems += _motion_problems(poses, np.asarray(sample["actions"]), ep)
     problems += _label_problems(sample, ep)
     problems += _audio_problems(sample, ep, config)
+    problems += _frame_problems(sample, ep)
     if not problems:
         problems += _geodesic_problems(sample, ep)
     return problems

@@ -300,3 +300,25 @@ def cross_room_gain(plan: FloorPlan, a, b, wall_loss_db: float) -> float:
     """Linear amplitude gain ``10 ** (-wall_loss_db * n / 20)`` for the ``n`` walls between ``a`` and ``b``
     (:func:`walls_between`): a sound-transmission-loss model with one loss per partition."""
     return float(10 ** (-wall_loss_db * walls_between(plan, a, b) / 20))
+
+
+def ray_distance(plan: FloorPlan, origin, yaw: float, z: float) -> float:
+    """Distance (m) along the horizontal ray from ``origin`` (x, y) at height ``z`` in direction ``yaw``
+    to the first box whose height range contains ``z`` (slab test); inf when it meets none."""
+    o = np.asarray(origin, dtype=np.float64)[:2]
+    d = np.array([np.cos(yaw), np.sin(yaw)])
+    best = np.inf
+    for box in plan.boxes:
+        if not box.lo[2] <= z <= box.hi[2]:
+            continue
+        t0, t1 = 0.0, np.inf
+        for k in range(2):
+            if abs(d[k]) < 1e-12:
+                if not box.lo[k] <= o[k] <= box.hi[k]:
+                    t0, t1 = 1.0, 0.0
+                continue
+            u, v = (box.lo[k] - o[k]) / d[k], (box.hi[k] - o[k]) / d[k]
+            t0, t1 = max(t0, min(u, v)), min(t1, max(u, v))
+        if t0 <= t1:
+            best = min(best, t0)
+    return float(best)
