@@ -30,7 +30,7 @@ import numpy as np
 from pydantic import Field, field_validator, model_validator
 
 from simkit.core.episode import Audio, Blob, Episode, Video
-from simkit.core.errors import SampleRejected
+from simkit.core.errors import SampleRejected, SimkitError
 from simkit.core.fields import FieldSpec
 from simkit.core.generator import Generator, GeneratorConfig
 
@@ -43,6 +43,12 @@ class FoaNavConfig(GeneratorConfig):
 
     scene: str = Field(
         "", description="scene mesh (GLB/glTF/OBJ/PLY, z up or glTF y up); empty = procedural plans"
+    )
+    vlnce: str = Field(
+        "", description="VLN-CE episode file (R2R/RxR .json or .json.gz): episode i = entry i mod count"
+    )
+    scenes_dir: str = Field(
+        "", description="directory holding the VLN-CE scene meshes (scene_id relative to it)"
     )
     floor_height_m: float | None = Field(None, description="floor height of a user scene (None: estimated)")
     width_m: Range = Field((8.0, 12.0), description="[min, max] procedural footprint width (x), metres")
@@ -108,8 +114,17 @@ class FoaNavConfig(GeneratorConfig):
             raise ValueError(f"scene mesh {v!r} does not exist")
         return v
 
+    @field_validator("vlnce", "scenes_dir")
+    @classmethod
+    def _paths(cls, v: str) -> str:
+        if v and not Path(v).exists():
+            raise ValueError(f"{v!r} does not exist")
+        return v
+
     @model_validator(mode="after")
     def _ranges(self):
+        if self.vlnce and not self.scenes_dir:
+            raise ValueError("vlnce needs scenes_dir (the folder with the episodes' scene meshes)")
         for name in ("width_m", "depth_m", "n_rooms", "furniture_per_room", "geodesic_m", "lufs"):
             lo, hi = getattr(self, name)
             if lo > hi:
@@ -242,6 +257,8 @@ class FoaNavGenerator(Generator):
         require("scipy", "nav")
         self.bank = load_bank(config.sounds or None)
         self.user_backend = None
+        self.vlnce = self._load_vlnce(config) if config.vlnce else None
+        self._scene_cache: dict[str, Any] = {}
         if config.scene:
             from simkit.scenes.meshes import load_scene_mesh
             from simkit.sims.nav.grid import grid_backend_from_mesh
@@ -250,6 +267,57 @@ class FoaNavGenerator(Generator):
             self.user_backend = grid_backend_from_mesh(
                 mesh, config.cell_m, config.agent_radius_m, floor_z=config.floor_height_m
             )
+
+    @staticmethod
+    def _load_vlnce(config: FoaNavConfig) -> list:
+        """The VLN-CE episodes whose scene mesh is under ``scenes_dir`` (the others are reported once)."""
+        import logging
+
+        from simkit.core.errors import InputError
+        from simkit.sims.nav.vlnce import load_vlnce, resolve_scene
+
+        eps = load_vlnce(config.vlnce)
+        found = [(e, resolve_scene(e.scene_id, config.scenes_dir)) for e in eps]
+        usable = [(e, p) for e, p in found if p is not None]
+        missing = sorted({e.scene_id for e, p in found if p is None})
+        if missing:
+            logging.getLogger("simkit.nav").warning(
+                "%s: %d of %d episodes skipped, scenes not in %s: %s",
+                config.vlnce,
+                len(eps) - len(usable),
+                len(eps),
+                config.scenes_dir,
+                ", ".join(missing[:5]),
+            )
+        if not usable:
+            raise InputError(config.vlnce, f"no episode's scene mesh is under {config.scenes_dir}")
+        return usable
+
+    def _vlnce_task(self, index: int):
+        """(backend, StartGoal) of VLN-CE episode ``index`` (mod count); start and goal snapped to the
+        walkable area (within 0.5 m), an unreachable goal rejected."""
+        from simkit.scenes.meshes import load_scene_mesh
+        from simkit.sims.nav.episodes import StartGoal
+        from simkit.sims.nav.grid import grid_backend_from_mesh
+
+        c: FoaNavConfig = self.config  # type: ignore[assignment]
+        assert self.vlnce is not None
+        ep, path = self.vlnce[index % len(self.vlnce)]
+        key = f"{path}|{ep.floor_z:.2f}"
+        if key not in self._scene_cache:
+            if len(self._scene_cache) >= 2:
+                self._scene_cache.pop(next(iter(self._scene_cache)))
+            mesh = load_scene_mesh(path)
+            self._scene_cache[key] = grid_backend_from_mesh(
+                mesh, c.cell_m, c.agent_radius_m, floor_z=ep.floor_z
+            )
+        be = self._scene_cache[key]
+        try:
+            start, goal = be.snap_point(ep.start), be.snap_point(ep.goal)
+            geo = be.geodesic_distance(start, goal)
+        except SimkitError as exc:
+            raise SampleRejected(f"VLN-CE episode {ep.episode_id}: {exc}") from None
+        return be, StartGoal(start, ep.start_yaw, goal, geo, float(np.linalg.norm(goal - start))), ep
 
     # -- 1. compile ---------------------------------------------------------------------------
     def _compile(self, rng: np.random.Generator):
@@ -318,14 +386,21 @@ class FoaNavGenerator(Generator):
         from simkit.sims.nav.episodes import follow_path, sample_start_goal
 
         c: FoaNavConfig = self.config  # type: ignore[assignment]
-        plan, backend = self._compile(rng)
-        sg = sample_start_goal(backend, rng, c.geodesic_m, c.min_geodesic_ratio)
+        vep = None
+        if self.vlnce is not None:
+            plan, (backend, sg, vep) = None, self._vlnce_task(index)
+        else:
+            plan, backend = self._compile(rng)
+            sg = sample_start_goal(backend, rng, c.geodesic_m, c.min_geodesic_ratio)
         poses, actions = follow_path(backend, sg.start, sg.start_yaw, sg.goal, c.max_steps)
         source_xyz = np.array([sg.goal[0], sg.goal[1], rng.uniform(*c.source_height_m)])
         foa, info = self._render(rng, plan, poses, source_xyz)
         peak = float(np.max(np.abs(foa))) if foa.size else 0.0
         if peak >= 1.0:
             raise SampleRejected(f"FOA peak {peak:.2f} >= 1 (no peak normalisation; lower lufs)")
+        if vep is not None:
+            info["vlnce"] = {"episode_id": vep.episode_id, "scene_id": vep.scene_id, "instruction": vep.instruction,
+                             "reference_path_m": vep.reference_path.tolist(), "goal_radius_m": vep.goal_radius}  # fmt: skip
         return self._episode(plan, backend, sg, poses, actions, source_xyz, foa, info)
 
     # -- 4. episode ---------------------------------------------------------------------------
@@ -350,6 +425,7 @@ class FoaNavGenerator(Generator):
             "forward_step_m": 0.25, "turn_deg": 15.0, "r_min_m": 0.3, "wall_loss_db": c.wall_loss_db,
             "cross_room_gain": info["cross_room_gain"], "absorption": info["absorption"],
             "interferers": info["interferers"], "backend": backend.name, "near_m": c.near_m,
+            "vlnce": info.get("vlnce"),
         }  # fmt: skip
         fields: dict[str, Any] = {
             "foa": Audio(foa.astype(np.float32), int(c.sample_rate)),
@@ -360,7 +436,9 @@ class FoaNavGenerator(Generator):
             "source": source,
             "buckets": buckets.astype(np.int8),
             "episode": episode,
-            "scene": plan.to_json() if plan is not None else {"mesh": str(c.scene)},
+            "scene": plan.to_json()
+            if plan is not None
+            else {"mesh": str(c.scene) or (info.get("vlnce") or {}).get("scene_id")},
         }
         if plan is not None:
             fields["mesh"] = Blob(glb_bytes(plan), "glb")
