@@ -110,3 +110,15 @@ def test_cli_eval_nav_prints_sr_and_spl():
     assert "SR 1.000" in out and "SPL" in out
     bad = simkit_cli("eval", "nav", "--policy", "nope")
     assert bad.returncode == 2 and "unknown navigation policy" in bad.stderr
+
+
+def test_env_frames_depth_matches_ray_casting():
+    from simkit.scenes.floorplan import ray_distance
+
+    env = FoaNavEnv(**SMALL, frames=True, image_size=(32, 24))
+    obs, _ = env.reset(seed=2)
+    assert obs["rgb"].shape == (24, 32, 3) and obs["depth"].shape == (24, 32, 1)
+    for a in (2, 2, 1):
+        obs, *_ = env.step(a)
+        want = ray_distance(env.plan, env.agent.position, env.agent.yaw, env.ear_height)
+        assert float(obs["depth"][11:13, 15:17].mean()) == pytest.approx(want, abs=0.02)

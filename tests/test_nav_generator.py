@@ -61,6 +61,11 @@ def test_episode_labels_agree_with_audio_and_geometry_and_tampering_is_caught(ge
     ahead = np.flatnonzero(np.abs(src[:, 0]) < math.radians(5))
     assert ahead.size > 0
     np.testing.assert_array_equal(direction_bucket(src[:, 0]), sample["buckets"][:, 0])
+    # a source straight ahead with a forward step next: the first waypoint is ahead (x_fwd > 0, y_left = 0)
+    fwd = [k for k in ahead if sample["actions"][k] == 1]
+    assert fwd and all(
+        sample["waypoints"][k, 0, 0] > 0.2 and abs(sample["waypoints"][k, 0, 1]) < 1e-5 for k in fwd
+    )
     for name, mutate, msg in [
         ("waypoints", lambda s: s["waypoints"].__setitem__((0, 0, 1), 0.3), "waypoints"),
         ("source", lambda s: s["source"].__setitem__((2, 0), s["source"][2, 0] + 0.5), "source direction"),
@@ -79,6 +84,27 @@ def test_episode_labels_agree_with_audio_and_geometry_and_tampering_is_caught(ge
     bad = copy.deepcopy(sample)
     bad["episode"]["geodesic_m"] += 0.5
     assert any("geodesic" in p for p in gen.check(bad))
+    bad = copy.deepcopy(sample)
+    bad["scene"]["size_m"][0] += 1.0
+    assert any("mesh bounds" in p for p in gen.check(bad))
+
+
+def test_user_scene_mesh(tmp_path):
+    """An L-shaped room given as an OBJ (z up): episodes stay on its walkable area and pass their checks."""
+    import trimesh
+
+    floor = trimesh.creation.box(extents=(6.0, 6.0, 0.05))
+    floor.apply_translation((3.0, 3.0, -0.025))
+    block = trimesh.creation.box(extents=(3.0, 3.0, 2.5))
+    block.apply_translation((4.5, 4.5, 1.25))
+    trimesh.util.concatenate([floor, block]).export(tmp_path / "l_room.obj")
+    g = FoaNavGenerator()
+    g.setup(FoaNavConfig(scene=str(tmp_path / "l_room.obj"), geodesic_m=(3.0, 8.0), window_s=0.1))
+    sample = _roundtrip(g.generate(0, episode_rng(1, "foa-nav", 0)))
+    assert g.check(sample) == []
+    assert sample["scene"] == {"mesh": str(tmp_path / "l_room.obj")} and "mesh" not in sample
+    xy = sample["poses"][:, :2]
+    assert not np.any((xy[:, 0] > 2.9) & (xy[:, 1] > 2.9))  # never inside the block
 
 
 def test_generator_is_deterministic_and_waypoints_follow_the_poses(gen):

@@ -155,6 +155,35 @@ def _frame_problems(sample: dict[str, Any], ep: dict) -> list[str]:
     return problems
 
 
+def _mesh_problems(sample: dict[str, Any]) -> list[str]:
+    """The stored GLB opens and spans the stored plan (footprint and wall height, after y-up -> z-up)."""
+    blob, scene = sample.get("mesh"), sample.get("scene")
+    if blob is None or not isinstance(scene, dict) or "size_m" not in scene:
+        return []
+    import io
+
+    import trimesh
+
+    from simkit.scenes.meshes import Y_UP_TO_Z_UP
+
+    try:
+        mesh = trimesh.load(io.BytesIO(bytes(blob)), file_type="glb", force="mesh")
+        mesh.apply_transform(Y_UP_TO_Z_UP)
+    except Exception as exc:
+        return [f"mesh (GLB) does not open: {type(exc).__name__}: {exc}"]
+    (x0, y0, z0), (x1, y1, z1) = mesh.bounds
+    w, d = scene["size_m"]
+    if (
+        abs(x1 - x0 - (w + 0.1)) > 1e-3
+        or abs(y1 - y0 - (d + 0.1)) > 1e-3
+        or abs(z1 - scene["wall_height_m"]) > 1e-3
+    ):
+        return [
+            f"mesh bounds {mesh.bounds.tolist()} do not match the plan ({w} x {d} m, walls {scene['wall_height_m']} m)"
+        ]
+    return []
+
+
 def check_sample(sample: dict[str, Any], config) -> list[str]:
     """All ``foa-nav`` checks of one stored sample (module docstring); returns the problems found."""
     ep = sample.get("episode")
@@ -173,7 +202,7 @@ def check_sample(sample: dict[str, Any], config) -> list[str]:
     problems += _audio_problems(sample, ep, config)
     problems += _frame_problems(sample, ep)
     if not problems:
-        problems += _geodesic_problems(sample, ep)
+        problems += _mesh_problems(sample) + _geodesic_problems(sample, ep)
     return problems
 
 
