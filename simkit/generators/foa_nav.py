@@ -12,7 +12,7 @@ Reads top to bottom as compile -> simulate/render -> episode:
    the episode's end point); for each pose a window of ``window_s`` of AmbiX FOA is rendered in the
    agent's egocentric frame (:func:`simkit.renderers.foa_windows.render_windows`) with the 1/r law,
    r_min = 0.3 m and no peak normalisation; optional image-source early reflections of the room the
-   agent stands in, cross-room attenuation (``wall_loss_db`` per wall crossed by the direct line) and
+   agent shares with the source, cross-room attenuation (``wall_loss_db`` per wall crossed by the direct line) and
    1-3 plane-wave interferers at SNRs from {20, 15, 10, 5, 0} dB;
 4. episode: per step the next K = 8 waypoints ``[x_fwd, y_left, psi]``, stop flags, the source's
    egocentric direction and distance (Euclidean and geodesic), its 8-way direction bucket and
@@ -356,7 +356,12 @@ class FoaNavGenerator(Generator):
         rooms = None
         absorption = float(rng.uniform(*c.absorption))
         if c.reflections and plan is not None:
-            boxes = [room_box(plan, p) for p in poses]
+            # image sources only when agent and source share a room (a room's images of a source
+            # outside it are not physical); through walls the direct path alone is heard
+            home = plan.room_of(float(source_xyz[0]), float(source_xyz[1]))
+            boxes = [
+                room_box(plan, p) if plan.room_of(float(p[0]), float(p[1])) == home else None for p in poses
+            ]
             rooms = [
                 None
                 if b is None
