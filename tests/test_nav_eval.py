@@ -122,3 +122,15 @@ def test_env_frames_depth_matches_ray_casting():
         obs, *_ = env.step(a)
         want = ray_distance(env.plan, env.agent.position, env.agent.yaw, env.ear_height)
         assert float(obs["depth"][11:13, 15:17].mean()) == pytest.approx(want, abs=0.02)
+
+
+def test_waypoint_decisions_reach_the_goal_within_the_decision_limit():
+    from simkit.eval.nav.evaluate import run_episode
+
+    env = FoaNavEnv(**{**SMALL, "geodesic_m": (2.0, 5.0)})
+    pol = make_policy("oracle-waypoints")  # the corpus's waypoint target, predicted perfectly
+    rows = [run_episode(env, pol, seed=s, max_decisions=50) for s in range(3)]
+    assert all(r["end"] == "stop" and r["SR"] == 1.0 for r in rows), rows
+    assert all(1 <= r["decisions"] <= 50 and r["steps"] > r["decisions"] and r["SPL"] > 0.85 for r in rows)
+    short = run_episode(env, pol, seed=0, max_decisions=1)
+    assert short["end"] == "decisions" and short["decisions"] == 1 and short["SR"] == 0.0

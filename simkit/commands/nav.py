@@ -11,7 +11,9 @@ import typer
 
 
 def _eval_nav(
-    policy: str = typer.Option("oracle", "--policy", help="oracle | random | sound | module:callable"),
+    policy: str = typer.Option(
+        "oracle", "--policy", help="oracle | oracle-waypoints | random | sound | module:callable"
+    ),
     episodes: int = typer.Option(10, "--episodes", min=1, help="number of episodes"),
     seed: int = typer.Option(0, "--seed", min=0, help="episode i uses scene/start/goal seed SEED + i"),
     success_radius: float = typer.Option(

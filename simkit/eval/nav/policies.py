@@ -6,7 +6,8 @@ episode) and ``act(obs)`` returning either one discrete action (int: 0 stop, 1 f
 ``foa-nav`` corpus's target). Waypoints become actions with :func:`waypoints_to_actions`.
 
 Built-ins: ``oracle`` (the greedy shortest-path follower with privileged access to the scene, as
-Habitat's ``ShortestPathFollower``), ``random`` (forward 0.7, each turn 0.14, stop 0.02), and
+Habitat's ``ShortestPathFollower``), ``oracle-waypoints`` (the follower's next 8 poses as waypoints:
+the corpus target predicted perfectly), ``random`` (forward 0.7, each turn 0.14, stop 0.02), and
 ``sound`` (the FOA-only baseline: turn towards the DirAC intensity direction, walk, stop when the
 sound comes from behind right after passing it). ``module:callable`` loads a user policy object,
 a factory (no arguments) returning one, or a plain ``act(obs)`` function.
@@ -33,9 +34,10 @@ def waypoints_to_actions(wp, forward_m: float = 0.25, turn_rad: float = float(np
     """Discrete actions for one decision from predicted waypoints (K, 3), by the dominant displacement or yaw.
 
     Empty ``wp``, or every waypoint displacement < 0.3 m with |psi| < 7.5 deg: ``[STOP]`` (self-stop).
-    Otherwise, with ``w`` the waypoint of largest displacement: when its displacement is < 0.3 m the
-    yaw dominates and the agent turns by ``round(psi / 15 deg)``; else it turns towards
-    ``atan2(y_left, x_fwd)`` (rounded to whole turns) and walks ``round(distance / 0.25)`` steps.
+    Otherwise, with ``w`` the waypoint of largest displacement ``d``: when ``round(d / 0.25 m)`` is 0
+    the yaw dominates and the agent turns by ``round(psi / 15 deg)`` (``psi`` of largest magnitude);
+    else it turns towards ``atan2(y_left, x_fwd)`` (rounded to whole turns) and walks
+    ``round(d / 0.25 m)`` steps.
     """
     w = np.asarray(wp, dtype=np.float64).reshape(-1, 3) if wp is not None else np.zeros((0, 3))
     if w.size == 0:
@@ -44,13 +46,14 @@ def waypoints_to_actions(wp, forward_m: float = 0.25, turn_rad: float = float(np
     if disp.max() < SELF_STOP_M and np.abs(w[:, 2]).max() < SELF_STOP_YAW:
         return [STOP]
     k = int(np.argmax(disp))
-    if disp[k] < SELF_STOP_M:
+    n_fwd = round(disp[k] / forward_m)
+    if n_fwd == 0:  # the yaw dominates: turn in place
         psi = float(w[np.argmax(np.abs(w[:, 2])), 2])
         n = round(psi / turn_rad)
         return [LEFT if n > 0 else RIGHT] * abs(n) or [FORWARD]
     heading = float(np.arctan2(w[k, 1], w[k, 0]))
     n = round(heading / turn_rad)
-    return [LEFT if n > 0 else RIGHT] * abs(n) + [FORWARD] * max(1, round(disp[k] / forward_m))
+    return [LEFT if n > 0 else RIGHT] * abs(n) + [FORWARD] * n_fwd
 
 
 class NavPolicy(ABC):
@@ -79,6 +82,36 @@ class OraclePolicy(NavPolicy):
 
         e = self.env
         return oracle_action(e.backend, e.agent, e.task.goal)
+
+
+class OracleWaypointPolicy(NavPolicy):
+    """The ``foa-nav`` waypoint target predicted perfectly: the next K = 8 poses of the shortest-path
+    follower relative to the agent (privileged), one decision per call; an empty trajectory at the goal.
+    It exercises the waypoint -> action conversion and the decision limit with a known-good model."""
+
+    name = "oracle-waypoints"
+
+    def reset(self, env) -> None:
+        self.env = env
+
+    def act(self, obs):
+        from simkit.sims.nav.base import NavAgent
+        from simkit.sims.nav.episodes import oracle_action, waypoint_targets
+
+        e = self.env
+        ghost = NavAgent(e.backend, e.agent.position, e.agent.yaw)
+        ghost.stalled = e.agent.stalled
+        poses = [ghost.pose]
+        for _ in range(8):  # the follower's next 8 poses
+            a = oracle_action(e.backend, ghost, e.task.goal)
+            if a == STOP:
+                break
+            ghost.step(a)
+            poses.append(ghost.pose)
+        if len(poses) == 1:
+            return np.zeros((0, 3))
+        wp, stop = waypoint_targets(np.asarray(poses))
+        return wp[0][~stop[0]]
 
 
 class RandomPolicy(NavPolicy):
@@ -135,11 +168,16 @@ class SoundPolicy(NavPolicy):
         return FORWARD
 
 
-POLICIES: dict[str, Any] = {"oracle": OraclePolicy, "random": RandomPolicy, "sound": SoundPolicy}
+POLICIES: dict[str, Any] = {
+    "oracle": OraclePolicy,
+    "oracle-waypoints": OracleWaypointPolicy,
+    "random": RandomPolicy,
+    "sound": SoundPolicy,
+}
 
 
 def make_policy(spec: str, seed: int = 0) -> NavPolicy:
-    """A policy by name (``oracle``, ``random``, ``sound``) or ``module:callable`` (a policy object, a
+    """A policy by name (``oracle``, ``oracle-waypoints``, ``random``, ``sound``) or ``module:callable`` (a policy object, a
     factory taking no arguments that returns one, or an ``act(obs)`` function).
 
     Raises:
