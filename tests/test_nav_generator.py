@@ -176,3 +176,17 @@ def test_frames_depth_agrees_with_ray_casting_in_the_plan():
     bad = copy.deepcopy(sample)
     bad["rgb"] = bad["rgb"][:-1]
     assert any("frames, expected" in p for p in g.check(bad))
+
+
+def test_habitat_backend_is_one_clear_line_without_habitat_sim(tmp_path):
+    from simkit.core.errors import SimkitError
+    from simkit.sims.nav.habitat import habitat_available
+
+    if habitat_available():  # pragma: no cover - only where habitat-sim is installed (conda)
+        pytest.skip("habitat-sim is importable here; this checks the message when it is not")
+    (tmp_path / "s.navmesh").write_bytes(b"")
+    g = FoaNavGenerator()
+    with pytest.raises(SimkitError, match="conda install habitat-sim"):
+        g.setup(FoaNavConfig(backend="habitat", navmesh=str(tmp_path / "s.navmesh")))
+    with pytest.raises(ValueError, match="backend habitat needs navmesh"):
+        FoaNavConfig(backend="habitat")

@@ -24,7 +24,7 @@ Source: OmniEcho navigation data (seed notes ``omniecho_foa_nav``; digest ``spec
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field, field_validator, model_validator
@@ -50,6 +50,11 @@ class FoaNavConfig(GeneratorConfig):
     scenes_dir: str = Field(
         "", description="directory holding the VLN-CE scene meshes (scene_id relative to it)"
     )
+    backend: Literal["grid", "habitat"] = Field(
+        "grid",
+        description="navigation backend: grid (built in) or habitat (habitat-sim, needs scene + navmesh)",
+    )
+    navmesh: str = Field("", description="Habitat .navmesh of the scene (backend habitat)")
     floor_height_m: float | None = Field(None, description="floor height of a user scene (None: estimated)")
     width_m: Range = Field((8.0, 12.0), description="[min, max] procedural footprint width (x), metres")
     depth_m: Range = Field((6.0, 10.0), description="[min, max] procedural footprint depth (y), metres")
@@ -125,6 +130,8 @@ class FoaNavConfig(GeneratorConfig):
     def _ranges(self):
         if self.vlnce and not self.scenes_dir:
             raise ValueError("vlnce needs scenes_dir (the folder with the episodes' scene meshes)")
+        if self.backend == "habitat" and not self.navmesh:
+            raise ValueError("backend habitat needs navmesh (the scene's Habitat .navmesh file)")
         for name in ("width_m", "depth_m", "n_rooms", "furniture_per_room", "geodesic_m", "lufs"):
             lo, hi = getattr(self, name)
             if lo > hi:
@@ -259,7 +266,13 @@ class FoaNavGenerator(Generator):
         self.user_backend = None
         self.vlnce = self._load_vlnce(config) if config.vlnce else None
         self._scene_cache: dict[str, Any] = {}
-        if config.scene:
+        if config.backend == "habitat":
+            from simkit.sims.nav import make_backend
+
+            self.user_backend = make_backend(
+                "habitat", navmesh=config.navmesh, agent_radius=config.agent_radius_m
+            )
+        elif config.scene:
             from simkit.scenes.meshes import load_scene_mesh
             from simkit.sims.nav.grid import grid_backend_from_mesh
 

@@ -20,7 +20,7 @@ from simkit.sims.nav.base import NavBackend, Unreachable
 
 INSTALL_HINT = (
     "the habitat backend needs habitat-sim, which cannot be imported (it has no PyPI wheel for this "
-    "Python; install it with: conda install habitat-sim -c conda-forge -c aihabitat), or use --backend grid"
+    "Python; install it with: conda install habitat-sim -c conda-forge -c aihabitat), or use the grid backend"
 )
 
 
