@@ -444,6 +444,7 @@ class FoaNavGenerator(Generator):
             "cross_room_gain": info["cross_room_gain"], "absorption": info["absorption"],
             "interferers": info["interferers"], "backend": backend.name, "near_m": c.near_m,
             "vlnce": info.get("vlnce"),
+            "task_text": f"Navigate to the sound of the {info['label'].replace('_', ' ')} and stop there.",
         }  # fmt: skip
         fields: dict[str, Any] = {
             "foa": Audio(foa.astype(np.float32), int(c.sample_rate)),
