@@ -127,41 +127,45 @@ class RandomPolicy(NavPolicy):
 
 
 class SoundPolicy(NavPolicy):
-    """FOA-only baseline: turn towards the DirAC intensity azimuth of the window (until within half a
-    turn), walk; after two blocked steps turn 45 deg left; stop when the azimuth jumps behind
-    (|az| > 120 deg) right after a step with the sound ahead (|az| < 30 deg): the agent passed it."""
+    """FOA-only baseline (no map, no goal position): turn towards the broadband DirAC intensity azimuth
+    of the window until it is within half a turn, then walk. When a step is blocked (a wall between
+    agent and sound), follow the wall for a while: turn 75 deg to one side and walk ``detour`` (6)
+    steps, then aim at the sound again; the side alternates on each block. Stop when the azimuth jumps
+    behind (|az| > 120 deg) right after a step taken with the sound ahead (|az| < 30 deg): the agent
+    has just passed the source."""
 
     name = "sound"
+    detour = 6
 
     def reset(self, env) -> None:
         self.prev_az: float | None = None
         self.prev_pose: np.ndarray | None = None
-        self.blocked = 0
         self.queue: list[int] = []
+        self.side = LEFT
 
     def act(self, obs):
         from simkit.renderers.foa_windows import intensity_direction
 
         az, _ = intensity_direction(np.asarray(obs["foa"], dtype=np.float64))
         pose = np.asarray(obs["pose"], dtype=np.float64)
-        moved = self.prev_pose is not None and np.linalg.norm(pose[:2] - self.prev_pose[:2]) > 0.05
+        last = self.prev_pose
+        moved = last is not None and np.linalg.norm(pose[:2] - last[:2]) > 0.05
+        walked = last is not None and abs(pose[2] - last[2]) < 1e-6  # the last action was a step
+        self.prev_pose = pose
         if (
             self.prev_az is not None
+            and walked
+            and moved
             and abs(self.prev_az) < np.radians(30)
             and abs(az) > np.radians(120)
-            and moved
         ):
             return STOP
-        self.blocked = (
-            self.blocked + 1 if (self.prev_pose is not None and not moved and self.queue == []) else 0
-        )
-        self.prev_pose = pose
+        if last is not None and walked and not moved:  # blocked: follow the wall
+            self.queue = [self.side] * 5 + [FORWARD] * self.detour
+            self.side = RIGHT if self.side == LEFT else LEFT
+            return self.queue.pop(0)
         if self.queue:
             return self.queue.pop(0)
-        if self.blocked >= 2:
-            self.blocked = 0
-            self.queue = [LEFT, LEFT, FORWARD]
-            return LEFT
         self.prev_az = az
         if abs(az) > np.radians(7.5):
             return LEFT if az > 0 else RIGHT
