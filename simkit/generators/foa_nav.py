@@ -74,7 +74,9 @@ class FoaNavConfig(GeneratorConfig):
     window_s: float = Field(0.25, ge=0.05, le=2.0, description="FOA window per step, seconds")
     lufs: Range = Field((-38.0, -30.0), description="[min, max] source loudness at 1 m, LUFS")
     source_height_m: Range = Field((0.3, 1.5), description="[min, max] source height above the floor, metres")
-    reflections: bool = Field(False, description="image-source early reflections of the agent's room")
+    reflections: bool = Field(
+        False, description="image-source early reflections when agent and source share a room"
+    )
     image_order: int = Field(1, ge=0, le=3, description="image-source order when reflections are on")
     absorption: Range = Field((0.2, 0.5), description="[min, max] wall energy absorption")
     wall_loss_db: float = Field(
@@ -229,10 +231,30 @@ FIELDS = (
         "scene mesh (GLB) a Habitat user can load",
         required=False,
     ),
+    FieldSpec(
+        "rgb",
+        "mp4",
+        "uint8",
+        ("N", "H", "W", 3),
+        "",
+        "agent camera at ear height, looking along yaw",
+        "frame per step (frames: true); the frames of earlier steps are the history",
+        required=False,
+    ),
+    FieldSpec(
+        "depth",
+        "npy",
+        "float16",
+        ("N", "H", "W"),
+        "m",
+        "agent camera (z-depth along the optical axis)",
+        "depth per step (frames: true), sky = 100 m",
+        required=False,
+    ),
 )
 
 
-class FoaNavGenerator(Generator):
+class FoaNavGenerator(Generator[FoaNavConfig]):
     """Sound-guided navigation episodes (module docstring)."""
 
     name = "foa-nav"
@@ -255,7 +277,7 @@ class FoaNavGenerator(Generator):
         "window_s": 0.1,
     }
 
-    def setup(self, config: FoaNavConfig) -> None:  # type: ignore[override]
+    def setup(self, config: FoaNavConfig) -> None:
         super().setup(config)
         from simkit.assets.sounds import load_bank
         from simkit.core.errors import require
@@ -313,7 +335,7 @@ class FoaNavGenerator(Generator):
         from simkit.sims.nav.episodes import StartGoal
         from simkit.sims.nav.grid import grid_backend_from_mesh
 
-        c: FoaNavConfig = self.config  # type: ignore[assignment]
+        c = self.config
         assert self.vlnce is not None
         ep, path = self.vlnce[index % len(self.vlnce)]
         key = f"{path}|{ep.floor_z:.2f}"
@@ -337,7 +359,7 @@ class FoaNavGenerator(Generator):
         from simkit.scenes.floorplan import FloorPlanParams, compile_floorplan, plan_mesh
         from simkit.sims.nav.grid import grid_backend_from_mesh
 
-        c: FoaNavConfig = self.config  # type: ignore[assignment]
+        c = self.config
         if self.user_backend is not None:
             return None, self.user_backend
         params = FloorPlanParams(
@@ -356,7 +378,7 @@ class FoaNavGenerator(Generator):
         from simkit.renderers.foa_windows import render_windows
         from simkit.scenes.floorplan import cross_room_gain, room_box
 
-        c: FoaNavConfig = self.config  # type: ignore[assignment]
+        c = self.config
         fs, win = int(c.sample_rate), round(c.window_s * c.sample_rate)
         n, pad = len(poses), fs // 20
         label = str(self.bank.labels[int(rng.integers(len(self.bank.labels)))])
@@ -403,7 +425,7 @@ class FoaNavGenerator(Generator):
     def generate(self, index: int, rng: np.random.Generator) -> Episode:
         from simkit.sims.nav.episodes import follow_path, sample_start_goal
 
-        c: FoaNavConfig = self.config  # type: ignore[assignment]
+        c = self.config
         vep = None
         if self.vlnce is not None:
             plan, (backend, sg, vep) = None, self._vlnce_task(index)
@@ -426,7 +448,7 @@ class FoaNavGenerator(Generator):
         from simkit.scenes.floorplan import glb_bytes, walls_between
         from simkit.sims.nav.episodes import direction_bucket, source_in_agent_frame, waypoint_targets
 
-        c: FoaNavConfig = self.config  # type: ignore[assignment]
+        c = self.config
         wp, stop = waypoint_targets(poses)
         polar = source_in_agent_frame(poses, source_xyz, c.ear_height_m)
         geo = np.array([backend.geodesic_distance(p[:2], sg.goal) for p in poses])
@@ -475,7 +497,7 @@ class FoaNavGenerator(Generator):
         """RGB video (N, H, W, 3) and float16 depth (N, H, W) from the agent's eye at every pose."""
         from simkit.sims.nav.frames import FrameRenderer
 
-        c: FoaNavConfig = self.config  # type: ignore[assignment]
+        c = self.config
         if plan is None:
             raise SampleRejected("frames need a procedural plan (user meshes are not rendered yet)")
         cam = FrameRenderer(
