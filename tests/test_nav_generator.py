@@ -137,6 +137,8 @@ def test_bad_config_is_one_clear_error():
         FoaNavConfig(sample_rate=22050)
     with pytest.raises(ValueError, match="does not exist"):
         FoaNavConfig(scene="/nonexistent/scene.glb")
+    with pytest.raises(ValueError, match="frames: true renders procedural plans only"):
+        FoaNavConfig(frames=True, backend="habitat", navmesh="x.navmesh")
 
 
 @pytest.mark.slow

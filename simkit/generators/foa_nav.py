@@ -132,6 +132,10 @@ class FoaNavConfig(GeneratorConfig):
     def _ranges(self):
         if self.vlnce and not self.scenes_dir:
             raise ValueError("vlnce needs scenes_dir (the folder with the episodes' scene meshes)")
+        if self.frames and (self.scene or self.vlnce or self.backend == "habitat"):
+            raise ValueError(
+                "frames: true renders procedural plans only (not scene, vlnce or the habitat backend)"
+            )
         if self.backend == "habitat" and not self.navmesh:
             raise ValueError("backend habitat needs navmesh (the scene's Habitat .navmesh file)")
         for name in ("width_m", "depth_m", "n_rooms", "furniture_per_room", "geodesic_m", "lufs"):
