@@ -41,8 +41,23 @@ def _mjcf(boxes, size, width: int, height: int, fov_deg: float) -> str:
     )
 
 
+def _gl_context(width: int, height: int):
+    """An offscreen OpenGL context of the ``MUJOCO_GL`` kind (``egl`` by default, or ``osmesa``),
+    created directly, so it does not depend on which backend MuJoCo chose when it was first imported."""
+    kind = os.environ.get("MUJOCO_GL", "egl").lower()
+    if kind == "osmesa":
+        from mujoco.osmesa import GLContext
+    else:
+        from mujoco.egl import GLContext
+    return GLContext(width, height)
+
+
 class FrameRenderer:
     """Offscreen RGB + depth of a box scene (module docstring).
+
+    One ``mjr_render`` per frame gives both images (``mjr_readPixels``); the depth buffer is
+    linearised with MuJoCo's near/far planes (``znear``, ``zfar`` times the model extent), as
+    ``mujoco.Renderer`` does.
 
     Args:
         boxes: ``[(lo (3,), hi (3,), kind), ...]`` metres, world.
@@ -57,7 +72,17 @@ class FrameRenderer:
         self._mj = mujoco
         self.model = mujoco.MjModel.from_xml_string(_mjcf(boxes, size, width, height, fov_deg))
         self.data = mujoco.MjData(self.model)
-        self.renderer = mujoco.Renderer(self.model, height, width)
+        self.width, self.height = width, height
+        self.ctx = _gl_context(width, height)
+        self.ctx.make_current()
+        self.scene = mujoco.MjvScene(self.model, maxgeom=len(boxes) + 16)
+        self.cam = mujoco.MjvCamera()
+        self.cam.type = mujoco.mjtCamera.mjCAMERA_FIXED
+        self.cam.fixedcamid = 0
+        self.opt = mujoco.MjvOption()
+        self.con = mujoco.MjrContext(self.model, mujoco.mjtFontScale.mjFONTSCALE_150)
+        mujoco.mjr_setBuffer(mujoco.mjtFramebuffer.mjFB_OFFSCREEN, self.con)
+        self.viewport = mujoco.MjrRect(0, 0, width, height)
 
     def render(self, pose, eye_height: float) -> tuple[np.ndarray, np.ndarray]:
         """Frames at ``pose`` (x, y, yaw): ``(rgb uint8 (H, W, 3), depth float32 (H, W) metres)``."""
@@ -72,10 +97,20 @@ class FrameRenderer:
         self.model.cam_pos[0] = (x, y, eye_height)
         self.model.cam_quat[0] = quat
         mj.mj_forward(self.model, self.data)
-        self.renderer.update_scene(self.data, camera="eye")
-        rgb = self.renderer.render().copy()
-        self.renderer.enable_depth_rendering()
-        self.renderer.update_scene(self.data, camera="eye")
-        depth = self.renderer.render().astype(np.float32).copy()
-        self.renderer.disable_depth_rendering()
-        return rgb, depth
+        self.ctx.make_current()
+        mj.mjv_updateScene(
+            self.model, self.data, self.opt, None, self.cam, mj.mjtCatBit.mjCAT_ALL, self.scene
+        )
+        mj.mjr_render(self.viewport, self.scene, self.con)
+        rgb = np.empty((self.height, self.width, 3), dtype=np.uint8)
+        z = np.empty((self.height, self.width), dtype=np.float32)
+        mj.mjr_readPixels(rgb, z, self.viewport, self.con)
+        extent = self.model.stat.extent
+        near, far = self.model.vis.map.znear * extent, self.model.vis.map.zfar * extent
+        depth = near / (1.0 - z * (1.0 - near / far))  # OpenGL depth buffer -> metres along the axis
+        return np.flipud(rgb).copy(), np.flipud(depth).astype(np.float32)
+
+    def close(self) -> None:
+        """Free the GL resources."""
+        self.con.free()
+        self.ctx.free()
