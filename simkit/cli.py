@@ -52,6 +52,7 @@ COMMAND_MODULES = (
     "simkit.commands.packing_eval",
     "simkit.commands.hebero",
     "simkit.commands.pairs",
+    "simkit.commands.nav",
 )
 
 
