@@ -43,6 +43,7 @@ COMMAND_MODULES = (
     "simkit.commands.packing_eval",
     "simkit.commands.audio",
     "simkit.commands.wrop",
+    "simkit.commands.wrop_eval",
     "simkit.commands.hebero",
 )
 
