@@ -119,3 +119,222 @@ def register(groups: dict) -> None:
         if out is not None:
             for p in _write_elo(res, out):
                 typer.echo(f"wrote {p}")
+
+    @eval_app.command("wrop-fit")
+    def wrop_fit(
+        exam: Path = typer.Option(..., "--exam", help="wrop exam corpus (simkit generate wrop --split exam)"),
+        pred: Path = typer.Option(
+            ..., "--pred", help="predictions: DIR/{key}.mp4 or DIR/{key}/ frame folders"
+        ),
+        out: Path | None = typer.Option(
+            None, "--out", help="directory for per-sample/generator/family CSVs + JSON"
+        ),
+        progress: bool = typer.Option(True, "--progress/--no-progress", help="show a progress bar"),
+    ) -> None:
+        """Target-fit metrics (MSE, MAE, PSNR, SSIM, MS-SSIM, temporal-difference L1, final-frame MSE/SSIM
+        at 320x192 and 720p) per sample, per generator and per family. LPIPS, CLIP and FID are skipped with
+        a note (no registry package ships their weights). A missing or malformed prediction is one line
+        and the rest is scored. Exit 2 on bad input with nothing to score."""
+        from simkit.core.errors import SimkitError
+
+        try:
+            from simkit.eval.wrop.fit import METRICS, evaluate_fit
+
+            samples, n = _exam(exam, pred)
+            with _bar(progress, n, "wrop-fit") as tick:
+                rep = evaluate_fit(samples, pred, on_sample=tick)
+            if out is not None:
+                _out_dir(out)
+        except SimkitError as exc:
+            fail(str(exc))
+            return
+        _report(rep.problems, rep.rows, n)
+        for name, note in rep.skipped.items():
+            typer.echo(f"note: {name} {note}")
+        cols = list(METRICS)
+        for by in ("family", "generator_id"):
+            _print_table(rep.table(by), by, cols)
+        if out is not None:
+            _write_tables(out, "fit", rep.rows, {by: rep.table(by) for by in ("family", "generator_id")})
+        if not rep.rows:
+            raise typer.Exit(2)
+
+    @eval_app.command("wrop-check")
+    def wrop_check(
+        exam: Path = typer.Option(..., "--exam", help="wrop exam corpus (simkit generate wrop --split exam)"),
+        pred: Path = typer.Option(
+            ..., "--pred", help="predictions: DIR/{key}.mp4 or DIR/{key}/ frame folders"
+        ),
+        out: Path | None = typer.Option(
+            None, "--out", help="directory for per-sample/generator/family CSVs + JSON"
+        ),
+        progress: bool = typer.Option(True, "--progress/--no-progress", help="show a progress bar"),
+    ) -> None:
+        """Generator-aware OP/OS checker: each target object's presence (its ground-truth colours inside its
+        projected box) on every frame where the exam's trajectory says it must be seen after it reappears
+        or after the key event; per family: mean score, pass rate, count-conserved rate. A missing or
+        malformed prediction is one line and the rest is checked. Exit 2 on bad input with nothing to check."""
+        from simkit.core.errors import SimkitError
+
+        try:
+            from simkit.eval.wrop.check import evaluate_check
+
+            samples, n = _exam(exam, pred)
+            with _bar(progress, n, "wrop-check") as tick:
+                rep = evaluate_check(samples, pred, on_sample=tick)
+            if out is not None:
+                _out_dir(out)
+        except SimkitError as exc:
+            fail(str(exc))
+            return
+        _report(rep.problems, rep.rows, n)
+        unmeasured = [r["key"] for r in rep.rows if r["score"] is None]
+        if unmeasured:
+            typer.echo(
+                f"note: {len(unmeasured)} samples have no measurable required frame: {', '.join(unmeasured)}"
+            )
+        cols = ["check", "score", "pass_rate", "count_rate"]
+        for by in ("family", "generator_id"):
+            _print_table(rep.table(by), by, cols)
+        if out is not None:
+            flat = [{k: v for k, v in r.items() if k != "objects"} for r in rep.rows]
+            _write_tables(out, "check", flat, {by: rep.table(by) for by in ("family", "generator_id")})
+            (out / "check_objects.json").write_text(
+                json.dumps({r["key"]: r["objects"] for r in rep.rows}, indent=1)
+            )
+        if not rep.rows:
+            raise typer.Exit(2)
+
+    export_app = groups["export"]
+
+    @export_app.command("wrop-baselines")
+    def export_wrop_baselines(
+        exam: Path = typer.Option(..., "--exam", help="wrop exam corpus"),
+        out: Path = typer.Option(
+            ..., "--out", help="directory: OUT/{kind}/{key}.mp4 and OUT/violations.json"
+        ),
+        kinds: str = typer.Option(
+            "all",
+            "--kinds",
+            help="comma-separated: ground_truth, last_frame, deleted, teleported, frozen, passed_through",
+        ),
+        progress: bool = typer.Option(True, "--progress/--no-progress", help="show a progress bar"),
+    ) -> None:
+        """Write baseline and corrupted continuations of every exam sample (the ground truth, the last input
+        frame repeated, and the ground truth with an object deleted, teleported, frozen or passed through),
+        as prediction folders for wrop-fit / wrop-check; violations.json lists, per kind, the samples on
+        which that corruption contradicts the ground truth."""
+        from simkit.core.errors import SimkitError
+
+        try:
+            from simkit.eval.wrop.corrupt import KINDS, write_baselines
+            from simkit.eval.wrop.video import iter_exam
+
+            chosen = list(KINDS) if kinds == "all" else [k.strip() for k in kinds.split(",") if k.strip()]
+            bad = [k for k in chosen if k not in KINDS]
+            if bad or not chosen:
+                raise SimkitError(
+                    f"--kinds: unknown kind {bad[0] if bad else kinds!r}; one of {', '.join(KINDS)}"
+                )
+            _out_dir(out)
+            n = _count(exam)
+            with _bar(progress, n, "wrop-baselines") as tick:
+                info = write_baselines(iter_exam(exam), out, chosen, on_sample=tick)
+        except SimkitError as exc:
+            fail(str(exc))
+            return
+        for k in chosen:
+            typer.echo(
+                f"{k:<15} {info['written'][k]} videos -> {out / k}  ({len(info['violations'].get(k, []))} violations)"
+            )
+        typer.echo(f"wrote {out / 'violations.json'}")
+
+
+def _count(exam: Path) -> int:
+    from simkit.episodes.reader import corpus_info
+
+    counts = corpus_info(exam).get("counts") or {}
+    return int(counts.get("ok", counts.get("present", 0)) or 0)
+
+
+def _exam(exam: Path, pred: Path) -> tuple[Any, int]:
+    from simkit.core.errors import SimkitError
+    from simkit.eval.wrop.video import iter_exam
+
+    if not pred.is_dir():
+        raise SimkitError(f"--pred {pred}: no such directory")
+    return iter_exam(exam), _count(exam)
+
+
+class _bar:
+    """Context manager: a rich progress bar on a terminal (samples/s, ETA); yields a tick(key) callable."""
+
+    def __init__(self, enabled: bool, total: int, label: str):
+        import sys
+
+        self.p = None
+        if enabled and sys.stderr.isatty():
+            from rich.progress import Progress
+
+            self.p = Progress(transient=True)
+        self.total, self.label = total, label
+
+    def __enter__(self):
+        if self.p is None:
+            return lambda key: None
+        self.p.start()
+        task = self.p.add_task(self.label, total=self.total or None)
+        return lambda key: self.p.advance(task) if self.p is not None else None
+
+    def __exit__(self, *exc) -> None:
+        if self.p is not None:
+            self.p.stop()
+
+
+def _report(problems: list[str], rows: list[dict[str, Any]], n: int) -> None:
+    for line in problems:
+        typer.echo(f"error: {line}", err=True)
+    typer.echo(
+        f"scored {len(rows)} of {n or len(rows) + len(problems)} exam samples ({len(problems)} problems)"
+    )
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.4f}" if abs(v) < 10 else f"{v:.2f}"
+    return str(v)
+
+
+def _print_table(rows: list[dict[str, Any]], by: str, cols: list[str]) -> None:
+    if not rows:
+        return
+    head = [by, "n", *cols]
+    cells = [[_fmt(r.get(c, "")) for c in head] for r in rows]
+    widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(head)]
+    typer.echo("")
+    typer.echo("  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(head, widths))))
+    for c in cells:
+        typer.echo("  ".join(x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(c, widths))))
+
+
+def _write_tables(
+    out: Path, stem: str, rows: list[dict[str, Any]], tables: dict[str, list[dict[str, Any]]]
+) -> None:
+    import csv
+
+    paths = []
+    for name, data in [
+        ("samples", rows),
+        *[(("families" if by == "family" else "generators"), t) for by, t in tables.items()],
+    ]:
+        p = out / f"{stem}_{name}.csv"
+        keys = list(data[0]) if data else []
+        with p.open("w", newline="") as fh:
+            wr = csv.DictWriter(fh, fieldnames=keys)
+            wr.writeheader()
+            wr.writerows(data)
+        paths.append(p)
+    js = out / f"{stem}.json"
+    js.write_text(json.dumps({"samples": rows, **tables}, indent=1, default=str))
+    for p in [*paths, js]:
+        typer.echo(f"wrote {p}")

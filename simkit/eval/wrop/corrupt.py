@@ -22,8 +22,11 @@ the sample's stored resolution.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -88,8 +91,9 @@ def paste(frame: np.ndarray, src: np.ndarray, mask: np.ndarray, dx: int, dy: int
 
 
 def _source_frame(vis: np.ndarray, start: int, masks: Callable[[int], ObjectMask | None]) -> int | None:
-    """Last frame before ``start`` on which the object is seen (visibility >= SEEN) with a mask."""
-    for f in range(min(start, len(vis)) - 1, -1, -1):
+    """Last frame before ``start`` on which the object is seen (visibility >= SEEN) with a mask, else the
+    first such frame from ``start`` on, else None."""
+    for f in [*range(min(start, len(vis)) - 1, -1, -1), *range(start, len(vis))]:
         if vis[f] >= SEEN and masks(f) is not None:
             return f
     return None
@@ -215,3 +219,38 @@ def is_violation(sample: ExamSample, kind: str) -> bool:
             if np.hypot(*(drawn - centre[f])) > 0.5 * diag[f]:
                 return True
     return False
+
+
+def write_baselines(
+    samples: Iterable[ExamSample],
+    out: str | Path,
+    kinds: Iterable[str] = KINDS,
+    on_sample: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Write ``OUT/{kind}/{key}.mp4`` (H.264, the target's fps and size) for every sample and kind, and
+    ``OUT/violations.json``: ``{kind: [keys where it is a violation]}`` (see :func:`is_violation`).
+
+    Returns:
+        {"written": {kind: count}, "violations": {kind: [keys]}}.
+    """
+    from simkit.core.episode import Video
+    from simkit.episodes.codecs import encode
+
+    root = Path(out)
+    kinds = list(kinds)
+    written = dict.fromkeys(kinds, 0)
+    violations: dict[str, list[str]] = {k: [] for k in kinds if k in VIOLATIONS}
+    for s in samples:
+        fps = float(s.meta.get("target_fps", s.meta.get("fps", 24.0)))
+        for k in kinds:
+            d = root / k
+            d.mkdir(parents=True, exist_ok=True)
+            _, data = encode(Video(corrupt(s, k), fps=fps))
+            (d / f"{s.key}.mp4").write_bytes(data)
+            written[k] += 1
+            if k in violations and is_violation(s, k):
+                violations[k].append(s.key)
+        if on_sample is not None:
+            on_sample(s.key)
+    (root / "violations.json").write_text(json.dumps(violations, indent=1))
+    return {"written": written, "violations": violations}

@@ -89,12 +89,14 @@ def _ms_ssim(p, g) -> np.ndarray:
     )
 
 
-def video_metrics(pred: np.ndarray, target: np.ndarray) -> dict[str, float]:
+def video_metrics(pred: np.ndarray, target: np.ndarray, final_720p: bool = True) -> dict[str, float]:
     """Target-fit metrics (module table) of two clips of the same frame count.
 
     Args:
         pred, target: uint8 (T, H, W, 3) RGB, T >= 2, any size (each is scaled to 320 x 192 and its last
             frame to 1280 x 720).
+
+        final_720p: also compare the last frames at 1280 x 720 (``final_*_720p``; NaN when False).
 
     Returns:
         {metric: value} for every name in :data:`METRICS`.
@@ -111,7 +113,6 @@ def video_metrics(pred: np.ndarray, target: np.ndarray) -> dict[str, float]:
     mse_t = err.pow(2).mean(dim=(1, 2, 3)).numpy().astype(np.float64)
     psnr_t = np.minimum(10.0 * np.log10(1.0 / np.maximum(mse_t, 1e-300)), PSNR_CAP)
     dp, dg = p[1:] - p[:-1], g[1:] - g[:-1]
-    pf, gf = _tensor(resize(pred[-1:], FINAL_SIZE)), _tensor(resize(target[-1:], FINAL_SIZE))
     out = {
         "mse": float(mse_t.mean()),
         "mae": float(err.abs().mean()),
@@ -121,9 +122,13 @@ def video_metrics(pred: np.ndarray, target: np.ndarray) -> dict[str, float]:
         "td_l1": float((dp - dg).abs().mean()),
         "final_mse": float(mse_t[-1]),
         "final_ssim": float(_ssim(p[-1:], g[-1:])[0]),
-        "final_mse_720p": float((pf - gf).pow(2).mean()),
-        "final_ssim_720p": float(_ssim(pf, gf)[0]),
+        "final_mse_720p": float("nan"),
+        "final_ssim_720p": float("nan"),
     }
+    if final_720p:
+        pf, gf = _tensor(resize(pred[-1:], FINAL_SIZE)), _tensor(resize(target[-1:], FINAL_SIZE))
+        out["final_mse_720p"] = float((pf - gf).pow(2).mean())
+        out["final_ssim_720p"] = float(_ssim(pf, gf)[0])
     return out
 
 
