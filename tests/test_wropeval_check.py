@@ -158,3 +158,33 @@ def test_bad_predictions_are_one_line_each_and_the_rest_is_scored(exams, samples
     assert "Traceback" not in r.output
     r = run(app, ["eval", "wrop-check", "--exam", str(tmp_path), "--pred", str(preds)])
     assert r.exit_code == 2 and "corpus" in r.output and "Traceback" not in r.output
+
+
+def test_elo_per_family_reads_the_exam_metadata(exams, tmp_path):
+    import csv
+
+    from simkit.eval.wrop.video import exam_groups
+
+    d = exams["OS-2"]
+    groups = exam_groups(d)
+    assert sorted(g["generator_id"] for g in groups.values()) == [
+        "OS-2/ball_platform_removed",
+        "OS-2/ball_rolls_off_edge",
+    ]
+    keys = sorted(groups)
+    p = tmp_path / "votes.csv"
+    with p.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["rater", "sample", "model_a", "model_b", "winner"])
+        for r in range(6):
+            for k in keys:
+                w.writerow([f"r{r}", k, "good", "bad", "a" if r < 5 else "tie"])
+        w.writerow(["r0", "not_in_exam", "good", "bad", "b"])
+    r = CliRunner().invoke(
+        app, ["eval", "wrop-elo", "--votes", str(p), "--exam", str(d), "--bootstrap", "50"]
+    )
+    assert r.exit_code == 0, r.output
+    assert "1 voted samples are not in" in r.output
+    fam = r.output.split("\nOS-2\n")[1]
+    good = next(line for line in fam.splitlines() if " good " in line)
+    assert float(good.split()[2]) > 1600  # 11 of 12 games won, one tie

@@ -55,25 +55,47 @@ def _print_elo(res: Any) -> None:
         )
 
 
-def _write_elo(res: Any, out: Path) -> list[Path]:
+def _family_elo(
+    votes: list, names: list[str] | None, exam: Path, boot: int, seed: int, prior_sd: float | None
+) -> dict[str, Any]:
+    """Elo per exam family of the votes' samples; votes on a sample not in the exam are reported."""
+    from simkit.eval.wrop.elo import elo_ratings
+    from simkit.eval.wrop.video import exam_groups
+
+    groups = exam_groups(exam)
+    unknown = sorted({v.sample for v in votes if v.sample not in groups})
+    if unknown:
+        typer.echo(
+            f"note: {len(unknown)} voted samples are not in {exam}: {', '.join(unknown[:5])}", err=True
+        )
+    by: dict[str, list] = {}
+    for v in votes:
+        if v.sample in groups:
+            by.setdefault(groups[v.sample]["family"], []).append(v)
+    return {
+        f: elo_ratings(vs, names, n_boot=boot, seed=seed, prior_sd=prior_sd) for f, vs in sorted(by.items())
+    }
+
+
+def _write_elo(res: Any, out: Path, stem: str = "elo") -> list[Path]:
     import csv
 
     from simkit.eval.wrop.elo import forest_plot
 
     rows = res.rows()
-    csv_path = out / "elo.csv"
+    csv_path = out / f"{stem}.csv"
     with csv_path.open("w", newline="") as fh:
         wr = csv.DictWriter(fh, fieldnames=list(rows[0]))
         wr.writeheader()
         wr.writerows(rows)
-    js = out / "elo.json"
+    js = out / f"{stem}.json"
     js.write_text(
         json.dumps(
             {"votes": res.votes, "raters": res.raters, "bootstrap": int(res.boot.shape[0]), "models": rows},
             indent=1,
         )
     )
-    return [csv_path, js, forest_plot(res, out / "elo_forest.png")]
+    return [csv_path, js, forest_plot(res, out / f"{stem}_forest.png")]
 
 
 def register(groups: dict) -> None:
@@ -96,6 +118,9 @@ def register(groups: dict) -> None:
         out: Path | None = typer.Option(
             None, "--out", help="directory for elo.csv, elo.json and the forest plot elo_forest.png"
         ),
+        exam: Path | None = typer.Option(
+            None, "--exam", help="the exam corpus the sample column refers to: adds one Elo table per family"
+        ),
     ) -> None:
         """Bradley-Terry Elo ratings (mean 1500, ties = half a win) with 95 % CIs and top-1 probabilities
         from a rater-clustered bootstrap. Bad rows (unknown winner or model, a self-comparison) are
@@ -112,13 +137,20 @@ def register(groups: dict) -> None:
             if out is not None:
                 _out_dir(out)
             res = elo_ratings(vs, names, n_boot=boot, seed=seed, prior_sd=prior_sd or None)
+            fams = _family_elo(vs, names, exam, boot, seed, prior_sd or None) if exam is not None else {}
         except SimkitError as exc:
             fail(str(exc))
             return
         _print_elo(res)
+        for fam, r in fams.items():
+            typer.echo(f"\n{fam}")
+            _print_elo(r)
         if out is not None:
             for p in _write_elo(res, out):
                 typer.echo(f"wrote {p}")
+            for fam, r in fams.items():
+                for p in _write_elo(r, out, f"elo_{fam}"):
+                    typer.echo(f"wrote {p}")
 
     @eval_app.command("wrop-fit")
     def wrop_fit(

@@ -74,6 +74,27 @@ def iter_exam(corpus: str | Path, keys: set[str] | None = None) -> Iterator[Exam
         yield ExamSample(s["__key__"], s["meta"], s["trajectory"], s["input_video"], s["target_video"])
 
 
+def exam_groups(corpus: str | Path) -> dict[str, dict[str, str]]:
+    """``{key: {"family": ..., "generator_id": ...}}`` of a wrop corpus, read from the metadata only (no
+    video is decoded).
+
+    Raises:
+        SimkitError: not a wrop corpus.
+    """
+    import json
+
+    from simkit.episodes.reader import corpus_info, iter_corpus
+
+    info = corpus_info(corpus)
+    if info.get("generator") != "wrop":
+        raise SimkitError(f"{corpus}: a {info.get('generator')!r} corpus, not a wrop exam")
+    out = {}
+    for s in iter_corpus(corpus, decode_fields=False):
+        meta = json.loads(s["meta"]) if "meta" in s else {}
+        out[s["__key__"]] = {k: str(meta.get(k, "?")) for k in ("family", "generator_id")}
+    return out
+
+
 def _natural(name: str) -> list[Any]:
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
 
