@@ -92,13 +92,15 @@ def checker_part(exam: Path, base: Path) -> dict:
     }
 
 
-def fit_part(exam: Path, base: Path, kinds: list[str]) -> dict:
+def fit_part(exam: Path, base: Path, kinds: list[str], limit: int | None) -> dict:
     out = {}
     t_fit = t_load = 0.0
     n = 0
     for kind in kinds:
         rows = []
-        for s in iter_exam(exam):
+        for i, s in enumerate(iter_exam(exam)):
+            if limit is not None and i >= limit:
+                break
             t0 = time.perf_counter()
             pred = load_prediction(base / kind, s)
             t1 = time.perf_counter()
@@ -179,6 +181,8 @@ def main() -> None:
     ap.add_argument("--work", type=Path, required=True, help="folder for the baseline videos")
     ap.add_argument("--out", type=Path, default=None, help="write all numbers as JSON here")
     ap.add_argument("--skip-fit", action="store_true")
+    ap.add_argument("--fit-limit", type=int, default=None, help="fit metrics on the first K samples only")
+    ap.add_argument("--fit-kinds", default="ground_truth,last_frame,deleted,frozen")
     a = ap.parse_args()
     t0 = time.perf_counter()
     if not (a.work / "violations.json").exists():
@@ -186,7 +190,7 @@ def main() -> None:
     res: dict = {"baselines_seconds": time.perf_counter() - t0}
     res["checker"] = checker_part(a.exam, a.work)
     if not a.skip_fit:
-        res["fit"] = fit_part(a.exam, a.work, ["ground_truth", "last_frame", "deleted", "frozen"])
+        res["fit"] = fit_part(a.exam, a.work, a.fit_kinds.split(","), a.fit_limit)
     res["elo"] = elo_part()
     summary = {k: v for k, v in res.items() if k != "checker"} | {
         "checker": {k: v for k, v in res["checker"].items() if k != "rows"}

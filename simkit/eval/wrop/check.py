@@ -5,7 +5,7 @@ sample (spec ``wrop``, "Evaluation side": "a generator-aware checker that uses t
 For each object of role ``target`` (the balls, blocks and cylinders whose permanence or solidity is
 tested), the *required frames* are the target-half frames on which the ground truth shows it (measured
 visibility >= :data:`VISIBLE`) and its mask is measurable (:mod:`simkit.eval.wrop.evidence`), from
-its *check start* on:
+its *check start* on (an object with fewer than :data:`MIN_FRAMES` such frames is not checked):
 
 - an object that the ground truth hides in the target half (visibility <= :data:`HIDDEN`: behind a screen,
   under a cup) must reappear: the check starts on the frame after its last hidden frame;
@@ -43,6 +43,7 @@ from simkit.eval.wrop.video import ExamSample, load_prediction
 VISIBLE = 0.6  # measured visibility at or above which the ground truth shows an object (expect.visible)
 HIDDEN = 0.05  # visibility at or below which it is hidden (expect.hidden)
 PRESENT = 0.5  # presence at or above which an object counts as present
+MIN_FRAMES = 3  # an object with fewer measurable required frames is not checked (too little evidence)
 FAMILY_CHECK = {
     "OP-1": "reappear",
     "OP-2": "restore",
@@ -108,7 +109,7 @@ def reference(sample: ExamSample, target: np.ndarray | None = None) -> Reference
                 continue
             others = [boxes[m][f] for m in names if m != n]
             ms.append(object_mask(gt[k], boxes[n][f], others))
-        masks[n] = ms
+        masks[n] = ms if sum(m is not None for m in ms) >= MIN_FRAMES else [None] * T
     return Reference(cut, starts, masks)
 
 
