@@ -109,7 +109,9 @@ def reference(sample: ExamSample, target: np.ndarray | None = None) -> Reference
                 continue
             others = [boxes[m][f] for m in names if m != n]
             ms.append(object_mask(gt[k], boxes[n][f], others))
-        masks[n] = ms if sum(m is not None for m in ms) >= MIN_FRAMES else [None] * T
+        if sum(m is not None for m in ms) < MIN_FRAMES:
+            ms = [None] * T
+        masks[n] = ms
     return Reference(cut, starts, masks)
 
 
