@@ -80,6 +80,14 @@ def test_ground_truth_passes_and_violations_fail(samples):
     s = samples["OP-1/ball_behind_screen"]
     assert not is_violation(s, "passed_through")
     assert check_prediction(s, corrupt(s, "frozen"))["score"] < 0.2  # stopped, never reappears
+    # the hidden ball drawn over the screen: presence is fine, the hidden-object check fails
+    gt = check_prediction(s, corrupt(s, "ground_truth"))
+    xray = check_prediction(s, corrupt(s, "seen_through"))
+    assert gt["seen_through"] < 0.05 and xray["seen_through"] > 0.9 and xray["score"] > 0.97
+    assert is_violation(s, "seen_through") and not xray["passed"]
+    head_on = samples["OS-3/head_on"]  # nothing is hidden: no hidden-object check, no such violation
+    assert check_prediction(head_on, corrupt(head_on, "ground_truth"))["seen_through"] is None
+    assert not is_violation(head_on, "seen_through")
 
 
 def test_commands_on_baselines(exams, tmp_path):

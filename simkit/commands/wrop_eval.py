@@ -220,12 +220,12 @@ def register(groups: dict) -> None:
             fail(str(exc))
             return
         _report(rep.problems, rep.rows, n)
-        unmeasured = [r["key"] for r in rep.rows if r["score"] is None]
+        unmeasured = [r["key"] for r in rep.rows if r["passed"] is None]
         if unmeasured:
             typer.echo(
                 f"note: {len(unmeasured)} samples have no measurable required frame: {', '.join(unmeasured)}"
             )
-        cols = ["check", "score", "pass_rate", "count_rate"]
+        cols = ["check", "score", "pass_rate", "count_rate", "hidden_rate"]
         for by in ("family", "generator_id"):
             _print_table(rep.table(by), by, cols)
         if out is not None:

@@ -18,7 +18,11 @@ On each required frame the object's presence in the prediction is measured insid
 - ``score``: mean over the target objects of their mean presence over their required frames (0..1);
 - ``count``: objects present (presence >= :data:`PRESENT`) on the last frame, against the objects the
   ground truth shows there;
-- ``passed``: every object's mean presence >= :data:`PRESENT` and the count conserved.
+- ``seen_through``: for an object that the ground truth hides in the target half, the mean over its
+  hidden frames of its ghost evidence (:func:`~simkit.eval.wrop.evidence.ghost`: its colours inside its
+  projected box where the ground truth shows the occluder); the largest over the objects;
+- ``passed``: every object's mean presence >= :data:`PRESENT`, the count conserved, and no hidden object
+  seen through its occluder (``seen_through`` < :data:`GHOST`).
 
 The check is named after what it tests in each family: OP-1 ``reappear``, OP-2 ``restore``, OP-3
 ``reveal``, OS-1 ``no_pass_through``, OS-2 ``fall``, OS-3 ``conserve``. The ground truth itself scores
@@ -37,12 +41,14 @@ from typing import Any
 import numpy as np
 
 from simkit.core.errors import InputError
-from simkit.eval.wrop.evidence import ObjectMask, object_boxes, object_mask, presence, work_scale
+from simkit.eval.wrop.evidence import ObjectMask, ghost, object_boxes, object_mask, presence, work_scale
 from simkit.eval.wrop.video import ExamSample, load_prediction
 
 VISIBLE = 0.6  # measured visibility at or above which the ground truth shows an object (expect.visible)
 HIDDEN = 0.05  # visibility at or below which it is hidden (expect.hidden)
 PRESENT = 0.5  # presence at or above which an object counts as present
+SEEN = 0.8  # visibility of the frame whose colours stand for a hidden object
+GHOST = 0.5  # mean ghost evidence at or above which a hidden object counts as seen through its occluder
 MIN_FRAMES = 3  # an object with fewer measurable required frames is not checked (too little evidence)
 FAMILY_CHECK = {
     "OP-1": "reappear",
@@ -86,6 +92,10 @@ class Reference:
     cut: int
     starts: dict[str, int]
     masks: dict[str, list[ObjectMask | None]]
+    gt: np.ndarray | None = None
+    #: per object that the ground truth hides in the target half: (its mask on the last frame it was fully
+    #: seen before, [(target-half frame index, projected box), ...] of the hidden frames)
+    hidden: dict[str, tuple[ObjectMask, list[tuple[int, np.ndarray]]]] = field(default_factory=dict)
 
 
 def reference(sample: ExamSample, target: np.ndarray | None = None) -> Reference:
@@ -112,7 +122,37 @@ def reference(sample: ExamSample, target: np.ndarray | None = None) -> Reference
         if sum(m is not None for m in ms) < MIN_FRAMES:
             ms = [None] * T
         masks[n] = ms
-    return Reference(cut, starts, masks)
+    hidden = _hidden_frames(sample, gt, cut, boxes)
+    return Reference(cut, starts, masks, gt, hidden)
+
+
+def last_seen(vis: np.ndarray, before: int, mask_at: Callable[[int], ObjectMask | None]) -> int | None:
+    """Last frame before ``before`` with visibility >= :data:`SEEN` and a measurable mask, or None."""
+    for f in range(min(before, len(vis)) - 1, -1, -1):
+        if vis[f] >= SEEN and mask_at(f) is not None:
+            return f
+    return None
+
+
+def _hidden_frames(
+    sample: ExamSample, gt: np.ndarray, cut: int, boxes: dict[str, np.ndarray]
+) -> dict[str, tuple[ObjectMask, list[tuple[int, np.ndarray]]]]:
+    clip = np.concatenate([work_scale(sample.input_video), gt])
+    out = {}
+    for n, b in boxes.items():
+        vis = np.asarray(sample.trajectory["objects"][n]["visibility"], float)[: len(clip)]
+        hid = [f for f in range(cut, len(vis)) if vis[f] <= HIDDEN]
+        if not hid:
+            continue
+
+        def mask_at(f: int, n: str = n) -> ObjectMask | None:
+            return object_mask(clip[f], boxes[n][f], [boxes[m][f] for m in boxes if m != n])
+
+        src = last_seen(vis, hid[0], mask_at)
+        seen = mask_at(src) if src is not None else None
+        if seen is not None:
+            out[n] = (seen, [(f - cut, b[f]) for f in hid])
+    return out
 
 
 def check_prediction(sample: ExamSample, pred: np.ndarray, ref: Reference | None = None) -> dict[str, Any]:
@@ -120,8 +160,10 @@ def check_prediction(sample: ExamSample, pred: np.ndarray, ref: Reference | None
 
     Returns:
         {"key", "generator_id", "family", "check", "score", "passed", "count_expected", "count_found",
-        "objects": {name: {"frames": n required, "presence": mean or None, "start": absolute frame}}};
-        ``score`` is None when no object has a required frame (nothing to measure).
+        "seen_through", "objects": {name: {"frames": n required, "presence": mean or None, "start": absolute
+        frame, "ghost": mean ghost evidence on its hidden frames (only for objects hidden in the target)}}};
+        ``score`` is None when no object has a required frame; ``seen_through`` is the largest object ghost
+        (None when no object is hidden); ``passed`` is None when both are None (nothing to measure).
     """
     ref = reference(sample) if ref is None else ref
     p = work_scale(pred)
@@ -137,18 +179,25 @@ def check_prediction(sample: ExamSample, pred: np.ndarray, ref: Reference | None
         if ms and ms[-1] is not None:
             last_expected += 1
             last_found += int(presence(p[-1], ms[-1]) >= PRESENT)
+        if n in ref.hidden and ref.gt is not None:
+            seen, frames = ref.hidden[n]
+            objects[n]["ghost"] = float(np.mean([ghost(p[k], ref.gt[k], box, seen) for k, box in frames]))
     measured = [o["presence"] for o in objects.values() if o["presence"] is not None]
+    ghosts = [o["ghost"] for o in objects.values() if "ghost" in o]
     score = float(np.mean(measured)) if measured else None
-    passed = bool(measured) and min(measured) >= PRESENT and last_found == last_expected
+    seen_through = max(ghosts) if ghosts else None
+    present_ok = not measured or (min(measured) >= PRESENT and last_found == last_expected)
+    passed = present_ok and (seen_through is None or seen_through < GHOST)
     return {
         "key": sample.key,
         "generator_id": sample.generator_id,
         "family": sample.family,
         "check": FAMILY_CHECK.get(sample.family, "present"),
         "score": score,
-        "passed": passed if score is not None else None,
+        "passed": passed if (score is not None or seen_through is not None) else None,
         "count_expected": last_expected,
         "count_found": last_found,
+        "seen_through": seen_through,
         "objects": objects,
     }
 
@@ -162,10 +211,10 @@ class CheckReport:
 
     def table(self, by: str = "family") -> list[dict[str, Any]]:
         """Per group (``family`` or ``generator_id``) and ``all``: n measured, mean score, pass rate,
-        count-conserved rate."""
+        count-conserved rate, share of hidden-object checks passed (``hidden_rate``)."""
         groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for r in self.rows:
-            if r["score"] is not None:
+            if r["passed"] is not None:
                 groups[str(r[by])].append(r)
         every = [r for rs in groups.values() for r in rs]
         out = []
@@ -177,12 +226,29 @@ class CheckReport:
                     by: name,
                     "check": FAMILY_CHECK.get(name, "-") if by == "family" else rs[0]["check"],
                     "n": len(rs),
-                    "score": float(np.mean([r["score"] for r in rs])),
+                    "score": _mean([r["score"] for r in rs]),
                     "pass_rate": float(np.mean([r["passed"] for r in rs])),
-                    "count_rate": float(np.mean([r["count_found"] == r["count_expected"] for r in rs])),
+                    "count_rate": _mean(
+                        [
+                            float(r["count_found"] == r["count_expected"]) if r["score"] is not None else None
+                            for r in rs
+                        ]
+                    ),
+                    "hidden_rate": _hidden_rate(rs),
                 }
             )
         return out
+
+
+def _mean(values: list[float | None]) -> float:
+    vals = [v for v in values if v is not None]
+    return float(np.mean(vals)) if vals else float("nan")
+
+
+def _hidden_rate(rows: list[dict[str, Any]]) -> float:
+    """Share of the rows with a hidden-object check whose hidden objects stayed unseen (NaN if none)."""
+    vals = [r["seen_through"] < GHOST for r in rows if r.get("seen_through") is not None]
+    return float(np.mean(vals)) if vals else float("nan")
 
 
 def evaluate_check(

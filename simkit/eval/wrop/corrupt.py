@@ -12,6 +12,8 @@ They validate the checker (:mod:`simkit.eval.wrop.check`) and give the fit metri
                      start (a ball frozen in the air instead of falling, stopped instead of reappearing)
 ``passed_through``   the object keeps the image velocity it had before its check start (it passes
                      through the wall instead of bouncing back, floats on instead of falling)
+``seen_through``     an object the ground truth hides in the target half is drawn on top of its occluder
+                     on the hidden frames, where its trajectory has it (it shows through the screen/cup)
 =================== ====================================================================================
 
 An object is removed by filling its mask (ground-truth object pixels, :func:`object_mask`, dilated by one
@@ -30,12 +32,12 @@ from typing import Any
 
 import numpy as np
 
-from simkit.eval.wrop.check import HIDDEN, VISIBLE, check_start, target_objects
+from simkit.eval.wrop.check import HIDDEN, VISIBLE, check_start, last_seen, target_objects
 from simkit.eval.wrop.evidence import ObjectMask, object_boxes, object_mask
 from simkit.eval.wrop.video import ExamSample
 
-KINDS = ("ground_truth", "last_frame", "deleted", "teleported", "frozen", "passed_through")
-VIOLATIONS = ("deleted", "teleported", "frozen", "passed_through")
+KINDS = ("ground_truth", "last_frame", "deleted", "teleported", "frozen", "passed_through", "seen_through")
+VIOLATIONS = ("deleted", "teleported", "frozen", "passed_through", "seen_through")
 SEEN = 0.8  # visibility of the frame whose appearance a frozen / passed-through object keeps
 INPAINT_ITERS = 60
 
@@ -174,6 +176,8 @@ def corrupt(sample: ExamSample, kind: str) -> np.ndarray:
     if kind == "last_frame":
         return np.repeat(sample.input_video[-1:], tgt.shape[0], axis=0)
     clip, boxes = _setup(sample)
+    if kind == "seen_through":
+        return _seen_through(sample, clip, boxes)
     T2, H, W = tgt.shape[:3]
     cut = clip.shape[0] - T2
     out = tgt.copy()
@@ -196,6 +200,41 @@ def corrupt(sample: ExamSample, kind: str) -> np.ndarray:
     return out
 
 
+def _hidden_plan(
+    sample: ExamSample, clip: np.ndarray, boxes: dict[str, np.ndarray]
+) -> dict[str, tuple[int, list[int]]]:
+    """Per object hidden in the target half: (last frame it was fully seen before, its hidden frames)."""
+    cut = clip.shape[0] - sample.target_video.shape[0]
+    plan = {}
+    for n in boxes:
+        vis = np.asarray(sample.trajectory["objects"][n]["visibility"], float)[: len(clip)]
+        hid = [f for f in range(cut, len(vis)) if vis[f] <= HIDDEN]
+
+        def mask_at(f: int, n: str = n, vis: np.ndarray = vis) -> ObjectMask | None:
+            return _mask(clip, boxes, n, f, vis)
+
+        src = last_seen(vis, hid[0], mask_at) if hid else None
+        if src is not None:
+            plan[n] = (src, hid)
+    return plan
+
+
+def _seen_through(sample: ExamSample, clip: np.ndarray, boxes: dict[str, np.ndarray]) -> np.ndarray:
+    out = sample.target_video.copy()
+    H, W = out.shape[1:3]
+    cut = clip.shape[0] - out.shape[0]
+    for n, (src, hid) in _hidden_plan(sample, clip, boxes).items():
+        vis = np.asarray(sample.trajectory["objects"][n]["visibility"], float)
+        om = _mask(clip, boxes, n, src, vis)
+        if om is None:
+            continue
+        c = 0.5 * (boxes[n][:, :2] + boxes[n][:, 2:])
+        for f in hid:
+            dx, dy = (int(round(v)) for v in c[f] - c[src])
+            out[f - cut] = paste(out[f - cut], clip[src], _full_mask(om, (H, W)), dx, dy)
+    return out
+
+
 def is_violation(sample: ExamSample, kind: str) -> bool:
     """Whether the corruption ``kind`` contradicts the ground truth on ``sample``: some target object that the
     ground truth shows (visibility >= 0.6) after its check start is deleted, or is drawn farther than half
@@ -204,6 +243,8 @@ def is_violation(sample: ExamSample, kind: str) -> bool:
     if kind in ("ground_truth", "last_frame"):
         return False
     clip, boxes = _setup(sample)
+    if kind == "seen_through":
+        return bool(_hidden_plan(sample, clip, boxes))
     cut = clip.shape[0] - sample.target_video.shape[0]
     for n, e in _edits(sample, kind, clip, boxes).items():
         vis = np.asarray(sample.trajectory["objects"][n]["visibility"], float)

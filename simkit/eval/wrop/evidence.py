@@ -135,6 +135,22 @@ def presence(frame: np.ndarray, om: ObjectMask) -> float:
     return float((_min_dist(px, _thin(om.colours)) < TAU_MATCH).mean())
 
 
+def ghost(frame: np.ndarray, gt_frame: np.ndarray, box: np.ndarray, seen: ObjectMask) -> float:
+    """Evidence (0..1) of an object that must be hidden on this frame: the pixels of its projected ``box``
+    in ``frame`` whose colour lies within :data:`TAU_MATCH` of the object's colours (``seen``: its mask on
+    a frame where it is fully visible) but not within TAU_MATCH of the ground truth's own pixel there,
+    counted relative to the object's visible size (``seen.pixels``), capped at 1."""
+    H, W = frame.shape[:2]
+    x0, y0, x1, y1 = _pixel_box(box, W, H)
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    p = frame[y0:y1, x0:x1].reshape(-1, 3).astype(np.float64) / 255.0
+    g = gt_frame[y0:y1, x0:x1].reshape(-1, 3).astype(np.float64) / 255.0
+    like = _min_dist(p, _thin(seen.colours)) < TAU_MATCH
+    as_gt = np.linalg.norm(p - g, axis=1) < TAU_MATCH
+    return float(min(1.0, np.count_nonzero(like & ~as_gt) / max(seen.pixels, 1)))
+
+
 def work_scale(frames: np.ndarray) -> np.ndarray:
     """Frames (T, H, W, 3) scaled down to at most :data:`WORK_WIDTH` pixels wide (unchanged if narrower)."""
     from simkit.eval.wrop.video import resize
