@@ -204,8 +204,9 @@ def register(groups: dict) -> None:
     ) -> None:
         """Generator-aware OP/OS checker: each target object's presence (its ground-truth colours inside its
         projected box) on every frame where the exam's trajectory says it must be seen after it reappears
-        or after the key event; per family: mean score, pass rate, count-conserved rate. A missing or
-        malformed prediction is one line and the rest is checked. Exit 2 on bad input with nothing to check."""
+        or after the key event, and no hidden object seen through its occluder; per family: mean score, pass
+        rate, count-conserved rate, hidden-object rate. A missing or malformed prediction is one line and
+        the rest is checked. Exit 2 on bad input with nothing to check."""
         from simkit.core.errors import SimkitError
 
         try:
@@ -248,12 +249,13 @@ def register(groups: dict) -> None:
         kinds: str = typer.Option(
             "all",
             "--kinds",
-            help="comma-separated: ground_truth, last_frame, deleted, teleported, frozen, passed_through",
+            help="comma-separated: ground_truth, last_frame, deleted, teleported, frozen, passed_through, seen_through; or all",
         ),
         progress: bool = typer.Option(True, "--progress/--no-progress", help="show a progress bar"),
     ) -> None:
         """Write baseline and corrupted continuations of every exam sample (the ground truth, the last input
-        frame repeated, and the ground truth with an object deleted, teleported, frozen or passed through),
+        frame repeated, and the ground truth with an object deleted, teleported, frozen, passed through, or
+        seen through its occluder),
         as prediction folders for wrop-fit / wrop-check; violations.json lists, per kind, the samples on
         which that corruption contradicts the ground truth."""
         from simkit.core.errors import SimkitError

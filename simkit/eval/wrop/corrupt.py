@@ -269,7 +269,8 @@ def write_baselines(
     on_sample: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Write ``OUT/{kind}/{key}.mp4`` (H.264, the target's fps and size) for every sample and kind, and
-    ``OUT/violations.json``: ``{kind: [keys where it is a violation]}`` (see :func:`is_violation`).
+    ``OUT/violations.json``: ``{kind: [keys where it is a violation]}`` (see :func:`is_violation`; the
+    kinds of an earlier run into the same folder are kept).
 
     Returns:
         {"written": {kind: count}, "violations": {kind: [keys]}}.
@@ -293,5 +294,7 @@ def write_baselines(
                 violations[k].append(s.key)
         if on_sample is not None:
             on_sample(s.key)
-    (root / "violations.json").write_text(json.dumps(violations, indent=1))
+    vpath = root / "violations.json"
+    previous = json.loads(vpath.read_text()) if vpath.exists() else {}
+    vpath.write_text(json.dumps({**previous, **violations}, indent=1, sort_keys=True))
     return {"written": written, "violations": violations}
