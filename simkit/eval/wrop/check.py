@@ -7,8 +7,9 @@ tested), the *required frames* are the target-half frames on which the ground tr
 visibility >= :data:`VISIBLE`) and its mask is measurable (:mod:`simkit.eval.wrop.evidence`), from
 its *check start* on (an object with fewer than :data:`MIN_FRAMES` such frames is not checked):
 
-- an object that the ground truth hides in the target half (visibility <= :data:`HIDDEN`: behind a screen,
-  under a cup) must reappear: the check starts on the frame after its last hidden frame;
+- an object that the ground truth hides in the target half (visibility <= :data:`HIDDEN` with at least half
+  of it covered by other objects: behind a screen, under a cup; :func:`hidden_frames`) must reappear: the
+  check starts on the frame after its last hidden frame;
 - otherwise the check starts at the sample's key event (``meta.event_frames[meta.key_event]``: the
   contact, the support loss, the impact), or at the cut when the event lies before it.
 
@@ -77,10 +78,9 @@ def key_frame(meta: dict[str, Any], cut: int) -> int:
 def check_start(traj: dict[str, Any], name: str, meta: dict[str, Any]) -> int:
     """Absolute frame from which object ``name`` is checked (module docstring)."""
     cut = int(traj.get("cut", meta.get("cut_frame", traj["frames"] // 2)))
-    vis = np.asarray(traj["objects"][name]["visibility"], float)
-    hidden = np.nonzero(vis[cut:] <= HIDDEN)[0]
-    if len(hidden):
-        return cut + int(hidden[-1]) + 1
+    hidden = hidden_frames(traj, name, cut)
+    if hidden:
+        return hidden[-1] + 1
     return key_frame(meta, cut)
 
 
@@ -126,6 +126,14 @@ def reference(sample: ExamSample, target: np.ndarray | None = None) -> Reference
     return Reference(cut, starts, masks, gt, hidden)
 
 
+def hidden_frames(traj: dict[str, Any], name: str, start: int) -> list[int]:
+    """Frames from ``start`` on where object ``name`` is hidden by another object: visibility <= HIDDEN and
+    at least half of it covered by occluders (``occluded_by`` shares), so not merely out of frame."""
+    o = traj["objects"][name]
+    vis, occ = o["visibility"], o.get("occluded_by") or [{}] * len(o["visibility"])
+    return [f for f in range(start, len(vis)) if vis[f] <= HIDDEN and sum(occ[f].values()) >= 0.5]
+
+
 def last_seen(vis: np.ndarray, before: int, mask_at: Callable[[int], ObjectMask | None]) -> int | None:
     """Last frame before ``before`` with visibility >= :data:`SEEN` and a measurable mask, or None."""
     for f in range(min(before, len(vis)) - 1, -1, -1):
@@ -141,7 +149,7 @@ def _hidden_frames(
     out = {}
     for n, b in boxes.items():
         vis = np.asarray(sample.trajectory["objects"][n]["visibility"], float)[: len(clip)]
-        hid = [f for f in range(cut, len(vis)) if vis[f] <= HIDDEN]
+        hid = [f for f in hidden_frames(sample.trajectory, n, cut) if f < len(clip)]
         if not hid:
             continue
 

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from simkit.eval.wrop.check import HIDDEN, VISIBLE, check_start, last_seen, target_objects
+from simkit.eval.wrop.check import HIDDEN, VISIBLE, check_start, hidden_frames, last_seen, target_objects
 from simkit.eval.wrop.evidence import ObjectMask, object_boxes, object_mask
 from simkit.eval.wrop.video import ExamSample
 
@@ -208,7 +208,7 @@ def _hidden_plan(
     plan = {}
     for n in boxes:
         vis = np.asarray(sample.trajectory["objects"][n]["visibility"], float)[: len(clip)]
-        hid = [f for f in range(cut, len(vis)) if vis[f] <= HIDDEN]
+        hid = [f for f in hidden_frames(sample.trajectory, n, cut) if f < len(clip)]
 
         def mask_at(f: int, n: str = n, vis: np.ndarray = vis) -> ObjectMask | None:
             return _mask(clip, boxes, n, f, vis)
