@@ -50,7 +50,7 @@ def checker_part(exam: Path, base: Path) -> dict:
             t_load += t1 - t0
             t_check += t2 - t0
             n_checked += 1
-            if r["score"] is None:
+            if r["passed"] is None:
                 continue
             rows.append(
                 {
@@ -59,6 +59,7 @@ def checker_part(exam: Path, base: Path) -> dict:
                     "kind": kind,
                     "violation": kind == "ground_truth" or is_violation(s, kind),
                     "score": r["score"],
+                    "seen_through": r["seen_through"],
                     "passed": r["passed"],
                 }
             )
@@ -73,16 +74,11 @@ def checker_part(exam: Path, base: Path) -> dict:
                 and (r["violation"] or kind == "last_frame")
             ]
             if sel:
-                sc = np.array([r["score"] for r in sel])
-                table[f"{fam}/{kind}"] = {
-                    "n": len(sel),
-                    "score": float(sc.mean()),
-                    "pass_rate": float(np.mean([r["passed"] for r in sel])),
-                    "p5": float(np.percentile(sc, 5)),
-                    "p95": float(np.percentile(sc, 95)),
-                }
-    gt5 = table["all/ground_truth"]["p5"]
-    margins = {k: gt5 - table[f"all/{k}"]["p95"] for k in KINDS[2:] if f"all/{k}" in table}
+                table[f"{fam}/{kind}"] = _stats(sel)
+    gt = table["all/ground_truth"]
+    margins = {k: gt["score_p5"] - table[f"all/{k}"]["score_p95"] for k in KINDS[2:-1] if f"all/{k}" in table}
+    if "all/seen_through" in table:
+        margins["seen_through"] = table["all/seen_through"]["ghost_p5"] - gt["ghost_p95"]
     return {
         "table": table,
         "margins": margins,
@@ -90,6 +86,17 @@ def checker_part(exam: Path, base: Path) -> dict:
         "load_only_samples_per_s": n_checked / t_load,
         "rows": rows,
     }
+
+
+def _stats(sel: list[dict]) -> dict:
+    """n, pass rate, and mean / 5th / 95th percentile of the presence score and of the ghost evidence."""
+    out: dict = {"n": len(sel), "pass_rate": float(np.mean([r["passed"] for r in sel]))}
+    for name, key in (("score", "score"), ("ghost", "seen_through")):
+        v = np.array([r[key] for r in sel if r[key] is not None])
+        if len(v):
+            out.update({name: float(v.mean()), f"{name}_p5": float(np.percentile(v, 5))})
+            out[f"{name}_p95"] = float(np.percentile(v, 95))
+    return out
 
 
 def fit_part(exam: Path, base: Path, kinds: list[str], limit: int | None) -> dict:
