@@ -98,190 +98,186 @@ def _write_elo(res: Any, out: Path, stem: str = "elo") -> list[Path]:
     return [csv_path, js, forest_plot(res, out / f"{stem}_forest.png")]
 
 
-def register(groups: dict) -> None:
-    """Add ``wrop-elo``, ``wrop-fit`` and ``wrop-check`` to the ``eval`` group."""
-    eval_app = groups["eval"]
+def wrop_elo(
+    votes: Path = typer.Option(
+        ..., "--votes", help="CSV with columns rater, sample, model_a, model_b, winner (a | b | tie)"
+    ),
+    models: str | None = typer.Option(
+        None, "--models", help="comma-separated model names; votes naming another model are skipped"
+    ),
+    boot: int = typer.Option(1000, "--bootstrap", min=0, help="rater-clustered bootstrap resamples"),
+    seed: int = typer.Option(0, "--seed", help="seed of the bootstrap"),
+    prior_sd: float = typer.Option(
+        1000.0, "--prior-sd", min=0.0, help="SD (Elo points) of the weak Gaussian prior; 0 = none"
+    ),
+    out: Path | None = typer.Option(
+        None, "--out", help="directory for elo.csv, elo.json and the forest plot elo_forest.png"
+    ),
+    exam: Path | None = typer.Option(
+        None, "--exam", help="the exam corpus the sample column refers to: adds one Elo table per family"
+    ),
+) -> None:
+    """Bradley-Terry Elo ratings (mean 1500, ties = half a win) with 95 % CIs and top-1 probabilities
+    from a rater-clustered bootstrap. Bad rows (unknown winner or model, a self-comparison) are
+    reported one line each and skipped. Exit 2 on bad input with nothing to score."""
+    from simkit.core.errors import SimkitError
 
-    @eval_app.command("wrop-elo")
-    def wrop_elo(
-        votes: Path = typer.Option(
-            ..., "--votes", help="CSV with columns rater, sample, model_a, model_b, winner (a | b | tie)"
-        ),
-        models: str | None = typer.Option(
-            None, "--models", help="comma-separated model names; votes naming another model are skipped"
-        ),
-        boot: int = typer.Option(1000, "--bootstrap", min=0, help="rater-clustered bootstrap resamples"),
-        seed: int = typer.Option(0, "--seed", help="seed of the bootstrap"),
-        prior_sd: float = typer.Option(
-            1000.0, "--prior-sd", min=0.0, help="SD (Elo points) of the weak Gaussian prior; 0 = none"
-        ),
-        out: Path | None = typer.Option(
-            None, "--out", help="directory for elo.csv, elo.json and the forest plot elo_forest.png"
-        ),
-        exam: Path | None = typer.Option(
-            None, "--exam", help="the exam corpus the sample column refers to: adds one Elo table per family"
-        ),
-    ) -> None:
-        """Bradley-Terry Elo ratings (mean 1500, ties = half a win) with 95 % CIs and top-1 probabilities
-        from a rater-clustered bootstrap. Bad rows (unknown winner or model, a self-comparison) are
-        reported one line each and skipped. Exit 2 on bad input with nothing to score."""
-        from simkit.core.errors import SimkitError
+    try:
+        from simkit.eval.wrop.elo import elo_ratings, read_votes
 
-        try:
-            from simkit.eval.wrop.elo import elo_ratings, read_votes
-
-            names = _models_option(models)
-            vs, problems = read_votes(votes, names)
-            for line in problems:
-                typer.echo(f"skipped {line}", err=True)
-            if out is not None:
-                _out_dir(out)
-            res = elo_ratings(vs, names, n_boot=boot, seed=seed, prior_sd=prior_sd or None)
-            fams = _family_elo(vs, names, exam, boot, seed, prior_sd or None) if exam is not None else {}
-        except SimkitError as exc:
-            fail(str(exc))
-            return
-        _print_elo(res)
-        for fam, r in fams.items():
-            typer.echo(f"\n{fam}")
-            _print_elo(r)
+        names = _models_option(models)
+        vs, problems = read_votes(votes, names)
+        for line in problems:
+            typer.echo(f"skipped {line}", err=True)
         if out is not None:
-            for p in _write_elo(res, out):
-                typer.echo(f"wrote {p}")
-            for fam, r in fams.items():
-                for p in _write_elo(r, out, f"elo_{fam}"):
-                    typer.echo(f"wrote {p}")
-
-    @eval_app.command("wrop-fit")
-    def wrop_fit(
-        exam: Path = typer.Option(..., "--exam", help="wrop exam corpus (simkit generate wrop --split exam)"),
-        pred: Path = typer.Option(
-            ..., "--pred", help="predictions: DIR/{key}.mp4 or DIR/{key}/ frame folders"
-        ),
-        out: Path | None = typer.Option(
-            None, "--out", help="directory for per-sample/generator/family CSVs + JSON"
-        ),
-        progress: bool = typer.Option(True, "--progress/--no-progress", help="show a progress bar"),
-    ) -> None:
-        """Target-fit metrics (MSE, MAE, PSNR, SSIM, MS-SSIM, temporal-difference L1, final-frame MSE/SSIM
-        at 320x192 and 720p) per sample, per generator and per family. LPIPS, CLIP and FID are skipped with
-        a note (no registry package ships their weights). A missing or malformed prediction is one line
-        and the rest is scored. Exit 2 on bad input with nothing to score."""
-        from simkit.core.errors import SimkitError
-
-        try:
-            from simkit.eval.wrop.fit import METRICS, evaluate_fit
-
-            samples, n = _exam(exam, pred)
-            with _bar(progress, n, "wrop-fit") as tick:
-                rep = evaluate_fit(samples, pred, on_sample=tick)
-            if out is not None:
-                _out_dir(out)
-        except SimkitError as exc:
-            fail(str(exc))
-            return
-        _report(rep.problems, rep.rows, n)
-        for name, note in rep.skipped.items():
-            typer.echo(f"note: {name} {note}")
-        cols = list(METRICS)
-        for by in ("family", "generator_id"):
-            _print_table(rep.table(by), by, cols)
-        if out is not None:
-            _write_tables(out, "fit", rep.rows, {by: rep.table(by) for by in ("family", "generator_id")})
-        if not rep.rows:
-            raise typer.Exit(2)
-
-    @eval_app.command("wrop-check")
-    def wrop_check(
-        exam: Path = typer.Option(..., "--exam", help="wrop exam corpus (simkit generate wrop --split exam)"),
-        pred: Path = typer.Option(
-            ..., "--pred", help="predictions: DIR/{key}.mp4 or DIR/{key}/ frame folders"
-        ),
-        out: Path | None = typer.Option(
-            None, "--out", help="directory for per-sample/generator/family CSVs + JSON"
-        ),
-        progress: bool = typer.Option(True, "--progress/--no-progress", help="show a progress bar"),
-    ) -> None:
-        """Generator-aware OP/OS checker: each target object's presence (its ground-truth colours inside its
-        projected box) on every frame where the exam's trajectory says it must be seen after it reappears
-        or after the key event, and no hidden object seen through its occluder; per family: mean score, pass
-        rate, count-conserved rate, hidden-object rate. A missing or malformed prediction is one line and
-        the rest is checked. Exit 2 on bad input with nothing to check."""
-        from simkit.core.errors import SimkitError
-
-        try:
-            from simkit.eval.wrop.check import evaluate_check
-
-            samples, n = _exam(exam, pred)
-            with _bar(progress, n, "wrop-check") as tick:
-                rep = evaluate_check(samples, pred, on_sample=tick)
-            if out is not None:
-                _out_dir(out)
-        except SimkitError as exc:
-            fail(str(exc))
-            return
-        _report(rep.problems, rep.rows, n)
-        unmeasured = [r["key"] for r in rep.rows if r["passed"] is None]
-        if unmeasured:
-            typer.echo(
-                f"note: {len(unmeasured)} samples have no measurable required frame: {', '.join(unmeasured)}"
-            )
-        cols = ["check", "score", "pass_rate", "count_rate", "hidden_rate"]
-        for by in ("family", "generator_id"):
-            _print_table(rep.table(by), by, cols)
-        if out is not None:
-            flat = [{k: v for k, v in r.items() if k != "objects"} for r in rep.rows]
-            _write_tables(out, "check", flat, {by: rep.table(by) for by in ("family", "generator_id")})
-            (out / "check_objects.json").write_text(
-                json.dumps({r["key"]: r["objects"] for r in rep.rows}, indent=1)
-            )
-        if not rep.rows:
-            raise typer.Exit(2)
-
-    export_app = groups["export"]
-
-    @export_app.command("wrop-baselines")
-    def export_wrop_baselines(
-        exam: Path = typer.Option(..., "--exam", help="wrop exam corpus"),
-        out: Path = typer.Option(
-            ..., "--out", help="directory: OUT/{kind}/{key}.mp4 and OUT/violations.json"
-        ),
-        kinds: str = typer.Option(
-            "all",
-            "--kinds",
-            help="comma-separated: ground_truth, last_frame, deleted, teleported, frozen, passed_through, seen_through; or all",
-        ),
-        progress: bool = typer.Option(True, "--progress/--no-progress", help="show a progress bar"),
-    ) -> None:
-        """Write baseline and corrupted continuations of every exam sample (the ground truth, the last input
-        frame repeated, and the ground truth with an object deleted, teleported, frozen, passed through, or
-        seen through its occluder),
-        as prediction folders for wrop-fit / wrop-check; violations.json lists, per kind, the samples on
-        which that corruption contradicts the ground truth."""
-        from simkit.core.errors import SimkitError
-
-        try:
-            from simkit.eval.wrop.corrupt import KINDS, write_baselines
-            from simkit.eval.wrop.video import iter_exam
-
-            chosen = list(KINDS) if kinds == "all" else [k.strip() for k in kinds.split(",") if k.strip()]
-            bad = [k for k in chosen if k not in KINDS]
-            if bad or not chosen:
-                raise SimkitError(
-                    f"--kinds: unknown kind {bad[0] if bad else kinds!r}; one of {', '.join(KINDS)}"
-                )
             _out_dir(out)
-            n = _count(exam)
-            with _bar(progress, n, "wrop-baselines") as tick:
-                info = write_baselines(iter_exam(exam), out, chosen, on_sample=tick)
-        except SimkitError as exc:
-            fail(str(exc))
-            return
-        for k in chosen:
-            typer.echo(
-                f"{k:<15} {info['written'][k]} videos -> {out / k}  ({len(info['violations'].get(k, []))} violations)"
+        res = elo_ratings(vs, names, n_boot=boot, seed=seed, prior_sd=prior_sd or None)
+        fams = _family_elo(vs, names, exam, boot, seed, prior_sd or None) if exam is not None else {}
+    except SimkitError as exc:
+        fail(str(exc))
+        return
+    _print_elo(res)
+    for fam, r in fams.items():
+        typer.echo(f"\n{fam}")
+        _print_elo(r)
+    if out is not None:
+        for p in _write_elo(res, out):
+            typer.echo(f"wrote {p}")
+        for fam, r in fams.items():
+            for p in _write_elo(r, out, f"elo_{fam}"):
+                typer.echo(f"wrote {p}")
+
+
+def wrop_fit(
+    exam: Path = typer.Option(..., "--exam", help="wrop exam corpus (simkit generate wrop --split exam)"),
+    pred: Path = typer.Option(..., "--pred", help="predictions: DIR/{key}.mp4 or DIR/{key}/ frame folders"),
+    out: Path | None = typer.Option(
+        None, "--out", help="directory for per-sample/generator/family CSVs + JSON"
+    ),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="show a progress bar"),
+) -> None:
+    """Target-fit metrics (MSE, MAE, PSNR, SSIM, MS-SSIM, temporal-difference L1, final-frame MSE/SSIM
+    at 320x192 and 720p) per sample, per generator and per family. LPIPS, CLIP and FID are skipped with
+    a note (no registry package ships their weights). A missing or malformed prediction is one line
+    and the rest is scored. Exit 2 on bad input with nothing to score."""
+    from simkit.core.errors import SimkitError
+
+    try:
+        from simkit.eval.wrop.fit import METRICS, evaluate_fit
+
+        samples, n = _exam(exam, pred)
+        with _bar(progress, n, "wrop-fit") as tick:
+            rep = evaluate_fit(samples, pred, on_sample=tick)
+        if out is not None:
+            _out_dir(out)
+    except SimkitError as exc:
+        fail(str(exc))
+        return
+    _report(rep.problems, rep.rows, n)
+    for name, note in rep.skipped.items():
+        typer.echo(f"note: {name} {note}")
+    cols = list(METRICS)
+    for by in ("family", "generator_id"):
+        _print_table(rep.table(by), by, cols)
+    if out is not None:
+        _write_tables(out, "fit", rep.rows, {by: rep.table(by) for by in ("family", "generator_id")})
+    if not rep.rows:
+        raise typer.Exit(2)
+
+
+def wrop_check(
+    exam: Path = typer.Option(..., "--exam", help="wrop exam corpus (simkit generate wrop --split exam)"),
+    pred: Path = typer.Option(..., "--pred", help="predictions: DIR/{key}.mp4 or DIR/{key}/ frame folders"),
+    out: Path | None = typer.Option(
+        None, "--out", help="directory for per-sample/generator/family CSVs + JSON"
+    ),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="show a progress bar"),
+) -> None:
+    """Generator-aware OP/OS checker: each target object's presence (its ground-truth colours inside its
+    projected box) on every frame where the exam's trajectory says it must be seen after it reappears
+    or after the key event, and no hidden object seen through its occluder; per family: mean score, pass
+    rate, count-conserved rate, hidden-object rate. A missing or malformed prediction is one line and
+    the rest is checked. Exit 2 on bad input with nothing to check."""
+    from simkit.core.errors import SimkitError
+
+    try:
+        from simkit.eval.wrop.check import evaluate_check
+
+        samples, n = _exam(exam, pred)
+        with _bar(progress, n, "wrop-check") as tick:
+            rep = evaluate_check(samples, pred, on_sample=tick)
+        if out is not None:
+            _out_dir(out)
+    except SimkitError as exc:
+        fail(str(exc))
+        return
+    _report(rep.problems, rep.rows, n)
+    unmeasured = [r["key"] for r in rep.rows if r["passed"] is None]
+    if unmeasured:
+        typer.echo(
+            f"note: {len(unmeasured)} samples have no measurable required frame: {', '.join(unmeasured)}"
+        )
+    cols = ["check", "score", "pass_rate", "count_rate", "hidden_rate"]
+    for by in ("family", "generator_id"):
+        _print_table(rep.table(by), by, cols)
+    if out is not None:
+        flat = [{k: v for k, v in r.items() if k != "objects"} for r in rep.rows]
+        _write_tables(out, "check", flat, {by: rep.table(by) for by in ("family", "generator_id")})
+        (out / "check_objects.json").write_text(
+            json.dumps({r["key"]: r["objects"] for r in rep.rows}, indent=1)
+        )
+    if not rep.rows:
+        raise typer.Exit(2)
+
+
+def export_wrop_baselines(
+    exam: Path = typer.Option(..., "--exam", help="wrop exam corpus"),
+    out: Path = typer.Option(..., "--out", help="directory: OUT/{kind}/{key}.mp4 and OUT/violations.json"),
+    kinds: str = typer.Option(
+        "all",
+        "--kinds",
+        help="comma-separated: ground_truth, last_frame, deleted, teleported, frozen, passed_through, seen_through; or all",
+    ),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="show a progress bar"),
+) -> None:
+    """Write baseline and corrupted continuations of every exam sample (the ground truth, the last input
+    frame repeated, and the ground truth with an object deleted, teleported, frozen, passed through, or
+    seen through its occluder),
+    as prediction folders for wrop-fit / wrop-check; violations.json lists, per kind, the samples on
+    which that corruption contradicts the ground truth."""
+    from simkit.core.errors import SimkitError
+
+    try:
+        from simkit.eval.wrop.corrupt import KINDS, write_baselines
+        from simkit.eval.wrop.video import iter_exam
+
+        chosen = list(KINDS) if kinds == "all" else [k.strip() for k in kinds.split(",") if k.strip()]
+        bad = [k for k in chosen if k not in KINDS]
+        if bad or not chosen:
+            raise SimkitError(
+                f"--kinds: unknown kind {bad[0] if bad else kinds!r}; one of {', '.join(KINDS)}"
             )
-        typer.echo(f"wrote {out / 'violations.json'}")
+        _out_dir(out)
+        n = _count(exam)
+        with _bar(progress, n, "wrop-baselines") as tick:
+            info = write_baselines(iter_exam(exam), out, chosen, on_sample=tick)
+    except SimkitError as exc:
+        fail(str(exc))
+        return
+    for k in chosen:
+        typer.echo(
+            f"{k:<15} {info['written'][k]} videos -> {out / k}  ({len(info['violations'].get(k, []))} violations)"
+        )
+    typer.echo(f"wrote {out / 'violations.json'}")
+
+
+def register(groups: dict) -> None:
+    """Add ``wrop-elo``, ``wrop-fit`` and ``wrop-check`` to the ``eval`` group and ``wrop-baselines`` to
+    ``export``."""
+    groups["eval"].command("wrop-elo")(wrop_elo)
+    groups["eval"].command("wrop-fit")(wrop_fit)
+    groups["eval"].command("wrop-check")(wrop_check)
+    groups["export"].command("wrop-baselines")(export_wrop_baselines)
 
 
 def _count(exam: Path) -> int:
