@@ -9,6 +9,7 @@ Heavy libraries are imported inside commands, so ``simkit --help`` is instant.
 from __future__ import annotations
 
 import importlib
+import json
 from pathlib import Path
 
 import typer
@@ -41,22 +42,19 @@ GROUPS = {"eval": eval_app, "export": export_app, "compile": compile_app, "conve
 COMMAND_MODULES = (
     "simkit.commands.packing",
     "simkit.commands.packing_eval",
-    "simkit.commands.audio",
-    "simkit.commands.wrop",
     "simkit.commands.wrop_eval",
     "simkit.commands.hebero",
 )
 
 
-def _register_command_modules() -> None:
+def register_command_modules() -> None:
+    """Import every module of :data:`COMMAND_MODULES` and call its ``register(GROUPS)``.
+
+    A listed module that does not exist is an installation bug, not an optional feature: its
+    ``ModuleNotFoundError`` propagates.
+    """
     for name in COMMAND_MODULES:
-        try:
-            mod = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:
-                continue
-            raise
-        mod.register(GROUPS)
+        importlib.import_module(name).register(GROUPS)
 
 
 @app.command("list")
@@ -95,6 +93,51 @@ def list_cmd(
     typer.echo(f"{'generator':<{w}}  {'version':<8} {'extra':<8} description")
     for r in rows:
         typer.echo(f"{r[0]:<{w}}  {r[1]:<8} {r[2]:<8} {r[3]}")
+
+
+@app.command("config")
+def config_cmd(
+    name: str = typer.Argument(..., help="Generator name (see `simkit list`)."),
+    yaml_out: Path | None = typer.Option(
+        None, "--yaml", help="Write a starter config (every key at its default, commented) to this new file."
+    ),
+) -> None:
+    """Show a generator's config keys (type, default, range, description) and its episode fields."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    from simkit.core.config import config_keys, starter_yaml
+    from simkit.core.fields import shape_text
+    from simkit.core.registry import load
+
+    try:
+        cls = load(name)
+    except SimkitError as exc:
+        fail(str(exc))
+        return
+    if yaml_out is not None:
+        if yaml_out.exists():
+            fail(f"{yaml_out}: already exists; choose a new file name")
+        try:
+            yaml_out.write_text(starter_yaml(cls.Config, f"simkit {name} config"), encoding="utf-8")
+        except OSError as exc:
+            fail(f"{yaml_out}: cannot write ({exc.strerror or exc})")
+        typer.echo(f"wrote {yaml_out} (use: simkit generate {name} --config {yaml_out} ...)")
+        return
+    con = Console(width=160)
+    keys = Table("key", "type", "default", "range", "description", title=f"{name} config (--set KEY=VALUE)")
+    for k in config_keys(cls.Config):
+        keys.add_row(*(escape(c) for c in (k.key, k.type, json.dumps(k.default), k.range, k.description)))
+    con.print(keys)
+    fields = Table(
+        "field", "codec", "dtype", "shape", "units", "frame", "description", title=f"{name} episode fields"
+    )
+    for f in cls.fields:
+        shape = shape_text(f.shape)
+        desc = f.description + ("" if f.required else " (optional)")
+        fields.add_row(*(escape(c) for c in (f.name, f.codec, f.dtype or "", shape, f.units, f.frame, desc)))
+    con.print(fields)
 
 
 @app.command()
@@ -275,7 +318,7 @@ def main() -> None:
     app()
 
 
-_register_command_modules()
+register_command_modules()
 
 if __name__ == "__main__":
     main()

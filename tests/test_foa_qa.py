@@ -294,11 +294,11 @@ def test_fuma_channel_format():
 def test_config_rejects_bad_ranges():
     from pydantic import ValidationError
 
-    with pytest.raises(ValidationError):
+    with pytest.raises(ValidationError, match=r"n_sources: min 3 > max 1"):
         FoaQaConfig(n_sources=(3, 1))
-    with pytest.raises(ValidationError):
+    with pytest.raises(ValidationError, match=r"n_sources must lie within \[1, 4\]"):
         FoaQaConfig(n_sources=(1, 6))
-    with pytest.raises(ValidationError):
+    with pytest.raises(ValidationError, match=r"sample_rate\n  Input should be 16000 or 48000"):
         FoaQaConfig(sample_rate=1000)
 
 

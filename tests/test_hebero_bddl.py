@@ -86,7 +86,8 @@ def test_unbalanced_parentheses_names_line_and_column(tmp_path):
     assert (e.line, e.column) == (12, 3) and "never closed" in e.reason  # the (:goal section
 
     e = _err(tmp_path, GOOD + ")")
-    assert "unexpected" in e.reason or "without" in e.reason
+    assert (e.line, e.column) == (14, 1)
+    assert e.reason == "unexpected ')' after the end of the top-level expression"
     assert str(e).startswith(str(tmp_path / "bad.bddl") + ":")
 
 

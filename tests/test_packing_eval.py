@@ -6,19 +6,19 @@ import math
 import numpy as np
 import pytest
 
+from simkit.core.rotations import quaternion_to_matrix
 from simkit.eval.packing.candidates import enumerate_candidates, support_maps, window_max
 from simkit.eval.packing.case import Action, EvalCase, Item
-from simkit.eval.packing.checker import _OBB, check_packing, penetration_depth
-from simkit.eval.packing.metrics import (
+from simkit.eval.packing.policies import POLICIES, make_policy
+from simkit.eval.packing.runner import PackingEpisode, run_episode
+from simkit.scenes.packing_checker import _OBB, check_packing, penetration_depth
+from simkit.scenes.packing_geometry import Box, Container, Placement
+from simkit.scenes.packing_metrics import (
     aggregate,
     case_metrics,
     centre_inside,
     heightmap_from_poses,
-    quat_to_matrix,
 )
-from simkit.eval.packing.policies import POLICIES, make_policy
-from simkit.eval.packing.runner import PackingEpisode, run_episode
-from simkit.scenes.packing_geometry import Box, Container, Placement
 
 RES = 0.025
 Q0 = (1.0, 0.0, 0.0, 0.0)
@@ -84,7 +84,7 @@ def test_heightmap_of_a_tilted_box():
 
 
 def test_quat_to_matrix_yaw():
-    R = quat_to_matrix((math.sqrt(0.5), 0, 0, math.sqrt(0.5)))
+    R = quaternion_to_matrix((math.sqrt(0.5), 0, 0, math.sqrt(0.5)))
     np.testing.assert_allclose(R @ [1, 0, 0], [0, 1, 0], atol=1e-12)
 
 
@@ -135,7 +135,7 @@ def test_checker_catches_outside_and_unsupported():
 def test_sat_penetration_of_rotated_boxes():
     h = np.array([0.05, 0.05, 0.05])
     a = _OBB(0, np.zeros(3), np.eye(3), h)
-    R = quat_to_matrix((math.cos(math.pi / 8), 0, 0, math.sin(math.pi / 8)))  # 45 deg about z
+    R = quaternion_to_matrix((math.cos(math.pi / 8), 0, 0, math.sin(math.pi / 8)))  # 45 deg about z
     # corner of the rotated cube points along x: its extent along x is 0.05 * sqrt(2)
     b = _OBB(1, np.array([0.05 + 0.05 * math.sqrt(2) + 0.001, 0, 0]), R, h)
     assert penetration_depth(a, b) == pytest.approx(-0.001, abs=1e-9)

@@ -7,8 +7,8 @@ import pytest
 from typer.testing import CliRunner
 
 from simkit.cli import app
-from simkit.core.seeding import stable_hash
-from simkit.eval.packing.bench import BENCH_TAG, bench_path, bench_rng, load_bench, overlap_with_corpus
+from simkit.core.seeding import episode_rng
+from simkit.eval.packing.bench import BENCH_SEED, bench_path, bench_rng, load_bench, overlap_with_corpus
 from simkit.eval.packing.case import from_packing_case
 from simkit.eval.packing.policies import make_policy
 from simkit.eval.packing.runner import run_episode
@@ -49,9 +49,18 @@ def test_bench_cases_are_reproducible_from_their_seeds(bench):
         assert fresh.to_json() == c.to_json()
 
 
-def test_bench_seed_stream_is_disjoint_from_training_seeds():
-    # training: SeedSequence([seed, stable_hash("packing"), i(, redraw)]); bench: [.., stable_hash(BENCH_TAG), ..]
-    assert stable_hash(BENCH_TAG) != stable_hash("packing")
+def test_bench_seed_stream_is_disjoint_from_training_seeds(bench):
+    # training: SeedSequence([seed, stable_hash("packing"), i(, redraw)]); bench: [.., stable_hash(BENCH_TAG), k, i]
+    # with the same seed, bench candidate (k, i) would be training episode k's redraw i if the tags collided:
+    # no bench case's stream may start like any such training stream
+    top = max(int(c.info["seed_index"]) for c in bench) + 1
+    streams = {bench_rng(k, i).bit_generator.random_raw() for k in range(len(TIERS)) for i in range(top)}
+    training = {
+        episode_rng(BENCH_SEED, "packing", k, r).bit_generator.random_raw()
+        for k in range(len(TIERS))
+        for r in range(top)
+    }
+    assert len(streams) == len(TIERS) * top and streams.isdisjoint(training)
 
 
 def test_expert_replays_every_bench_case_to_full_success(bench):

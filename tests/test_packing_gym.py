@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import simkit.adapters.gym as sgym
+import simkit.envs.packing as sgym
 from simkit.eval.packing.bench import load_bench
 from simkit.scenes.packing_layout import TIERS
 

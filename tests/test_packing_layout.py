@@ -7,6 +7,7 @@ import pytest
 
 from simkit.scenes.packing_geometry import Box, Container, Placement, drop_z
 from simkit.scenes.packing_layout import (
+    DENSITY_RANGE,
     TIERS,
     LayoutError,
     PackingCase,
@@ -14,6 +15,7 @@ from simkit.scenes.packing_layout import (
     check_case,
     compile_case,
     reverse_removal_order,
+    sample_boxes,
     split_layer,
     support_graph,
 )
@@ -130,11 +132,18 @@ def test_both_orientations_are_used_by_the_expert():
 
 
 def test_mass_is_volume_times_density():
-    case = compile_case("hard", _rng(3))
-    res = case.container.resolution
-    for b in case.boxes:
-        density = b.mass / (b.volume * res**3)
-        assert 100.0 - 1 <= density <= 600.0 + 1
+    # three regions of known size; the densities are the ones drawn for them
+    footprints = [(0, 0, 4, 2), (4, 0, 2, 3), (0, 2, 1, 1)]
+    heights = [3, 5, 1]
+    res = 0.025
+    boxes, perm, orient, density = sample_boxes(footprints, heights, res, _rng(3))
+    assert sorted(perm.tolist()) == [0, 1, 2] and [b.id for b in boxes] == [0, 1, 2]
+    assert np.all((density >= DENSITY_RANGE[0]) & (density < DENSITY_RANGE[1]))
+    for ri, ((_, _, lx, ly), h) in enumerate(zip(footprints, heights)):
+        box = boxes[int(perm[ri])]
+        assert box.volume == lx * ly * h
+        assert box.mass == pytest.approx(lx * ly * h * res**3 * density[ri], abs=0.5e-4)  # rounded to 0.1 g
+        assert box.size == ((lx, ly, h) if orient[ri] == 0 else (ly, lx, h))
 
 
 def test_determinism_by_seed_and_round_trip():
@@ -203,8 +212,10 @@ def test_check_case_finds_broken_cases():
     d = case.to_json()
     first = d["expert"][0]["box_id"]
     d["arrival"] = [i for i in d["arrival"] if i != first] + [first]
-    if len(d["arrival"]) > d["buffer_size"]:
-        assert any("not in the visible buffer" in p for p in check_case(PackingCase.from_json(d)))
+    assert (
+        len(d["arrival"]) > d["buffer_size"]
+    )  # easy: 4-8 objects, buffer 3, so the moved box leaves the buffer
+    assert any("not in the visible buffer" in p for p in check_case(PackingCase.from_json(d)))
     # overlapping placement
     c2 = PackingCase(
         "easy",

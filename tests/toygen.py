@@ -10,6 +10,7 @@ from pydantic import Field, field_validator
 
 from simkit.core.episode import Episode, Image
 from simkit.core.errors import SampleRejected, TransientError
+from simkit.core.fields import FieldSpec
 from simkit.core.generator import Generator, GeneratorConfig
 
 
@@ -37,7 +38,15 @@ class ToyGenerator(Generator):
     version = "1"
     description = "test generator: random image + numbers"
     Config = ToyConfig
-    required_fields = ("image", "values", "info")
+    fields = (
+        FieldSpec("image", "png", "uint8", ("S", "S", 3), description="random pixels, red channel = tint"),
+        FieldSpec("values", "npy", "float32", ("V",), description="V standard normal draws"),
+        FieldSpec("info", "json", description="first draw, V"),
+        FieldSpec(
+            "payload", "npy", "uint8", ("P",), description="payload_bytes random bytes", required=False
+        ),
+    )
+    smoke_config = {"size": 8}
     structural_params = ("n_values",)
     surface_params = ("tint",)
 

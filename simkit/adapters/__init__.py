@@ -1,5 +1,5 @@
-"""Thin adapters that hand simkit corpora and environments to training code.
+"""Thin adapters that hand simkit corpora to training code.
 
-Adapters read corpora (never import backends): ``simkit.adapters.torch``
-(IterableDataset over shards), ``simkit.adapters.gym`` (Gymnasium envs).
+Adapters read corpora (never import backends): ``simkit.adapters.torch`` (IterableDataset over
+shards). Interactive environments live in :mod:`simkit.envs`.
 """

@@ -275,14 +275,6 @@ def geom_is_collision(model, g: int) -> bool:
 # --------------------------------------------------------------------------- geometry helpers
 
 
-def _quat_to_mat(q) -> np.ndarray:
-    import mujoco
-
-    m = np.zeros(9)
-    mujoco.mju_quat2Mat(m, np.asarray(q, dtype=float))
-    return m.reshape(3, 3)
-
-
 def _mat_to_quat(r: np.ndarray) -> np.ndarray:
     import mujoco
 

@@ -17,7 +17,7 @@ reported by each worker that meets them.
 
 Stems are then loudness-normalised (ITU-R BS.1770-4 integrated loudness, via pyloudnorm),
 trimmed or looped to the requested duration and gated (:func:`gate`), as the OmniEcho data
-pipeline does with its stems (seed notes, "training data synthesis").
+pipeline does with its stems (OmniEcho paper, "training data synthesis").
 """
 
 from __future__ import annotations

@@ -132,7 +132,7 @@ def export_sft(
     import numpy as np
 
     from simkit.core.errors import InputError, SimkitError
-    from simkit.episodes.inspect import save_png
+    from simkit.core.images import save_png
     from simkit.episodes.reader import corpus_info, iter_corpus
     from simkit.generators.packing import render_heightmap
 

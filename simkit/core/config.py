@@ -8,8 +8,9 @@ into nested models. Unknown keys and invalid values raise one
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args, get_origin
 
 import yaml
 from pydantic import BaseModel, ValidationError
@@ -28,18 +29,104 @@ def _valid_keys(model: type[BaseModel], prefix: str = "") -> list[str]:
     return keys
 
 
-def describe_fields(model: type[BaseModel]) -> list[tuple[str, str, str]]:
-    """(key, default, description) rows for the help of a config model."""
+@dataclass(frozen=True)
+class ConfigKey:
+    """One key of a config model, as ``simkit config NAME`` shows it.
+
+    Attributes:
+        key: dotted key (``physics.friction``), the name ``--set`` and YAML files use.
+        type: the annotation as text (``float``, ``tuple[int, int]``, ``Literal['qa', 'foa-static']``).
+        default: the default value as JSON data.
+        range: the declared bounds (``>= 0, <= 1``) or choices (``qa | foa-static``), ``""`` if none.
+        description: the field's description.
+    """
+
+    key: str
+    type: str
+    default: Any
+    range: str
+    description: str
+
+
+_BOUNDS = (
+    ("ge", ">="),
+    ("gt", ">"),
+    ("le", "<="),
+    ("lt", "<"),
+    ("min_length", "len >="),
+    ("max_length", "len <="),
+)
+
+
+def _type_text(ann: Any) -> str:
+    if get_origin(ann) is Literal:
+        return "Literal[" + ", ".join(repr(a) for a in get_args(ann)) + "]"
+    if isinstance(ann, type) and not get_args(ann):
+        return ann.__name__
+    return str(ann).replace("typing.", "")
+
+
+def _range_text(info: Any) -> str:
+    if get_origin(info.annotation) is Literal:
+        return " | ".join(str(a) for a in get_args(info.annotation))
+    parts = []
+    for meta in info.metadata:
+        for attr, sign in _BOUNDS:
+            value = getattr(meta, attr, None)
+            if value is not None:
+                parts.append(f"{sign} {value}")
+    return ", ".join(parts)
+
+
+def config_keys(model: type[BaseModel]) -> list[ConfigKey]:
+    """Every leaf key of ``model`` (nested models flattened to dotted keys) with type, default, range.
+
+    Raises:
+        pydantic.ValidationError: the model has no valid default (every generator config must have one).
+    """
+    defaults = model().model_dump(mode="json")
     rows = []
     for key in _valid_keys(model):
         sub: Any = model
-        info = None
+        value: Any = defaults
         for part in key.split("."):
             info = sub.model_fields[part]
             sub = info.annotation
-        default = info.get_default(call_default_factory=True) if info is not None else None
-        rows.append((key, repr(default), (info.description or "") if info else ""))
+            value = value[part]
+        rows.append(
+            ConfigKey(key, _type_text(info.annotation), value, _range_text(info), info.description or "")
+        )
     return rows
+
+
+def _yaml_value(value: Any) -> str:
+    return (
+        yaml.safe_dump(value, default_flow_style=True, sort_keys=True, width=10_000)
+        .strip()
+        .removesuffix("...")
+        .strip()
+    )
+
+
+def _yaml_lines(model: type[BaseModel], defaults: dict[str, Any], indent: str) -> list[str]:
+    lines = []
+    for name, info in model.model_fields.items():
+        ann = info.annotation
+        note = "; ".join(x for x in (info.description or "", _type_text(ann), _range_text(info)) if x)
+        lines.append(f"{indent}# {note}")
+        if isinstance(ann, type) and issubclass(ann, BaseModel):
+            lines.append(f"{indent}{name}:")
+            lines += _yaml_lines(ann, defaults[name], indent + "  ")
+        else:
+            lines.append(f"{indent}{name}: {_yaml_value(defaults[name])}")
+    return lines
+
+
+def starter_yaml(model: type[BaseModel], title: str) -> str:
+    """A YAML config holding every key at its default, each under a comment with its description,
+    type and range; ``build_config(model, path)`` accepts it unchanged (``simkit config NAME --yaml``)."""
+    head = [f"# {title}: every key at its default; edit, then pass with --config FILE"]
+    return "\n".join(head + _yaml_lines(model, model().model_dump(mode="json"), "")) + "\n"
 
 
 def _set_dotted(data: dict, key: str, value: Any) -> None:

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from simkit.core.episode import Episode
-from simkit.core.fields import FieldSpec
+from simkit.core.fields import FieldSpec, required_names
+from simkit.core.images import default_contact_sheet
 
 
 class GeneratorConfig(BaseModel):
@@ -38,8 +39,14 @@ class GeneratorConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True, frozen=False)
 
 
-class Generator(ABC):
+ConfigT = TypeVar("ConfigT", bound=GeneratorConfig)
+
+
+class Generator(ABC, Generic[ConfigT]):
     """Base class of all generators (see the module docstring for the life cycle).
+
+    Parametrised by the config model, ``class DotsGenerator(Generator[DotsConfig])``, so that
+    ``self.config`` and ``setup(config)`` are typed with it.
 
     Class attributes:
         name: registry name, ``[a-z0-9-]`` (used in episode keys and seeds).
@@ -48,7 +55,10 @@ class Generator(ABC):
         extra: the pip extra that provides the backend (``pip install 'simkit[extra]'``).
         Config: the pydantic config model (subclass of :class:`GeneratorConfig`).
         fields: the declared episode fields (:class:`~simkit.core.fields.FieldSpec`), the corpus contract.
-        required_fields: fields every episode must have (``validate`` checks them).
+        required_fields: fields every episode must have (``validate`` checks them); derived from
+            ``fields`` (those with ``required=True``) when a subclass declares ``fields``.
+        smoke_config: config overrides that make a tiny episode on a CPU in a few seconds (the smoke
+            test generates 2 episodes of every registered generator with them).
         structural_params / surface_params: names of the parameters of each kind,
             as documentation for users; every episode records the values.
     """
@@ -60,16 +70,28 @@ class Generator(ABC):
     Config: ClassVar[type[GeneratorConfig]] = GeneratorConfig
     fields: ClassVar[tuple[FieldSpec, ...]] = ()
     required_fields: ClassVar[tuple[str, ...]] = ()
+    smoke_config: ClassVar[dict[str, Any]] = {}
     structural_params: ClassVar[tuple[str, ...]] = ()
     surface_params: ClassVar[tuple[str, ...]] = ()
     #: how many times a sample rejected by the generator's checks is redrawn before the episode fails
     max_redraws: ClassVar[int] = 10
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "fields" in cls.__dict__ and "required_fields" not in cls.__dict__:
+            cls.required_fields = required_names(cls.fields)
+        undeclared = set(cls.required_fields) - {f.name for f in cls.fields} if cls.fields else set()
+        if undeclared:
+            raise TypeError(
+                f"{cls.__name__}: required_fields {sorted(undeclared)} are not declared in fields"
+            )
+
     def __init__(self) -> None:
-        self.config: GeneratorConfig | None = None
+        #: the validated config; ``None`` until the engine calls :meth:`setup`
+        self.config: ConfigT = None  # type: ignore[assignment]
 
     # -- life cycle -------------------------------------------------------------------------
-    def setup(self, config: GeneratorConfig) -> None:
+    def setup(self, config: ConfigT) -> None:
         """Prepare per-worker state. The default stores the config as ``self.config``."""
         self.config = config
 
@@ -77,7 +99,7 @@ class Generator(ABC):
     def generate(self, index: int, rng: np.random.Generator) -> Episode:
         """Produce episode ``index`` using only ``rng`` for randomness."""
 
-    def teardown(self) -> None:  # noqa: B027 - optional hook; the default has nothing to release
+    def teardown(self) -> None:
         """Release per-worker state (physics clients, Blender sessions)."""
 
     # -- metadata ---------------------------------------------------------------------------
@@ -99,6 +121,4 @@ class Generator(ABC):
 
         The default tiles the first image field of each sample, if any.
         """
-        from simkit.episodes.inspect import default_contact_sheet
-
         return default_contact_sheet(samples, out_dir)

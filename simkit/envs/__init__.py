@@ -13,7 +13,7 @@ def register_envs() -> None:
     from gymnasium.envs.registration import register, registry
 
     ids = {
-        "simkit/Packing-v0": "simkit.adapters.gym:PackingEnv",
+        "simkit/Packing-v0": "simkit.envs.packing:PackingEnv",
     }
     for env_id, entry_point in ids.items():
         if env_id not in registry:

@@ -11,61 +11,11 @@ from typing import Any
 import numpy as np
 
 from simkit.core.errors import SimkitError
+from simkit.core.images import default_contact_sheet, save_png, tile
 from simkit.episodes.corpus import CorpusLayout, read_manifest
 from simkit.episodes.reader import corpus_info, iter_corpus
 
-
-def _as_rgb(img: np.ndarray) -> np.ndarray | None:
-    a = np.asarray(img)
-    if a.ndim == 2:
-        a = np.repeat(a[:, :, None], 3, axis=2)
-    if a.ndim != 3 or a.shape[2] not in (3, 4):
-        return None
-    a = a[:, :, :3]
-    if a.dtype != np.uint8:
-        a = a.astype(np.float64)
-        lo, hi = float(np.nanmin(a)), float(np.nanmax(a))
-        a = ((a - lo) / (hi - lo if hi > lo else 1.0) * 255).astype(np.uint8)
-    return a
-
-
-def tile(images: list[np.ndarray], cols: int, pad: int = 4, bg: int = 255) -> np.ndarray:
-    """Tile RGB uint8 images (any sizes) into one grid image, ``cols`` per row."""
-    if not images:
-        raise ValueError("no images to tile")
-    h = max(i.shape[0] for i in images)
-    w = max(i.shape[1] for i in images)
-    rows = (len(images) + cols - 1) // cols
-    sheet = np.full((rows * (h + pad) + pad, cols * (w + pad) + pad, 3), bg, np.uint8)
-    for k, img in enumerate(images):
-        r, c = divmod(k, cols)
-        y, x = pad + r * (h + pad), pad + c * (w + pad)
-        sheet[y : y + img.shape[0], x : x + img.shape[1]] = img
-    return sheet
-
-
-def save_png(arr: np.ndarray, path: Path) -> Path:
-    from PIL import Image as PILImage
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    PILImage.fromarray(arr).save(path)
-    return path
-
-
-def default_contact_sheet(samples: list[dict[str, Any]], out_dir: Path) -> list[Path]:
-    """Tile the first image-like field (PNG, or 2-D/3-D arrays) of each sample into ``contact_sheet.png``."""
-    images = []
-    for s in samples:
-        for name in sorted(k for k in s if not k.startswith("__")):
-            v = s[name]
-            if isinstance(v, np.ndarray) and v.ndim in (2, 3) and min(v.shape[:2]) >= 8:
-                rgb = _as_rgb(v)
-                if rgb is not None:
-                    images.append(rgb)
-                    break
-    if not images:
-        return []
-    return [save_png(tile(images, cols=min(8, len(images))), Path(out_dir) / "contact_sheet.png")]
+__all__ = ["corpus_stats", "default_contact_sheet", "inspect_corpus", "save_png", "tile"]
 
 
 def corpus_stats(root: str | Path) -> dict[str, Any]:

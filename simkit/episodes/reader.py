@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from simkit.core.errors import SimkitError
+from simkit.core.fields import FieldSpec, specs_from_json
 from simkit.episodes.codecs import decode
 from simkit.episodes.corpus import CorpusLayout, shard_sort_key
 from simkit.episodes.tario import iter_tar, split_member
@@ -67,3 +68,14 @@ def iter_corpus(roots: str | Path | list[str | Path], decode_fields: bool = True
     """Yield every stored sample of one or several corpora (see :func:`iter_shard`)."""
     for p in shard_paths(roots):
         yield from iter_shard(p, decode_fields)
+
+
+def corpus_fields(root: str | Path) -> tuple[FieldSpec, ...]:
+    """The episode field declaration stored in ``corpus.json`` (codec, dtype, shape, units, frame per field).
+
+    Corpora written before declarations existed give ``()``.
+
+    Raises:
+        SimkitError: no readable corpus.json, or a malformed declaration in it.
+    """
+    return specs_from_json(corpus_info(root).get("field_schema"))

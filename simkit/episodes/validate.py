@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from simkit.core.errors import SimkitError
+from simkit.core.fields import check_stored, specs_from_json
 from simkit.episodes.codecs import decode
 from simkit.episodes.corpus import CorpusLayout, read_manifest, sha256
 from simkit.episodes.tario import UnsafeMember, iter_tar, split_member
@@ -191,6 +192,9 @@ def validate_corpus(root: str | Path, run_checks: bool = True, max_problems: int
                 if req not in fields:
                     problem(f"{key}: required field {req!r} missing")
             if gen is not None and key in samples and key not in damaged:
+                exts = {n.split(".")[1]: n.rsplit(".", 1)[1] for n in members if n.startswith(key + ".")}
+                for msg in check_stored(specs_from_json(info.get("field_schema")), samples[key], exts):
+                    problem(f"{key}: {msg}")
                 try:
                     for msg in gen.check(samples[key]):
                         problem(f"{key}: {msg}")

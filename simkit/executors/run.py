@@ -20,6 +20,7 @@ from typing import Any
 
 import simkit
 from simkit.core.errors import SimkitError
+from simkit.core.fields import schema_json
 from simkit.core.registry import load
 from simkit.episodes.corpus import (
     CorpusLayout,
@@ -111,6 +112,7 @@ def corpus_info(
         "config": spec.config,
         "config_schema": config_model.model_json_schema(),
         "required_fields": list(gen_cls.required_fields),
+        "field_schema": schema_json(gen_cls.fields),
         "structural_params": list(gen_cls.structural_params),
         "surface_params": list(gen_cls.surface_params),
         "schema": dict(sorted(schema.items())),

@@ -14,6 +14,7 @@ from typing import Any
 
 import simkit
 from simkit.core.errors import SampleRejected, TransientError
+from simkit.core.fields import assert_episode
 from simkit.core.generator import Generator
 from simkit.core.registry import load
 from simkit.core.seeding import episode_rng
@@ -79,6 +80,7 @@ class Worker:
             attempts += 1
             try:
                 ep = gen.generate(index, episode_rng(spec.seed, spec.generator, index, redraw))
+                assert_episode(spec.generator, type(gen).fields, ep.fields)  # a mismatch fails the episode
                 params = ep.params
                 meta = {
                     **ep.meta,

@@ -29,6 +29,7 @@ from pydantic import Field, field_validator, model_validator
 
 from simkit.core.episode import Audio, Episode
 from simkit.core.errors import SampleRejected
+from simkit.core.fields import FieldSpec
 from simkit.core.generator import Generator, GeneratorConfig
 from simkit.core.seeding import stable_hash
 
@@ -343,7 +344,7 @@ def check_qa_schema(qa: Any) -> list[str]:
 
 
 # -- generator -----------------------------------------------------------------------------------
-class FoaQaGenerator(Generator):
+class FoaQaGenerator(Generator[FoaQaConfig]):
     """FOA spatial-audio scenes + QA (see the module docstring)."""
 
     name = "foa-qa"
@@ -351,7 +352,35 @@ class FoaQaGenerator(Generator):
     description = "first-order Ambisonics scenes (AmbiX) with direction/motion/3D/camera-rotation QA"
     extra = "audio"
     Config = FoaQaConfig
-    required_fields = ("foa", "scene", "qa")
+    fields = (
+        FieldSpec(
+            "foa",
+            "flac",
+            "float32",
+            ("S", 4),
+            units="full scale, [-1, 1]",
+            frame="listener: x ahead, y left, z up",
+            description="S samples of first-order Ambisonics: AmbiX W, Y, Z, X (FuMa W, X, Y, Z with "
+            "channel_format: fuma); peak-limited to 0.99 (never amplified)",
+        ),
+        FieldSpec(
+            "features",
+            "npy",
+            "float32",
+            (5, 128, "F"),
+            frame="listener: x ahead, y left, z up",
+            description="log-mel W, intensity x/y/z, diffuseness; F = 1 + S16k // 160 frames (S16k: samples "
+            "at 16 kHz); config features",
+            required=False,
+        ),
+        FieldSpec(
+            "scene", "json", description="the scene description (below): sources, camera, room, mix gain"
+        ),
+        FieldSpec(
+            "qa", "json", description="list of question-answer items with structured labels (four kinds)"
+        ),
+    )
+    smoke_config = {"duration_s": 1.0}
     structural_params = ("mode", "n_sources", "n_offscreen", "camera_turn", "labels", "motions", "duration_s")
     surface_params = ("lufs", "ambient_label", "rt60_s", "room_size_m", "interferer_snr_db")
 

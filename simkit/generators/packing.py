@@ -12,19 +12,8 @@ Reads top to bottom as compile -> simulate -> episode:
    redraws it from a derived seed and records the reason, which names the tier).
 3. **episode**: heightmaps, buffers, actions, poses, physics feedback, metrics.
 
-Episode fields (T = number of objects, N = T boxes, (L, W, H) container in cells):
-
-=================  =====  ===============================================================
-field              type   content
-=================  =====  ===============================================================
-case               json   :meth:`PackingCase.to_json` (container, boxes, arrival, buffer, expert)
-heightmaps         npy    int16 (T+1, L, W), cells; [t] is the state before step t, [T] the end
-actions            npy    int32 (T, 5): buffer slot b_t, orientation o_t, x_t, y_t, z_t (cells)
-steps              json   per step: buffer ids and sizes, action, physics feedback
-poses              npy    float32 (T, N, 7): after step t, box id -> centre (m) + quaternion wxyz; NaN if absent
-heightmap_strip    png    uint8 RGB: all T+1 heightmaps tiled, the box placed at each step outlined
-metrics            json   success_ratio, compactness, overall (spec eq. 11-13), utilisation, volumes
-=================  =====  ===============================================================
+Episode fields: :attr:`PackingGenerator.fields` (T = number of objects, N = T boxes, (L, W) container
+base in cells); ``simkit config packing`` and ``docs/packing.md`` list them.
 """
 
 from __future__ import annotations
@@ -38,7 +27,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from simkit.core.episode import Episode, Image
 from simkit.core.errors import SampleRejected
+from simkit.core.fields import FieldSpec
 from simkit.core.generator import Generator, GeneratorConfig
+from simkit.core.images import tile
 from simkit.scenes.packing_geometry import DEFAULT_RESOLUTION, Container
 from simkit.scenes.packing_layout import (
     MAX_RESOLUTION,
@@ -53,7 +44,7 @@ from simkit.scenes.packing_layout import (
 
 
 class TierMix(BaseModel):
-    """Relative weights of the tiers (normalised; PackData-20K mixes all three, spec packing.md step 5).
+    """Relative weights of the tiers (normalised; PackData-20K mixes all three, PackLab paper, data generation step 5).
 
     Each weight is finite and >= 0, their sum finite and > 0 (inf or NaN would make NaN probabilities).
     """
@@ -151,7 +142,9 @@ class PackingConfig(GeneratorConfig):
             "compiles (e.g. 0.01, 0.0125, 0.015, 0.02, 0.025, 0.04, 0.05; not 0.03)"
         ),
     )
-    physics: PhysicsConfig = Field(default_factory=PhysicsConfig, description="stability thresholds")
+    physics: PhysicsConfig = Field(
+        default_factory=lambda: PhysicsConfig(), description="stability thresholds"
+    )
     heightmap_px_per_cell: int = Field(8, ge=1, le=64, description="pixels per grid cell in heightmap PNGs")
     strip_columns: int = Field(8, ge=1, le=64, description="heightmaps per row of the heightmap_strip PNG")
 
@@ -240,16 +233,61 @@ def heightmap_frames(case: PackingCase, heightmaps: np.ndarray, px: int) -> list
     return frames
 
 
-def tile_frames(frames: list[np.ndarray], cols: int, pad: int = 3, bg: int = 255) -> np.ndarray:
-    """Tile equal-size RGB frames into a grid, ``cols`` per row: uint8 (rows*(h+pad)+pad, ...)."""
-    h, w = frames[0].shape[:2]
-    cols = max(1, min(cols, len(frames)))
-    rows = (len(frames) + cols - 1) // cols
-    out = np.full((rows * (h + pad) + pad, cols * (w + pad) + pad, 3), bg, np.uint8)
-    for k, f in enumerate(frames):
-        r, c = divmod(k, cols)
-        out[pad + r * (h + pad) : pad + r * (h + pad) + h, pad + c * (w + pad) : pad + c * (w + pad) + w] = f
-    return out
+def expert_steps(
+    case: PackingCase, feedback: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], np.ndarray]:
+    """The ``steps`` records and the ``actions`` array (T, 5) int32 of the expert trajectory.
+
+    Step t holds the visible buffer before the placement (ids in slot order and their sizes in cells),
+    the action (buffer slot, box id, orientation, x, y, z in cells) and ``feedback[t]``, the physics
+    result of that placement; ``actions[t]`` = (slot, orientation, x, y, z).
+    """
+    placed: list[int] = []
+    steps, actions = [], np.zeros((len(case.expert), 5), np.int32)
+    for t, p in enumerate(case.expert):
+        buf = case.buffer_at(placed)
+        slot = buf.index(p.box_id)
+        actions[t] = (slot, p.orientation, p.x, p.y, p.z)
+        steps.append(
+            {
+                "t": t,
+                "buffer": buf,
+                "buffer_sizes": [list(case.box(i).size) for i in buf],
+                "action": {
+                    "slot": slot,
+                    "box_id": p.box_id,
+                    "orientation": p.orientation,
+                    "x": p.x,
+                    "y": p.y,
+                    "z": p.z,
+                },
+                "physics": feedback[t],
+            }
+        )
+        placed.append(p.box_id)
+    return steps, actions
+
+
+def episode_params(case: PackingCase, tier: str, cfg: PackingConfig) -> dict[str, dict[str, Any]]:
+    """The episode's structural (task) and surface (look) parameters, as ``Episode.params``."""
+    L, W, H = case.container.size
+    return {
+        "structural": {
+            "tier": tier,
+            "container_l": L,
+            "container_w": W,
+            "container_h": H,
+            "n_objects": len(case.boxes),
+            "n_layers": len(case.layer_heights),
+            "layer_heights": list(case.layer_heights),
+            "buffer_size": case.buffer_size,
+            "resolution": cfg.resolution,
+        },
+        "surface": {
+            "box_colours": [list(b.colour) for b in case.boxes],
+            "heightmap_px_per_cell": cfg.heightmap_px_per_cell,
+        },
+    }
 
 
 # -- metrics ------------------------------------------------------------------------------------
@@ -262,14 +300,14 @@ def final_poses(poses: np.ndarray, case: PackingCase) -> list[tuple[Any, tuple]]
 
 
 def episode_metrics(case: PackingCase, posed: list[tuple[Any, tuple]]) -> dict[str, Any]:
-    """PackLab's final metrics of one trajectory from the settled poses (spec packing.md; paper eq. 11-13).
+    """PackLab's final metrics of one trajectory from the settled poses (PackLab paper eq. 11-13).
 
     success_ratio = volume of the boxes whose geometric centre lies inside the container / total
     box volume; compactness = that volume / (container base area x max height of the final
     heightmap rasterised from the poses); overall = their product. Computed with
-    :mod:`simkit.eval.packing.metrics` (the same code as ``simkit eval packing``).
+    :mod:`simkit.scenes.packing_metrics` (the same code as ``simkit eval packing``).
     """
-    from simkit.eval.packing.metrics import case_metrics, centre_inside, heightmap_from_poses
+    from simkit.scenes.packing_metrics import case_metrics, centre_inside, heightmap_from_poses
 
     packed = [(b, pose) for b, pose in posed if centre_inside(case.container, pose[0])]
     hm = heightmap_from_poses(case.container, packed)
@@ -280,13 +318,13 @@ def episode_metrics(case: PackingCase, posed: list[tuple[Any, tuple]]) -> dict[s
 
 def geometric_violations(case: PackingCase, posed: list[tuple[Any, tuple]]) -> list[str]:
     """Independent geometric check of the settled poses (overlap > 1 mm, outside, unsupported), as text."""
-    from simkit.eval.packing.checker import check_packing
+    from simkit.scenes.packing_checker import check_packing
 
     return [str(v) for v in check_packing(case.container, posed)]
 
 
-class PackingGenerator(Generator):
-    """Layout-first packing trajectories with pybullet replay (PackLab-Suite, spec packing.md)."""
+class PackingGenerator(Generator[PackingConfig]):
+    """Layout-first packing trajectories with pybullet replay (PackLab-Suite)."""
 
     name = "packing"
     version = "1"
@@ -295,7 +333,67 @@ class PackingGenerator(Generator):
     )
     extra = "packing"
     Config = PackingConfig
-    required_fields = ("case", "heightmaps", "actions", "steps", "poses", "heightmap_strip", "metrics")
+    fields = (
+        FieldSpec(
+            "case",
+            "json",
+            units="cells, kg, RGB in [0, 1]",
+            description="container {size, resolution}, boxes [{id, size, mass, colour, rotations}], "
+            "arrival (ids), buffer_size, expert [{box_id, orientation, x, y, z}], layer_heights",
+        ),
+        FieldSpec(
+            "heightmaps",
+            "npy",
+            "int16",
+            ("T+1", "L", "W"),
+            units="cells",
+            frame="container grid, x along L, y along W",
+            description="H_t: [t] is the heightmap before step t, [T] the final one",
+        ),
+        FieldSpec(
+            "actions",
+            "npy",
+            "int32",
+            ("T", 5),
+            units="cells",
+            frame="container grid",
+            description="per step: buffer slot b_t, orientation o_t, x_t, y_t, z_t",
+        ),
+        FieldSpec(
+            "steps",
+            "json",
+            units="cells; m, rad, simulation steps",
+            description="T dicts: t, buffer (ids in slot order), buffer_sizes, action {slot, box_id, "
+            "orientation, x, y, z}, physics {valid, reason, steps, position, quaternion, "
+            "max_displacement_m, position_error_m, tilt_rad}",
+        ),
+        FieldSpec(
+            "poses",
+            "npy",
+            "float32",
+            ("T", "N", 7),
+            units="m",
+            frame="container, z up; quaternion (w, x, y, z)",
+            description="after step t, box id -> centre (x, y, z) and quaternion; NaN for boxes not placed yet",
+        ),
+        FieldSpec(
+            "heightmap_strip",
+            "png",
+            "uint8",
+            ("Hs", "Ws", 3),
+            frame="image rows = x, columns = y",
+            description="the T+1 heightmaps tiled strip_columns per row, the box placed at each step "
+            "outlined in red",
+        ),
+        FieldSpec(
+            "metrics",
+            "json",
+            units="m^3, m",
+            description="success_ratio, compactness, overall (PackLab eq. 11-13), utilisation, "
+            "packed_volume_m3, total_volume_m3, max_height_m, n_items, n_packed",
+        ),
+    )
+    smoke_config = {"tier_mix": {"easy": 1.0, "medium": 0.0, "hard": 0.0}}
     structural_params = (
         "tier",
         "container_l",
@@ -355,7 +453,7 @@ class PackingGenerator(Generator):
     def generate(self, index: int, rng: np.random.Generator) -> Episode:
         """Compile a case of a tier drawn from ``tier_mix``, replay its expert in pybullet, build the episode.
 
-        Uses only ``rng`` (tier, case). The fields are listed in the module docstring.
+        Uses only ``rng`` (tier, case). The fields are declared in :attr:`fields`.
 
         Raises:
             SampleRejected: a placement is invalid in physics or the settled poses fail the
@@ -369,7 +467,6 @@ class PackingGenerator(Generator):
         # 1. compile
         case = compile_case(tier, rng, cfg.resolution)
         T, N = len(case.expert), len(case.boxes)
-        L, W, H = case.container.size
 
         # 2. simulate: replay the expert under gravity with the stability check
         world = self._world(case.container)
@@ -400,48 +497,10 @@ class PackingGenerator(Generator):
 
         # 3. episode
         heightmaps = case.expert_heightmaps()
-        placed: list[int] = []
-        steps, actions = [], np.zeros((T, 5), np.int32)
-        for t, p in enumerate(case.expert):
-            buf = case.buffer_at(placed)
-            slot = buf.index(p.box_id)
-            actions[t] = (slot, p.orientation, p.x, p.y, p.z)
-            steps.append(
-                {
-                    "t": t,
-                    "buffer": buf,
-                    "buffer_sizes": [list(case.box(i).size) for i in buf],
-                    "action": {
-                        "slot": slot,
-                        "box_id": p.box_id,
-                        "orientation": p.orientation,
-                        "x": p.x,
-                        "y": p.y,
-                        "z": p.z,
-                    },
-                    "physics": feedback[t],
-                }
-            )
-            placed.append(p.box_id)
+        steps, actions = expert_steps(case, feedback)
         metrics = episode_metrics(case, posed)
-        strip = tile_frames(heightmap_frames(case, heightmaps, cfg.heightmap_px_per_cell), cfg.strip_columns)
-        params = {
-            "structural": {
-                "tier": tier,
-                "container_l": L,
-                "container_w": W,
-                "container_h": H,
-                "n_objects": N,
-                "n_layers": len(case.layer_heights),
-                "layer_heights": list(case.layer_heights),
-                "buffer_size": case.buffer_size,
-                "resolution": cfg.resolution,
-            },
-            "surface": {
-                "box_colours": [list(b.colour) for b in case.boxes],
-                "heightmap_px_per_cell": cfg.heightmap_px_per_cell,
-            },
-        }
+        strip = tile(heightmap_frames(case, heightmaps, cfg.heightmap_px_per_cell), cfg.strip_columns, pad=3)
+        params = episode_params(case, tier, cfg)
         return Episode(
             fields={
                 "case": case.to_json(),
@@ -534,7 +593,7 @@ class PackingGenerator(Generator):
         from PIL import Image as PILImage
         from PIL import ImageDraw
 
-        from simkit.episodes.inspect import save_png, tile
+        from simkit.core.images import save_png, tile
 
         out_dir = Path(out_dir)
         px = getattr(self.config, "heightmap_px_per_cell", 8) if self.config else 8

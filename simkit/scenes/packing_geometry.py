@@ -1,7 +1,7 @@
 """Grid geometry of box packing: boxes, container, heightmap, drop height.
 
 Everything is measured in integer grid cells of ``resolution`` metres
-(PackLab discretises positions on a 2.5 cm grid, spec ``packing.md``; the
+(the PackLab paper discretises positions on a 2.5 cm grid; the
 Bischoff-Ratcliff instances use 1 cm). Frames: container min corner at the
 origin, x along the container length L, y along its width W, z up.
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-#: PackLab's placement grid (spec packing.md: "Positions are discretised on a 2.5 cm grid")
+#: PackLab's placement grid (PackLab paper: "Positions are discretised on a 2.5 cm grid")
 DEFAULT_RESOLUTION = 0.025
 
 
@@ -120,12 +120,6 @@ def fits(container: Container, heightmap: np.ndarray, box: Box, orientation: int
     return drop_z(heightmap, x, y, lx, ly) + box.height <= Hc
 
 
-def support_ratio(heightmap: np.ndarray, x: int, y: int, lx: int, ly: int) -> float:
-    """Fraction of the footprint cells whose height equals the drop height (cells in contact below)."""
-    patch = heightmap[x : x + lx, y : y + ly]
-    return float(np.mean(patch == patch.max()))
-
-
 def place(heightmap: np.ndarray, box: Box, orientation: int, x: int, y: int) -> tuple[np.ndarray, Placement]:
     """Drop ``box`` at (orientation, x, y); returns (new heightmap, placement with its z).
 
@@ -136,23 +130,3 @@ def place(heightmap: np.ndarray, box: Box, orientation: int, x: int, y: int) -> 
     out = heightmap.copy()
     out[x : x + lx, y : y + ly] = z + box.height
     return out, Placement(box.id, orientation, x, y, z)
-
-
-def candidate_positions(
-    container: Container, heightmap: np.ndarray, box: Box, orientation: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """All feasible (x, y) for ``box`` at ``orientation``, with their drop heights.
-
-    Returns:
-        (xy, z): int arrays of shape (K, 2) and (K,), in cells, x-major order; empty when none fits.
-    Vectorised with a 2-D sliding-window maximum (numpy ``sliding_window_view``).
-    """
-    lx, ly = box.footprint(orientation)
-    L, W, Hc = container.size
-    if lx > L or ly > W:
-        return np.zeros((0, 2), np.int64), np.zeros((0,), np.int64)
-    win = np.lib.stride_tricks.sliding_window_view(heightmap, (lx, ly))
-    zmax = win.max(axis=(2, 3))
-    ok = zmax + box.height <= Hc
-    xs, ys = np.nonzero(ok)
-    return np.stack([xs, ys], axis=1).astype(np.int64), zmax[xs, ys].astype(np.int64)

@@ -1,4 +1,4 @@
-"""Layout-first compiler of packing cases (PackLab-Suite, spec ``packing.md``, "Layout-first data generation").
+"""Layout-first compiler of packing cases (PackLab-Suite paper, "Layout-first data generation").
 
 Instead of searching forward over (object, placement) combinations, a case is
 built backwards from a packed terminal layout:
@@ -33,11 +33,14 @@ x along L, y along W, z up; see :mod:`simkit.scenes.packing_geometry`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from simkit.scenes.packing_geometry import DEFAULT_RESOLUTION, Box, Container, Placement, place
+
+Int3 = tuple[int, int, int]
+Float3 = tuple[float, float, float]
 
 
 @dataclass(frozen=True)
@@ -53,7 +56,7 @@ class TierSpec:
         layer_height: (min, max) height of one layer, reference cells.
         min_side: smallest box side in the horizontal plane, reference cells.
 
-    The buffer sizes, layer and object counts are the paper's (spec packing.md, "Tiers").
+    The buffer sizes, layer and object counts are the PackLab paper's ("Tiers").
     The paper gives no container or box dimensions; the footprint and layer-height
     ranges here are simkit's choice (tabletop boxes of 5-15 cm height in 20-60 cm
     containers) and are scaled when a finer grid is asked for (see :func:`compile_case`).
@@ -68,7 +71,7 @@ class TierSpec:
     min_side: int = 2
 
 
-#: the three PackLab tiers (spec packing.md: buffer size / layers / objects easy 3/1-2/4-8,
+#: the three PackLab tiers (PackLab paper: buffer size / layers / objects easy 3/1-2/4-8,
 #: medium 5/2-3/9-18, hard 10/3-4/19-32); container ranges are simkit's (reference 2.5 cm cells)
 TIERS: dict[str, TierSpec] = {
     "easy": TierSpec(buffer_size=3, layers=(1, 2), objects=(4, 8), length=(8, 14), width=(8, 14)),
@@ -183,14 +186,14 @@ class PackingCase:
         try:
             c = d["container"]
             container = Container(
-                tuple(int(s) for s in c["size"]), float(c.get("resolution", DEFAULT_RESOLUTION))
+                cast(Int3, tuple(int(s) for s in c["size"])), float(c.get("resolution", DEFAULT_RESOLUTION))
             )
             boxes = [
                 Box(
                     int(b["id"]),
-                    tuple(int(s) for s in b["size"]),
+                    cast(Int3, tuple(int(s) for s in b["size"])),
                     float(b.get("mass", 1.0)),
-                    tuple(float(v) for v in b.get("colour", (0.6, 0.6, 0.6))),
+                    cast(Float3, tuple(float(v) for v in b.get("colour", (0.6, 0.6, 0.6)))),
                     tuple(int(r) for r in b.get("rotations", (0, 1))),
                 )
                 for b in d["boxes"]
@@ -313,7 +316,8 @@ def accepted_resolutions(
 ) -> list[tuple[float, float]]:
     """Intervals [a, b] of ``lo..hi`` (metres, scanned every ``step``) where :func:`resolution_problems` is empty."""
     out: list[tuple[float, float]] = []
-    start = prev = None
+    start: float | None = None
+    prev = float(lo)
     for r in np.round(np.arange(lo, hi + step / 2, step), 8):
         ok = not resolution_problems(float(r))
         if ok and start is None:
@@ -388,6 +392,46 @@ def arrival_queue(order: list[int], buffer_size: int, rng: np.random.Generator) 
 
 
 # -- the compiler -------------------------------------------------------------------------------
+def sample_boxes(
+    footprints: list[tuple[int, int, int, int]],
+    heights: list[int],
+    resolution: float,
+    rng: np.random.Generator,
+) -> tuple[list[Box], np.ndarray, np.ndarray, np.ndarray]:
+    """The boxes filling the layout regions (step 3 of :func:`compile_case`).
+
+    Draws, in this order: a permutation region -> box id, an expert orientation (0 or 1) per region,
+    a density per region uniform in :data:`DENSITY_RANGE` (kg/m^3) and a colour. A box's size is its
+    region's (lx, ly, h) in cells, turned by 90 degrees when the expert orientation is 1; its mass (kg)
+    is volume x density, rounded to 0.1 g, at least 1 g.
+
+    Args:
+        footprints: per region (x, y, lx, ly) in cells.
+        heights: per region height in cells.
+        resolution: cell size in metres.
+
+    Returns:
+        (boxes ordered by id, perm (n,) region -> box id, orient (n,) per region, density (n,) per region).
+    """
+    n = len(footprints)
+    hs = heights
+    perm = rng.permutation(n)  # region index -> box id
+    region_of = np.argsort(perm)  # box id -> region index
+    orient = rng.integers(0, 2, size=n)  # per region: expert orientation
+    density = rng.uniform(*DENSITY_RANGE, size=n)
+    colours = rng.uniform(0.15, 0.95, size=(n, 3))
+    cell_m3 = resolution**3
+    boxes: list[Box] = []
+    for box_id in range(n):
+        ri = int(region_of[box_id])
+        _, _, lx, ly = footprints[ri]
+        size = (lx, ly, hs[ri]) if orient[ri] == 0 else (ly, lx, hs[ri])
+        mass = float(round(lx * ly * hs[ri] * cell_m3 * density[ri], 4))
+        rgb = cast(Float3, tuple(round(float(c), 3) for c in colours[ri]))
+        boxes.append(Box(box_id, size, max(mass, 1e-3), rgb))
+    return boxes, perm, orient, density
+
+
 def compile_case(tier: str, rng: np.random.Generator, resolution: float = DEFAULT_RESOLUTION) -> PackingCase:
     """Compile one layout-first packing case of ``tier`` using only ``rng``.
 
@@ -438,22 +482,9 @@ def compile_case(tier: str, rng: np.random.Generator, resolution: float = DEFAUL
             zs.append(z0)
             hs.append(h)
         z0 += h
-    n = len(footprints)
 
     # 3. objects: shuffled ids, orientation 0/90, mass from volume x density, colour
-    perm = rng.permutation(n)  # region index -> box id
-    region_of = np.argsort(perm)  # box id -> region index
-    orient = rng.integers(0, 2, size=n)  # per region: expert orientation
-    density = rng.uniform(*DENSITY_RANGE, size=n)
-    colours = rng.uniform(0.15, 0.95, size=(n, 3))
-    cell_m3 = resolution**3
-    boxes: list[Box] = []
-    for box_id in range(n):
-        ri = int(region_of[box_id])
-        _, _, lx, ly = footprints[ri]
-        size = (lx, ly, hs[ri]) if orient[ri] == 0 else (ly, lx, hs[ri])
-        mass = float(round(lx * ly * hs[ri] * cell_m3 * density[ri], 4))
-        boxes.append(Box(box_id, size, max(mass, 1e-3), tuple(round(float(c), 3) for c in colours[ri])))
+    boxes, perm, orient, _ = sample_boxes(footprints, hs, resolution, rng)
 
     # 4. reverse removal -> forward expert order (region indices), z from the heightmap
     on = support_graph(footprints, zs, hs)

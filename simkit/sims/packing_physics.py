@@ -1,6 +1,6 @@
 """pybullet physics for box packing: drop a box, step until it is at rest, judge the placement.
 
-PackLab's stability feedback (spec ``packing.md``, "Simulation"): gravity -9.8 m/s^2
+PackLab's stability feedback (PackLab paper, "Simulation"): gravity -9.8 m/s^2
 along the vertical axis; objects, container floor and walls are box collision shapes;
 after a placement the simulation is stepped until the placed object's linear and
 angular speeds are both under thresholds, and the post-placement state is recorded.
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from simkit.core.errors import require
 from simkit.scenes.packing_geometry import Box, Container, Placement
 
-#: standard gravity used by PackLab (spec packing.md, "Gravity -9.8 m/s^2 along the vertical axis")
+#: standard gravity used by PackLab (PackLab paper, "Gravity -9.8 m/s^2 along the vertical axis")
 GRAVITY = -9.8
 
 Vec3 = tuple[float, float, float]
@@ -259,7 +259,7 @@ class PackingPhysics:
             self._static_ids.append(uid)
 
     def _shape(self, half: tuple[float, float, float]) -> int:
-        key = tuple(round(v, 9) for v in half)
+        key = (round(half[0], 9), round(half[1], 9), round(half[2], 9))
         sid = self._shapes.get(key)
         if sid is None:
             sid = self.p.createCollisionShape(self.p.GEOM_BOX, halfExtents=key, physicsClientId=self.client)
@@ -396,11 +396,6 @@ class PackingPhysics:
             pos, orn = self.p.getBasePositionAndOrientation(b.uid, physicsClientId=self.client)
             out[bid] = (tuple(pos), (orn[3], orn[0], orn[1], orn[2]))
         return out
-
-    @property
-    def box_ids(self) -> list[int]:
-        """Ids of the boxes in the world, in placement order."""
-        return list(self._bodies)
 
     def settle(self, steps: int) -> None:
         """Step the world ``steps`` more times (e.g. a final rest before reading poses)."""

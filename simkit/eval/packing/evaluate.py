@@ -15,9 +15,9 @@ import numpy as np
 
 from simkit.core.errors import InputError
 from simkit.eval.packing.case import EvalCase
-from simkit.eval.packing.metrics import aggregate
 from simkit.eval.packing.policies import make_policy
 from simkit.eval.packing.runner import EpisodeResult, run_episode
+from simkit.scenes.packing_metrics import aggregate
 
 #: physics settings of the evaluation: a 0.1 mm footprint shrink, pybullet's 50 solver iterations and a
 #: contact ERP of 0.5, so that physically valid results also pass the 1 mm geometric checker (with pybullet's

@@ -15,8 +15,8 @@ One episode (PackLab's closed loop, spec ``packing.md``):
    top above the container), the oldest buffered item (or the chosen one, for a bad action) is
    discarded, unpacked. The episode ends when every item has been handled (placed or discarded).
 
-At the end the metrics of :mod:`~simkit.eval.packing.metrics` are computed from the settled poses
-and the packing is verified by the geometric checker (:mod:`~simkit.eval.packing.checker`).
+At the end the metrics of :mod:`~simkit.scenes.packing_metrics` are computed from the settled poses
+and the packing is verified by the geometric checker (:mod:`~simkit.scenes.packing_checker`).
 """
 
 from __future__ import annotations
@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 
 from simkit.eval.packing.case import Action, EvalCase, Item
-from simkit.eval.packing.checker import Violation, check_packing
-from simkit.eval.packing.metrics import CaseMetrics, case_metrics, centre_inside, heightmap_from_poses
 from simkit.eval.packing.policies import PackingState, Policy
+from simkit.scenes.packing_checker import Violation, check_packing
 from simkit.scenes.packing_geometry import Box, Placement, drop_z
+from simkit.scenes.packing_metrics import CaseMetrics, case_metrics, centre_inside, heightmap_from_poses
 
 
 @dataclass

@@ -30,6 +30,7 @@ from pydantic import Field, field_validator
 
 from simkit.core.episode import Episode, Video
 from simkit.core.errors import SampleRejected
+from simkit.core.fields import FieldSpec
 from simkit.core.generator import Generator, GeneratorConfig
 from simkit.generators.wrop.base import EXAM_OFFSET, FAMILIES, Clip, catalogue, fix_articles, select
 
@@ -90,13 +91,40 @@ class WropConfig(GeneratorConfig):
         return v
 
 
-class WropGenerator(Generator):
+class WropGenerator(Generator[WropConfig]):
     name = "wrop"
     version = "1"
     description = "object permanence / solidity video continuation (Blender; OP-1..OS-3 task generators)"
     extra = "blender"
     Config = WropConfig
-    required_fields = ("input_video", "target_video", "prompt", "trajectory")
+    fields = (
+        FieldSpec(
+            "input_video",
+            "mp4",
+            "uint8",
+            ("F", "H", "W", 3),
+            description="frames 0 .. F-1 of the 2F-frame clip, RGB, H.264",
+        ),
+        FieldSpec(
+            "target_video",
+            "mp4",
+            "uint8",
+            ("F", "H", "W", 3),
+            description="frames F .. 2F-1 of the clip, RGB, H.264",
+        ),
+        FieldSpec("prompt", "txt", description="describes the scene, never the outcome"),
+        FieldSpec(
+            "trajectory",
+            "json",
+            units="m",
+            frame="world, z up; quaternion (w, x, y, z)",
+            description="frames, fps, cut, resolution, camera (position, rotation, lens, sensor); "
+            "objects[name]: role, kind, dims, colour, and per frame position, rotation, scale, image_xy "
+            "(normalised, origin bottom-left), bbox_min/bbox_max (world AABB of the evaluated mesh), "
+            "visibility (0..1), occluded_by (name -> share)",
+        ),
+    )
+    smoke_config = {"frames": 24, "width": 64, "height": 36, "visibility_points": 16}
     #: ``task`` plus the union of the task generators' structural parameter names (set below the class)
     structural_params = ("task",)
     surface_params = (

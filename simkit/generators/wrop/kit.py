@@ -57,16 +57,11 @@ def _image_x(cam, pts: np.ndarray) -> np.ndarray:
     """Horizontal image coordinate (pinhole, horizontal sensor fit; 0 = left edge, 1 = right) of world ``pts``
     (N, 3) seen by ``cam`` (:class:`~simkit.scenes.wrop.spec.Camera`); same model as the renderer's
     ``image_xy`` (Blender's camera: ``u = 1/2 + (lens/sensor) x/(-z)`` in camera coordinates)."""
+    from simkit.core.rotations import quaternion_to_matrix
     from simkit.scenes.wrop.spec import look_at_quaternion
 
-    q = look_at_quaternion(np.asarray(cam.location, float), np.asarray(cam.look_at, float))
-    w, x, y, z = q
-    R = np.array(
-        [
-            [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-            [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-            [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-        ]
+    R = quaternion_to_matrix(
+        look_at_quaternion(np.asarray(cam.location, float), np.asarray(cam.look_at, float))
     )
     pc = (np.asarray(pts, float) - np.asarray(cam.location, float)) @ R  # camera coordinates, -z forward
     return 0.5 + (cam.lens_mm / cam.sensor_mm) * pc[:, 0] / -pc[:, 2]

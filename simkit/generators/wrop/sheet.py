@@ -52,7 +52,7 @@ def contact_sheet(
 
 def contact_sheets(samples: list[dict[str, Any]], out_dir: Path) -> list[Path]:
     """Write ``contact_<key>.png`` per sample and ``contact_sheet.png`` stacking them; return the paths."""
-    from simkit.episodes.inspect import save_png, tile
+    from simkit.core.images import save_png, tile
 
     out_dir = Path(out_dir)
     paths, sheets = [], []

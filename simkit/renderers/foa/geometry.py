@@ -132,9 +132,3 @@ class ListenerPose:
     def rotation(self, t) -> np.ndarray:
         """Orientation matrices (N, 3, 3) at ``t``; columns = listener axes (ahead, left, up) in world."""
         return rotation_matrix(self.yaw_at(t), self.pitch, self.roll)
-
-    def to_listener(self, points_world: np.ndarray, t) -> np.ndarray:
-        """World points (N, 3) at times ``t`` (N,) -> listener-frame vectors (N, 3): ``R^T (p - c)``."""
-        t = np.atleast_1d(np.asarray(t, dtype=np.float64))
-        rel = np.asarray(points_world, dtype=np.float64) - self.position.positions(t)
-        return np.einsum("nji,nj->ni", self.rotation(t), rel)

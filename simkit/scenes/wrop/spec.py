@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from simkit.core.rotations import matrix_to_quaternion
+
 #: primitive kinds and the ``dims`` each takes (metres)
 PRIMITIVES: dict[str, tuple[str, ...]] = {
     "box": ("size_x", "size_y", "size_z"),  # centred cuboid
@@ -181,25 +183,6 @@ def look_at_quaternion(eye: np.ndarray, target: np.ndarray) -> np.ndarray:
     up = np.cross(back, right)
     m = np.stack([right, up, back], axis=1)
     return matrix_to_quaternion(m)
-
-
-def matrix_to_quaternion(m: np.ndarray) -> np.ndarray:
-    """Rotation matrix (3, 3) -> unit quaternion (w, x, y, z) with w >= 0 (Shepperd 1978)."""
-    tr = np.trace(m)
-    if tr > 0:
-        s = np.sqrt(tr + 1.0) * 2
-        q = np.array([0.25 * s, (m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s])
-    elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
-        s = np.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2]) * 2
-        q = np.array([(m[2, 1] - m[1, 2]) / s, 0.25 * s, (m[0, 1] + m[1, 0]) / s, (m[0, 2] + m[2, 0]) / s])
-    elif m[1, 1] > m[2, 2]:
-        s = np.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2]) * 2
-        q = np.array([(m[0, 2] - m[2, 0]) / s, (m[0, 1] + m[1, 0]) / s, 0.25 * s, (m[1, 2] + m[2, 1]) / s])
-    else:
-        s = np.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1]) * 2
-        q = np.array([(m[1, 0] - m[0, 1]) / s, (m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, 0.25 * s])
-    q = q / np.linalg.norm(q)
-    return -q if q[0] < 0 else q
 
 
 def orbit_camera(target, distance: float, azimuth: float, elevation: float, lens_mm: float = 35.0) -> Camera:

@@ -25,8 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simkit.eval.packing.metrics import Pose, quat_to_matrix
+from simkit.core.rotations import quaternion_to_matrix
 from simkit.scenes.packing_geometry import Box, Container
+from simkit.scenes.packing_metrics import Pose
 
 #: default interpenetration / containment / contact tolerance, metres (issue: "no interpenetration beyond 1 mm")
 CHECK_TOL_M = 1e-3
@@ -175,7 +176,7 @@ def check_packing(
     res = container.resolution
     Lm, Wm, Hm = container.size_m
     obbs = [
-        _OBB(b.id, np.asarray(pos, float), quat_to_matrix(q), np.array(b.size, float) * res / 2)
+        _OBB(b.id, np.asarray(pos, float), quaternion_to_matrix(q), np.array(b.size, float) * res / 2)
         for b, (pos, q) in boxes
     ]
     out: list[Violation] = []

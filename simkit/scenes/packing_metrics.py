@@ -1,6 +1,6 @@
 """PackLab-Bench metrics and the heightmap of a physical (posed) packing.
 
-Definitions (PackLab, spec ``packing.md`` "Benchmark and metrics"; paper eqs. 11-13):
+Definitions (PackLab paper, "Benchmark and metrics", eqs. 11-13):
 
 - success ratio  = (sum of the volumes of the objects whose geometric centre lies inside the
   container bounds) / (total volume of the case's objects, packed or not)      (eq. 11)
@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from simkit.core.rotations import quaternion_to_matrix
 from simkit.scenes.packing_geometry import Box, Container
 
 Pose = tuple[tuple[float, float, float], tuple[float, float, float, float]]
@@ -31,20 +32,6 @@ Pose = tuple[tuple[float, float, float], tuple[float, float, float, float]]
 #: resting box sits ~0.3 mm below its grid height (contact penetration), so heights within 1 mm
 #: above a grid level round down to it
 HEIGHT_ROUND_TOL_M = 1e-3
-
-
-def quat_to_matrix(q: tuple[float, float, float, float]) -> np.ndarray:
-    """3x3 rotation matrix of a unit quaternion (w, x, y, z)."""
-    w, x, y, z = q
-    n = math.sqrt(w * w + x * x + y * y + z * z) or 1.0
-    w, x, y, z = w / n, x / n, y / n, z / n
-    return np.array(
-        [
-            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-        ]
-    )
 
 
 def centre_inside(container: Container, position) -> bool:
@@ -71,7 +58,7 @@ def heightmap_from_poses(container: Container, boxes: Iterable[tuple[Box, Pose]]
     out = np.zeros((L, W), dtype=np.int32)
     tol = HEIGHT_ROUND_TOL_M / res
     for box, (pos, quat) in boxes:
-        R = quat_to_matrix(quat)
+        R = quaternion_to_matrix(quat)
         half = np.array(box.size, float) * res / 2.0
         c = np.asarray(pos, float)
         ext = np.abs(R) @ half  # AABB half extents

@@ -1,10 +1,10 @@
 """Gymnasium environments. Importing this module registers ``simkit/Packing-v0``.
 
-``simkit/Packing-v0`` -- closed-loop box packing (PackLab, spec ``packing.md``) with pybullet
+``simkit/Packing-v0`` -- closed-loop box packing (PackLab paper) with pybullet
 physics at every step::
 
     import gymnasium as gym
-    import simkit.adapters.gym  # registers the id
+    import simkit.envs.packing  # registers the id
     env = gym.make("simkit/Packing-v0", tier="hard")
 
 Each ``reset`` draws a fresh layout-first case from the tier with the env's ``np_random``
@@ -44,11 +44,15 @@ env on geometry only.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
+
+if TYPE_CHECKING:
+    from simkit.eval.packing.runner import PackingEpisode
+    from simkit.sims.packing_physics import PackingPhysics
 
 ENV_ID = "simkit/Packing-v0"
 
@@ -115,8 +119,8 @@ class PackingEnv(gymnasium.Env):
             }
         )
         self.action_space = spaces.MultiDiscrete([self.B, 2, self.L, self.W])
-        self._physics = None
-        self._ep = None
+        self._physics: PackingPhysics | None = None
+        self._ep: PackingEpisode | None = None
 
     # -- helpers ------------------------------------------------------------------------------
     def _new_case(self):
@@ -134,6 +138,7 @@ class PackingEnv(gymnasium.Env):
 
     def _obs(self) -> dict[str, np.ndarray]:
         ep = self._ep
+        assert ep is not None, "reset() first"
         L, W, H = ep.case.container.size
         hm = np.full((self.L, self.W), H, dtype=np.int32)
         hm[:L, :W] = ep.heightmap
@@ -198,7 +203,7 @@ class PackingEnv(gymnasium.Env):
 def register() -> None:
     """Register ``simkit/Packing-v0`` with Gymnasium (idempotent; done on import)."""
     if ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=ENV_ID, entry_point="simkit.adapters.gym:PackingEnv")
+        gymnasium.register(id=ENV_ID, entry_point="simkit.envs.packing:PackingEnv")
 
 
 register()
