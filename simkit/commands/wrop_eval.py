@@ -166,10 +166,10 @@ def wrop_fit(
         from simkit.eval.wrop.fit import METRICS, evaluate_fit
 
         samples, n = _exam(exam, pred)
+        if out is not None:
+            _out_dir(out)  # before the run, not after it
         with _bar(progress, n, "wrop-fit") as tick:
             rep = evaluate_fit(samples, pred, on_sample=tick)
-        if out is not None:
-            _out_dir(out)
     except SimkitError as exc:
         fail(str(exc))
         return
@@ -204,10 +204,10 @@ def wrop_check(
         from simkit.eval.wrop.check import evaluate_check
 
         samples, n = _exam(exam, pred)
+        if out is not None:
+            _out_dir(out)  # before the run, not after it
         with _bar(progress, n, "wrop-check") as tick:
             rep = evaluate_check(samples, pred, on_sample=tick)
-        if out is not None:
-            _out_dir(out)
     except SimkitError as exc:
         fail(str(exc))
         return
