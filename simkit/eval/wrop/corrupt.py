@@ -32,13 +32,21 @@ from typing import Any
 
 import numpy as np
 
-from simkit.eval.wrop.check import HIDDEN, VISIBLE, check_start, hidden_frames, last_seen, target_objects
+from simkit.eval.wrop.check import (
+    HIDDEN,
+    SEEN,
+    VISIBLE,
+    check_start,
+    hidden_frames,
+    last_seen,
+    target_objects,
+)
 from simkit.eval.wrop.evidence import ObjectMask, object_boxes, object_mask
 from simkit.eval.wrop.video import ExamSample
 
 KINDS = ("ground_truth", "last_frame", "deleted", "teleported", "frozen", "passed_through", "seen_through")
 VIOLATIONS = ("deleted", "teleported", "frozen", "passed_through", "seen_through")
-SEEN = 0.8  # visibility of the frame whose appearance a frozen / passed-through object keeps
+
 INPAINT_ITERS = 60
 
 
@@ -93,12 +101,12 @@ def paste(frame: np.ndarray, src: np.ndarray, mask: np.ndarray, dx: int, dy: int
 
 
 def _source_frame(vis: np.ndarray, start: int, masks: Callable[[int], ObjectMask | None]) -> int | None:
-    """Last frame before ``start`` on which the object is seen (visibility >= SEEN) with a mask, else the
-    first such frame from ``start`` on, else None."""
-    for f in [*range(min(start, len(vis)) - 1, -1, -1), *range(start, len(vis))]:
-        if vis[f] >= SEEN and masks(f) is not None:
-            return f
-    return None
+    """Last frame before ``start`` on which the object is seen (visibility >= SEEN) with a mask
+    (:func:`~simkit.eval.wrop.check.last_seen`), else the first such frame from ``start`` on, else None."""
+    before = last_seen(vis, start, masks)
+    if before is not None:
+        return before
+    return next((f for f in range(start, len(vis)) if vis[f] >= SEEN and masks(f) is not None), None)
 
 
 @dataclass

@@ -5,7 +5,7 @@ aggregated with a Bradley-Terry model into an Elo scale with mean 1500, ties cou
 side, and 1,000 bootstrap resamples clustered by rater give 95 % percentile intervals and the probability
 that each model ranks first.
 
-Model (Bradley & Terry 1952; Elo parametrisation as in Chatbot Arena, Chiang et al. 2024, Sec. 4):
+Model (Bradley & Terry 1952; Elo parametrisation as in Chatbot Arena, Chiang et al. 2024):
 ``P(i beats j) = 1 / (1 + 10 ** ((R_j - R_i) / 400))``, i.e. ``sigmoid(theta_i - theta_j)`` with
 ``R = 1500 + 400 / ln(10) * (theta - mean(theta))``. With ``w_ij`` the (half-)wins of i over j, the
 estimate maximises ``sum_ij w_ij log sigmoid(theta_i - theta_j) - |theta|^2 / (2 s^2)``: a weak Gaussian
