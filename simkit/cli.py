@@ -50,6 +50,7 @@ GROUPS = {
 COMMAND_MODULES = (
     "simkit.commands.packing",
     "simkit.commands.packing_eval",
+    "simkit.commands.wrop_eval",
     "simkit.commands.hebero",
     "simkit.commands.pairs",
     "simkit.commands.nav",
