@@ -181,3 +181,77 @@ def test_demo_policy_succeeds_on_8_of_10_goal_tasks_and_matches_the_demos(tmp_pa
         assert demo.success == (sr == 1.0), task
         assert demo.success == goal_on_state(task, demo.states[-1])
     assert sum(per_task.values()) >= 8
+
+
+@pytest.mark.slow
+def test_demo_corpus_is_the_same_for_any_worker_count_and_validates(tmp_path):
+    from simkit.episodes.reader import iter_corpus
+
+    def gen(out, workers):
+        cmd = [
+            sys.executable,
+            "-m",
+            "simkit",
+            "generate",
+            "hebero-demos",
+            "--n",
+            "2",
+            "--out",
+            str(out),
+            "--seed",
+            "3",
+            "--workers",
+            str(workers),
+            "--set",
+            "tasks=[goal/turn_on_the_stove]",
+            "--set",
+            "max_steps=80",
+        ]
+        res = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path)
+        assert res.returncode == 0, res.stderr[-2000:]
+        return {s["__key__"]: s for s in iter_corpus(out)}
+
+    a, b = gen(tmp_path / "a", 1), gen(tmp_path / "b", 2)
+    assert sorted(a) == sorted(b) and len(a) == 2
+    for k in a:
+        for f in ("actions", "states", "object_poses"):
+            assert np.array_equal(a[k][f], b[k][f]), (k, f)
+        assert a[k]["demo"]["success"] == goal_on_state(TASK, a[k]["states"][-1])
+    res = subprocess.run(
+        [sys.executable, "-m", "simkit", "validate", str(tmp_path / "a")], capture_output=True, text=True
+    )
+    assert res.returncode == 0 and "PASS" in res.stdout, res.stdout + res.stderr
+    out = tmp_path / "demos.hdf5"
+    res = subprocess.run(
+        [sys.executable, "-m", "simkit", "export", "hebero-hdf5", str(tmp_path / "a"), str(out)],
+        capture_output=True,
+        text=True,
+    )
+    assert res.returncode == 0 and "wrote 2 demo(s)" in res.stdout, res.stderr
+    with h5py.File(out) as f:
+        assert sorted(f["data"]) == ["demo_0", "demo_1"]
+
+
+def test_command_stream_demo_start_resets_and_tracking_reward(stove):
+    _, demo = stove
+    from simkit.envs.hebero.vector_env import HeberoVectorEnv
+
+    env = HeberoVectorEnv(num_envs=2, tasks=[TASK], terminate_on_success=False)
+    env.set_demos({TASK: [demo]}, demo_start=True)
+    obs, _ = env.reset(seed=5)
+    r0 = env.stream.r.copy()
+    assert np.all(r0 < demo.length)
+    for e in range(2):  # each env starts at its demo state r_e
+        assert np.allclose(obs[e, 43:50], demo.joint_states[r0[e]], atol=1e-6)
+    w = env.cfg.demo_reward
+    top = w.ee_pos + w.arm_qpos + w.arm_qvel + w.gripper + w.objects + w.articulation
+    follow = []
+    for k in range(6):
+        acts = np.zeros((2, 7))
+        idx = min(r0[0] + k, demo.length - 1)
+        acts[0] = demo.actions[idx]  # env 0 follows its demo
+        _, _, _, _, info = env.step(acts)
+        follow.append(info["r_demo"][0])
+        assert np.allclose(info["phi"], np.minimum(r0 + k + 1, demo.length - 1) / (demo.length - 1))
+    assert min(follow) > top - w.arm_qvel - 0.05  # every pose term at its maximum while following
+    assert max(follow) <= top + 1e-9

@@ -183,3 +183,51 @@ def test_make_vec_all_40_on_a_fresh_interpreter(tmp_path):
     assert res.returncode == 0, res.stderr[-3000:]
     assert res.stdout.startswith("ok")
     assert not (tmp_path / "MUJOCO_LOG.TXT").exists()
+
+
+def test_hinge_jacobian_equals_mujoco_jac(env):
+    from simkit.envs.hebero import kernels
+
+    env.reset(seed=4)
+    env.step(np.random.default_rng(1).uniform(-1, 1, (6, 7)))
+    arr, ix = env.backend.arrays(0), env._index[0]
+    rows = ix["rows"]
+    ee = arr["site_xpos"][rows[:, 0], ix["ee_site"]]
+    jp, jr = kernels.hinge_jacobian(
+        arr["xanchor"][rows, ix["arm_jnt"]], arr["xaxis"][rows, ix["arm_jnt"]], ee
+    )
+    mp, mr = env.backend.jac(0, ix["ee_body"], ee)
+    assert np.allclose(jp, np.take_along_axis(mp, ix["arm_v"][:, None, :], axis=2), atol=1e-12)
+    assert np.allclose(jr, np.take_along_axis(mr, ix["arm_v"][:, None, :], axis=2), atol=1e-12)
+
+
+def test_reset_boxes_from_demo_start_poses(env):
+    from simkit.envs.hebero.vector_env import demo_boxes
+
+    t = env.tasks[0]
+    sc = t.scene
+    names = list(t.desc["objects"])
+    starts = []
+    for k in range(4):  # start poses of four "demos": region layouts
+        t.sample_state(np.random.default_rng(100 + k))
+        starts.append(
+            np.array([np.concatenate([sc.data.xpos[sc.binding.bodies[n]], [1, 0, 0, 0]]) for n in names])
+        )
+    boxes = demo_boxes(starts, names)
+    assert sorted(boxes) == sorted(names)
+    assert all(x0 <= x1 and y0 <= y1 for x0, y0, x1, y1 in boxes.values())
+    inside = 0
+    for k in range(20):
+        t.sample_state(np.random.default_rng(k), boxes)
+        assert not sc.layout.penetrating(sc.data)
+        ok = all(
+            boxes[n][0] - 1e-9 <= sc.data.xpos[sc.binding.bodies[n]][0] <= boxes[n][2] + 1e-9
+            and boxes[n][1] - 1e-9 <= sc.data.xpos[sc.binding.bodies[n]][1] <= boxes[n][3] + 1e-9
+            for n in names
+        )
+        inside += ok
+    assert inside >= 15  # the rest fell back to the region layout (no collision-free draw)
+    env.set_reset_boxes({env.task_names[0]: boxes})
+    with pytest.raises(InputError, match="tasks this env does not run"):
+        env.set_reset_boxes({"goal/turn_on_the_stove_twice": boxes})
+    env.set_reset_boxes({})

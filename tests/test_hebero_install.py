@@ -88,7 +88,7 @@ def test_cli_compile_needs_no_libero_root(tmp_path):
 
 def test_mujoco_warnings_never_write_a_log_file(tmp_path):
     code = (
-        "from simkit.sims.mujoco_log import import_mujoco\n"
+        "from simkit.assets.mujoco_log import import_mujoco\n"
         "mujoco = import_mujoco()\n"
         'm = mujoco.MjModel.from_xml_string(\'<mujoco><worldbody><body><freejoint/><geom size="1"/>'
         "</body></worldbody></mujoco>')\n"

@@ -139,6 +139,9 @@ def _register_eval_export(groups) -> None:
             None, "--checkpoints", help="Folder of checkpoints; module:callable(path) returns a policy."
         ),
         out: Path | None = typer.Option(None, "--out", help="Folder for results.json and sr_per_task.png."),
+        demos: Path | None = typer.Option(
+            None, "--demos", help="A hebero-demos corpus: draw objects in the box of its start poses."
+        ),
         libero_root: Path | None = typer.Option(
             None, "--libero-root", help="A LIBERO checkout (default: bundled)."
         ),
@@ -149,6 +152,7 @@ def _register_eval_export(groups) -> None:
         try:
             from simkit.eval.hebero import evaluate
 
+            boxes = _demo_boxes(demos) if demos is not None else None
             rep = evaluate(
                 policy,
                 suite,
@@ -159,6 +163,7 @@ def _register_eval_export(groups) -> None:
                 checkpoints,
                 libero_root,
                 progress=lambda m: typer.echo(m, err=True),
+                boxes=boxes,
             )
         except SimkitError as exc:
             fail(str(exc))
@@ -179,6 +184,24 @@ def _register_eval_export(groups) -> None:
             fail(str(exc))
             return
         typer.echo(f"wrote {n} demo(s) -> {out}")
+
+
+def _demo_boxes(corpus: Path) -> dict[str, dict[str, tuple[float, ...]]]:
+    """Task id -> object -> x-y box spanned by the start poses of a hebero-demos corpus's demos."""
+    from simkit.core.errors import InputError
+    from simkit.envs.hebero.vector_env import demo_boxes
+    from simkit.episodes.reader import corpus_info, iter_corpus
+
+    info = corpus_info(corpus)
+    if info.get("generator") != "hebero-demos":
+        raise InputError(corpus, f"not a hebero-demos corpus (generator {info.get('generator')!r})")
+    starts: dict[str, list] = {}
+    names: dict[str, list[str]] = {}
+    for s in iter_corpus(corpus):
+        t = s["demo"]["task_id"]
+        starts.setdefault(t, []).append(s["object_poses"][0])
+        names[t] = s["demo"]["object_names"]
+    return {t: demo_boxes(p, names[t]) for t, p in starts.items()}
 
 
 def _export_hdf5(corpus: Path, out: Path) -> int:

@@ -3,8 +3,9 @@
 Each task gets ``episodes`` episodes, all run at once in one
 :class:`~simkit.envs.hebero.vector_env.HeberoVectorEnv` (env i runs task i mod K). An episode
 succeeds when the goal holds at any step before ``max_steps`` (LIBERO's evaluation ends an
-episode at success). Initial object poses are drawn in the BDDL regions with collision
-rejection (the env's reset). Metrics (Hebero paper, section 3.4):
+episode at success). Initial object poses are drawn uniformly in x, y inside the box spanned
+by the task's demonstrations' start poses when demos are given (``boxes``), else in the BDDL
+regions, with collision rejection either way (the env's reset). Metrics (Hebero paper, section 3.4):
 
 * per-task SR = successes / episodes; **Mean SR** = mean over tasks;
 * **Long SR** = mean SR over the libero_10 (``long``) tasks, when evaluated;
@@ -167,8 +168,12 @@ def evaluate(
     checkpoints: Path | None = None,
     libero_root: str | Path | None = None,
     progress: Callable[[str], None] | None = None,
+    boxes: dict[str, dict[str, tuple[float, ...]]] | None = None,
 ) -> EvalReport:
     """Evaluate a policy (see the module doc) and return the report.
+
+    ``boxes`` (task id -> object -> x-y box, e.g. from demos' start poses) makes resets draw those
+    objects uniformly in their boxes (collision rejection); other tasks use the BDDL regions.
 
     Raises:
         InputError: unknown suite/task/policy, a policy module that fails to import, an empty
@@ -199,6 +204,8 @@ def evaluate(
                 raise InputError(checkpoints, "no checkpoint files here")
             policies = [(f.name, fn(f)) for f in files]
     env = HeberoVectorEnv(num_envs=len(ids) * episodes, tasks=ids, libero_root=libero_root, horizon=max_steps)
+    if boxes:
+        env.set_reset_boxes({t: b for t, b in boxes.items() if t in ids})
     report = EvalReport()
     for label, pol in policies:
         if progress:

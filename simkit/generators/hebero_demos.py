@@ -11,7 +11,7 @@ contact-scan predicates (independent of the batched test the env used while reco
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field
@@ -24,7 +24,9 @@ from simkit.core.generator import Generator, GeneratorConfig
 class HeberoDemosConfig(GeneratorConfig):
     """Which tasks, how long."""
 
-    suite: str = Field(default="goal", description="goal | object | spatial | long | all")
+    suite: Literal["goal", "object", "spatial", "long", "all"] = Field(
+        default="goal", description="which LIBERO suite's tasks (all: the 40)"
+    )
     tasks: list[str] | None = Field(default=None, description="explicit task ids (override suite)")
     max_steps: int = Field(default=600, ge=1, le=5000, description="control steps before giving up (20 Hz)")
     require_success: bool = Field(default=False, description="reject (redraw) demos whose goal does not hold")
@@ -63,7 +65,7 @@ class HeberoDemosGenerator(Generator):
             "demo", "json", None, None, "", "", "task id, instruction, seed, success, names of the columns"
         ),
     )
-    required_fields = ("actions", "states", "demo")
+    required_fields = tuple(f.name for f in fields)
     structural_params = ("task_id", "seed")
     surface_params = ()
     smoke_config: ClassVar[dict[str, Any]] = {"tasks": ["goal/turn_on_the_stove"], "max_steps": 60}

@@ -9,7 +9,8 @@
 * workspace regions: a box site per region (``<region>``), centre of its first
   range, half height 0.007 m, 0.005 m below the table top (LIBERO's
   ``TargetZone``);
-* fixtures (welded to the world) and objects (free joint), each under a named
+* fixtures (mocap bodies: welded to the world, pose in ``data.mocap_pos/quat`` so that one
+  model serves every layout) and objects (free joint), each under a named
   root body ``<entity>`` with the asset's ``object`` body attached under the
   prefix ``<entity>/`` -- so sites are ``<entity>/<site>`` and joints
   ``<entity>/<joint>``;
@@ -24,9 +25,10 @@
   put ``e`` on the top / bottom face of that site, ``On(e, b)`` on top of b's
   collision box. The layout is then checked with MuJoCo's contacts: two
   entities (or an entity and the robot) penetrating deeper than
-  :data:`PENETRATION_TOL` reject it (``max_layouts`` layouts); when the regions
-  force an overlap, the later entity is lifted in :data:`LIFT_STEP` steps and
-  left to settle (LIBERO drops objects from above). ``Open/Close/Turnon/
+  :data:`PENETRATION_TOL` reject it (``max_layouts`` layouts, then as many redraws
+  of the movable objects with the fixtures kept); when the regions force an
+  overlap, the later movable object is lifted in :data:`LIFT_STEP` steps and left
+  to settle (LIBERO drops objects from above); a fixture is never lifted. ``Open/Close/Turnon/
   Turnoff`` atoms set the joints to LIBERO's range midpoints (:data:`INIT_QPOS`);
 * robot: the Franka Panda arm and gripper shipped in the ``robosuite`` wheel's
   package data (read as files; robosuite itself is not imported), base at
@@ -48,8 +50,8 @@ from typing import Any
 
 import numpy as np
 
+from simkit.assets.mujoco_log import import_mujoco
 from simkit.core.errors import InputError, SampleRejected
-from simkit.sims.mujoco_log import import_mujoco
 from simkit.sims.predicates import (
     ZONE_HALF_HEIGHT,
     ZONE_Z_BELOW_TOP,
@@ -300,7 +302,45 @@ class _Asset:
     radius: float
 
 
-def _load_assets(desc: dict, root: Path, warnings: list[str]) -> dict[str, _Asset]:
+def strip_visuals(spec) -> None:
+    """Delete visual-only geoms (``contype = conaffinity = 0``) and the meshes, textures and materials
+    nothing references any more. LIBERO's visual meshes are most of a task model's memory (about
+    200 MB per task); physics and the goal tests use only collision geometry."""
+    for g in list(spec.geoms):
+        if g.contype == 0 and g.conaffinity == 0:
+            spec.delete(g)
+    used = {g.meshname for g in spec.geoms}
+    for m in list(spec.meshes):
+        if m.name not in used:
+            spec.delete(m)
+    used_mat = {g.material for g in spec.geoms} | {s.material for s in spec.sites}
+    for mat in list(spec.materials):
+        if mat.name not in used_mat:
+            spec.delete(mat)
+    used_tex = {t for mat in spec.materials for t in mat.textures if t}
+    for tex in list(spec.textures):
+        if tex.name not in used_tex:
+            spec.delete(tex)
+
+
+def _freeze_inertia(spec) -> None:
+    """Give every body the mass and inertia its full model has (visual geoms included, as MuJoCo and
+    LIBERO compute them), so that :func:`strip_visuals` leaves the dynamics unchanged."""
+    full = spec.copy().compile()
+    for b in spec.bodies:
+        if b.name == "world":
+            continue
+        i = full.body(b.name).id
+        b.explicitinertial = True
+        b.mass = float(full.body_mass[i])
+        b.ipos = list(full.body_ipos[i])
+        b.iquat = list(full.body_iquat[i])
+        b.inertia = list(full.body_inertia[i])
+
+
+def _load_assets(
+    desc: dict, root: Path, warnings: list[str], where: str = "under --libero-root"
+) -> dict[str, _Asset]:
     """Load every fixture and object asset of a descriptor (MJCF), with its collision extent and radius."""
     from simkit.assets.mjcf2usd import load_mjcf
 
@@ -316,7 +356,7 @@ def _load_assets(desc: dict, root: Path, warnings: list[str]) -> dict[str, _Asse
             )
         path = root / info["asset"]
         if not path.is_file():
-            raise InputError(path, f"asset of {name} ({info['category']}) not found under the LIBERO root")
+            raise InputError(path, f"asset of {name} ({info['category']}) not found {where}")
         loaded = load_mjcf(path, compile_check=False, merged=True)
         warnings += loaded.warnings
         # LIBERO (robosuite MujocoXMLObject) places the body named "object" at the sampled pose and
@@ -407,6 +447,7 @@ def build_scene(
     with_robot: bool = True,
     max_tries: int = 1000,
     max_layouts: int = 10,
+    visual: bool = True,
 ) -> Scene:
     """Assemble, place and compile the MuJoCo scene of one task descriptor.
 
@@ -418,6 +459,8 @@ def build_scene(
         with_robot: add the Panda arm and gripper.
         max_tries: circle-test draws per entity and layout.
         max_layouts: full layouts drawn before penetrating movable objects are lifted apart.
+        visual: keep visual-only geoms and their meshes/textures (False: :func:`strip_visuals`, for
+            simulation without rendering; a tenth of the memory).
 
     Returns:
         :class:`Scene` (after ``mj_forward``; nothing has been simulated). Fixtures are mocap
@@ -431,12 +474,13 @@ def build_scene(
             penetrations that lifting movable objects by :data:`MAX_LIFT` does not remove.
     """
     mujoco = import_mujoco()
+    where = "under --libero-root"
     if libero_root is None:
         from simkit.assets.libero_assets import libero_root as installed_root
 
-        libero_root = installed_root()
+        libero_root, where = installed_root(), "in the installed LIBERO asset tree"
     warnings: list[str] = []
-    assets = _load_assets(desc, Path(libero_root), warnings)
+    assets = _load_assets(desc, Path(libero_root), warnings, where)
     names = list(assets)
     ws_plan, deferred = _placement_plan(desc, names)
     spec = _new_spec(desc)
@@ -461,6 +505,9 @@ def build_scene(
     if with_robot:
         top = desc["arena"]["offset"][2]
         _add_panda(spec, ROBOT_BASE.get(desc["arena"]["problem"].lower(), (-0.66, 0.0, top)))
+    if not visual:
+        _freeze_inertia(spec)
+        strip_visuals(spec)
     try:
         model = spec.compile()
     except (ValueError, RuntimeError) as exc:

@@ -21,8 +21,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from simkit.assets.mujoco_log import import_mujoco
 from simkit.core.errors import InputError, SimkitError
-from simkit.sims.mujoco_log import import_mujoco
 
 #: derived MuJoCo fields the env reads every step, (n_g, ...) arrays
 FIELDS = (
@@ -31,6 +31,8 @@ FIELDS = (
     "xpos",
     "xquat",
     "xmat",
+    "xanchor",
+    "xaxis",
     "site_xpos",
     "site_xmat",
     "geom_xpos",
@@ -64,12 +66,17 @@ class Backend(Protocol):
         """Live (n_g, ...) arrays of :data:`FIELDS` and ``ctrl`` for group g (current after each call)."""
         ...
 
+    def states(self, g: int) -> np.ndarray:
+        """Group g's live (n_g, nstate) integration-state rows."""
+        ...
+
     def set_state(self, g: int, local: np.ndarray, state: np.ndarray) -> None:
         """Load full integration states (len(local), nstate) into group g's environments ``local``."""
         ...
 
     def step(self, nstep: int) -> None:
-        """Advance every environment by ``nstep`` physics steps with its current ``ctrl``."""
+        """Advance every environment by ``nstep`` physics steps with its current ``ctrl``; afterwards the
+        arrays describe the new state."""
         ...
 
     def jac(self, g: int, body: np.ndarray, point: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -112,10 +119,7 @@ class CpuBatchBackend:
         self.groups: list[Group] = []
         self._batches: list[Any] = []
         self._arrays: list[dict[str, np.ndarray]] = []
-        sigs: dict[tuple[int, ...], list[int]] = {}
-        for k, m in enumerate(self.models):
-            sigs.setdefault(layout_signature(m), []).append(k)
-        for ks in sigs.values():
+        for ks in self._layout_groups(Batch):
             env_ids = np.flatnonzero(np.isin(self.task_of, ks))
             if len(env_ids) == 0:
                 continue
@@ -128,9 +132,37 @@ class CpuBatchBackend:
             arr["ctrl"] = batch.bind("ctrl")
             self._arrays.append(arr)
         self._spec = int(mujoco.mjtState.mjSTATE_INTEGRATION)
+        self._stage = int(mujoco.mjtStage.mjSTAGE_POS)
+
+    def _layout_groups(self, batch_cls) -> list[list[int]]:
+        """Task indices grouped so that each group's models give one MjData layout: first by
+        :func:`layout_signature`, then checked with ``Batch.set_models`` (greedy split on failure)."""
+        sigs: dict[tuple[int, ...], list[int]] = {}
+        for k, m in enumerate(self.models):
+            sigs.setdefault(layout_signature(m), []).append(k)
+        groups: list[list[int]] = []
+        for ks in sigs.values():
+            subs: list[list[int]] = []
+            for k in ks:
+                for sub in subs:
+                    probe = batch_cls(self.models[sub[0]], 1, nthread=1)
+                    try:
+                        probe.set_models([self.models[k]])
+                    except Exception:  # MuJoCo's FatalError: another data layout
+                        continue
+                    sub.append(k)
+                    break
+                else:
+                    subs.append([k])
+            groups += subs
+        return groups
 
     def arrays(self, g: int) -> dict[str, np.ndarray]:
         return self._arrays[g]
+
+    def states(self, g: int) -> np.ndarray:
+        """Group g's live (n_g, nstate) integration-state rows (``mjSTATE_INTEGRATION``)."""
+        return self._batches[g].state
 
     def state_size(self, g: int) -> int:
         return int(self._batches[g].nstate)
@@ -141,8 +173,11 @@ class CpuBatchBackend:
         b.forward(np.asarray(local, int))
 
     def step(self, nstep: int) -> None:
+        # stage POS: after the last substep compute kinematics and collisions at the new state, so that
+        # positions, contacts and the contact sensors (needstage POS) describe the state the env
+        # returns, not the one a substep before; velocities are state and always current
         for b in self._batches:
-            b.step(nstep=nstep)
+            b.step(nstep=nstep, stage=self._stage)
 
     def jac(self, g: int, body: np.ndarray, point: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return self._batches[g].jac(body, point)

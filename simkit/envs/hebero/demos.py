@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from simkit.assets.mujoco_log import import_mujoco
 from simkit.envs.hebero.scripted import Tracker, plan_task
-from simkit.sims.mujoco_log import import_mujoco
 
 
 @dataclass
@@ -83,10 +83,9 @@ def _fixture_joints(task) -> list[int]:
 def record_demo(env, seed: int, max_steps: int = 600) -> Demo:
     """Run the scripted planner in a one-env :class:`HeberoVectorEnv` from ``reset(seed=seed)``.
 
-    Stops at the first step where the goal holds (``success`` True) or after ``max_steps``.
-
-    Raises:
-        ValueError: the task's goal has no scripted primitive.
+    Stops at the first step where the goal holds (``success`` True), when the plan ends, or after
+    ``max_steps``. A goal the planner has no primitive for (e.g. Close) gets an empty plan: a one-step
+    demo with ``success`` False.
     """
     env.cfg.terminate_on_success = False
     env.cfg.horizon = max_steps + 1
@@ -94,7 +93,10 @@ def record_demo(env, seed: int, max_steps: int = 600) -> Demo:
     task = env.tasks[0]
     model, data = env.backend.get_data(0, 0)
     task.scene.data = data  # the planner reads the initial state through the scene's evaluator
-    plan = plan_task(task.scene, data)
+    try:
+        plan = plan_task(task.scene, data)
+    except ValueError:  # a goal the planner has no primitive for: an empty plan, a failed demo
+        plan = []
     tracker = Tracker(
         plan, data.site_xmat[task.ee_site].reshape(3, 3).copy(), env.cfg.pos_scale, env.cfg.rot_scale
     )
@@ -217,7 +219,7 @@ def goal_on_state(task: str, state: np.ndarray, libero_root: str | Path | None =
 
     mujoco = import_mujoco()
     if task not in _SCENES:
-        _SCENES[task] = build_scene(descriptors([task], libero_root)[0], libero_root)
+        _SCENES[task] = build_scene(descriptors([task], libero_root)[0], libero_root, visual=False)
     sc = _SCENES[task]
     spec = int(mujoco.mjtState.mjSTATE_INTEGRATION)
     n = mujoco.mj_stateSize(sc.model, spec)
@@ -226,3 +228,59 @@ def goal_on_state(task: str, state: np.ndarray, libero_root: str | Path | None =
     mujoco.mj_setState(sc.model, sc.data, np.ascontiguousarray(state, np.float64), spec)
     mujoco.mj_forward(sc.model, sc.data)
     return bool(sc.success())
+
+
+class CommandStream:
+    """Per-env demo command stream of the Hebero spec: task id, active demo, time cursor, phi_t.
+
+    Args:
+        demos: task index -> list of :class:`Demo` of that task (every task of the env needs one).
+        task_of: (N,) task index per env.
+        demo_start: reset envs to a demo state at a random cursor r_e (demo-start resets) instead
+            of the env's own initial-state sampler; r_e = 0 otherwise.
+
+    Arrays (N,): ``demo`` (index into ``demos[task]``), ``r`` (r_e), ``t`` (steps since reset).
+    """
+
+    def __init__(self, demos: dict[int, list[Demo]], task_of: np.ndarray, demo_start: bool = False):
+        from simkit.core.errors import InputError
+
+        missing = sorted({int(k) for k in task_of} - {k for k, v in demos.items() if v})
+        if missing:
+            raise InputError(None, f"the command stream has no demo for task index(es) {missing}")
+        self.demos, self.task_of, self.demo_start = demos, np.asarray(task_of), demo_start
+        n = len(task_of)
+        self.demo = np.zeros(n, int)
+        self.r = np.zeros(n, int)
+        self.t = np.zeros(n, int)
+
+    def on_reset(self, envs: np.ndarray, rngs: list[np.random.Generator]) -> dict[int, np.ndarray]:
+        """Pick each reset env's demo (and r_e for demo-start resets); return env -> state to load
+        (only with ``demo_start``; otherwise the env samples its own initial state)."""
+        out: dict[int, np.ndarray] = {}
+        for e in envs:
+            pool = self.demos[int(self.task_of[e])]
+            self.demo[e] = int(rngs[e].integers(len(pool)))
+            d = pool[self.demo[e]]
+            self.r[e] = int(rngs[e].integers(d.length)) if self.demo_start and d.length else 0
+            self.t[e] = 0
+            if self.demo_start:
+                out[int(e)] = d.states[self.r[e]]
+        return out
+
+    def advance(self) -> None:
+        """One control step passed in every env."""
+        self.t += 1
+
+    def lengths(self) -> np.ndarray:
+        """(N,) length T of each env's active demo."""
+        return np.array([self.demos[int(k)][i].length for k, i in zip(self.task_of, self.demo)])
+
+    def cursor(self) -> tuple[np.ndarray, np.ndarray]:
+        """(m_e(t), phi_t), both (N,): see :func:`demo_cursor`."""
+        return demo_cursor(self.r, self.t, self.lengths())
+
+    def reference(self, e: int) -> tuple[Demo, int]:
+        """Env e's active demo and its reference index m_e(t)."""
+        m, _ = demo_cursor(self.r[e : e + 1], self.t[e : e + 1], self.lengths()[e : e + 1])
+        return self.demos[int(self.task_of[e])][self.demo[e]], int(m[0])

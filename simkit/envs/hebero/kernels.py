@@ -34,6 +34,23 @@ def dls_delta_q(jac: np.ndarray, dx: np.ndarray, damping: float) -> np.ndarray:
     return np.einsum("nji,nj->ni", jac, np.linalg.solve(jjt, dx[..., None])[..., 0])
 
 
+def hinge_jacobian(anchor: np.ndarray, axis: np.ndarray, point: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Geometric Jacobian of a serial chain of hinge joints at world points (what ``mj_jac`` gives for them).
+
+    Args:
+        anchor, axis: (n, k, 3) world anchor points (m) and unit axes of the k hinges.
+        point: (n, 3) world point, m.
+
+    Returns:
+        jacp (n, 3, k) = axis_i x (point - anchor_i); jacr (n, 3, k) = axis_i.
+    """
+    r = point[:, None, :] - anchor
+    ax, ay, az = axis[..., 0], axis[..., 1], axis[..., 2]
+    rx, ry, rz = r[..., 0], r[..., 1], r[..., 2]
+    jacp = np.stack([ay * rz - az * ry, az * rx - ax * rz, ax * ry - ay * rx], axis=1)  # (n, 3, k)
+    return jacp, np.swapaxes(axis, 1, 2)
+
+
 def arm_targets(
     action: np.ndarray,
     q: np.ndarray,

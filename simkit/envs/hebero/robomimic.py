@@ -108,7 +108,7 @@ def read_hdf5(
     """
     import h5py
 
-    from simkit.sims.mujoco_log import import_mujoco
+    from simkit.assets.mujoco_log import import_mujoco
 
     mujoco = import_mujoco()
     p = Path(path)
@@ -180,7 +180,7 @@ def _read_demo(p: Path, g, key: str, model, cols: list[tuple[int, int, int]]) ->
 
 def qpos_names_of(model) -> dict[int, str]:
     """Column (qpos address) -> joint name of every joint of ``model`` (what simkit records)."""
-    from simkit.sims.mujoco_log import import_mujoco
+    from simkit.assets.mujoco_log import import_mujoco
 
     mujoco = import_mujoco()
     return {

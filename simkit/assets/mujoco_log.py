@@ -1,5 +1,7 @@
 """MuJoCo import with its warnings routed to Python logging instead of ``MUJOCO_LOG.TXT``.
 
+Every simkit module that loads or steps MuJoCo (assets, sims, envs) imports it through here.
+
 MuJoCo's default warning handler appends every warning (``Nan, Inf or huge value in QACC`` ...)
 to a file ``MUJOCO_LOG.TXT`` in the current directory. simkit never writes outside its output
 folder, so every simkit module that steps MuJoCo imports it through :func:`import_mujoco`, which
