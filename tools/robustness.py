@@ -524,6 +524,60 @@ BAD_INPUTS: list[Case] = [
         needle="x.xml",
     ),
     Case("list unknown generator", lambda sb: ["list", "nope"], needle="nope"),
+    Case("config unknown generator", lambda sb: ["config", "nope"], needle="nope"),
+    Case(
+        "config --yaml under a file",
+        lambda sb: ["config", "toy", "--yaml", str(_file(sb, "f", "x") / "c.yaml")],
+        needle="f",
+    ),
+    Case("eval pairs on a toy corpus", lambda sb: ["eval", "pairs", "--gt", str(_good(sb))], needle="pairs"),
+    Case(
+        "eval pairs damaged corpus",
+        lambda sb: ["eval", "pairs", "--gt", str(_damaged("manifest_garbage")(sb))],
+        needle="manifest",
+    ),
+    Case("eval nav --episodes 0", lambda sb: ["eval", "nav", "--episodes", "0"], needle="--episodes"),
+    Case(
+        "eval wrop-check missing exam",
+        lambda sb: ["eval", "wrop-check", "--exam", str(sb / "in" / "nope"), "--pred", str(sb / "in")],
+        needle="nope",
+    ),
+    Case(
+        "eval wrop-fit damaged exam",
+        lambda sb: ["eval", "wrop-fit", "--exam", str(_damaged("not_a_tar")(sb)), "--pred", str(sb / "in")],
+        needle="c",
+    ),
+    Case(
+        "eval wrop-elo missing votes",
+        lambda sb: ["eval", "wrop-elo", "--votes", str(sb / "in" / "v.csv")],
+        needle="v.csv",
+    ),
+    Case(
+        "eval wrop-elo malformed votes",
+        lambda sb: ["eval", "wrop-elo", "--votes", str(_file(sb, "v.csv", "a,b\n1"))],
+        needle="v.csv",
+    ),
+    Case("eval hebero unknown policy", lambda sb: ["eval", "hebero", "--policy", "nope"], needle="nope"),
+    Case(
+        "export hebero-hdf5 on a toy corpus",
+        lambda sb: ["export", "hebero-hdf5", str(_good(sb)), str(sb / "out" / "d.hdf5")],
+        needle="hebero",
+    ),
+    Case(
+        "export hebero-hdf5 damaged corpus",
+        lambda sb: [
+            "export",
+            "hebero-hdf5",
+            str(_damaged("corpus_json_garbage")(sb)),
+            str(sb / "out" / "d.hdf5"),
+        ],
+        needle="corpus.json",
+    ),
+    Case(
+        "export wrop-baselines missing exam",
+        lambda sb: ["export", "wrop-baselines", "--exam", str(sb / "in" / "nope"), "--out", str(sb / "out")],
+        needle="nope",
+    ),
 ]
 
 
