@@ -157,6 +157,7 @@ def test_eval_command_bad_br_file(tmp_path):
     assert f"error: {f}:5: box type 1 has a zero or negative size" in res.output
 
 
+@pytest.mark.slow
 def test_sdf_policy_runs_on_the_br_grid_with_a_coarsened_field():
     """The 587 x 233 x 220-cell BR container (30 M voxels) exceeds SDF-Pack's 4 M voxel budget: its distance
     field is computed on a grid coarsened by 2, and the first placements are valid exact-grid actions."""
