@@ -54,6 +54,7 @@ from typing import Any
 
 import numpy as np
 
+from simkit.assets.mujoco_log import import_mujoco
 from simkit.core.errors import InputError, require
 
 ASSET_KINDS = ("texture", "material", "mesh", "hfield", "skin")
@@ -294,7 +295,7 @@ def load_mjcf(path: str | Path, compile_check: bool = True, merged: bool = False
     Raises:
         InputError: see :func:`rewrite_mjcf`; MuJoCo rejecting the file (its message is kept).
     """
-    mujoco = require("mujoco", "hebero")
+    mujoco = import_mujoco()
     path = Path(path).resolve()
     xml, warnings, dropped, textures = rewrite_mjcf(path, merged)
     try:
@@ -466,7 +467,7 @@ def _compile_for_usd(src: Path, dst: Path):
     Raises:
         InputError: see :func:`convert_mjcf_to_usd`.
     """
-    mujoco = require("mujoco", "hebero")
+    mujoco = import_mujoco()
     require("pxr.Usd", "hebero")
     loaded = load_mjcf(src, compile_check=False)  # input errors (missing/invalid source) come first
     if dst.suffix not in (".usd", ".usda", ".usdc"):

@@ -63,7 +63,8 @@ def _png(arr: np.ndarray) -> bytes:
     return buf.getvalue()
 
 
-_EXR_CHANNELS = {1: ("Y",), 3: ("R", "G", "B"), 4: ("R", "G", "B", "A")}
+#: EXR channel names by channel count; two channels are a flow / correspondence field (u, v)
+_EXR_CHANNELS = {1: ("Y",), 2: ("u", "v"), 3: ("R", "G", "B"), 4: ("R", "G", "B", "A")}
 
 
 def _exr(arr: np.ndarray) -> bytes:
@@ -72,7 +73,7 @@ def _exr(arr: np.ndarray) -> bytes:
     if a.ndim == 2:
         a = a[:, :, None]
     if a.ndim != 3 or a.shape[2] not in _EXR_CHANNELS:
-        raise TypeError(f"EXR takes float HxW, HxWx3 or HxWx4, got {arr.shape}")
+        raise TypeError(f"EXR takes float HxW, HxWx2 (u, v), HxWx3 or HxWx4, got {arr.shape}")
     names = _EXR_CHANNELS[a.shape[2]]
     channels = {n: np.ascontiguousarray(a[:, :, i]) for i, n in enumerate(names)}
     header = {"compression": OpenEXR.ZIP_COMPRESSION, "type": OpenEXR.scanlineimage}
@@ -184,6 +185,8 @@ def encode(value: Any) -> tuple[str, bytes]:
 def decode(ext: str, data: bytes) -> Any:
     """Decode member bytes by extension.
 
+    Arrays are returned writable (torch warns on read-only arrays).
+
     Returns: ndarray for npy/png/exr, dict/list for json, str for txt,
     ``(samples float32 (T, C), sample_rate)`` for flac, uint8 ``(T, H, W, 3)`` for mp4, bytes otherwise.
     """
@@ -198,7 +201,7 @@ def decode(ext: str, data: bytes) -> Any:
         from PIL import Image as PILImage
 
         with PILImage.open(io.BytesIO(data)) as img:
-            return np.asarray(img)
+            return np.array(img)  # a writable copy (np.asarray of a PIL image is read-only)
     if ext == "exr":
         OpenEXR = require("OpenEXR", "all")
         import os
@@ -210,7 +213,7 @@ def decode(ext: str, data: bytes) -> Any:
             os.close(fd)
             with OpenEXR.File(tmp) as f:
                 ch = f.channels()
-                names = [n for n in ("R", "G", "B", "A", "Y") if n in ch]
+                names = [n for n in ("R", "G", "B", "A", "Y", "u", "v") if n in ch]
                 planes = [np.asarray(ch[n].pixels, dtype=np.float32) for n in names]
                 if len(planes) == 1 and "RGB" not in ch and "RGBA" not in ch:
                     return planes[0]
