@@ -121,6 +121,7 @@ def handle_pull(handle: np.ndarray, direction: np.ndarray, distance: float) -> l
         Waypoint(end, 1.0, tol=0.01, budget=80, hold=3, tilt=tilt, yaw=yaw),
         Waypoint(end, -1.0, tol=1.0, budget=1, hold=8, tilt=tilt, yaw=yaw),
         Waypoint(end + direction * 0.1, -1.0, tol=0.03, budget=40, tilt=tilt, yaw=yaw),
+        Waypoint(end + direction * 0.1 + 2 * up, -1.0, tol=0.03, budget=40, tilt=tilt, yaw=yaw),
     ]
 
 
@@ -194,6 +195,7 @@ def plan_task(scene, data) -> list[Waypoint]:
             if b.categories.get(obj) == "plate" and target in b.sites and b.site_parent.get(target) is None:
                 plan += _push_to(scene, data, obj, target)
                 continue
+            shift = np.zeros(3)
             if (
                 p == "in"
                 and target in b.sites
@@ -201,6 +203,7 @@ def plan_task(scene, data) -> list[Waypoint]:
                 and not _is_open(scene, data, target)
             ):
                 plan += _open_drawer(scene, data, target)
+                shift = _drawer_travel(scene, data, target)  # the region moves with the drawer
             grasp = _grasp_point(b.categories[obj], lo, hi)
             below = grasp[2] - lo[2]
             if target in b.sites:
@@ -208,7 +211,7 @@ def plan_task(scene, data) -> list[Waypoint]:
                 centre = np.array(data.site_xpos[sid])
                 half = np.abs(data.site_xmat[sid].reshape(3, 3) @ b.site_size[target])
                 support = centre[2] - half[2] if p == "in" else centre[2] + half[2]
-                spot = centre
+                spot = centre + shift
             else:
                 tlo, thi = ev.aabb(data, target)
                 spot = np.asarray(data.xpos[b.bodies[target]])
@@ -241,6 +244,14 @@ def _open_drawer(scene, data, region: str) -> list[Waypoint]:
     front = max(geoms, key=lambda g: float(np.dot(data.geom_xpos[g], direction)))
     handle = np.array(data.geom_xpos[front])
     return handle_pull(handle, direction, 0.17)
+
+
+def _drawer_travel(scene, data, region: str) -> np.ndarray:
+    """World displacement (3,) of the drawer holding ``region`` once pulled fully open (to its joint limit)."""
+    m = scene.model
+    j = scene.binding.site_joints[region][0]
+    q_open = float(m.jnt_range[j][0])  # LIBERO's cabinets open towards negative q
+    return np.array(data.xaxis[j]) * (q_open - float(data.qpos[m.jnt_qposadr[j]]))
 
 
 def _turn_knob(scene, data, fixture: str) -> list[Waypoint]:
