@@ -14,10 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: known long functions awaiting their split ("file:qualified name"); remove an entry when it lands
 KNOWN_LONG = {
-    "simkit/assets/mjcf2usd.py:convert_mjcf_to_usd",
-    "simkit/commands/packing_eval.py:register",
     "simkit/generators/wrop/kit.py:cross_behind",
-    "simkit/renderers/foa/render.py:render_foa",
 }
 
 

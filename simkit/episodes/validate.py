@@ -396,4 +396,6 @@ def validate_corpus(root: str | Path, run_checks: bool = True, max_problems: int
     _check_shard_files(layout, list(source.values()), rep)
     for shard, shard_rows in sorted(by_shard.items()):
         _check_shard(layout, shard, shard_rows, required, specs, gen, rep, ident)
+    if gen is not None:
+        rep.notes.extend(gen.check_summary())
     return rep

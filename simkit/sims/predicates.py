@@ -203,7 +203,8 @@ class PredicateEvaluator:
         return np.min(los, axis=0), np.max(his, axis=0)
 
     def joints_of(self, x: str) -> tuple[list[int], str]:
-        """Hinge/slide joint ids and category of an entity, or of the body holding a region's site."""
+        """The articulation joints (MuJoCo joint ids) of an entity or region ``x`` and its object
+        category (the region's parent's for a site; ``""`` when unknown)."""
         if x in self.b.sites:
             parent = self.b.site_parent[x]
             return self.b.site_joints[x], self.b.categories.get(parent or "", "")
