@@ -148,7 +148,7 @@ def generate(
     seed: int = typer.Option(
         0, "--seed", help="Master seed; episode i depends only on (seed, generator, i)."
     ),
-    workers: int = typer.Option(1, "--workers", min=1, help="Worker processes (local executor)."),
+    workers: int = typer.Option(1, "--workers", help="Worker processes (local executor)."),
     shard: str | None = typer.Option(None, "--shard", help="K/N: produce only shards j with j % N == K."),
     executor: str = typer.Option("local", "--executor", help="local | ray"),
     address: str | None = typer.Option(None, "--address", help="Ray cluster address (with --executor ray)."),
@@ -180,16 +180,20 @@ def generate(
     progress: bool = typer.Option(
         True, "--progress/--no-progress", help="Progress bar on a terminal; a log line every 30 s otherwise."
     ),
+    overwrite: bool = typer.Option(
+        False, "--overwrite", help="Remove the corpus already in OUT and start over (other files stay)."
+    ),
 ) -> None:
-    """Generate a corpus of N episodes (resumes when OUT already holds this corpus).
+    """Generate a corpus of N episodes. Re-run to resume; a larger --n with the same settings grows the corpus.
 
     Exit code: 0 all episodes ok, 3 some episodes failed (listed in the manifest), 2 bad input.
     """
     from simkit.core.config import build_config
     from simkit.core.registry import load
-    from simkit.executors.run import generate_corpus, parse_shard
+    from simkit.executors.run import generate_corpus, parse_shard, shard_bytes_from_mb
 
     try:
+        max_shard_bytes = shard_bytes_from_mb(max_shard_mb)
         cls = load(name)
         sets = list(set_) + [
             f"{k}={v}" for k, v in (("generator", sub), ("split", split), ("sounds", sounds)) if v is not None
@@ -206,9 +210,10 @@ def generate(
             executor=executor,
             address=address,
             episodes_per_shard=episodes_per_shard,
-            max_shard_bytes=int(max_shard_mb * 2**20),
+            max_shard_bytes=max_shard_bytes,
             retries=retries,
             progress=progress,
+            overwrite=overwrite,
         )
     except SimkitError as exc:
         fail(str(exc))
@@ -253,21 +258,31 @@ def _print_summary(s) -> None:
 def validate(
     corpus: Path = typer.Argument(..., help="Corpus directory."),
     no_checks: bool = typer.Option(False, "--no-checks", help="Skip the generator's own checks (faster)."),
+    strict: bool = typer.Option(
+        False, "--strict", help="Also fail a corpus that is a --shard slice or an unfinished run (exit 5)."
+    ),
 ) -> None:
-    """Check every shard, member checksum, required field and the generator's own checks. Exit 1 on any fault."""
+    """Check every shard, member checksum, required field and the generator's own checks.
+
+    Exit code: 0 pass, 1 the corpus is damaged or inconsistent, 4 this machine cannot check something
+    (an optional package is missing: install the extra named), 5 a slice or unfinished corpus (--strict).
+    """
     from simkit.episodes.validate import validate_corpus
 
     rep = validate_corpus(corpus, run_checks=not no_checks)
     for p in rep.problems:
         typer.echo(f"FAIL {p}")
+    for e in rep.environment:
+        typer.echo(f"NOTE (environment, not damage) {e}")
     for note in rep.notes:
         typer.echo(f"NOTE {note}")
-    status = "PASS" if rep.passed else "FAIL"
+    code = rep.exit_code(strict)
+    status = {0: "PASS", 1: "FAIL", 4: "INCOMPLETE-CHECK", 5: "FAIL (--strict: incomplete)"}[code]
     typer.echo(
         f"{status} {corpus}: {rep.episodes} episodes ({rep.ok} ok, {rep.failed_episodes} failed), "
         f"{rep.shards} shards, {len(rep.problems)} problems"
     )
-    raise typer.Exit(0 if rep.passed else 1)
+    raise typer.Exit(code)
 
 
 @app.command()
@@ -289,6 +304,8 @@ def inspect(
         fail(str(exc))
         return
     typer.echo(json.dumps(stats, indent=2, default=str))
+    for line in stats.get("damaged", []):
+        typer.echo(f"warning: {line}", err=True)
     for p in paths:
         typer.echo(f"wrote {p}")
 

@@ -10,7 +10,7 @@ FIXTURES = SHARED / "fixtures"
 
 # the engine tests' toy generator, importable by spawned workers and Ray workers too
 TESTS = str(Path(__file__).resolve().parent)
-os.environ["SIMKIT_GENERATORS"] = "toy=toygen:ToyGenerator"
+os.environ["SIMKIT_GENERATORS"] = "toy=toygen:ToyGenerator,media=toygen:MediaGenerator"
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [TESTS, str(ROOT), os.environ.get("PYTHONPATH", "")]))
 if TESTS not in sys.path:
     sys.path.insert(0, TESTS)

@@ -65,3 +65,193 @@ def test_unknown_field_is_an_error_listing_the_fields(corpora):
 
     with pytest.raises(SimkitError, match=r"no field.s. nosuch; the corpus has: image, info, meta, values"):
         CorpusDataset(corpora[0], fields=["nosuch", "values"])
+
+
+@pytest.fixture(scope="module")
+def one_shard(tmp_path_factory):
+    out = tmp_path_factory.mktemp("one") / "c"
+    generate_corpus("toy", 7, out, seed=4, episodes_per_shard=64)
+    return out
+
+
+def _worker_tag(sample):
+    import torch
+
+    info = torch.utils.data.get_worker_info()
+    return sample["__key__"], info.id if info is not None else -1
+
+
+def test_one_shard_corpus_feeds_every_dataloader_worker(one_shard):
+    import torch
+
+    from simkit.adapters.torch import CorpusDataset
+
+    ds = CorpusDataset(one_shard, fields=["info"], transform=_worker_tag)
+    got = list(torch.utils.data.DataLoader(ds, batch_size=None, num_workers=2))
+    by_worker = {w: sorted(k for k, ww in got if ww == w) for w in (0, 1)}
+    assert len(by_worker[0]) == 4 and len(by_worker[1]) == 3  # 7 episodes dealt 4/3, not 7/0
+    assert sorted(by_worker[0] + by_worker[1]) == [f"toy_{i:08d}" for i in range(7)]
+
+
+def test_ranks_times_workers_partition_the_episodes_every_epoch(one_shard):
+    from simkit.adapters.reader import CorpusReader
+
+    for shuffle in (False, True):
+        reader = CorpusReader(one_shard, fields=["info"], shuffle=shuffle, seed=9)
+        for epoch in range(2):
+            reader.set_epoch(epoch)
+            shares = [
+                [e.key for e in reader.share(rank, 2, worker, 2)] for rank in range(2) for worker in range(2)
+            ]
+            flat = [k for s in shares for k in s]
+            assert sorted(flat) == [f"toy_{i:08d}" for i in range(7)]
+            assert sorted(len(s) for s in shares) == [1, 2, 2, 2]
+
+
+def test_shuffle_is_seeded_and_reseeded_by_set_epoch(one_shard):
+    from simkit.adapters.torch import CorpusDataset
+
+    def order(seed, epoch):
+        ds = CorpusDataset(one_shard, fields=["info"], shuffle=True, seed=seed)
+        ds.set_epoch(epoch)
+        return [s["__key__"] for s in ds]
+
+    assert order(1, 0) == order(1, 0)
+    orders = {tuple(order(1, e)) for e in range(4)}
+    assert len(orders) > 1 and all(sorted(o) == sorted(order(1, 0)) for o in orders)
+    assert order(1, 0) != order(2, 0)
+    expected = np.random.default_rng([1, 3]).permutation(7)
+    assert order(1, 3) == [f"toy_{i:08d}" for i in expected]
+
+
+def test_drop_last_gives_every_rank_the_same_number_of_episodes(one_shard):
+    from simkit.adapters.torch import CorpusDataset
+
+    sizes = [
+        len(CorpusDataset(one_shard, rank=r, world_size=3, drop_last=True).my_episodes()) for r in range(3)
+    ]
+    assert sizes == [2, 2, 2]
+
+
+def test_collate_ragged_pads_and_reports_lengths(one_shard):
+    import torch
+
+    from simkit.adapters.torch import CorpusDataset, collate_ragged
+
+    ds = CorpusDataset(one_shard, fields=["values", "info"])
+    samples = list(ds)
+    batch = next(iter(torch.utils.data.DataLoader(ds, batch_size=7, collate_fn=collate_ragged)))
+    lengths = [len(s["values"]) for s in samples]
+    assert len(set(lengths)) > 1  # the toy corpus is ragged
+    assert batch["values"].shape == (7, max(lengths)) and batch["values"].dtype == torch.float32
+    assert batch["__lengths__"]["values"].tolist() == lengths
+    for i, s in enumerate(samples):
+        assert batch["values"][i, : lengths[i]].tolist() == s["values"].tolist()
+        assert not batch["values"][i, lengths[i] :].any()
+    assert batch["info"] == [s["info"] for s in samples] and batch["__key__"] == [
+        s["__key__"] for s in samples
+    ]
+
+
+def test_arrays_are_writable_so_torch_does_not_warn(one_shard):
+    import warnings
+
+    import torch
+
+    from simkit.adapters.torch import CorpusDataset
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for s in CorpusDataset(one_shard, fields=["image", "values"]):
+            torch.from_numpy(s["image"]).add_(1)
+            torch.from_numpy(s["values"])
+
+
+@pytest.fixture(scope="module")
+def media(tmp_path_factory):
+    out = tmp_path_factory.mktemp("media") / "m"
+    generate_corpus("media", 5, out, seed=3, episodes_per_shard=2)
+    return out
+
+
+def test_step_dataset_batches_steps_with_the_default_collate(media):
+    import torch
+
+    from simkit.adapters.torch import CorpusDataset, StepDataset
+
+    episodes = list(CorpusDataset(media, fields=["track", "steps"]))
+    steps = StepDataset(CorpusDataset(media, fields=["track", "steps"]), step_fields=["track", "steps"])
+    items = list(steps)
+    assert len(items) == sum(len(e["track"]) for e in episodes)
+    first = items[: len(episodes[0]["track"])]
+    assert [it["__step__"] for it in first] == list(range(len(first)))
+    np.testing.assert_array_equal(first[1]["track"], episodes[0]["track"][1])
+    batch = next(iter(torch.utils.data.DataLoader(steps, batch_size=4)))
+    assert batch["track"].shape == (4, 2) and batch["__step__"].tolist() == [
+        it["__step__"] for it in items[:4]
+    ]
+
+
+def test_webdataset_recipe_decodes_png_flac_and_mp4(media):
+    from simkit.adapters.torch import CorpusDataset
+    from simkit.adapters.webdataset import webdataset_pipeline
+
+    ours = {s["__key__"]: s for s in CorpusDataset(media)}
+    theirs = list(webdataset_pipeline(media))
+    assert sorted(s["__key__"] for s in theirs) == sorted(ours)
+    for s in theirs:
+        mine = ours[s["__key__"]]
+        np.testing.assert_array_equal(s["image"], mine["image"])  # PNG
+        samples, rate = s["audio"]  # FLAC
+        assert rate == 16000 and samples.shape == (800, 1) and samples.dtype == np.float32
+        np.testing.assert_array_equal(samples, mine["audio"][0])
+        assert np.abs(samples).max() == pytest.approx(0.5, abs=1e-3)  # the generator's 0.5-amplitude sine
+        level = mine["steps"][0]["level"]
+        assert s["video"].shape == (3, 16, 16, 3) and s["video"].dtype == np.uint8  # MP4
+        assert np.abs(s["video"].astype(int) - level).max() <= 2  # lossy H.264 of a flat grey frame
+        np.testing.assert_array_equal(s["video"], mine["video"])
+
+
+def test_packing_steps_batch_with_default_and_ragged_collate(tmp_path):
+    """One packing placement per item: actions batch with the default collate; heightmaps, whose container
+    size differs per episode, with collate_ragged (padded, shapes reported)."""
+    import torch
+
+    from simkit.adapters.torch import CorpusDataset, StepDataset, collate_ragged
+
+    out = tmp_path / "pk"
+    generate_corpus("packing", 3, out, seed=5, config={"tier_mix": {"easy": 1, "medium": 1, "hard": 0}})
+    episodes = list(CorpusDataset(out, fields=["actions", "heightmaps"]))
+    n_steps = sum(len(e["actions"]) for e in episodes)
+    acts = StepDataset(CorpusDataset(out, fields=["actions"]), step_fields=["actions"])
+    batch = next(iter(torch.utils.data.DataLoader(acts, batch_size=n_steps)))
+    assert batch["actions"].shape == (n_steps, 5)
+    np.testing.assert_array_equal(batch["actions"].numpy(), np.concatenate([e["actions"] for e in episodes]))
+    steps = StepDataset(
+        CorpusDataset(out, fields=["actions", "heightmaps"]), step_fields=["actions", "heightmaps"]
+    )
+    batch = next(iter(torch.utils.data.DataLoader(steps, batch_size=n_steps, collate_fn=collate_ragged)))
+    shapes = [e["heightmaps"].shape[1:] for e in episodes for _ in range(len(e["actions"]))]
+    assert batch["__shapes__"]["heightmaps"].tolist() == [list(s) for s in shapes]
+    k = 0
+    for e in episodes:
+        for t in range(len(e["actions"])):  # heightmaps[t]: the state before step t
+            L, W = e["heightmaps"].shape[1:]
+            np.testing.assert_array_equal(batch["heightmaps"][k, :L, :W].numpy(), e["heightmaps"][t])
+            k += 1
+
+
+def test_step_fields_come_from_the_declared_shapes(tmp_path):
+    from simkit.adapters.torch import CorpusDataset, StepDataset
+
+    out = tmp_path / "pk"
+    generate_corpus("packing", 2, out, seed=5, config={"tier_mix": {"easy": 1, "medium": 0, "hard": 0}})
+    steps = StepDataset(CorpusDataset(out))
+    assert steps.step_fields == [
+        "actions",
+        "poses",
+        "heightmaps",
+    ]  # ("T", 5), ("T", "N", 7), ("T+1", "L", "W")
+    episodes = list(CorpusDataset(out, fields=["actions"]))
+    assert len(list(steps)) == sum(len(e["actions"]) for e in episodes)
+    assert StepDataset(CorpusDataset(out, fields=["actions", "case"])).step_fields == ["actions"]

@@ -23,8 +23,18 @@ def test_generate_validate_inspect(tmp_path):
     rep = validate_corpus(out)
     assert rep.passed, rep.problems
     stats, paths = inspect_corpus(out, tmp_path / "ins", 2)
-    names = {p.name for p in paths}
-    assert "contact_sheet.png" in names and len(paths) == 3
+    names = sorted(p.name for p in paths)
+    # one legible sheet per sample, no stacked duplicate
+    assert len(names) == 2 and len(set(names)) == 2 and all(n.startswith("contact_wrop") for n in names), (
+        names
+    )
+    from PIL import Image
+
+    from simkit.generators.wrop.sheet import TILE_WIDTH
+
+    for p in paths:
+        with Image.open(p) as im:
+            assert im.size[0] >= 4 * TILE_WIDTH and im.size[1] >= 4 * (TILE_WIDTH * 36 // 64)
 
 
 def test_list_is_light():

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any, ClassVar
 
 import numpy as np
 from pydantic import Field, field_validator
 
-from simkit.core.episode import Episode, Image
+from simkit.core.episode import Audio, Episode, Image, Video
 from simkit.core.errors import SampleRejected, TransientError
 from simkit.core.fields import FieldSpec
 from simkit.core.generator import Generator, GeneratorConfig
@@ -82,3 +83,45 @@ class ToyGenerator(Generator):
         if len(sample["values"]) != sample["info"]["n_values"]:
             problems.append("values length differs from info.n_values")
         return problems
+
+
+class MediaConfig(GeneratorConfig):
+    frames: int = Field(3, ge=1, description="video frames")
+    seconds: float = Field(0.05, gt=0, description="audio length, s")
+
+
+class MediaGenerator(Generator):
+    """Test generator with every media codec: PNG image, FLAC audio, MP4 video, ragged npy track."""
+
+    name = "media"
+    version = "1"
+    description = "test generator: png + flac + mp4 + a ragged per-step track"
+    Config = MediaConfig
+    fields = (
+        FieldSpec("image", "png", "uint8", (8, 8, 3), description="random image"),
+        FieldSpec("audio", "flac", "float32", ("T", 1), units="", description="a sine"),
+        FieldSpec("video", "mp4", "uint8", ("F", 16, 16, 3), description="grey ramp frames"),
+        FieldSpec("track", "npy", "float32", ("S", 2), units="m", description="per-step positions"),
+        FieldSpec("steps", "json", description="one record per step"),
+    )
+    required_fields = ("image", "audio", "video", "track", "steps")
+    smoke_config: ClassVar[dict[str, Any]] = {"frames": 2}
+
+    def generate(self, index, rng):
+        cfg = self.config
+        sr = 16000
+        t = np.arange(int(cfg.seconds * sr)) / sr
+        freq = float(rng.uniform(200, 800))
+        audio = (0.5 * np.sin(2 * np.pi * freq * t))[:, None].astype(np.float32)
+        level = int(rng.integers(16, 240))
+        video = np.full((cfg.frames, 16, 16, 3), level, np.uint8)
+        n_steps = int(rng.integers(2, 7))  # ragged across episodes
+        track = rng.normal(size=(n_steps, 2)).astype(np.float32)
+        fields = {
+            "image": Image(rng.integers(0, 256, (8, 8, 3), dtype=np.uint8)),
+            "audio": Audio(audio, sr),
+            "video": Video(video, fps=10),
+            "track": track,
+            "steps": [{"t": k, "level": level} for k in range(n_steps)],
+        }
+        return Episode(fields, params={"structural": {"n_steps": n_steps}, "surface": {"freq": freq}})

@@ -8,6 +8,12 @@ render the same shoebox scene at 16 kHz:
   array (4 output channels, like FOA) with ``room.simulate()`` for static sources; for moving
   sources its usual workaround: one RIR per source position at 10 positions per second, each
   0.1 s segment convolved with its RIR and overlap-added (time-varying convolution).
+- masp (``--masp``; the ``bench`` extra): the shoebox simulator behind DCASE's spatial-audio data
+  synthesis renders first-order ambisonic RIRs (4 channels) with one absorption band equal to ours;
+  it stops images by time, so its limit is the arrival time of the farthest image of the order
+  compared (it then computes at least those images); the RIRs are convolved with the signals, and
+  moving sources use the same 10-positions-per-second overlap-add as pyroomacoustics. masp 0.1
+  predates scipy 1.15: :func:`_masp` restores the two scipy.special names it imports.
 
 The C allocator is set to keep freed memory (see :func:`_steady_malloc`; ``--default-malloc``
 turns that off) so that a configuration's time does not depend on the runs before it.
@@ -114,6 +120,76 @@ def run_pra(sig, a, b, order, seconds, moving):
     return out[:, :n]
 
 
+def _masp():
+    """masp's shoebox module; masp 0.1 imports ``sph_harm`` and ``lpmn``, removed from scipy.special in
+    1.15-1.17: the first is restored from ``sph_harm_y`` (same function, arguments reordered), the second
+    (used only by masp's scatterer, which is not run here) as a stub that raises."""
+    import scipy.special as sps
+
+    if not hasattr(sps, "sph_harm"):
+        sps.sph_harm = lambda m, n, az, pol: sps.sph_harm_y(n, m, pol, az)
+    if not hasattr(sps, "lpmn"):
+
+        def _lpmn(*_a, **_k):
+            raise NotImplementedError("scipy.special.lpmn is not available")
+
+        sps.lpmn = _lpmn
+    from masp import shoebox_room_sim as srs
+
+    return srs
+
+
+def _masp_rirs(srs, positions: np.ndarray, order: int) -> np.ndarray:
+    """First-order ambisonic RIRs (L, 4, nSrc) of sources at ``positions`` (nSrc, 3), images up to the
+    arrival time of the farthest image of ``order`` (one absorption band = ALPHA)."""
+    from simkit.renderers.foa import ShoeboxRoom
+
+    horizon = 0.0
+    for p in positions:
+        img, _, orders = ShoeboxRoom(ROOM, ALPHA, order).image_sources(p)
+        horizon = max(horizon, float(np.linalg.norm(img[orders <= order] - LISTENER, axis=1).max()) / 343.0)
+    ech = srs.compute_echograms_sh(
+        np.array(ROOM),
+        np.atleast_2d(positions),
+        LISTENER[None],
+        np.full((1, 6), ALPHA),
+        np.array([horizon + 2 / FS]),
+        1,
+    )
+    return srs.render_rirs_sh(ech, np.array([1000.0]), FS)[:, :, 0, :]
+
+
+def run_masp(sig, a, b, order, seconds, moving):
+    import contextlib
+    import io
+
+    with contextlib.redirect_stdout(io.StringIO()):  # masp prints its progress and SH matrices
+        return _run_masp(sig, a, b, order, seconds, moving)
+
+
+def _run_masp(sig, a, b, order, seconds, moving):
+    from scipy.signal import oaconvolve
+
+    srs = _masp()
+    n = int(seconds * FS)
+    out = np.zeros((n + FS, 4))
+    if not moving:
+        h = _masp_rirs(srs, a, order)
+        for k, s in enumerate(sig):
+            y = oaconvolve(s[:, None], h[:, :, k], axes=0)[: out.shape[0]]
+            out[: y.shape[0]] += y
+        return out[:n]
+    seg = FS // 10
+    for s, pa, pb in zip(sig, a, b):
+        for k in range(0, n, seg):
+            t = (k + seg / 2) / FS
+            h = _masp_rirs(srs, (pa + (pb - pa) * min(t / seconds, 1.0))[None], order)[:, :, 0]
+            y = oaconvolve(s[k : k + seg, None], h, axes=0)
+            end = min(out.shape[0], k + y.shape[0])
+            out[k:end] += y[: end - k]
+    return out[:n]
+
+
 def _steady_malloc() -> str:
     """Keep freed memory in the process (glibc ``mallopt``), for simkit and pyroomacoustics alike.
 
@@ -151,6 +227,7 @@ def main() -> None:
     ap.add_argument("--sources", type=int, nargs="+", default=[1, 4, 8])
     ap.add_argument("--orders", type=int, nargs="+", default=[0, 1, 2])
     ap.add_argument("--markdown", type=str, default="")
+    ap.add_argument("--masp", action="store_true", help="also time masp (the bench extra)")
     ap.add_argument(
         "--default-malloc",
         action="store_true",
@@ -167,6 +244,8 @@ def main() -> None:
         for mv in (False, True):
             run_simkit(*warm, order, 0.5, mv)
             run_pra(*warm, order, 0.5, mv)
+            if args.masp:
+                run_masp(*warm, order, 0.5, mv)
     for moving in (False, True):
         for order in args.orders:
             for n_src in args.sources:
@@ -184,6 +263,14 @@ def main() -> None:
                     ),
                     max(1, args.repeats - 1),
                 )
+                tm = float("nan")
+                if args.masp:
+                    tm = best_time(
+                        lambda sig=sig, a=a, b=b, order=order, moving=moving: run_masp(
+                            sig, a, b, order, args.seconds, moving
+                        ),
+                        max(1, args.repeats - 1),
+                    )
                 row = (
                     "moving" if moving else "static",
                     "direct" if order == 0 else f"order {order}",
@@ -191,22 +278,27 @@ def main() -> None:
                     args.seconds / ts,
                     args.seconds / tp,
                     tp / ts,
+                    args.seconds / tm,
+                    tm / ts,
                 )
                 rows.append(row)
                 print(
                     f"{row[0]:<7} {row[1]:<8} {row[2]:2d} src  simkit {row[3]:8.1f}x RT  "
-                    f"pyroomacoustics {row[4]:8.1f}x RT  speed-up {row[5]:6.1f}x",
+                    f"pyroomacoustics {row[4]:8.1f}x RT  speed-up {row[5]:6.1f}x  "
+                    f"masp {row[6]:8.1f}x RT  speed-up {row[7]:6.1f}x",
                     flush=True,
                 )
     head = (
         f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} logical CPUs, one thread; "
         f"Python {platform.python_version()}, numpy {np.__version__}, pyroomacoustics {pra.__version__}; "
         f"{args.seconds:.0f} s of 16 kHz audio, best of {args.repeats}; {malloc_note}.\n\n"
-        "| motion | path | sources | simkit (x real time) | pyroomacoustics (x real time) | speed-up |\n"
-        "| --- | --- | ---: | ---: | ---: | ---: |\n"
+        "| motion | path | sources | simkit (x real time) | pyroomacoustics (x real time) | speed-up "
+        "| masp (x real time) | speed-up |\n"
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n"
     )
     table = head + "".join(
-        f"| {m} | {p} | {n} | {s:.0f} | {q:.1f} | {r:.1f} |\n" for m, p, n, s, q, r in rows
+        f"| {m} | {p} | {n} | {s:.0f} | {q:.1f} | {r:.1f} | {mq:.1f} | {mr:.1f} |\n"
+        for m, p, n, s, q, r, mq, mr in rows
     )
     print(table)
     if args.markdown:

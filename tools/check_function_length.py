@@ -14,14 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: known long functions awaiting their split ("file:qualified name"); remove an entry when it lands
 KNOWN_LONG = {
-    "simkit/assets/mjcf2usd.py:convert_mjcf_to_usd",
-    "simkit/commands/packing_eval.py:register",
-    "simkit/episodes/validate.py:validate_corpus",
-    "simkit/executors/run.py:generate_corpus",
     "simkit/generators/wrop/kit.py:cross_behind",
-    "simkit/renderers/foa/render.py:render_foa",
-    "simkit/scenes/bddl.py:parse_bddl",
-    "simkit/sims/mujoco_scene.py:build_scene",
 }
 
 

@@ -1,5 +1,7 @@
 """Thin adapters that hand simkit corpora to training code.
 
-Adapters read corpora (never import backends): ``simkit.adapters.torch`` (IterableDataset over
-shards). Interactive environments live in :mod:`simkit.envs`.
+Adapters read corpora (never import backends): ``simkit.adapters.reader`` (plain verified
+reader, no torch), ``simkit.adapters.torch`` (IterableDatasets split by episode, ragged
+collate, step view), ``simkit.adapters.webdataset`` (decoder for webdataset pipelines).
+Interactive environments live in :mod:`simkit.envs`.
 """

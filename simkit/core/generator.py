@@ -116,6 +116,11 @@ class Generator(ABC, Generic[ConfigT]):
         """
         return []
 
+    def check_summary(self) -> list[str]:
+        """Corpus-level lines after ``check`` has seen every sample (``simkit validate`` prints them as
+        notes), e.g. an agreement rate the per-sample checks tallied. The default has none."""
+        return []
+
     def inspect(self, samples: list[dict[str, Any]], out_dir: Path) -> list[Path]:
         """Write pictures a person can look at (contact sheets, plots) for ``samples``; return their paths.
 

@@ -1,8 +1,10 @@
 """Interactive environments (Gymnasium single and vector envs): packing, hebero, nav.
 
 Environments compile scenes and step backends (``simkit.scenes``, ``simkit.sims``); they never
-import generators. :func:`register_envs` is Gymnasium's plugin entry point (``gymnasium.envs``
-group in ``pyproject.toml``), so ``gymnasium.make("simkit/...")`` works without importing simkit.
+import generators. :func:`register_envs` registers every id; the ``simkit-gymnasium.pth`` file
+simkit installs calls it as soon as Gymnasium's registry is imported (:mod:`simkit.envs.gym_hook`),
+so ``gymnasium.make("simkit/...")`` and ``gymnasium.make_vec("simkit/Hebero-v0", ...)`` work
+without importing simkit.
 """
 
 from __future__ import annotations
@@ -18,3 +20,9 @@ def register_envs() -> None:
     for env_id, entry_point in ids.items():
         if env_id not in registry:
             register(id=env_id, entry_point=entry_point)
+    if "simkit/Hebero-v0" not in registry:
+        register(
+            id="simkit/Hebero-v0",
+            entry_point="simkit.envs.hebero:make_env",
+            vector_entry_point="simkit.envs.hebero:make_vector_env",
+        )

@@ -38,6 +38,11 @@ success ratio of the physically valid placements. ``info`` per step: ``invalid_a
 metrics (``success_ratio``, ``compactness``, ``overall``, ...; PackLab eqs. 11-13) and the number
 of geometric-checker ``violations``.
 
+Support rule (``support``): ``None`` (default) executes any placement and lets physics judge it;
+``"com"``, ``"area:F"`` or ``"full"`` (:func:`simkit.scenes.packing_support.parse_support`, the
+rules of ``simkit eval packing --support``) make a placement that does not meet the rule an
+invalid action (item discarded, reward 0), and the final check uses the rule.
+
 pybullet is imported on the first ``reset`` (not at import): ``physics=False`` runs the same
 env on geometry only.
 """
@@ -84,14 +89,26 @@ class PackingEnv(gymnasium.Env):
         physics: run pybullet at every step (default) or geometry only.
         physics_kwargs: :class:`~simkit.sims.packing_physics.PackingPhysics` options
             (default :data:`simkit.eval.packing.evaluate.EVAL_PHYSICS`).
+        support: None, ``"com"``, ``"area:F"`` or ``"full"`` (module docstring).
+
+    Raises:
+        SimkitError: a bad ``support`` value.
     """
 
     metadata = {"render_modes": []}
 
     def __init__(
-        self, tier: str = "easy", cases: Any = None, physics: bool = True, physics_kwargs: dict | None = None
+        self,
+        tier: str = "easy",
+        cases: Any = None,
+        physics: bool = True,
+        physics_kwargs: dict | None = None,
+        support: str | None = None,
     ) -> None:
         super().__init__()
+        from simkit.scenes.packing_support import parse_support
+
+        self.support = None if support is None else parse_support(support)
         self.tier = tier
         self.L, self.W, self.H, self.B = _tier_limits(tier)
         if isinstance(cases, str):
@@ -165,7 +182,7 @@ class PackingEnv(gymnasium.Env):
             self._physics = PackingPhysics(
                 case.container, **(EVAL_PHYSICS if self.physics_kwargs is None else self.physics_kwargs)
             )
-        self._ep = PackingEpisode(case, self._physics)
+        self._ep = PackingEpisode(case, self._physics, self.support)
         return self._obs(), {"case": case.name, "items": len(case.items)}
 
     def step(self, action):

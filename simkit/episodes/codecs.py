@@ -184,6 +184,8 @@ def encode(value: Any) -> tuple[str, bytes]:
 def decode(ext: str, data: bytes) -> Any:
     """Decode member bytes by extension.
 
+    Arrays are returned writable (torch warns on read-only arrays).
+
     Returns: ndarray for npy/png/exr, dict/list for json, str for txt,
     ``(samples float32 (T, C), sample_rate)`` for flac, uint8 ``(T, H, W, 3)`` for mp4, bytes otherwise.
     """
@@ -198,7 +200,7 @@ def decode(ext: str, data: bytes) -> Any:
         from PIL import Image as PILImage
 
         with PILImage.open(io.BytesIO(data)) as img:
-            return np.asarray(img)
+            return np.array(img)  # a writable copy (np.asarray of a PIL image is read-only)
     if ext == "exr":
         OpenEXR = require("OpenEXR", "all")
         import os

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,80 @@ MANIFEST_COLUMNS = (
     "error",
     "duration_s",
 )
+
+
+#: corpus.json keys that make two directories the same corpus (``n`` may grow: see ``generate``)
+IDENTITY_KEYS = ("generator", "version", "seed", "n", "episodes_per_shard", "config")
+
+#: highest episode count: keys carry the index in 8 digits (``episode_key``), which keeps them in index order
+MAX_EPISODES = 10**8
+
+
+def identity_diff(
+    old: dict[str, Any], new: dict[str, Any], keys: tuple[str, ...] = IDENTITY_KEYS
+) -> list[str]:
+    """The identity settings that differ between two corpus descriptions, named down to the config key.
+
+    ``["seed (1 -> 2)", "config.size (16 -> 32)"]``: config differences name each dotted key that
+    differs (added, removed or changed), so a refused run says exactly what to change.
+    """
+    out: list[str] = []
+    for k in keys:
+        a, b = old.get(k), new.get(k)
+        if a == b:
+            continue
+        if k == "config" and isinstance(a, dict) and isinstance(b, dict):
+            out.extend(_dict_diff(a, b, "config"))
+        else:
+            out.append(f"{k} ({a!r} -> {b!r})")
+    return out
+
+
+def _dict_diff(a: dict, b: dict, prefix: str) -> list[str]:
+    out: list[str] = []
+    for k in sorted(set(a) | set(b), key=str):
+        x, y = a.get(k, "<unset>"), b.get(k, "<unset>")
+        if isinstance(x, dict) and isinstance(y, dict):
+            out.extend(_dict_diff(x, y, f"{prefix}.{k}"))
+        elif x != y:
+            out.append(f"{prefix}.{k} ({x!r} -> {y!r})")
+    return out
+
+
+#: shard file names the writer produces: ``shard-000003.tar`` and parts ``shard-000003-01.tar``
+SHARD_NAME = re.compile(r"shard-\d{6}(-\d{2})?\.tar")
+
+#: manifest row fields that must agree between manifest.parquet and the rows files (timing excluded)
+ROW_KEYS = frozenset(
+    {"key", "index", "shard", "status", "redraws", "attempts", "params_digest", "members", "error"}
+)
+
+
+def safe_shard_name(name: object) -> bool:
+    """True when a manifest/rows ``shard`` value is a plain shard file name (no directory, no ``..``)."""
+    return isinstance(name, str) and SHARD_NAME.fullmatch(name) is not None
+
+
+def row_fault(r: Any) -> str | None:
+    """Why ``r`` is not a well-formed manifest row (fields, types, a safe shard name, member names
+    that start with its key), or ``None``."""
+    if not isinstance(r, dict) or not set(r) >= ROW_KEYS:
+        return "not a manifest row"
+    if type(r["index"]) is not int or not isinstance(r["key"], str) or r["status"] not in ("ok", "failed"):
+        return "malformed key, index or status"
+    if not safe_shard_name(r["shard"]):
+        return f"shard {r['shard']!r} is not a shard file name (a path outside shards/?)"
+    if not isinstance(r["members"], list) or not all(
+        isinstance(m, dict)
+        and isinstance(m.get("name"), str)
+        and type(m.get("bytes")) is int
+        and isinstance(m.get("sha256"), str)
+        for m in r["members"]
+    ):
+        return "malformed members list"
+    if any(m["name"].split(".", 1)[0] != r["key"] for m in r["members"]):
+        return "a member name does not start with the row's key"
+    return None
 
 
 def sha256(data: bytes) -> str:
@@ -152,7 +227,10 @@ def _partial_span(path: Path) -> tuple[dict, int, int]:
         infos = tf.getmembers()
         if not infos or infos[0].name != ROW_MEMBER:
             raise ValueError(f"{path}: not a simkit partial episode (no leading {ROW_MEMBER})")
-        row = json.loads(tf.extractfile(infos[0]).read())
+        fh = tf.extractfile(infos[0])
+        if fh is None:
+            raise ValueError(f"{path}: {ROW_MEMBER} is not a regular file")
+        row = json.loads(fh.read())
     if len(infos) == 1:
         return row, 0, 0
     last = infos[-1]
@@ -233,17 +311,93 @@ def assemble_shard(
     return rows
 
 
+def reopen_shard(layout: CorpusLayout, shard_id: int) -> int:
+    """Turn a complete shard back into finished episodes in ``.partial/`` (a corpus that grows).
+
+    A corpus grown from ``n`` to more episodes refills its last shard; its episodes are stored
+    again as partial files (members copied byte for byte from the shard), then the shard's tar
+    files and rows file are removed, in that order, so a kill at any point leaves either the
+    complete shard or every one of its episodes in ``.partial/``. Returns the episodes reopened.
+
+    Raises:
+        SimkitError: the shard is damaged (a member is missing or differs from its row).
+    """
+    from simkit.core.errors import SimkitError
+    from simkit.episodes.tario import iter_tar
+
+    rows_file = layout.rows_path(shard_id)
+    rows = json.loads(rows_file.read_text())
+    stored: dict[str, bytes] = {}
+    for shard in sorted({r["shard"] for r in rows if r["members"]}):
+        if "/" in shard or "\\" in shard or not shard.startswith(shard_name(shard_id)):
+            raise SimkitError(f"{rows_file}: row names shard {shard!r} outside this shard")
+        stored.update(iter_tar(layout.shards / shard))
+    for r in rows:
+        path = layout.partial_path(shard_id, r["index"])
+        if path.exists() and verify_partial(path):
+            continue
+        members = []
+        for m in r["members"]:
+            data = stored.get(m["name"])
+            if data is None or sha256(data) != m["sha256"]:
+                raise SimkitError(
+                    f"{layout.shards / r['shard']}: member {m['name']!r} is missing or damaged; "
+                    f"run `simkit validate {layout.root}`"
+                )
+            members.append((m["name"], data))
+        write_partial(layout, shard_id, r["index"], members, {k: v for k, v in r.items() if k != "shard"})
+    for p in layout.shards.glob(f"{shard_name(shard_id)}*.tar"):
+        p.unlink()
+    rows_file.unlink()
+    return len(rows)
+
+
+def remove_corpus(layout: CorpusLayout) -> None:
+    """Remove what a run wrote into ``layout.root`` (corpus.json, manifest, shards/, .partial/, .lock).
+
+    Other files in the directory are left alone (``--overwrite`` starts the corpus over, nothing else).
+    """
+    for d in (layout.shards, layout.partial):
+        if d.is_dir():
+            shutil.rmtree(d)
+    for p in (layout.manifest, layout.corpus_json, layout.root / ".lock"):
+        p.unlink(missing_ok=True)
+
+
 def load_rows(layout: CorpusLayout) -> list[dict]:
-    """Manifest rows of every complete shard, sorted by episode index."""
+    """Manifest rows of every complete shard, sorted by episode index.
+
+    Raises:
+        SimkitError: a rows file is unreadable or holds a malformed row (see :func:`row_fault`).
+    """
+    from simkit.core.errors import SimkitError
+
     rows: list[dict] = []
     for shard_id in sorted(layout.complete_shards()):
-        rows.extend(json.loads(layout.rows_path(shard_id).read_text()))
+        path = layout.rows_path(shard_id)
+        try:
+            data = json.loads(path.read_text())
+            if not isinstance(data, list):
+                raise ValueError("not a list of manifest rows")
+            for r in data:
+                fault = row_fault(r)
+                if fault:
+                    raise ValueError(f"row {r.get('key') if isinstance(r, dict) else r!r}: {fault}")
+        except (OSError, ValueError) as exc:
+            raise SimkitError(
+                f"{path}: unreadable rows file ({exc}); run `simkit validate {layout.root}`"
+            ) from None
+        rows.extend(data)
     rows.sort(key=lambda r: r["index"])
     return rows
 
 
 def write_manifest(layout: CorpusLayout, rows: list[dict]) -> None:
-    """Write ``manifest.parquet`` (atomic) from manifest rows."""
+    """Write ``manifest.parquet`` (atomic) from manifest rows.
+
+    Raises:
+        SimkitError: a row does not fit the manifest schema (a damaged rows file).
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -263,7 +417,15 @@ def write_manifest(layout: CorpusLayout, rows: list[dict]) -> None:
         ]
     )
     cols = {c: [r.get(c) for r in rows] for c in MANIFEST_COLUMNS}
-    table = pa.Table.from_pydict(cols, schema=schema)
+    try:
+        table = pa.Table.from_pydict(cols, schema=schema)
+    except (pa.ArrowException, TypeError, ValueError) as exc:
+        from simkit.core.errors import SimkitError
+
+        raise SimkitError(
+            f"{layout.root}: a rows file holds malformed rows ({type(exc).__name__}: {exc}); "
+            f"run `simkit validate {layout.root}`"
+        ) from None
     tmp = layout.manifest.with_suffix(".parquet.tmp")
     pq.write_table(table, tmp)
     os.replace(tmp, layout.manifest)
@@ -283,7 +445,7 @@ class CorpusLock:
 
     def __init__(self, root: Path):
         self.path = Path(root) / ".lock"
-        self.fh = None
+        self.fh: Any = None
 
     def __enter__(self) -> CorpusLock:
         try:

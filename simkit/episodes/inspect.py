@@ -13,7 +13,14 @@ import numpy as np
 from simkit.core.errors import SimkitError
 from simkit.core.images import default_contact_sheet, save_png, tile
 from simkit.episodes.corpus import CorpusLayout, read_manifest
-from simkit.episodes.reader import corpus_info, iter_corpus
+from simkit.episodes.reader import (
+    CorpusWarning,
+    OnError,
+    corpus_episodes,
+    corpus_info,
+    iter_corpus,
+    iter_episodes,
+)
 
 __all__ = ["corpus_stats", "default_contact_sheet", "inspect_corpus", "save_png", "tile"]
 
@@ -26,6 +33,10 @@ def corpus_stats(root: str | Path) -> dict[str, Any]:
         rows = read_manifest(layout.manifest)
     except FileNotFoundError:
         raise SimkitError(f"{layout.manifest}: missing; run `simkit validate` to diagnose") from None
+    except Exception as exc:
+        raise SimkitError(
+            f"{layout.manifest}: unreadable ({type(exc).__name__}); run `simkit validate` to diagnose"
+        ) from None
     durations = np.array([r["duration_s"] or 0.0 for r in rows if r["status"] == "ok"], float)
     size = sum(p.stat().st_size for p in layout.shards.glob("*.tar"))
     return {
@@ -55,19 +66,15 @@ def param_histogram(samples: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
     return {k: dict(sorted(c.items())) for k, c in hist.items()}
 
 
-def all_metas(root: str | Path) -> list[dict[str, Any]]:
-    """The decoded ``meta.json`` of every stored episode (other members are skipped, not decoded)."""
-    import json
+def all_metas(root: str | Path, on_error: OnError = "raise") -> list[dict[str, Any]]:
+    """The verified, decoded ``meta.json`` of every stored episode (other members are neither read nor decoded).
 
-    from simkit.episodes.reader import shard_paths
-    from simkit.episodes.tario import iter_tar, split_member
-
-    metas = []
-    for path in shard_paths(root):
-        for name, data in iter_tar(path):
-            if split_member(name)[1] == "meta":
-                metas.append(json.loads(data))
-    return metas
+    Raises:
+        CorpusDamaged: a shard or meta member does not match the manifest (``on_error="skip"``: skipped).
+    """
+    return [
+        s["meta"] for s in iter_episodes(corpus_episodes(root), {"meta"}, on_error=on_error) if "meta" in s
+    ]
 
 
 def inspect_corpus(
@@ -75,16 +82,29 @@ def inspect_corpus(
 ) -> tuple[dict, list[Path]]:
     """Stats of the whole corpus + pictures of its first ``n_samples`` episodes.
 
-    Pictures go to ``out_dir`` (default ``ROOT/inspect``); returns (stats, paths).
+    Damaged episodes (members that do not match the manifest) are skipped and listed in
+    ``stats["damaged"]`` (one line per damaged shard). Pictures go to ``out_dir`` (default
+    ``ROOT/inspect``); returns (stats, paths).
+
+    Raises:
+        SimkitError: not a corpus, unreadable manifest, unknown generator, or ``out_dir`` cannot be written.
     """
+    import warnings
+
     from simkit.core.registry import load
 
     stats = corpus_stats(root)
-    stats["structural_params"] = param_histogram([{"meta": m} for m in all_metas(root)])
-    samples = list(itertools.islice(iter_corpus(root), n_samples))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", CorpusWarning)
+        stats["structural_params"] = param_histogram([{"meta": m} for m in all_metas(root, "skip")])
+        samples = list(itertools.islice(iter_corpus(root, on_error="skip"), n_samples))
+    stats["damaged"] = sorted({str(w.message) for w in caught if issubclass(w.category, CorpusWarning)})
     stats["pictured_episodes"] = len(samples)
     out = Path(out_dir) if out_dir else Path(root) / "inspect"
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SimkitError(f"--out {out}: cannot create the folder ({exc.strerror or exc})") from None
     gen_cls = load(stats["generator"])
     gen = gen_cls()
     with contextlib.suppress(Exception):

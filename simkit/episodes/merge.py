@@ -1,24 +1,158 @@
-"""``simkit merge``: join corpora produced as slices (``--shard K/N``) into one directory."""
+"""``simkit merge``: join corpora produced as slices (``--shard K/N``) into one directory.
+
+Every source is checked before anything is written: its corpus.json agrees with the others
+(same generator, version, seed, n, episodes per shard and config), every rows file is well
+formed and names only plain shard file names (``shard-000003.tar``; nothing a row says can
+make merge read or write outside ``shards/``), and every shard holds exactly the members its
+rows list, byte for byte. Files are copied under a temporary name and renamed, and nothing is
+written outside ``--out``.
+"""
 
 from __future__ import annotations
 
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 from simkit.core.errors import SimkitError
 from simkit.episodes.corpus import (
     CorpusLayout,
     CorpusLock,
+    identity_diff,
     load_rows,
+    safe_shard_name,
     sha256,
     write_json_atomic,
     write_manifest,
 )
-from simkit.executors.run import IDENTITY_KEYS
+from simkit.episodes.reader import index_shard
+from simkit.episodes.tario import split_member
 
 
-def merge_corpora(sources: list[str | Path], out: str | Path) -> dict:
+def _read_infos(sources: list[Path]) -> list[dict]:
+    infos = []
+    for s in sources:
+        p = CorpusLayout(s).corpus_json
+        try:
+            info = json.loads(p.read_text())
+        except (OSError, ValueError) as exc:
+            raise SimkitError(f"{p}: not a readable simkit corpus ({exc})") from None
+        if not isinstance(info, dict) or not isinstance(info.get("generator"), str):
+            raise SimkitError(f"{p}: not a simkit corpus description (no generator)")
+        infos.append(info)
+    for s, info in zip(sources, infos, strict=True):
+        diff = identity_diff(infos[0], info)
+        if diff:
+            raise SimkitError(
+                f"{s}: not a slice of the same corpus as {sources[0]} (differs: {'; '.join(diff)})"
+            )
+    return infos
+
+
+def _check_out(dst: CorpusLayout, sources: list[Path], ref: dict) -> None:
+    for p in [dst.root, *dst.root.parents]:
+        if p.exists():
+            if not p.is_dir():
+                raise SimkitError(f"--out {dst.root}: {p} exists and is not a directory")
+            break
+    if not dst.corpus_json.exists() or any(s.resolve() == dst.root.resolve() for s in sources):
+        return
+    try:
+        existing = json.loads(dst.corpus_json.read_text())
+        if not isinstance(existing, dict):
+            raise ValueError("not a JSON object")
+    except (OSError, ValueError) as exc:
+        raise SimkitError(f"{dst.corpus_json}: unreadable ({exc}); merge into a new directory") from None
+    diff = identity_diff(existing, ref)
+    if diff:
+        raise SimkitError(
+            f"--out {dst.root} already holds a different corpus (these settings differ: "
+            f"{'; '.join(diff)}); merge into a new directory"
+        )
+
+
+def _shard_rows(src: CorpusLayout, j: int) -> list[dict]:
+    """The rows of shard ``j`` of ``src``, checked for form and safe shard names. Raises SimkitError."""
+    rows_file = src.rows_path(j)
+    hint = f"run `simkit validate {src.root}`"
+    try:
+        rows = json.loads(rows_file.read_text())
+        if not isinstance(rows, list):
+            raise ValueError("not a list of rows")
+        for r in rows:
+            if not safe_shard_name(r["shard"]) or not r["shard"].startswith(rows_file.name[:12]):
+                raise ValueError(f"row {r.get('key')!r} names shard {r['shard']!r}, not a file of this shard")
+            for m in r["members"]:
+                if split_member(m["name"])[0] != r["key"]:
+                    raise ValueError(f"member {m['name']!r} does not belong to row {r['key']!r}")
+                m["sha256"], m["bytes"] = str(m["sha256"]), int(m["bytes"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise SimkitError(f"{rows_file}: unreadable rows file ({exc}); {hint}") from None
+    return rows
+
+
+def _check_shard_members(src: CorpusLayout, rows: list[dict]) -> None:
+    """Raise SimkitError unless each shard file holds exactly the members its rows list, intact."""
+    want: dict[str, dict[str, tuple[str, int]]] = {}
+    for r in rows:
+        if r["status"] == "ok":
+            for m in r["members"]:
+                want.setdefault(r["shard"], {})[m["name"]] = (m["sha256"], m["bytes"])
+    for name, members in want.items():
+        path = src.shards / name
+        idx = index_shard(path)
+        if idx.problem is not None or idx.duplicates:
+            why = idx.problem[1] if idx.problem else f"duplicate members {sorted(idx.duplicates)}"
+            raise SimkitError(f"{path}: cannot be read ({why}); run `simkit validate {src.root}`")
+        got = {}
+        with open(path, "rb") as fh:
+            for n, (offset, size) in idx.members.items():
+                fh.seek(offset)
+                got[n] = (sha256(fh.read(size)), size)
+        if got != members:
+            bad = sorted(set(got) ^ set(members)) or sorted(n for n in got if got[n] != members.get(n))
+            raise SimkitError(
+                f"{path}: members differ from its rows file (missing, extra or edited: {bad[0]!r}); "
+                f"run `simkit validate {src.root}`"
+            )
+
+
+def _copy_atomic(a: Path, b: Path) -> None:
+    tmp = b.with_name(b.name + ".tmp")
+    shutil.copyfile(a, tmp)
+    tmp.replace(b)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    if a.stat().st_size != b.stat().st_size:
+        return False
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        while True:
+            x, y = fa.read(1 << 22), fb.read(1 << 22)
+            if x != y:
+                return False
+            if not x:
+                return True
+
+
+def _copy_shards(sources: list[Path], dst: CorpusLayout, plan: dict[tuple[Path, int], list[dict]]) -> None:
+    for (s, j), rows in sorted(plan.items()):
+        src = CorpusLayout(s)
+        if src.root.resolve() == dst.root.resolve():
+            continue
+        for name in sorted({r["shard"] for r in rows if r["status"] == "ok"}):
+            a, b = src.shards / name, dst.shards / name
+            if b.exists():
+                if not _same_file(a, b):
+                    raise SimkitError(f"{name} exists in several sources with different bytes")
+                continue
+            _copy_atomic(a, b)
+        if not dst.rows_path(j).exists():
+            _copy_atomic(src.rows_path(j), dst.rows_path(j))
+
+
+def merge_corpora(sources: list[str | Path], out: str | Path) -> dict[str, Any]:
     """Copy the complete shards of ``sources`` into ``out`` and rebuild manifest and corpus.json.
 
     All sources must be slices of the same corpus (same generator, version, seed, n, config,
@@ -26,62 +160,30 @@ def merge_corpora(sources: list[str | Path], out: str | Path) -> dict:
     Returns the merged corpus.json content.
 
     Raises:
-        SimkitError: a source is not a corpus, sources disagree, or a duplicated shard differs.
+        SimkitError: a source is not a corpus or is damaged, sources disagree (naming the settings),
+            a duplicated shard differs, or ``out`` holds another corpus or is under a file.
     """
     if not sources:
         raise SimkitError("merge needs at least one source corpus")
-    infos = []
-    for s in sources:
-        p = CorpusLayout(Path(s)).corpus_json
-        try:
-            infos.append(json.loads(p.read_text()))
-        except (OSError, ValueError) as exc:
-            raise SimkitError(f"{p}: not a readable simkit corpus ({exc})") from None
-    ref = {k: infos[0].get(k) for k in IDENTITY_KEYS}
-    for s, info in zip(sources, infos, strict=True):
-        diff = [k for k in IDENTITY_KEYS if info.get(k) != ref[k]]
-        if diff:
-            raise SimkitError(
-                f"{s}: not a slice of the same corpus as {sources[0]} ({', '.join(diff)} differ)"
-            )
+    srcs = [Path(s) for s in sources]
+    infos = _read_infos(srcs)
     dst = CorpusLayout(Path(out))
-    if dst.corpus_json.exists() and all(Path(s).resolve() != dst.root.resolve() for s in sources):
-        try:
-            existing = json.loads(dst.corpus_json.read_text())
-        except (OSError, ValueError) as exc:
-            raise SimkitError(f"{dst.corpus_json}: unreadable ({exc}); merge into a new directory") from None
-        diff = [k for k in IDENTITY_KEYS if existing.get(k) != ref[k]]
-        if diff:
-            raise SimkitError(
-                f"--out {dst.root} already holds a different corpus (these settings differ: "
-                f"{', '.join(diff)}); merge into a new directory"
-            )
-    elif dst.root.exists() and not dst.root.is_dir():
-        raise SimkitError(f"--out {dst.root}: exists and is not a directory")
-    # check every source shard against its rows before anything is copied
-    for s in sources:
-        src = CorpusLayout(Path(s))
+    _check_out(dst, srcs, infos[0])
+    plan: dict[tuple[Path, int], list[dict]] = {}
+    existing = (
+        [dst.root]
+        if dst.corpus_json.exists() and all(s.resolve() != dst.root.resolve() for s in srcs)
+        else []
+    )
+    for s in (
+        srcs + existing
+    ):  # check every shard (sources and --out) against its rows before anything is copied
+        src = CorpusLayout(s)
         for j in sorted(src.complete_shards()):
-            _check_shard_rows(src, j)
+            plan[(s, j)] = _shard_rows(src, j)
+            _check_shard_members(src, plan[(s, j)])
     dst.ensure()
-    for s in sources:
-        src = CorpusLayout(Path(s))
-        if src.root.resolve() == dst.root.resolve():
-            continue
-        for j in sorted(src.complete_shards()):
-            rows_file = src.rows_path(j)
-            rows = json.loads(rows_file.read_text())
-            for name in sorted({r["shard"] for r in rows if r["status"] == "ok"}):
-                a = src.shards / name
-                b = dst.shards / name
-                if b.exists():
-                    if b.read_bytes() != a.read_bytes():
-                        raise SimkitError(f"{name} exists in several sources with different bytes")
-                    continue
-                shutil.copyfile(a, b.with_name(b.name + ".tmp"))
-                (b.with_name(b.name + ".tmp")).replace(b)
-            if not dst.rows_path(j).exists():
-                shutil.copyfile(rows_file, dst.rows_path(j))
+    _copy_shards(srcs, dst, plan)
     with CorpusLock(dst.root):
         rows = load_rows(dst)
         write_manifest(dst, rows)
@@ -94,40 +196,11 @@ def merge_corpora(sources: list[str | Path], out: str | Path) -> dict:
         "failed": len(rows) - ok,
         "redraws": sum(int(r.get("redraws") or 0) for r in rows),
     }
-    schema = {}
-    for i in infos:
-        schema.update(i.get("schema") or {})
+    schema: dict[str, str] = {}
+    for r in rows:
+        for m in r["members"]:
+            _, fname, ext = split_member(m["name"])
+            schema.setdefault(fname, ext)
     info["schema"] = dict(sorted(schema.items()))
     write_json_atomic(dst.corpus_json, info)
     return info
-
-
-def _check_shard_rows(src: CorpusLayout, j: int) -> None:
-    """Raise SimkitError unless every member the rows file of shard ``j`` lists is present and intact."""
-    from simkit.episodes.tario import iter_tar
-
-    rows_file = src.rows_path(j)
-    try:
-        rows = json.loads(rows_file.read_text())
-        want: dict[str, dict[str, tuple[str, int]]] = {}
-        for r in rows:
-            if r["status"] == "ok":
-                for m in r["members"]:
-                    want.setdefault(r["shard"], {})[m["name"]] = (m["sha256"], m["bytes"])
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise SimkitError(
-            f"{rows_file}: unreadable rows file ({exc}); run `simkit validate {src.root}`"
-        ) from None
-    for name, members in want.items():
-        path = src.shards / name
-        try:
-            got = {n: (sha256(d), len(d)) for n, d in iter_tar(path)}
-        except Exception as exc:
-            raise SimkitError(
-                f"{path}: cannot be read ({type(exc).__name__}: {exc}); run `simkit validate {src.root}`"
-            ) from None
-        if got != members:
-            raise SimkitError(
-                f"{path}: members differ from {rows_file.name} (missing, extra or edited); "
-                f"run `simkit validate {src.root}`"
-            )

@@ -1,73 +1,458 @@
-"""Reading corpora: iterate decoded samples from one or several corpus directories."""
+"""Reading corpora: verified, episode-addressed iteration over one or several corpus directories.
+
+Every episode handed out has been checked against the manifest: each member's size and
+sha256 match the manifest row, the episode has exactly its recorded members (none missing,
+duplicated or extra), and its shard exists, is a well-formed tar archive and carries nothing
+after its end-of-archive marker. A shard is indexed once (tar headers only, no member data)
+and episodes are then read by seeking to their members, so any subset of episodes, in any
+order, costs only the bytes of those episodes. This is what lets readers split a corpus by
+episode (not by shard) across DataLoader workers and distributed ranks.
+
+Faults raise :class:`CorpusDamaged` naming the corpus, the shard and the member;
+``on_error="skip"`` skips the damaged episode instead and warns once per shard
+(:class:`CorpusWarning`).
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import tarfile
+import warnings
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from simkit.core.errors import SimkitError
 from simkit.core.fields import FieldSpec, specs_from_json
 from simkit.episodes.codecs import decode
-from simkit.episodes.corpus import CorpusLayout, shard_sort_key
-from simkit.episodes.tario import iter_tar, split_member
+from simkit.episodes.corpus import (
+    CorpusLayout,
+    read_manifest,
+    row_fault,
+    safe_shard_name,
+    sha256,
+    shard_sort_key,
+)
+from simkit.episodes.tario import safe_member_name, split_member
+
+OnError = Literal["raise", "skip"]
+
+
+class CorpusDamaged(SimkitError):
+    """A corpus does not match its manifest (edited, truncated, missing or extra data).
+
+    Attributes: ``root`` (corpus directory), ``shard`` (shard file name or ``None``),
+    ``member`` (member name or ``None``), ``reason``. Built from a message alone (as DataLoader
+    workers and pickling re-create exceptions), only the message is kept.
+    """
+
+    def __init__(
+        self, root: Path | str, shard: str | None = None, member: str | None = None, reason: str | None = None
+    ):
+        if reason is None:
+            super().__init__(str(root))
+            self.root, self.shard, self.member, self.reason = None, shard, member, str(root)
+            return
+        self.root, self.shard, self.member, self.reason = Path(root), shard, member, reason
+        where = str(self.root) + (f": {shard}" if shard else "") + (f": member {member!r}" if member else "")
+        super().__init__(f"{where}: {reason} (run `simkit validate {self.root}` for a full report)")
+
+
+#: corpus.json keys every episode's meta.json repeats (with ``index`` and ``key``)
+META_IDENTITY = ("generator", "version", "seed")
+
+
+def meta_fault(meta: Any, corpus: tuple[tuple[str, Any], ...], index: int, key: str) -> str | None:
+    """Why an episode's decoded ``meta.json`` disagrees with corpus.json and its manifest row, or ``None``."""
+    if not isinstance(meta, dict):
+        return "meta.json is not a JSON object"
+    want = dict(corpus, index=index, key=key)
+    diff = sorted(k for k, v in want.items() if meta.get(k) != v)
+    if diff:
+        got = ", ".join(f"{k} {meta.get(k)!r} (corpus.json/manifest: {want[k]!r})" for k in diff)
+        return f"meta.json disagrees with corpus.json or the manifest: {got}"
+    return None
+
+
+class CorpusWarning(UserWarning):
+    """Episodes of a damaged shard were skipped (``on_error="skip"``)."""
+
+
+@dataclass(frozen=True)
+class EpisodeEntry:
+    """One ok episode as the manifest records it: members are ``(name, sha256 hex, size in bytes)``."""
+
+    root: Path
+    shard: str
+    key: str
+    index: int
+    members: tuple[tuple[str, str, int], ...]
+    #: keys of every episode the manifest places in this shard (a stored key outside it is an extra member)
+    shard_keys: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
+    #: what every episode's ``meta.json`` must say (generator, version, seed from corpus.json)
+    corpus: tuple[tuple[str, Any], ...] = field(default=(), compare=False, repr=False)
 
 
 def corpus_info(root: str | Path) -> dict[str, Any]:
     """The parsed ``corpus.json`` of a corpus directory.
 
     Raises:
-        SimkitError: the directory or its corpus.json is missing or unreadable.
+        SimkitError: the directory or its corpus.json is missing, unreadable or not a JSON object.
     """
     layout = CorpusLayout(Path(root))
     if not layout.root.is_dir():
         raise SimkitError(f"{layout.root}: no such corpus directory")
     try:
-        return json.loads(layout.corpus_json.read_text())
+        info = json.loads(layout.corpus_json.read_text())
     except FileNotFoundError:
         raise SimkitError(f"{layout.root}: no corpus.json (not a simkit corpus)") from None
-    except ValueError as exc:
+    except (ValueError, OSError) as exc:
         raise SimkitError(f"{layout.corpus_json}: malformed JSON ({exc})") from None
+    if not isinstance(info, dict):
+        raise SimkitError(f"{layout.corpus_json}: not a simkit corpus description (not a JSON object)")
+    return info
 
 
-def shard_paths(roots: str | Path | list[str | Path]) -> list[Path]:
-    """Complete shard tar files of one or several corpus directories, in a fixed order."""
+def _as_roots(roots: str | Path | Iterable[str | Path]) -> list[Path]:
     if isinstance(roots, (str, Path)):
-        roots = [roots]
-    out: list[Path] = []
-    for root in roots:
-        layout = CorpusLayout(Path(root))
-        if not layout.shards.is_dir():
-            raise SimkitError(f"{layout.root}: no shards/ directory (not a simkit corpus)")
-        complete = {f"shard-{j:06d}" for j in layout.complete_shards()}
-        out.extend(
-            p
-            for p in sorted(layout.shards.glob("shard-*.tar"), key=lambda q: shard_sort_key(q.name))
-            if p.name[:12] in complete
+        return [Path(roots)]
+    return [Path(r) for r in roots]
+
+
+def _entry(root: Path, row: Any) -> EpisodeEntry:
+    """One manifest row as an :class:`EpisodeEntry`; raises CorpusDamaged for a malformed or unsafe row."""
+    try:
+        shard, key, index = row["shard"], str(row["key"]), int(row["index"])
+        members = tuple((str(m["name"]), str(m["sha256"]), int(m["bytes"])) for m in row["members"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CorpusDamaged(root, None, None, f"manifest.parquet: malformed row ({exc!r})") from None
+    if not safe_shard_name(shard):
+        raise CorpusDamaged(root, None, None, f"manifest row {key}: shard {shard!r} is not a shard file name")
+    for name, _, _ in members:
+        if not safe_member_name(name) or split_member(name)[0] != key:
+            raise CorpusDamaged(root, shard, name, f"manifest row {key}: member name does not belong to it")
+    return EpisodeEntry(root, shard, key, index, members)
+
+
+def _manifest_rows(root: Path) -> list[dict]:
+    try:
+        rows = read_manifest(CorpusLayout(root).manifest)
+    except FileNotFoundError:
+        raise CorpusDamaged(root, None, None, "manifest.parquet is missing") from None
+    except Exception as exc:
+        raise CorpusDamaged(
+            root, None, None, f"manifest.parquet is unreadable ({type(exc).__name__})"
+        ) from None
+    if not all(isinstance(r, dict) and "status" in r for r in rows):
+        raise CorpusDamaged(root, None, None, "manifest.parquet: rows without a status")
+    return rows
+
+
+def _recorded(root: Path, layout: CorpusLayout) -> dict[str, tuple]:
+    """key -> (shard, members) of every ok row of every rows file (complete shards)."""
+    recorded: dict[str, tuple] = {}
+    for j in layout.complete_shards():
+        try:
+            rows = json.loads(layout.rows_path(j).read_text())
+            for r in rows:
+                fault = row_fault(r)
+                if fault:
+                    raise ValueError(f"row {r.get('key') if isinstance(r, dict) else r!r}: {fault}")
+                if r["status"] == "ok":
+                    members = tuple((m["name"], m["sha256"], m["bytes"]) for m in r["members"])
+                    recorded[str(r["key"])] = (r["shard"], members)
+        except (OSError, ValueError) as exc:
+            raise CorpusDamaged(
+                root, layout.rows_path(j).name, None, f"unreadable rows file ({exc})"
+            ) from None
+    return recorded
+
+
+def _agreement(root: Path, info: dict, entries: list[EpisodeEntry], n_rows: int) -> None:
+    """The manifest must agree with the rows files, corpus.json and the shard files on disk.
+
+    Every manifest row must equal its rows-file row, and a shard the manifest lists must be listed
+    whole. Complete shards the manifest does not list yet are allowed (a run still in progress
+    rebuilds the manifest when it ends): readers read what the manifest lists.
+    """
+    layout = CorpusLayout(root)
+    recorded = _recorded(root, layout)
+    listed = {e.key: (e.shard, e.members) for e in entries}
+    by_id: dict[int, set[str]] = {}
+    for key, (shard, _) in recorded.items():
+        by_id.setdefault(shard_sort_key(shard)[0], set()).add(key)
+    listed_ids = {shard_sort_key(e.shard)[0] for e in entries}
+    expected = {k for j in listed_ids for k in by_id.get(j, set())}
+    bad = sorted(k for k in set(listed) | expected if listed.get(k) != recorded.get(k))
+    if bad:
+        raise CorpusDamaged(
+            root, None, None, f"manifest.parquet and the rows files disagree on episode {bad[0]}"
         )
+    counts: dict = info["counts"] if isinstance(info.get("counts"), dict) else {}
+    if counts.get("ok") != len(entries) or counts.get("present") != n_rows:
+        raise CorpusDamaged(root, None, None, "corpus.json counts disagree with manifest.parquet")
+    fields = {split_member(name)[1] for e in entries for name, _, _ in e.members}
+    if entries and set(info.get("schema") or {}) != fields:
+        raise CorpusDamaged(root, None, None, "corpus.json schema disagrees with the manifest's members")
+    complete = layout.complete_shards()
+    named = {shard for shard, _ in recorded.values()}
+    for p in layout.shards.glob("*.tar") if layout.shards.is_dir() else []:
+        if p.name not in named and safe_shard_name(p.name) and shard_sort_key(p.name)[0] in complete:
+            raise CorpusDamaged(root, p.name, None, "extra shard file that no rows file names")
+
+
+def corpus_episodes(roots: str | Path | Iterable[str | Path]) -> list[EpisodeEntry]:
+    """The ok episodes of one or several corpora as the manifests list them, corpus by corpus, in index order.
+
+    Also checks, per corpus, that manifest.parquet, the rows files and corpus.json agree and that
+    ``shards/`` holds no complete shard the manifest does not name (all cheap: no member data is read).
+
+    Raises:
+        SimkitError: a root is not a simkit corpus.
+        CorpusDamaged: a manifest is missing, unreadable or disagrees with the rows files or
+            corpus.json, or a row is malformed or names a path outside ``shards/``.
+    """
+    out: list[EpisodeEntry] = []
+    for root in _as_roots(roots):
+        info = corpus_info(root)
+        rows = _manifest_rows(root)
+        entries = [_entry(root, r) for r in rows if r.get("status") == "ok"]
+        _agreement(root, info, entries, len(rows))
+        keys: dict[str, set[str]] = {}
+        for e in entries:
+            keys.setdefault(e.shard, set()).add(e.key)
+        frozen = {shard: frozenset(k) for shard, k in keys.items()}
+        ident = tuple((k, info.get(k)) for k in META_IDENTITY)
+        entries = [
+            EpisodeEntry(e.root, e.shard, e.key, e.index, e.members, frozen[e.shard], ident)
+            for e in sorted(entries, key=lambda e: e.index)
+        ]
+        out.extend(entries)
     return out
 
 
+@dataclass
+class ShardIndex:
+    """Member offsets of one shard, read from its tar headers.
+
+    ``members``: name -> (offset of the data in bytes, size in bytes); ``duplicates``: names stored
+    more than once; ``by_key``: episode key -> its member names; ``problem``: a fault of the whole shard (missing, unreadable, unsafe or
+    non-regular member, bytes after the end-of-archive marker), else ``None``.
+    """
+
+    path: Path
+    members: dict[str, tuple[int, int]] = field(default_factory=dict)
+    by_key: dict[str, set[str]] = field(default_factory=dict)
+    duplicates: set[str] = field(default_factory=set)
+    unknown_keys: list[str] | None = None  # stored keys the manifest does not place here (set by the reader)
+    problem: tuple[str | None, str] | None = None  # (member or None, reason)
+
+
+def _zero_tail(fh: Any, start: int) -> bool:
+    fh.seek(start)
+    while chunk := fh.read(1 << 20):
+        if chunk.count(0) != len(chunk):
+            return False
+    return True
+
+
+def index_shard(path: str | Path) -> ShardIndex:
+    """Index a shard's members from its tar headers and check its structure (never raises on bad data).
+
+    The writer ends every shard with the two zero blocks of the end-of-archive marker padded with
+    zeros to a whole tar record (POSIX.1-2001 ustar/pax, 512-byte blocks, 10240-byte records); a
+    file with fewer bytes is truncated, one with non-zero bytes there has trailing garbage.
+    """
+    idx = ShardIndex(Path(path))
+    if not idx.path.is_file():
+        idx.problem = (None, "shard file is missing")
+        return idx
+    try:
+        with open(idx.path, "rb") as fh, tarfile.open(fileobj=fh, mode="r:") as tf:
+            for info in tf:
+                if not safe_member_name(info.name):
+                    idx.problem = (info.name, "unsafe member name (absolute or '..')")
+                    return idx
+                if not info.isreg():
+                    idx.problem = (info.name, "member is not a regular file")
+                    return idx
+                if info.name in idx.members:
+                    idx.duplicates.add(info.name)
+                idx.members[info.name] = (info.offset_data, info.size)
+                idx.by_key.setdefault(split_member(info.name)[0], set()).add(info.name)
+            end = tf.offset
+            size = idx.path.stat().st_size
+            if size < end + 2 * tarfile.BLOCKSIZE:
+                idx.problem = (None, "truncated (no end-of-archive marker)")
+            elif not _zero_tail(fh, end):
+                idx.problem = (None, "bytes after the end-of-archive marker (trailing garbage)")
+    except (tarfile.TarError, EOFError, OSError, UnicodeError) as exc:
+        idx.problem = (None, f"cannot be read as a tar archive ({type(exc).__name__}: {exc})")
+    return idx
+
+
+def _check_members(
+    e: EpisodeEntry, idx: ShardIndex, wanted: set[str] | None
+) -> tuple[str | None, str] | None:
+    """The first fault of episode ``e`` in its shard index (member, reason), or ``None``."""
+    recorded = {name for name, _, _ in e.members}
+    stored = idx.by_key.get(e.key, set())
+    for name in sorted(recorded - stored):
+        return name, "member listed in the manifest is missing from the shard"
+    for name in sorted(stored - recorded):
+        return name, "member is not in the manifest (extra)"
+    for name in sorted(recorded & idx.duplicates):
+        return name, "member is stored more than once (duplicate)"
+    for name, _, size in e.members:
+        if (wanted is None or split_member(name)[1] in wanted) and idx.members[name][1] != size:
+            return name, f"size {idx.members[name][1]} differs from the manifest's {size} bytes"
+    return None
+
+
+class ShardCache:
+    """Open shard files and their indexes, one at a time (episodes are mostly read shard by shard)."""
+
+    def __init__(self) -> None:
+        self.path: Path | None = None
+        self.index: ShardIndex | None = None
+        self.fh: Any = None
+
+    def get(self, path: Path) -> tuple[ShardIndex, Any]:
+        if path != self.path:
+            self.close()
+            self.path, self.index = path, index_shard(path)
+            self.fh = open(path, "rb") if self.index.problem is None else None  # noqa: SIM115 (closed by close())
+        assert self.index is not None
+        return self.index, self.fh
+
+    def close(self) -> None:
+        if self.fh is not None:
+            self.fh.close()
+        self.path, self.index, self.fh = None, None, None
+
+
+def read_episode(
+    e: EpisodeEntry,
+    cache: ShardCache,
+    fields: set[str] | None = None,
+    decode_fields: bool = True,
+    verify: bool = True,
+) -> dict[str, Any]:
+    """Read (and by default verify and decode) one episode: ``{"__key__": key, field: value, ...}``.
+
+    Args:
+        fields: read only these fields (``None``: all); only the members read are hashed.
+        verify: check sizes, sha256 and the exact member set against the manifest (on by default).
+    Raises:
+        CorpusDamaged: the shard or one of the episode's members does not match the manifest.
+        ExtraMissing: a member needs an optional package to decode (an environment problem).
+    """
+    path = e.root / "shards" / e.shard
+    idx, fh = cache.get(path)
+    if idx.problem is not None:
+        raise CorpusDamaged(e.root, e.shard, idx.problem[0], idx.problem[1])
+    fault = _check_members(e, idx, fields) if verify else None
+    if verify and fault is None and e.shard_keys:
+        if idx.unknown_keys is None:  # once per shard: every entry of a shard shares its key set
+            idx.unknown_keys = sorted(set(idx.by_key) - e.shard_keys)
+        unknown = idx.unknown_keys
+        if unknown:
+            fault = (
+                sorted(idx.by_key[unknown[0]])[0],
+                "member of an episode the manifest does not list (extra)",
+            )
+    if fault is not None:
+        raise CorpusDamaged(e.root, e.shard, fault[0], fault[1])
+    sample: dict[str, Any] = {"__key__": e.key}
+    for name, digest, size in e.members:
+        _, fname, ext = split_member(name)
+        if fields is not None and fname not in fields:
+            continue
+        offset, _ = idx.members[name]
+        fh.seek(offset)
+        data = fh.read(size)
+        if verify and (len(data) != size or sha256(data) != digest):
+            raise CorpusDamaged(e.root, e.shard, name, "sha256 differs from the manifest (edited or corrupt)")
+        sample[fname] = _decode(e, name, ext, data) if decode_fields else data
+        if verify and decode_fields and fname == "meta" and e.corpus:
+            why = meta_fault(sample[fname], e.corpus, e.index, e.key)
+            if why:
+                raise CorpusDamaged(e.root, e.shard, name, why)
+    return sample
+
+
+def _decode(e: EpisodeEntry, name: str, ext: str, data: bytes) -> Any:
+    try:
+        return decode(ext, data)
+    except SimkitError:
+        raise
+    except Exception as exc:
+        raise CorpusDamaged(e.root, e.shard, name, f"does not decode ({type(exc).__name__}: {exc})") from None
+
+
+def iter_episodes(
+    entries: Iterable[EpisodeEntry],
+    fields: set[str] | None = None,
+    decode_fields: bool = True,
+    on_error: OnError = "raise",
+    verify: bool = True,
+) -> Iterator[dict[str, Any]]:
+    """Read ``entries`` in the given order (see :func:`read_episode`).
+
+    ``on_error="skip"``: a damaged episode is skipped and a :class:`CorpusWarning` is issued once
+    per shard (naming it and the first fault); ``"raise"`` (default) raises :class:`CorpusDamaged`.
+    """
+    if on_error not in ("raise", "skip"):
+        raise SimkitError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
+    cache = ShardCache()
+    warned: set[tuple[Path, str]] = set()
+    try:
+        for e in entries:
+            try:
+                sample = read_episode(e, cache, fields, decode_fields, verify)
+            except CorpusDamaged as exc:
+                if on_error == "raise":
+                    raise
+                if (e.root, e.shard) not in warned:
+                    warned.add((e.root, e.shard))
+                    warnings.warn(f"skipping damaged episodes of {exc}", CorpusWarning, stacklevel=2)
+                continue
+            yield sample
+    finally:
+        cache.close()
+
+
+def shard_paths(roots: str | Path | list[str | Path]) -> list[Path]:
+    """Shard tar files the manifests of one or several corpora name, in a fixed order (for webdataset).
+
+    Raises:
+        SimkitError / CorpusDamaged: as :func:`corpus_episodes`.
+    """
+    out: list[Path] = []
+    for root in _as_roots(roots):
+        names = {e.shard for e in corpus_episodes(root)}
+        out.extend(root / "shards" / n for n in sorted(names, key=shard_sort_key))
+    return out
+
+
+def iter_corpus(
+    roots: str | Path | list[str | Path], decode_fields: bool = True, on_error: OnError = "raise"
+) -> Iterator[dict[str, Any]]:
+    """Yield every ok episode of one or several corpora, verified against the manifest (index order).
+
+    Raises:
+        CorpusDamaged: a shard or member does not match the manifest (unless ``on_error="skip"``).
+    """
+    yield from iter_episodes(corpus_episodes(roots), decode_fields=decode_fields, on_error=on_error)
+
+
 def iter_shard(path: str | Path, decode_fields: bool = True) -> Iterator[dict[str, Any]]:
-    """Yield samples ``{"__key__": key, field: value, ...}`` of one shard (members grouped by key)."""
-    current: dict[str, Any] | None = None
-    for name, data in iter_tar(path):
-        key, field, ext = split_member(name)
-        if current is not None and current["__key__"] != key:
-            yield current
-            current = None
-        if current is None:
-            current = {"__key__": key}
-        current[field] = decode(ext, data) if decode_fields else data
-    if current is not None:
-        yield current
-
-
-def iter_corpus(roots: str | Path | list[str | Path], decode_fields: bool = True) -> Iterator[dict[str, Any]]:
-    """Yield every stored sample of one or several corpora (see :func:`iter_shard`)."""
-    for p in shard_paths(roots):
-        yield from iter_shard(p, decode_fields)
+    """Yield the verified episodes of one shard file of a corpus (``CORPUS/shards/NAME.tar``)."""
+    path = Path(path)
+    root = path.parent.parent
+    entries = [e for e in corpus_episodes(root) if e.shard == path.name]
+    yield from iter_episodes(entries, decode_fields=decode_fields)
 
 
 def corpus_fields(root: str | Path) -> tuple[FieldSpec, ...]:

@@ -1,203 +1,401 @@
 """``simkit validate``: check a corpus against its manifest and its generator's own checks.
 
-Checks, in order: corpus.json readable; rows files and manifest agree; every
-shard named by a row exists and opens; member names are safe (no absolute
-path, no ``..``); every member's size and sha256 match its row; no member is
-missing or extra; every ok episode has its generator's required fields; the
-generator's ``check`` hook passes on each decoded sample. Never raises on a
-damaged corpus: every fault becomes a line in the report.
+Checks, in order: corpus.json readable; every rows file and manifest row well formed, with a
+shard that is a plain shard file name (nothing can point outside ``shards/``); rows files and
+manifest agree; corpus.json agrees with the manifest (counts, schema, episodes per shard);
+no shard file is missing or extra; every shard is a well-formed tar with nothing after its
+end-of-archive marker and only safe, regular members; every member's size and sha256 match
+its row; no member is missing, extra or duplicated; every ok episode has its generator's
+required fields; members decode; the generator's ``check`` hook passes on each decoded sample.
+
+Findings fall in three kinds, with distinct exit codes (:attr:`ValidationReport.exit_code`):
+``problems`` (the corpus is damaged or inconsistent: exit 1), ``environment`` (this machine
+cannot check something, e.g. an optional package is missing: exit 4, never reported as damage)
+and ``notes`` (facts worth knowing: a ``--shard`` slice, an unfinished run; exit 5 under
+``strict``). Never raises on a damaged corpus: every fault becomes a line naming shard and member.
 """
 
 from __future__ import annotations
 
 import json
-import tarfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from simkit.core.errors import SimkitError
-from simkit.core.fields import check_stored, specs_from_json
+from simkit.core.errors import ExtraMissing, SimkitError
+from simkit.core.fields import FieldSpec, check_stored, specs_from_json
 from simkit.episodes.codecs import decode
-from simkit.episodes.corpus import CorpusLayout, read_manifest, sha256
-from simkit.episodes.tario import UnsafeMember, iter_tar, split_member
+from simkit.episodes.corpus import (
+    ROW_KEYS,
+    CorpusLayout,
+    episode_key,
+    read_manifest,
+    row_fault,
+    safe_shard_name,
+    sha256,
+    shard_sort_key,
+)
+from simkit.episodes.reader import META_IDENTITY, index_shard, meta_fault
+from simkit.episodes.tario import split_member
+
+#: exit codes of ``simkit validate``
+EXIT_PASS, EXIT_DAMAGED, EXIT_ENVIRONMENT, EXIT_INCOMPLETE = 0, 1, 4, 5
 
 
 @dataclass
 class ValidationReport:
+    """What ``validate_corpus`` found. ``problems``: damage; ``environment``: cannot check here; ``notes``: facts."""
+
     root: Path
     episodes: int = 0
     ok: int = 0
     failed_episodes: int = 0
     shards: int = 0
     problems: list[str] = field(default_factory=list)
+    environment: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    incomplete: bool = False
+    max_problems: int = 200
 
     @property
     def passed(self) -> bool:
         return not self.problems
 
+    def exit_code(self, strict: bool = False) -> int:
+        """0 pass, 1 damaged, 4 environment problem only, 5 incomplete (a slice or unfinished) under ``strict``."""
+        if self.problems:
+            return EXIT_DAMAGED
+        if self.environment:
+            return EXIT_ENVIRONMENT
+        if strict and self.incomplete:
+            return EXIT_INCOMPLETE
+        return EXIT_PASS
 
-#: manifest row fields that must agree between manifest.parquet and the rows files (timing excluded)
-_ROW_KEYS = {"key", "index", "shard", "status", "redraws", "attempts", "params_digest", "members", "error"}
+    def problem(self, msg: str) -> None:
+        if len(self.problems) < self.max_problems:
+            self.problems.append(msg)
+
+    def env(self, msg: str) -> None:
+        if msg not in self.environment:
+            self.environment.append(msg)
 
 
-def validate_corpus(root: str | Path, run_checks: bool = True, max_problems: int = 200) -> ValidationReport:
-    """Validate the corpus at ``root``; returns a report (``report.passed``) and never raises for corrupt data."""
-    layout = CorpusLayout(Path(root))
-    rep = ValidationReport(root=layout.root)
-
-    def problem(msg: str) -> None:
-        if len(rep.problems) < max_problems:
-            rep.problems.append(msg)
-
+def _load_info(layout: CorpusLayout, rep: ValidationReport) -> dict | None:
     if not layout.root.is_dir():
-        problem(f"{layout.root}: no such directory")
-        return rep
+        rep.problem(f"{layout.root}: no such directory")
+        return None
     try:
         info = json.loads(layout.corpus_json.read_text())
     except FileNotFoundError:
-        problem(f"{layout.corpus_json}: missing (not a simkit corpus)")
-        return rep
-    except ValueError as exc:
-        problem(f"{layout.corpus_json}: malformed JSON ({exc})")
-        return rep
+        rep.problem(f"{layout.corpus_json}: missing (not a simkit corpus)")
+        return None
+    except (OSError, ValueError) as exc:
+        rep.problem(f"{layout.corpus_json}: malformed JSON ({exc})")
+        return None
     if not isinstance(info, dict) or not isinstance(info.get("generator"), str):
-        problem(f"{layout.corpus_json}: not a simkit corpus description (no generator)")
-        return rep
+        rep.problem(f"{layout.corpus_json}: not a simkit corpus description (no generator)")
+        return None
+    return info
 
-    # rows: the manifest is the contract; rows files must agree with it
-    rows_files: list[dict] = []
+
+def _load_rows_files(layout: CorpusLayout, rep: ValidationReport) -> list[dict]:
+    """Rows of every rows file; a malformed file or row is a problem (and its rows are dropped)."""
+    out: list[dict] = []
     for j in sorted(layout.complete_shards()):
+        path = layout.rows_path(j)
         try:
-            data = json.loads(layout.rows_path(j).read_text())
-            if not isinstance(data, list) or not all(
-                isinstance(r, dict) and set(r) >= _ROW_KEYS for r in data
-            ):
+            data = json.loads(path.read_text())
+            if not isinstance(data, list):
                 raise ValueError("not a list of manifest rows")
-            rows_files.extend(data)
         except (OSError, ValueError) as exc:
-            problem(f"{layout.rows_path(j)}: unreadable ({exc})")
+            rep.problem(f"{path.name}: unreadable ({exc})")
+            continue
+        for r in data:
+            fault = row_fault(r)
+            if fault is None and not r["shard"].startswith(path.name[:12]):
+                fault = f"shard {r['shard']!r} does not belong to this rows file"
+            if fault:
+                rep.problem(f"{path.name}: row {r.get('key') if isinstance(r, dict) else r!r}: {fault}")
+            else:
+                out.append(r)
+    return out
+
+
+def _load_manifest(layout: CorpusLayout, rep: ValidationReport, rows_files: list[dict]) -> list[dict]:
+    """Manifest rows (the rows files' when the manifest is missing or unreadable); checks they agree."""
     try:
-        rows = read_manifest(layout.manifest)
+        raw = read_manifest(layout.manifest)
     except FileNotFoundError:
-        problem(f"{layout.manifest}: missing")
-        rows = rows_files
+        rep.problem(f"{layout.manifest.name}: missing")
+        return rows_files
     except Exception as exc:
-        problem(f"{layout.manifest}: unreadable ({type(exc).__name__}: {exc})")
-        rows = rows_files
-    by_key_rows = {r["key"]: r for r in rows_files}
+        rep.problem(f"{layout.manifest.name}: unreadable ({type(exc).__name__}: {exc})")
+        return rows_files
+    rows = []
+    for r in raw:
+        fault = row_fault(r)
+        if fault:
+            rep.problem(f"manifest row {r.get('key')}: {fault}")
+        else:
+            rows.append(r)
+    by_key = {r["key"]: r for r in rows_files}
     listed = set()
     for r in rows:
         listed.add(r["key"])
-        other = by_key_rows.get(r["key"])
+        other = by_key.get(r["key"])
         if other is None:
-            problem(f"manifest row {r['key']}: no complete shard lists it")
+            rep.problem(f"manifest row {r['key']}: no complete shard lists it")
             continue
-        diff = sorted(k for k in _ROW_KEYS if other.get(k) != r.get(k))
+        diff = sorted(k for k in ROW_KEYS if other.get(k) != r.get(k))
         if diff:
-            problem(
-                f"manifest row {r['key']}: differs from the {other.get('shard')} rows file in {', '.join(diff)}"
+            rep.problem(
+                f"manifest row {r['key']}: differs from the {other['shard']} rows file in {', '.join(diff)}"
             )
-    unlisted = sorted({r["shard"] for r in rows_files if r["key"] not in listed})
-    for shard in unlisted:
-        problem(
+    in_manifest = {r["shard"] for r in rows}
+    running = layout.partial.is_dir() and any(layout.partial.iterdir())
+    for shard in sorted({r["shard"] for r in rows_files if r["key"] not in listed}):
+        if shard not in in_manifest and running:  # a run in progress publishes its manifest when it ends
+            rep.incomplete = True
+            rep.notes.append(f"{shard}: complete on disk, not yet in the manifest (a run in progress)")
+            continue
+        rep.problem(
             f"{shard}: complete on disk but missing from the manifest "
             f"(rebuild it with: simkit merge {layout.root} --out {layout.root})"
         )
-    n_planned = info.get("n")
-    if isinstance(n_planned, int) and len(rows_files) < n_planned:
+    return rows
+
+
+def _check_info(info: dict, rows: list[dict], rep: ValidationReport) -> None:
+    """corpus.json must describe what the manifest holds: counts, schema, keys and shard plan."""
+    counts: dict = info["counts"] if isinstance(info.get("counts"), dict) else {}
+    ok = sum(r["status"] == "ok" for r in rows)
+    for name, value in (("present", len(rows)), ("ok", ok), ("failed", len(rows) - ok)):
+        if counts.get(name) != value:
+            rep.problem(f"corpus.json: counts.{name} is {counts.get(name)!r} but the manifest has {value}")
+    schema: dict = info["schema"] if isinstance(info.get("schema"), dict) else {}
+    stored: dict[str, str] = {}
+    for r in rows:
+        for m in r["members"]:
+            _, fname, ext = split_member(m["name"])
+            stored.setdefault(fname, ext)
+    if stored and schema != stored:
+        rep.problem(f"corpus.json: schema {schema} differs from the manifest's members {stored}")
+    eps = info.get("episodes_per_shard")
+    for r in rows:
+        if r["key"] != episode_key(info["generator"], r["index"]):
+            rep.problem(f"manifest row {r['key']}: key does not match index {r['index']}")
+        elif isinstance(eps, int) and eps > 0 and shard_sort_key(r["shard"])[0] != r["index"] // eps:
+            rep.problem(f"manifest row {r['key']}: episode {r['index']} cannot be in {r['shard']}")
+    n = info.get("n")
+    if isinstance(n, int) and len(rows) < n:
+        rep.incomplete = True
         rep.notes.append(
-            f"holds {len(rows_files)} of {n_planned} planned episodes "
+            f"holds {len(rows)} of {n} planned episodes "
             "(a --shard slice, or an unfinished run: re-run the same command to finish it)"
         )
+
+
+def _load_generator(info: dict, rep: ValidationReport) -> Any:
+    """The corpus's generator with its stored config, or ``None`` (an environment finding) when unavailable."""
+    from pydantic import ValidationError
+
+    from simkit.core.registry import load
+
+    try:
+        gen_cls = load(info["generator"])
+        gen = gen_cls()
+    except SimkitError as exc:
+        rep.env(f"generator checks not run: {exc}")
+        return None
+    except Exception as exc:
+        rep.problem(f"generator checks not run: {type(exc).__name__}: {exc}")
+        return None
+    try:
+        gen.config = gen_cls.Config.model_validate(info.get("config") or {})
+    except ValidationError as exc:
+        # e.g. a path in the config that exists only on the machine that generated the corpus
+        gen.config = gen_cls.Config.model_construct(**(info.get("config") or {}))
+        rep.notes.append(
+            f"the stored config does not validate here ({exc.errors()[0]['msg']}); "
+            "the generator's checks ran with the stored values"
+        )
+    return gen
+
+
+def _check_shard_files(layout: CorpusLayout, rows: list[dict], rep: ValidationReport) -> None:
+    """Files in shards/ that no row names: a shard of an unfinished run (a note) or an extra file (damage)."""
+    named = {r["shard"] for r in rows}
+    if not layout.shards.is_dir():
+        if rows:
+            rep.problem(f"{layout.shards}: missing")
+        return
+    complete = layout.complete_shards()
+    for p in sorted(layout.shards.iterdir()):
+        if p.name.endswith(".rows.json") or p.name in named:
+            continue
+        unfinished = p.name.endswith(".tmp") or (
+            safe_shard_name(p.name) and shard_sort_key(p.name)[0] not in complete
+        )
+        if unfinished:
+            rep.incomplete = True
+            rep.notes.append(f"shards/{p.name}: a shard of an unfinished run (re-run the same command)")
+        else:
+            rep.problem(f"{p.name}: extra file in shards/ that no manifest row names")
+
+
+def _decode_member(name: str, ext: str, data: bytes, shard: str, rep: ValidationReport) -> tuple[str, Any]:
+    """("ok", value), ("env", None) when an optional package is missing here (not damage), or ("bad", None)."""
+    try:
+        return "ok", decode(ext, data)
+    except ExtraMissing as exc:
+        rep.env(f"members .{ext} not decoded on this machine: {exc}")
+        return "env", None
+    except Exception as exc:
+        rep.problem(f"{shard}: member {name!r} does not decode ({type(exc).__name__}: {exc})")
+        return "bad", None
+
+
+def _check_shard(
+    layout: CorpusLayout,
+    shard: str,
+    rows: list[dict],
+    required: list[str],
+    specs: tuple[FieldSpec, ...],
+    gen: Any,
+    rep: ValidationReport,
+    ident: tuple[tuple[str, Any], ...] = (),
+) -> None:
+    """Check one shard file against the rows that name it (``ident``: what each meta.json must repeat)."""
+    idx = index_shard(layout.shards / shard)
+    if idx.problem is not None:
+        member, reason = idx.problem
+        if reason == "shard file is missing":
+            reason = "named by the manifest but missing"
+        rep.problem(f"{shard}: " + (f"member {member!r}: " if member else "") + reason)
+        if not idx.members:
+            return
+    rep.shards += 1
+    want = {m["name"]: (m, r["key"]) for r in rows for m in r["members"]}
+    want_index = {r["key"]: r["index"] for r in rows}
+    for name in sorted(set(idx.members) - set(want)):
+        rep.problem(f"{shard}: member {name!r} is not in the manifest")
+    for name in sorted(idx.duplicates):
+        rep.problem(f"{shard}: member {name!r} is stored more than once (duplicate)")
+    damaged = {want[n][1] for n in idx.duplicates if n in want}
+    samples: dict[str, dict] = {}
+    with open(idx.path, "rb") as fh:
+        for name, (m, key) in sorted(want.items()):
+            if name not in idx.members:
+                rep.problem(f"{shard}: member {name!r} listed in the manifest is missing")
+                damaged.add(key)
+                continue
+            offset, size = idx.members[name]
+            fh.seek(offset)
+            data = fh.read(size)
+            if len(data) != m["bytes"] or sha256(data) != m.get("sha256"):
+                rep.problem(f"{shard}: member {name!r} checksum mismatch (edited or corrupt)")
+                damaged.add(key)
+                continue
+            _, fname, ext = split_member(name)
+            if fname == "meta" and ident:
+                _check_meta(shard, name, data, ident, want_index[key], key, rep)
+            if gen is not None:
+                status, value = _decode_member(name, ext, data, shard, rep)
+                if status == "ok":
+                    samples.setdefault(key, {"__key__": key})[fname] = value
+                elif status == "bad":
+                    damaged.add(key)
+    _check_episodes(rows, required, specs, gen, samples, damaged, rep)
+
+
+def _check_meta(
+    shard: str, name: str, data: bytes, ident: tuple, index: int, key: str, rep: ValidationReport
+) -> None:
+    try:
+        meta = json.loads(data)
+    except ValueError as exc:
+        rep.problem(f"{shard}: member {name!r} does not decode ({exc})")
+        return
+    why = meta_fault(meta, ident, index, key)
+    if why:
+        rep.problem(f"{shard}: member {name!r}: {why}")
+
+
+def _check_episodes(
+    rows: list[dict],
+    required: list[str],
+    specs: tuple[FieldSpec, ...],
+    gen: Any,
+    samples: dict,
+    damaged: set[str],
+    rep: ValidationReport,
+) -> None:
+    """Required fields, the stored field declaration and the generator's own checks, per episode (not on
+    damaged ones)."""
+    for r in rows:
+        key = r["key"]
+        fields = {split_member(m["name"])[1] for m in r["members"]}
+        for req in required:
+            if req not in fields:
+                rep.problem(f"{key}: required field {req!r} missing")
+        if gen is None or key in damaged or key not in samples:
+            continue
+        if {split_member(m["name"])[1] for m in r["members"]} - set(samples[key]):
+            continue  # some member could not be decoded here (environment): the checks need all of them
+        exts = {split_member(m["name"])[1]: split_member(m["name"])[2] for m in r["members"]}
+        for msg in check_stored(specs, samples[key], exts):
+            rep.problem(f"{key}: {msg}")
+        try:
+            for msg in gen.check(samples[key]):
+                rep.problem(f"{key}: {msg}")
+        except Exception as exc:
+            rep.problem(f"{key}: generator check crashed ({type(exc).__name__}: {exc})")
+
+
+def validate_corpus(root: str | Path, run_checks: bool = True, max_problems: int = 200) -> ValidationReport:
+    """Validate the corpus at ``root``; returns a report and never raises for corrupt data.
+
+    ``report.passed``: no damage found; ``report.exit_code(strict)`` gives the CLI's exit code.
+    """
+    layout = CorpusLayout(Path(root))
+    rep = ValidationReport(root=layout.root, max_problems=max_problems)
+    info = _load_info(layout, rep)
+    if info is None:
+        return rep
+    rows_files = _load_rows_files(layout, rep)
+    rows = _load_manifest(layout, rep, rows_files)
+    _check_info(info, rows, rep)
     rep.episodes = len(rows)
     rep.ok = sum(r["status"] == "ok" for r in rows)
     rep.failed_episodes = rep.episodes - rep.ok
     for r in rows:
         if r["status"] != "ok":
-            problem(f"episode {r['key']} failed during generation: {r.get('error')}")
-
-    gen = None
+            rep.problem(f"episode {r['key']} failed during generation: {r.get('error')}")
+    if layout.partial.is_dir() and any(layout.partial.iterdir()):
+        rep.incomplete = True
+        rep.notes.append(f"{layout.partial.name}/ holds episodes of an unfinished run")
+    gen = _load_generator(info, rep) if run_checks else None
+    ident = tuple((k, info.get(k)) for k in META_IDENTITY)
     required: list[str] = list(info.get("required_fields") or [])
-    if run_checks:
-        try:
-            from pydantic import ValidationError
-
-            from simkit.core.registry import load
-
-            gen_cls = load(info["generator"])
-            gen = gen_cls()
-            try:
-                gen.config = gen_cls.Config.model_validate(info.get("config") or {})
-            except ValidationError as exc:
-                # e.g. a path in the config that exists only on the machine that generated the corpus
-                gen.config = gen_cls.Config.model_construct(**(info.get("config") or {}))
-                rep.notes.append(
-                    f"the stored config does not validate here ({exc.errors()[0]['msg']}); "
-                    "the generator's checks ran with the stored values"
-                )
-        except SimkitError as exc:
-            problem(f"generator checks not run: {exc}")
-        except Exception as exc:
-            problem(f"generator checks not run: {type(exc).__name__}: {exc}")
-
+    try:
+        specs = specs_from_json(info.get("field_schema"))
+    except SimkitError as exc:
+        rep.problem(str(exc))
+        specs = ()
+    except Exception as exc:  # not even a list of entries
+        rep.problem(f"corpus.json field_schema: malformed ({type(exc).__name__}: {exc})")
+        specs = ()
     # members to check: the rows files describe what the shards hold (a manifest that disagrees with them
     # is reported above); episodes known only to the manifest are checked as the manifest says
     source = {r["key"]: r for r in rows}
-    source.update(by_key_rows)
-    expected: dict[str, dict[str, dict]] = {}
-    for r in source.values():
+    source.update({r["key"]: r for r in rows_files})
+    by_shard: dict[str, list[dict]] = {}
+    for r in sorted(source.values(), key=lambda r: r["index"]):
         if r["status"] == "ok":
-            expected.setdefault(r["shard"], {})
-            for m in r["members"]:
-                expected[r["shard"]][m["name"]] = {**m, "key": r["key"]}
-    for shard, members in sorted(expected.items()):
-        path = layout.shards / shard
-        if not path.exists():
-            problem(f"{shard}: named by the manifest but missing")
-            continue
-        rep.shards += 1
-        seen: set[str] = set()
-        samples: dict[str, dict] = {}
-        damaged: set[str] = set()  # keys with a bad member: the generator's checks would only repeat it
-        try:
-            for name, data in iter_tar(path):
-                m = members.get(name)
-                if m is None:
-                    problem(f"{shard}: member {name!r} is not in the manifest")
-                    continue
-                seen.add(name)
-                key, fname, ext = split_member(name)
-                if len(data) != m["bytes"] or sha256(data) != m["sha256"]:
-                    problem(f"{shard}: member {name!r} checksum mismatch (edited or corrupt)")
-                    damaged.add(key)
-                    continue
-                if gen is not None:
-                    try:
-                        samples.setdefault(key, {"__key__": key})[fname] = decode(ext, data)
-                    except Exception as exc:
-                        problem(f"{shard}: member {name!r} does not decode ({type(exc).__name__}: {exc})")
-                        damaged.add(key)
-        except UnsafeMember as exc:
-            problem(f"{shard}: {exc}")
-        except (tarfile.TarError, EOFError, OSError) as exc:
-            problem(f"{shard}: cannot be read as a tar archive ({type(exc).__name__}: {exc})")
-        for name in sorted(set(members) - seen):
-            problem(f"{shard}: member {name!r} listed in the manifest is missing")
-            damaged.add(members[name]["key"])
-        keys = sorted({m["key"] for m in members.values()})
-        for key in keys:
-            fields = {n.split(".")[1] for n in members if n.startswith(key + ".")}
-            for req in required:
-                if req not in fields:
-                    problem(f"{key}: required field {req!r} missing")
-            if gen is not None and key in samples and key not in damaged:
-                exts = {n.split(".")[1]: n.rsplit(".", 1)[1] for n in members if n.startswith(key + ".")}
-                for msg in check_stored(specs_from_json(info.get("field_schema")), samples[key], exts):
-                    problem(f"{key}: {msg}")
-                try:
-                    for msg in gen.check(samples[key]):
-                        problem(f"{key}: {msg}")
-                except Exception as exc:
-                    problem(f"{key}: generator check crashed ({type(exc).__name__}: {exc})")
+            by_shard.setdefault(r["shard"], []).append(r)
+    _check_shard_files(layout, list(source.values()), rep)
+    for shard, shard_rows in sorted(by_shard.items()):
+        _check_shard(layout, shard, shard_rows, required, specs, gen, rep, ident)
+    if gen is not None:
+        rep.notes.extend(gen.check_summary())
     return rep

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import math
+import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,10 +24,15 @@ from simkit.core.errors import SimkitError
 from simkit.core.fields import schema_json
 from simkit.core.registry import load
 from simkit.episodes.corpus import (
+    IDENTITY_KEYS,
+    MAX_EPISODES,
     CorpusLayout,
     CorpusLock,
     assemble_shard,
+    identity_diff,
     load_rows,
+    remove_corpus,
+    reopen_shard,
     verify_partial,
     write_json_atomic,
     write_manifest,
@@ -40,8 +46,17 @@ from simkit.executors.worker import (
     write_failure,
 )
 
-#: corpus.json keys that must match when a run resumes into an existing directory
-IDENTITY_KEYS = ("generator", "version", "seed", "n", "episodes_per_shard", "config")
+__all__ = [
+    "IDENTITY_KEYS",
+    "RunSummary",
+    "generate_corpus",
+    "parse_shard",
+    "plan_indices",
+    "shard_bytes_from_mb",
+]
+
+#: most worker processes one machine is asked to run (a typo like --workers 10000 would fork-bomb it)
+MAX_WORKERS = 1024
 
 
 @dataclass
@@ -79,15 +94,59 @@ def parse_shard(text: str | None) -> tuple[int, int]:
     return k, n
 
 
-def plan_indices(n: int, episodes_per_shard: int, shard: tuple[int, int]) -> dict[int, list[int]]:
-    """Shard id -> episode indices of that shard, for the shards selected by ``shard`` = (K, N)."""
+def plan_shards(n: int, episodes_per_shard: int, shard: tuple[int, int]) -> range:
+    """Ids of the shards selected by ``shard`` = (K, N) in a corpus of ``n`` episodes (lazy: no per-episode memory)."""
     k, m = shard
-    n_shards = math.ceil(n / episodes_per_shard)
+    return range(k, math.ceil(n / episodes_per_shard), m)
+
+
+def shard_indices(j: int, n: int, episodes_per_shard: int) -> range:
+    """Episode indices of shard ``j``: ``[j*S, min(n, (j+1)*S))``."""
+    return range(j * episodes_per_shard, min(n, (j + 1) * episodes_per_shard))
+
+
+def plan_indices(n: int, episodes_per_shard: int, shard: tuple[int, int]) -> dict[int, list[int]]:
+    """Shard id -> episode indices of that shard, for the shards selected by ``shard`` = (K, N) (small n only)."""
     return {
-        j: list(range(j * episodes_per_shard, min(n, (j + 1) * episodes_per_shard)))
-        for j in range(n_shards)
-        if j % m == k
+        j: list(shard_indices(j, n, episodes_per_shard)) for j in plan_shards(n, episodes_per_shard, shard)
     }
+
+
+def shard_bytes_from_mb(max_shard_mb: float) -> int:
+    """``--max-shard-mb`` (MiB, > 0, finite) as bytes. Raises SimkitError on any other value."""
+    if not math.isfinite(max_shard_mb) or max_shard_mb <= 0:
+        raise SimkitError(f"--max-shard-mb must be a positive number of MiB, got {max_shard_mb}")
+    return max(1, int(max_shard_mb * 2**20))
+
+
+def check_run_args(
+    n: int, seed: int, episodes_per_shard: int, workers: int, retries: int, max_shard_bytes: int | None
+) -> None:
+    """Refuse values no run can use, before anything is loaded or written. Raises SimkitError."""
+    if n < 1:
+        raise SimkitError(f"--n must be at least 1, got {n}")
+    if n > MAX_EPISODES:
+        raise SimkitError(f"--n {n}: at most {MAX_EPISODES} episodes per corpus (episode keys have 8 digits)")
+    if seed < 0 or seed >= 2**63:
+        raise SimkitError(f"--seed must be in [0, 2**63), got {seed}")
+    if episodes_per_shard < 1:
+        raise SimkitError(f"--episodes-per-shard must be at least 1, got {episodes_per_shard}")
+    if not 1 <= workers <= MAX_WORKERS:
+        raise SimkitError(f"--workers must be in [1, {MAX_WORKERS}], got {workers}")
+    if retries < 0:
+        raise SimkitError(f"--retries must be 0 or more, got {retries}")
+    if max_shard_bytes is not None and max_shard_bytes < 1:
+        raise SimkitError(f"--max-shard-mb must be positive, got {max_shard_bytes} bytes")
+
+
+def check_out_path(root: Path) -> None:
+    """``--out`` must be a directory or creatable as one: no existing file at it or at any parent."""
+    for p in [root, *root.parents]:
+        if p.exists():
+            if not p.is_dir():
+                what = "exists and is not a directory" if p == root else f"is under {p}, which is a file"
+                raise SimkitError(f"--out {root}: {what}")
+            return
 
 
 def corpus_info(
@@ -127,23 +186,50 @@ def corpus_info(
     }
 
 
-def _check_resume(layout: CorpusLayout, identity: dict) -> None:
+def prepare_out(layout: CorpusLayout, identity: dict, overwrite: bool) -> list[int]:
+    """Check ``OUT`` before a run: new, the same corpus (resume), or the same corpus with more episodes (grow).
+
+    Returns the complete shards to reopen because the corpus grows past them. ``overwrite`` removes
+    an existing corpus (only the files a run writes) and starts over.
+
+    Raises:
+        SimkitError: OUT holds another corpus (naming each differing setting), fewer episodes are asked
+            than it holds, or it holds shards but no corpus.json.
+    """
     import json
 
     if not layout.corpus_json.exists():
         if layout.shards.is_dir() and any(layout.shards.iterdir()):
             raise SimkitError(f"{layout.root}: has shards but no corpus.json; not a simkit corpus or damaged")
-        return
+        return []
     try:
         old = json.loads(layout.corpus_json.read_text())
+        if not isinstance(old, dict):
+            raise ValueError("not a JSON object")
     except (OSError, ValueError) as exc:
-        raise SimkitError(f"{layout.corpus_json}: unreadable ({exc})") from None
-    diff = [k for k in IDENTITY_KEYS if old.get(k) != identity.get(k)]
+        raise SimkitError(
+            f"{layout.corpus_json}: unreadable ({exc}); use --overwrite to start over"
+        ) from None
+    if overwrite:
+        remove_corpus(layout)
+        return []
+    diff = identity_diff(old, identity, tuple(k for k in IDENTITY_KEYS if k != "n"))
     if diff:
         raise SimkitError(
-            f"{layout.root} already holds a different corpus (these settings differ: {', '.join(diff)}); "
-            "choose another --out or remove it"
+            f"{layout.root} already holds a different corpus (these settings differ: {'; '.join(diff)}); "
+            "choose another --out, or --overwrite to start over"
         )
+    old_n, n = old.get("n"), identity["n"]
+    if not isinstance(old_n, int) or old_n == n:
+        return []
+    if n < old_n:
+        raise SimkitError(
+            f"{layout.root} holds a corpus of {old_n} episodes; --n {n} would shrink it "
+            "(readers can take a subset; or --overwrite to start over)"
+        )
+    eps = identity["episodes_per_shard"]
+    last = (old_n - 1) // eps  # the only shard that can hold fewer than eps episodes
+    return [last] if old_n % eps and last in layout.complete_shards() else []
 
 
 class _Progress:
@@ -216,16 +302,18 @@ class _Progress:
 
 
 def _pool_run(
-    spec: RunSpec, indices: list[int], workers: int, on_row: Callable[[dict], None]
-) -> tuple[set[int], list[int]]:
-    """Run ``indices`` on a spawn pool. Returns (completed, lost): ``lost`` = in flight when the pool broke."""
+    spec: RunSpec, todo: Iterator[int], workers: int, on_row: Callable[[dict], None]
+) -> tuple[bool, list[int]]:
+    """Run the indices of ``todo`` on a spawn pool, at most ``4 * workers`` in flight.
+
+    Returns (broken, lost): ``broken`` when a worker died, ``lost`` = the indices in flight then
+    (``todo`` is left where it was, so a new pool can go on with it).
+    """
     import multiprocessing as mp
     import os
     from concurrent.futures.process import BrokenProcessPool
 
-    completed: set[int] = set()
     in_flight: dict = {}
-    todo = iter(indices)
     try:
         with ProcessPoolExecutor(
             max_workers=workers,
@@ -240,35 +328,31 @@ def _pool_run(
             while in_flight:
                 done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
                 for fut in done:
-                    i = in_flight.pop(fut)
                     row = fut.result()
-                    completed.add(i)
+                    del in_flight[fut]
                     on_row(row)
                     nxt = next(todo, None)
                     if nxt is not None:
                         in_flight[pool.submit(produce_in_process, nxt)] = nxt
     except BrokenProcessPool:
-        return completed, sorted(set(in_flight.values()) - completed)
-    return completed, []
+        return True, sorted(in_flight.values())
+    return False, []
 
 
 def execute_local(
     spec: RunSpec,
-    indices: list[int],
+    indices: Iterable[int],
     workers: int,
     on_row: Callable[[dict], None],
     worker: Worker | None = None,
 ) -> None:
     """Produce ``indices`` in this process (``workers`` <= 1, reusing ``worker`` when given) or on a spawn pool.
 
-    A pool worker that dies (segfault in a backend, out-of-memory kill) does not end the run: the
-    episodes it had in flight are retried one at a time on a fresh single-worker pool, and an episode
-    that kills its worker again is recorded as failed.
+    ``indices`` may be a lazy iterator: at most ``4 * workers`` episodes are in flight at a time. A pool
+    worker that dies (segfault in a backend, out-of-memory kill) does not end the run: the episodes it
+    had in flight are retried one at a time on a fresh single-worker pool, and an episode that kills its
+    worker again is recorded as failed.
     """
-    if not indices:
-        if worker is not None:
-            worker.close()
-        return
     if workers <= 1:
         worker = worker or Worker(spec)
         try:
@@ -277,22 +361,15 @@ def execute_local(
         finally:
             worker.close()
         return
-    remaining = list(indices)
-    while remaining:
-        completed, lost = _pool_run(spec, remaining, workers, on_row)
-        remaining = [i for i in remaining if i not in completed]
+    todo = iter(indices)
+    broken = True
+    while broken:
+        broken, lost = _pool_run(spec, todo, workers, on_row)
         for i in lost:  # the suspects, one at a time: a second death pins the culprit
-            done_i, lost_i = _pool_run(spec, [i], 1, on_row)
-            if lost_i:
-                on_row(
-                    write_failure(
-                        spec,
-                        i,
-                        "worker process died twice while producing this episode "
-                        "(backend crash or out-of-memory kill)",
-                    )
-                )
-            remaining.remove(i)
+            again, _ = _pool_run(spec, iter([i]), 1, on_row)
+            if again:
+                msg = "worker process died twice while producing this episode (backend crash or out-of-memory kill)"
+                on_row(write_failure(spec, i, msg))
 
 
 def execute_ray(
@@ -340,6 +417,155 @@ def execute_ray(
             ray.shutdown()
 
 
+def _preflight(spec: RunSpec, parallel: bool) -> Worker | None:
+    """Set the generator up once before anything is written: a backend or input problem is one clear error
+    and leaves no half-made corpus directory behind. The in-process run reuses the returned worker."""
+    try:
+        worker = Worker(spec)
+    except SimkitError:
+        raise
+    except Exception as exc:
+        raise SimkitError(f"{spec.generator}: setup failed: {type(exc).__name__}: {exc}") from None
+    if parallel:
+        worker.close()
+        return None
+    return worker
+
+
+class _Run:
+    """One run's state: the lazy plan, the shards still waiting for episodes, the summary."""
+
+    def __init__(self, spec: RunSpec, layout: CorpusLayout, n: int, shard: tuple[int, int], max_shard_bytes):
+        self.spec, self.layout, self.n, self.max_shard_bytes = spec, layout, n, max_shard_bytes
+        self.shards = plan_shards(n, spec.episodes_per_shard, shard)
+        self.summary = RunSummary(out=layout.root, generator=spec.generator)
+        self.pending: dict[int, set[int]] = {}
+        self.complete = layout.complete_shards()
+        self.bar: _Progress | None = None
+
+    def indices(self, j: int) -> range:
+        return shard_indices(j, self.n, self.spec.episodes_per_shard)
+
+    def count(self) -> tuple[int, int]:
+        """(planned episodes, of which in complete shards), without listing episodes."""
+        eps, shards = self.spec.episodes_per_shard, self.shards
+        planned = len(shards) * eps
+        last = math.ceil(self.n / eps) - 1  # the only shard that may be short
+        if last in shards:
+            planned -= eps - len(self.indices(last))
+        resumed = 0
+        for j in self.complete:
+            if j in self.shards:
+                resumed += len(self.indices(j))
+        return planned, resumed
+
+    def open_shard(self, j: int) -> set[int]:
+        """Episodes of shard ``j`` still to produce; verified partial files count as done."""
+        layout, idx = self.layout, self.indices(j)
+        done = set()
+        for i in layout.finished_partials(j):
+            if i in idx and verify_partial(layout.partial_path(j, i)):
+                done.add(i)
+            else:  # damaged by a crash or by hand, or not of this plan: produce it again
+                layout.partial_path(j, i).unlink(missing_ok=True)
+                self.summary.discarded += 1
+        self.summary.resumed += len(done)
+        return set(idx) - done
+
+    def todo(self) -> Iterator[int]:
+        """Episode indices to produce, shard by shard (memory: the shards in flight only)."""
+        for j in self.shards:
+            if j in self.complete:
+                continue
+            left = self.open_shard(j)
+            if not left:
+                self.finish_shard(j)
+                continue
+            self.pending[j] = left
+            yield from sorted(left)
+
+    def finish_shard(self, j: int) -> None:
+        rows = assemble_shard(self.layout, j, list(self.indices(j)), self.max_shard_bytes)
+        self.summary.shards_written += 1
+        self.summary.errors.extend(f"{r['key']}: {r['error']}" for r in rows if r["status"] != "ok")
+
+    def on_row(self, row: dict) -> None:
+        self.summary.produced += 1
+        self.summary.redraws += int(row.get("redraws") or 0)
+        j = self.spec.shard_of(row["index"])
+        self.pending[j].discard(row["index"])
+        if not self.pending[j]:
+            self.finish_shard(j)
+            del self.pending[j]
+        if self.bar is not None:
+            self.bar.advance()
+
+
+def _open_dir(layout: CorpusLayout, reopen: list[int], shards: range) -> int:
+    """Create OUT and bring it to a state a run can continue from: no ``*.tmp``, grown shards reopened,
+    lost shards re-planned, no ``.partial/`` folder of a complete shard. Returns the episodes re-planned."""
+    try:
+        layout.ensure()
+    except OSError as exc:
+        raise SimkitError(
+            f"--out {layout.root}: cannot create the corpus directory ({exc.strerror or exc})"
+        ) from None
+    layout.clean_temporaries()
+    for j in reopen:
+        reopen_shard(layout, j)
+    lost = _drop_lost_shards(layout, shards)
+    for j in layout.complete_shards():  # left by a run killed after the shard was assembled
+        if layout.partial_dir(j).is_dir():
+            shutil.rmtree(layout.partial_dir(j), ignore_errors=True)
+    return lost
+
+
+def _drop_lost_shards(layout: CorpusLayout, shards: range) -> int:
+    """Mark complete shards of this plan whose tar files are gone as incomplete, so they are produced again
+    (episode i depends only on the seed: the same bytes come back). Returns how many episodes that re-plans."""
+    import json
+
+    lost = 0
+    for j in sorted(layout.complete_shards()):
+        if j not in shards:
+            continue
+        rows = json.loads(layout.rows_path(j).read_text())  # checked by load_rows before
+        if all((layout.shards / r["shard"]).is_file() for r in rows if r["members"]):
+            continue
+        for p in layout.shards.glob(f"shard-{j:06d}*.tar"):
+            p.unlink()
+        layout.rows_path(j).unlink()
+        lost += len(rows)
+    return lost
+
+
+def _versions(gen_cls, preflight: Worker | None) -> dict[str, str]:
+    versions = {"simkit": simkit.__version__, **(preflight.versions() if preflight else {})}
+    if preflight is None:
+        with contextlib.suppress(Exception):
+            versions.update(gen_cls().backend_versions())
+    return versions
+
+
+def _execute(
+    run: _Run, executor: str, workers: int, address, preflight, ray_num_cpus, progress: bool
+) -> None:
+    planned, resumed = run.count()
+    run.bar = _Progress(progress, total=planned - resumed, label=run.spec.generator)
+    try:
+        if executor == "ray":
+            batches: list[list[int]] = []
+            for i in run.todo():  # Ray batches: one per shard
+                if not batches or run.spec.shard_of(batches[-1][-1]) != run.spec.shard_of(i):
+                    batches.append([])
+                batches[-1].append(i)
+            execute_ray(run.spec, batches, address, run.on_row, num_cpus=ray_num_cpus)
+        else:
+            execute_local(run.spec, run.todo(), workers, run.on_row, worker=preflight)
+    finally:
+        run.bar.close()
+
+
 def generate_corpus(
     generator: str,
     n: int,
@@ -356,8 +582,13 @@ def generate_corpus(
     retries: int = 2,
     progress: bool = False,
     ray_num_cpus: int | None = None,
+    overwrite: bool = False,
 ) -> RunSummary:
-    """Generate (or resume) a corpus of ``n`` episodes of ``generator`` under ``out``.
+    """Generate, resume or grow a corpus of ``n`` episodes of ``generator`` under ``out``.
+
+    A directory holding this corpus (same generator, version, seed, episodes per shard and config)
+    is resumed; holding fewer than ``n`` episodes of it, it grows to ``n`` (episode i depends only on
+    the seed, so the episodes already there stay byte-identical). ``overwrite`` starts over.
 
     Args:
         config: config data, validated against the generator's Config model.
@@ -367,84 +598,33 @@ def generate_corpus(
         RunSummary (``exit_code`` 3 when some episodes failed).
     Raises:
         SimkitError: unknown generator, invalid config or arguments, the generator's setup failed,
-            ``out`` holds a different corpus or cannot be written.
+            ``out`` holds a different corpus (each differing setting named) or cannot be written.
     """
-    if n < 1:
-        raise SimkitError(f"--n must be at least 1, got {n}")
-    if episodes_per_shard < 1:
-        raise SimkitError("episodes per shard must be at least 1")
-    if workers < 1:
-        raise SimkitError(f"--workers must be at least 1, got {workers}")
+    check_run_args(n, seed, episodes_per_shard, workers, retries, max_shard_bytes)
     if executor not in ("local", "ray"):
         raise SimkitError(f"unknown executor {executor!r}; choose local or ray")
     if address and executor != "ray":
         raise SimkitError("--address is the Ray cluster address; it needs --executor ray")
+    layout = CorpusLayout(Path(out))
+    check_out_path(layout.root)
     gen_cls = load(generator)
     cfg = gen_cls.Config.model_validate(config or {})
-    spec = RunSpec(
-        generator=generator,
-        config=cfg.model_dump(mode="json"),
-        seed=int(seed),
-        out=str(out),
-        episodes_per_shard=episodes_per_shard,
-        retries=retries,
-    )
-    layout = CorpusLayout(Path(out))
-    if layout.root.exists() and not layout.root.is_dir():
-        raise SimkitError(f"--out {layout.root}: exists and is not a directory")
-    identity = {
-        "generator": generator,
-        "version": gen_cls.version,
-        "seed": int(seed),
-        "n": n,
-        "episodes_per_shard": episodes_per_shard,
-        "config": spec.config,
-    }
-    _check_resume(layout, identity)
-
-    # set the generator up once before anything is written: a backend or input problem is one clear
-    # error and leaves no half-made corpus directory behind (the in-process run reuses this worker)
+    spec = RunSpec(generator, cfg.model_dump(mode="json"), int(seed), str(out), episodes_per_shard, retries)
+    identity = {"generator": generator, "version": gen_cls.version, "seed": int(seed), "n": n}
+    identity.update(episodes_per_shard=episodes_per_shard, config=spec.config)
+    reopen = prepare_out(layout, identity, overwrite)
+    if layout.corpus_json.exists():
+        load_rows(layout)  # a damaged rows file is one clear error before anything is written
+    preflight = _preflight(spec, parallel=workers > 1 or executor == "ray")
     try:
-        preflight = Worker(spec)
-    except SimkitError:
+        lost = _open_dir(layout, reopen, plan_shards(n, episodes_per_shard, shard))
+    except BaseException:
+        if preflight is not None:
+            preflight.close()
         raise
-    except Exception as exc:
-        raise SimkitError(f"{generator}: setup failed: {type(exc).__name__}: {exc}") from None
-    if workers > 1 or executor == "ray":
-        preflight.close()
-        preflight = None
-
-    try:
-        layout.ensure()
-    except OSError as exc:
-        raise SimkitError(
-            f"--out {layout.root}: cannot create the corpus directory ({exc.strerror or exc})"
-        ) from None
-    layout.clean_temporaries()
-
-    summary = RunSummary(out=layout.root, generator=generator)
-    plan = plan_indices(n, episodes_per_shard, shard)
-    complete = layout.complete_shards()
-    pending: dict[int, set[int]] = {}
-    for j, idx in plan.items():
-        summary.planned += len(idx)
-        if j in complete:
-            summary.resumed += len(idx)
-            continue
-        done = set()
-        for i in layout.finished_partials(j):
-            if verify_partial(layout.partial_path(j, i)):
-                done.add(i)
-            else:  # damaged by a crash or by hand: produce it again
-                layout.partial_path(j, i).unlink(missing_ok=True)
-                summary.discarded += 1
-        summary.resumed += len(done & set(idx))
-        pending[j] = set(idx) - done
-
-    versions = {"simkit": simkit.__version__, **(preflight.versions() if preflight else {})}
-    if preflight is None:
-        with contextlib.suppress(Exception):
-            versions.update(gen_cls().backend_versions())
+    run = _Run(spec, layout, n, shard, max_shard_bytes)
+    run.summary.discarded += lost
+    versions = _versions(gen_cls, preflight)
 
     def publish() -> list[dict]:
         with CorpusLock(layout.root):
@@ -455,48 +635,15 @@ def generate_corpus(
             )
         return rows
 
-    # corpus.json first: it marks the directory as this corpus, so a killed run can resume
-    publish()
+    publish()  # corpus.json first: it marks the directory as this corpus, so a killed run can resume
     t0 = time.perf_counter()
-
-    def finish_shard(j: int) -> None:
-        rows = assemble_shard(layout, j, plan[j], max_shard_bytes)
-        summary.shards_written += 1
-        for r in rows:
-            if r["status"] != "ok":
-                summary.errors.append(f"{r['key']}: {r['error']}")
-
-    # shards whose episodes all finished before a kill: assemble now
-    for j in [j for j, p in pending.items() if not p]:
-        finish_shard(j)
-        del pending[j]
-
-    todo = sorted(i for p in pending.values() for i in p)
-    bar = _Progress(progress, total=len(todo), label=generator)
-
-    def on_row(row: dict) -> None:
-        summary.produced += 1
-        summary.redraws += int(row.get("redraws") or 0)
-        j = spec.shard_of(row["index"])
-        pending[j].discard(row["index"])
-        if not pending[j]:
-            finish_shard(j)
-            del pending[j]
-        bar.advance()
-
-    try:
-        if executor == "ray":
-            batches = [sorted(p) for _, p in sorted(pending.items())]
-            execute_ray(spec, batches, address, on_row, num_cpus=ray_num_cpus)
-        else:
-            execute_local(spec, todo, workers, on_row, worker=preflight)
-    finally:
-        bar.close()
-
+    run.summary.planned, run.summary.resumed = run.count()
+    _execute(run, executor, workers, address, preflight, ray_num_cpus, progress)
     rows = publish()
     if layout.partial.is_dir() and not any(layout.partial.iterdir()):
         layout.partial.rmdir()
-    summary.failed = sum(1 for r in rows if r["status"] != "ok" and spec.shard_of(r["index"]) in plan)
+    summary = run.summary
+    summary.failed = sum(1 for r in rows if r["status"] != "ok" and spec.shard_of(r["index"]) in run.shards)
     summary.seconds = time.perf_counter() - t0
     summary.bytes_written = sum(p.stat().st_size for p in layout.shards.glob("*.tar"))
     return summary

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 import traceback
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import simkit
@@ -51,7 +52,7 @@ class Worker:
         self.gen: Generator = cls()
         self.config = cls.Config.model_validate(spec.config)
         self.gen.setup(self.config)
-        self.layout = CorpusLayout(spec.out)
+        self.layout = CorpusLayout(Path(spec.out))
         self._versions: dict[str, str] | None = None
 
     def close(self) -> None:
@@ -72,7 +73,8 @@ class Worker:
         spec, gen = self.spec, self.gen
         key = episode_key(spec.generator, index)
         t0 = time.perf_counter()
-        redraw, attempts, transient, rejections = 0, 0, 0, []
+        redraw, attempts, transient = 0, 0, 0
+        rejections: list[str] = []
         error = None
         members: list[tuple[str, bytes]] = []
         params: dict = {}
@@ -147,7 +149,7 @@ def write_failure(spec: RunSpec, index: int, error: str) -> dict[str, Any]:
         "error": error,
         "duration_s": 0.0,
     }
-    write_partial(CorpusLayout(spec.out), spec.shard_of(index), index, [], row)
+    write_partial(CorpusLayout(Path(spec.out)), spec.shard_of(index), index, [], row)
     return row
 
 

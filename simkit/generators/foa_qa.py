@@ -72,16 +72,19 @@ class FoaQaConfig(GeneratorConfig):
     static_duration_s: Range = Field(
         (2.0, 8.0), description="[min, max] episode length in seconds (mode foa-static), within (0.5, 60]"
     )
-    n_sources: tuple[int, int] = Field((1, 4), description="[min, max] foreground sources")
-    n_offscreen: tuple[int, int] = Field((2, 4), description="[min, max] off-screen sources (mode qa)")
-    distance_m: Range = Field((1.0, 6.0), description="[min, max] source distance in metres (min >= 0.3)")
+    n_sources: tuple[int, int] = Field((1, 3), description="[min, max] foreground sources")
+    n_offscreen: tuple[int, int] = Field((1, 2), description="[min, max] off-screen sources (mode qa)")
+    distance_m: Range = Field(
+        (1.0, 4.0),
+        description="[min, max] source distance in metres (min >= 0.3), capped by max_distance_rc",
+    )
     elevation_deg: Range = Field(
         (-20.0, 30.0),
         description="[min, max] source elevation in degrees (mode qa); must reach the camera's vertical view",
     )
     lufs: Range = Field((-32.0, -20.0), description="[min, max] source loudness at 1 m in LUFS")
     ambient: bool = Field(True, description="add an ambient bed")
-    ambient_lufs: Range = Field((-48.0, -38.0), description="[min, max] ambient bed loudness in LUFS")
+    ambient_lufs: Range = Field((-58.0, -48.0), description="[min, max] ambient bed loudness in LUFS")
     fov_deg: float = Field(90.0, gt=10.0, lt=170.0, description="camera horizontal field of view in degrees")
     image_width: int = Field(640, ge=16, description="image width in pixels (pinhole coordinates)")
     image_height: int = Field(360, ge=16, description="image height in pixels")
@@ -95,7 +98,33 @@ class FoaQaConfig(GeneratorConfig):
     room: bool = Field(True, description="shoebox room with image-source early reflections")
     image_order: int = Field(1, ge=0, le=4, description="image-source reflection order")
     tail: bool = Field(True, description="diffuse late tail (needs room)")
-    rt60_s: Range = Field((0.2, 0.6), description="[min, max] reverberation time in seconds")
+    rt60_s: Range = Field(
+        (0.2, 0.4),
+        description="[min, max] reverberation time in seconds (mid-band: mean of 500 Hz and 1 kHz)",
+    )
+    max_distance_rc: float | None = Field(
+        2.0,
+        gt=0.0,
+        description="room drawn first (realistic size) and sources within this many critical distances "
+        "(2 = DRR >= -6 dB); null = v2 behaviour (room drawn around the sources)",
+    )
+    materials: bool = Field(
+        True, description="octave-band wall absorption from material tables (per-band RT60 of the tail)"
+    )
+    max_concurrent: int | None = Field(
+        2,
+        ge=1,
+        description="at most this many sources sound at once (mode qa); null = v2 timing (all overlap)",
+    )
+    dominance_db: float | None = Field(
+        6.0,
+        description="direction/3D questions only about a source whose direct sound exceeds the other "
+        "sources and the ambient bed by this margin (dB) at the question time, with a DRR >= min_drr_db; "
+        "null = ask about every source (v2 behaviour)",
+    )
+    min_drr_db: float = Field(
+        -3.0, description="least direct-to-reverberant ratio (dB) at a direction question's time"
+    )
     n_interferers: tuple[int, int] = Field((0, 0), description="[min, max] plane-wave interferers")
     snr_choices_db: list[float] = Field(
         [20.0, 15.0, 10.0, 5.0, 0.0],
@@ -177,6 +206,18 @@ class FoaQaConfig(GeneratorConfig):
             raise ValueError(f"elevation_deg must lie within [-90, 90], got {list(self.elevation_deg)}")
         if self.turn_deg[0] < 0.0 or self.turn_deg[1] > 180.0:
             raise ValueError(f"turn_deg must lie within [0, 180], got {list(self.turn_deg)}")
+        if self.mode == "qa" and self.max_concurrent is not None:
+            from simkit.scenes.audio_director import MIN_ACTIVE_S
+
+            most = self.n_sources[1] + self.n_offscreen[1]
+            room = self.max_concurrent * int(self.duration_s // MIN_ACTIVE_S)
+            if most > room:
+                raise ValueError(
+                    f"max_concurrent {self.max_concurrent}: up to {most} sources (n_sources + n_offscreen) "
+                    f"cannot each sound for >= {MIN_ACTIVE_S:.0f} s with at most {self.max_concurrent} at once "
+                    f"in duration_s {self.duration_s} s (room for {room}); raise max_concurrent or duration_s, "
+                    "lower the source counts, or set max_concurrent null"
+                )
         if self.mode == "qa":
             from simkit.scenes.audio_director import foreground_elevation_limit
 
@@ -228,8 +269,6 @@ def make_qa(scene: dict) -> list[dict]:
     Returns:
         list of ``{"id", "kind", "source_id", "question", "answer", "structured"}`` dicts.
     """
-    from simkit.scenes.audio_director import direction8, motion_of
-
     static = scene["mode"] == "foa-static"
     labels = [s["label"] for s in scene["sources"]]
     qa: list[dict] = []
@@ -251,71 +290,132 @@ def make_qa(scene: dict) -> list[dict]:
             continue
         name = s["label"].replace("_", " ")
         tr = s["track"]
-        on, off = s["onset_s"], s["offset_s"]
-        k = _at(tr, 0.5 * (on + off))
-        t, az = tr["time_s"][k], tr["azimuth_deg"][k]
-        d8 = direction8(az)
-        add(
-            "direction",
-            s["id"],
-            f"At {t:.1f} s, from which direction relative to you does the {name} sound come?",
-            f"From the {d8} (azimuth {az:.0f} degrees).",
-            {"direction": d8, "azimuth_deg": round(az, 1), "time_s": t},
-        )
-        k = _at(tr, on + 0.25 * (off - on))
-        t, az, el, r = tr["time_s"][k], tr["azimuth_deg"][k], tr["elevation_deg"][k], tr["distance_m"][k]
-        d8 = direction8(az)
-        add(
-            "localization_3d",
-            s["id"],
-            f"Where is the {name} at {t:.1f} s? Give its direction and distance from you.",
-            f"To the {d8}, about {r:.1f} m away (azimuth {az:.0f} degrees, elevation {el:.0f} degrees).",
-            {
-                "direction": d8,
-                "azimuth_deg": round(az, 1),
-                "elevation_deg": round(el, 1),
-                "distance_m": round(r, 2),
-                "time_s": t,
-            },
-        )
+        aud = s.get("audibility") or {}
+        if aud.get("answerable", True):
+            _direction_items(add, s, name, tr, aud.get("question_time_s"))
         if not static:
-            mot = motion_of(s, scene)
-            q = f"How does the {name} move while it is sounding?"
-            opts, letter = _options(
-                mot["motion"], list(MOTION_TEXT), f"{s['id']}|{s['label']}|motion|{on}|{off}"
-            )
-            q += " " + " ".join(f"{LETTERS[i]}. {MOTION_TEXT[o]}" for i, o in enumerate(opts))
-            add(
-                "motion",
-                s["id"],
-                q,
-                f"{letter}. {MOTION_TEXT[mot['motion']]}",
-                {
-                    "motion": mot["motion"],
-                    "choice": letter,
-                    "options": opts,
-                    "delta_y_m": mot["delta_y_m"],
-                    "delta_distance_m": mot["delta_distance_m"],
-                },
-            )
+            _motion_item(add, s, name, scene)
     if not static:
-        turn = scene["camera"]["turn"]
-        rot = turn["direction"]
-        opts, letter = _options(rot, list(ROTATION_TEXT), f"camera|{scene['duration_s']}|{len(labels)}")
-        q = "Does the camera turn during the clip? If so, which way and by how many degrees? " + " ".join(
-            f"{LETTERS[i]}. {ROTATION_TEXT[o]}" for i, o in enumerate(opts)
-        )
-        ans = f"{letter}. {ROTATION_TEXT[rot]}" + (
-            f" It turns by about {turn['angle_deg']:.0f} degrees." if rot != "none" else ""
-        )
-        add(
-            "camera_rotation",
-            None,
-            q,
-            ans,
-            {"rotation": rot, "angle_deg": float(turn["angle_deg"]), "choice": letter, "options": opts},
-        )
+        _rotation_item(add, scene, len(labels))
     return qa
+
+
+def _direction_items(add, s: dict, name: str, tr: dict, t_q: float | None) -> None:
+    """The ``direction`` and ``localization_3d`` items of a source: at ``t_q`` (its audibility
+    question time) or, for scenes without one, at the middle / a quarter into its activity."""
+    from simkit.scenes.audio_director import direction8
+
+    on, off = s["onset_s"], s["offset_s"]
+    k = _at(tr, 0.5 * (on + off) if t_q is None else t_q)
+    t, az = tr["time_s"][k], tr["azimuth_deg"][k]
+    d8 = direction8(az)
+    add(
+        "direction",
+        s["id"],
+        f"At {t:.1f} s, from which direction relative to you does the {name} sound come?",
+        f"From the {d8} (azimuth {az:.0f} degrees).",
+        {"direction": d8, "azimuth_deg": round(az, 1), "time_s": t},
+    )
+    k = _at(tr, on + 0.25 * (off - on) if t_q is None else t_q)
+    t, az, el, r = tr["time_s"][k], tr["azimuth_deg"][k], tr["elevation_deg"][k], tr["distance_m"][k]
+    d8 = direction8(az)
+    add(
+        "localization_3d",
+        s["id"],
+        f"Where is the {name} at {t:.1f} s? Give its direction and distance from you.",
+        f"To the {d8}, about {r:.1f} m away (azimuth {az:.0f} degrees, elevation {el:.0f} degrees).",
+        {
+            "direction": d8,
+            "azimuth_deg": round(az, 1),
+            "elevation_deg": round(el, 1),
+            "distance_m": round(r, 2),
+            "time_s": t,
+        },
+    )
+
+
+def _motion_item(add, s: dict, name: str, scene: dict) -> None:
+    """The 4-way ``motion`` item of a source."""
+    from simkit.scenes.audio_director import motion_of
+
+    on, off = s["onset_s"], s["offset_s"]
+    mot = motion_of(s, scene)
+    q = f"How does the {name} move while it is sounding?"
+    opts, letter = _options(mot["motion"], list(MOTION_TEXT), f"{s['id']}|{s['label']}|motion|{on}|{off}")
+    q += " " + " ".join(f"{LETTERS[i]}. {MOTION_TEXT[o]}" for i, o in enumerate(opts))
+    add(
+        "motion",
+        s["id"],
+        q,
+        f"{letter}. {MOTION_TEXT[mot['motion']]}",
+        {
+            "motion": mot["motion"],
+            "choice": letter,
+            "options": opts,
+            "delta_y_m": mot["delta_y_m"],
+            "delta_distance_m": mot["delta_distance_m"],
+        },
+    )
+
+
+def _rotation_item(add, scene: dict, n_labels: int) -> None:
+    """The ``camera_rotation`` item of a scene."""
+    turn = scene["camera"]["turn"]
+    rot = turn["direction"]
+    opts, letter = _options(rot, list(ROTATION_TEXT), f"camera|{scene['duration_s']}|{n_labels}")
+    q = "Does the camera turn during the clip? If so, which way and by how many degrees? " + " ".join(
+        f"{LETTERS[i]}. {ROTATION_TEXT[o]}" for i, o in enumerate(opts)
+    )
+    ans = f"{letter}. {ROTATION_TEXT[rot]}" + (
+        f" It turns by about {turn['angle_deg']:.0f} degrees." if rot != "none" else ""
+    )
+    add(
+        "camera_rotation",
+        None,
+        q,
+        ans,
+        {"rotation": rot, "angle_deg": float(turn["angle_deg"]), "choice": letter, "options": opts},
+    )
+
+
+#: a direction label whose onset-weighted DOA estimate misses it by more than this fails the label-audibility
+#: check (between the 20 deg agreement goal and the benchmark's +-45 deg tolerance for angle answers)
+DOA_FAIL_DEG = 30.0
+#: the agreement the corpus reports: the share of direction labels within this angle of the DOA estimate
+DOA_AGREE_DEG = 20.0
+#: lowest frequency (Hz) of the label-audibility DOA estimate: below it small rooms are modal and their
+#: longer low-frequency reverberation (octave-band RT60) blurs the intensity direction
+DOA_FMIN_HZ = 500.0
+
+
+def direction_errors(foa_acn: np.ndarray, sr: int, qa: list[dict]) -> list[tuple[str, float]]:
+    """Angle (degrees, in [0, 180]) between each direction-bearing label (``direction`` and
+    ``localization_3d`` items) and the direction estimated from the episode's own FOA around the
+    question's time (:func:`simkit.renderers.foa.estimate_directions`, onset-weighted DirAC
+    intensity over +-``AUDIBILITY_HALF_WINDOW_S``; azimuth only, the quantity the 8-way and +-45 deg
+    scoring rules use). A silent window counts as 180 deg.
+
+    Returns:
+        ``[(question id, error_deg), ...]`` in QA order.
+    """
+    from simkit.renderers.foa import estimate_directions
+    from simkit.scenes.audio_director import AUDIBILITY_HALF_WINDOW_S
+
+    items = [q for q in qa if q.get("kind") in ("direction", "localization_3d")]
+    if not items:
+        return []
+    est = estimate_directions(
+        foa_acn, sr, [q["structured"]["time_s"] for q in items], AUDIBILITY_HALF_WINDOW_S, fmin=DOA_FMIN_HZ
+    )
+    out = []
+    for q, (az, _el, _w) in zip(items, est):
+        err = (
+            180.0
+            if not np.isfinite(az)
+            else abs((az - q["structured"]["azimuth_deg"] + 180.0) % 360.0 - 180.0)
+        )
+        out.append((q["id"], float(err)))
+    return out
 
 
 def check_qa_schema(qa: Any) -> list[str]:
@@ -348,7 +448,7 @@ class FoaQaGenerator(Generator[FoaQaConfig]):
     """FOA spatial-audio scenes + QA (see the module docstring)."""
 
     name = "foa-qa"
-    version = "2"
+    version = "3"
     description = "first-order Ambisonics scenes (AmbiX) with direction/motion/3D/camera-rotation QA"
     extra = "audio"
     Config = FoaQaConfig
@@ -380,7 +480,7 @@ class FoaQaGenerator(Generator[FoaQaConfig]):
             "qa", "json", description="list of question-answer items with structured labels (four kinds)"
         ),
     )
-    smoke_config = {"duration_s": 1.0}
+    smoke_config = {"duration_s": 1.0, "n_sources": (1, 1), "n_offscreen": (0, 1)}
     structural_params = ("mode", "n_sources", "n_offscreen", "camera_turn", "labels", "motions", "duration_s")
     surface_params = ("lufs", "ambient_label", "rt60_s", "room_size_m", "interferer_snr_db")
 
@@ -400,31 +500,40 @@ class FoaQaGenerator(Generator[FoaQaConfig]):
         return DirectorParams(
             mode=c.mode,
             duration_s=c.duration_s,
-            static_duration_s=tuple(c.static_duration_s),
-            n_sources=tuple(c.n_sources),
-            n_offscreen=tuple(c.n_offscreen),
-            distance_m=tuple(c.distance_m),
-            elevation_deg=tuple(c.elevation_deg),
-            lufs=tuple(c.lufs),
+            static_duration_s=c.static_duration_s,
+            n_sources=c.n_sources,
+            n_offscreen=c.n_offscreen,
+            distance_m=c.distance_m,
+            elevation_deg=c.elevation_deg,
+            lufs=c.lufs,
             ambient=c.ambient,
-            ambient_lufs=tuple(c.ambient_lufs),
+            ambient_lufs=c.ambient_lufs,
             fov_deg=c.fov_deg,
             image_size=(c.image_width, c.image_height),
             camera_turn_prob=c.camera_turn_prob,
-            turn_deg=tuple(c.turn_deg),
+            turn_deg=c.turn_deg,
             room=c.room,
             image_order=c.image_order,
-            rt60_s=tuple(c.rt60_s),
+            rt60_s=c.rt60_s,
             tail=c.tail,
-            n_interferers=tuple(c.n_interferers),
+            n_interferers=c.n_interferers,
             snr_choices_db=tuple(c.snr_choices_db),
+            max_distance_rc=c.max_distance_rc,
+            materials=c.materials,
+            dominance_db=c.dominance_db,
+            max_concurrent=c.max_concurrent,
             labels=list(self.bank.labels),
             ambient_labels=list(self.bank.ambient_labels),
         )
 
     def generate(self, index: int, rng: np.random.Generator) -> Episode:
         from simkit.renderers.foa import acn_sn3d_to_fuma, foa_features
-        from simkit.scenes.audio_director import DirectorFailed, direct_scene, render_scene
+        from simkit.scenes.audio_director import (
+            DirectorFailed,
+            direct_scene,
+            measure_audibility,
+            render_scene,
+        )
 
         c: FoaQaConfig = self.config
         # 1. compile
@@ -441,6 +550,17 @@ class FoaQaGenerator(Generator[FoaQaConfig]):
         if not np.any(foa):
             raise SampleRejected("silent mix")
         scene["mix_gain_db"] = info["mix_gain_db"]
+        aud = measure_audibility(
+            scene, info["stems"], info["background_w"], c.sample_rate, c.dominance_db, c.min_drr_db
+        )
+        for s, a in zip(scene["sources"], aud["sources"]):
+            s["audibility"] = a
+        scene["audibility"] = {
+            "dominance_db": c.dominance_db,
+            "critical_distance_m": scene["room"]["critical_distance_m"] if scene["room"] else None,
+            "max_concurrent_sources": aud["max_concurrent_sources"],
+            "answerable_sources": sum(a["answerable"] for a in aud["sources"]),
+        }
         for itf, snr in zip(scene["interferers"], info["snr_db_measured"]):
             itf["snr_db_measured"] = snr
         scene["channel_format"] = c.channel_format
@@ -451,6 +571,15 @@ class FoaQaGenerator(Generator[FoaQaConfig]):
         # 3. episode
         fields["scene"] = scene
         fields["qa"] = make_qa(scene)
+        if c.dominance_db is not None:  # label audibility: direction labels must be recoverable
+            # 1 deg tighter than validate's bound: the stored audio is the 24-bit FLAC of this signal
+            bound = DOA_FAIL_DEG - 1.0
+            bad = [(q, e) for q, e in direction_errors(foa, c.sample_rate, fields["qa"]) if e > bound]
+            if bad:
+                raise SampleRejected(
+                    f"direction label {bad[0][0]} is {bad[0][1]:.0f} deg from the audio's DOA "
+                    f"(> {bound:.0f} deg)"
+                )
         srcs = scene["sources"]
         params = {
             "structural": {
@@ -492,7 +621,7 @@ class FoaQaGenerator(Generator[FoaQaConfig]):
         scene, qa = sample.get("scene"), sample.get("qa")
         if not isinstance(scene, dict):
             return ["scene is missing or not a JSON object"]
-        sr_cfg = int(getattr(self.config, "sample_rate", scene.get("sample_rate", 16000)))
+        sr_cfg = int(getattr(self.config, "sample_rate", None) or scene.get("sample_rate") or 16000)
         foa = sample.get("foa")
         n = None
         if foa is not None:
@@ -516,10 +645,10 @@ class FoaQaGenerator(Generator[FoaQaConfig]):
             if x.size and not np.any(x):
                 problems.append("foa is silent")
         feats = sample.get("features")
-        if feats is not None and n is not None:
-            want = (5, 128, n_frames(n, foa[1]))
-            if feats.shape != want or feats.dtype != np.float32:
-                problems.append(f"features {feats.dtype} {feats.shape}, expected float32 {want}")
+        if feats is not None and n is not None and foa is not None:
+            shape = (5, 128, n_frames(n, foa[1]))
+            if feats.shape != shape or feats.dtype != np.float32:
+                problems.append(f"features {feats.dtype} {feats.shape}, expected float32 {shape}")
             elif not np.all(np.isfinite(feats)):
                 problems.append("features contain NaN/inf")
             elif np.abs(feats[1:4]).max() > 1.0 + 1e-4 or feats[4].min() < 0 or feats[4].max() > 1.0:
@@ -542,7 +671,43 @@ class FoaQaGenerator(Generator[FoaQaConfig]):
         problems += check_qa_schema(qa)
         if not problems and make_qa(scene) != qa:
             problems.append("qa disagrees with the answers recomputed from the stored trajectories")
+        if not problems and foa is not None and isinstance(qa, list):
+            problems += self._check_audibility(foa, scene, qa)
         return problems
+
+    def _check_audibility(self, foa, scene: dict, qa: list) -> list[str]:
+        """Label audibility: every direction label against the DOA of the episode's own audio
+        (:func:`direction_errors`); errors are tallied for :meth:`check_summary`. A label more than
+        :data:`DOA_FAIL_DEG` off fails the sample when the corpus was made with ``dominance_db`` set
+        (audible defaults); otherwise (hard settings) it is only counted."""
+        from simkit.renderers.foa import fuma_to_acn_sn3d
+
+        x, sr = foa
+        x = np.asarray(x, dtype=np.float64)
+        if scene.get("channel_format") == "fuma":
+            x = fuma_to_acn_sn3d(x)
+        errs = direction_errors(x, sr, qa)
+        tally = self.__dict__.setdefault("_doa_errors", [])
+        tally.extend(e for _, e in errs)
+        if (scene.get("audibility") or {}).get("dominance_db") is None:
+            return []
+        return [
+            f"{qid}: direction label is {e:.0f} deg from the audio's DOA estimate (> {DOA_FAIL_DEG:.0f} deg)"
+            for qid, e in errs
+            if e > DOA_FAIL_DEG
+        ]
+
+    def check_summary(self) -> list[str]:
+        """The corpus's label-audibility rate: the share of direction labels within
+        :data:`DOA_AGREE_DEG` of the DOA estimated from the audio (over the samples checked)."""
+        errs = np.asarray(self.__dict__.get("_doa_errors", []))
+        if errs.size == 0:
+            return []
+        return [
+            f"label audibility: {100 * np.mean(errs <= DOA_AGREE_DEG):.1f} % of {errs.size} direction labels "
+            f"within {DOA_AGREE_DEG:.0f} deg of the audio's DOA estimate (median error {np.median(errs):.1f} deg, "
+            f"{int(np.sum(errs > DOA_FAIL_DEG))} beyond {DOA_FAIL_DEG:.0f} deg)"
+        ]
 
     def _check_duration(self, scene: dict) -> list[str]:
         """The scene's duration against the config (mode qa: equal to ``duration_s``; mode foa-static:
@@ -561,53 +726,78 @@ class FoaQaGenerator(Generator[FoaQaConfig]):
         return []
 
     def inspect(self, samples: list[dict[str, Any]], out_dir: Path) -> list[Path]:
-        """One PNG per sample: azimuth over time, ground truth per source (listener frame, solid
-        while sounding) against the intensity-vector DOA estimate of the FOA audio (dots)."""
+        """One PNG per sample (``azimuth_<key>.png``): azimuth over time, ground truth per source
+        (listener frame, unwrapped across +-180 deg, thick while sounding, a ring at each direction
+        question's time) against the intensity-vector DOA estimate of the FOA audio (dots); the
+        camera's field of view shaded; the legend beside the axes, never over the data."""
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        from simkit.renderers.foa import estimate_doa, fuma_to_acn_sn3d
-
         out_dir = Path(out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
-        paths = []
+        paths: list[Path] = []
         for smp in samples:
             scene, foa = smp.get("scene"), smp.get("foa")
             if not isinstance(scene, dict) or foa is None:
                 continue
-            x, sr = foa
-            if scene.get("channel_format") == "fuma":
-                x = fuma_to_acn_sn3d(x)
-            doa = estimate_doa(x, sr)
-            e = doa["energy"]
-            keep = e > e.max() * 1e-3 if e.size and e.max() > 0 else np.zeros(e.shape, bool)
-            fig, ax = plt.subplots(figsize=(8, 4), dpi=100)
-            ax.scatter(
-                doa["time_s"][keep], doa["azimuth_deg"][keep], s=4, c="k", alpha=0.35, label="DOA estimate"
-            )
-            for j, s in enumerate(scene["sources"]):
-                tr = s["track"]
-                t = np.asarray(tr["time_s"])
-                az = np.asarray(tr["azimuth_deg"])
-                col = f"C{j % 10}"
-                ax.plot(t, az, color=col, lw=0.8, ls=":")
-                act = (t >= s["onset_s"]) & (t <= s["offset_s"])
-                tag = {"foreground": " (on-screen)", "offscreen": " (off-screen)"}.get(s["role"], "")
-                ax.plot(np.where(act, t, np.nan), az, color=col, lw=2.2, label=f"{s['label']}{tag}")
-            fov = scene["camera"]["fov_deg"] / 2
-            ax.axhspan(-fov, fov, color="y", alpha=0.12, label="camera FOV")
-            ax.set_ylim(-180, 180)
-            ax.set_yticks(range(-180, 181, 45))
-            ax.set_xlabel("time (s)")
-            ax.set_ylabel("azimuth (deg, +90 = left)")
-            ax.set_title(f"{smp.get('__key__', '')}: camera turn {scene['camera']['turn']['direction']}")
-            ax.legend(fontsize=7, loc="upper right", ncol=2)
-            ax.grid(alpha=0.3)
+            fig = _azimuth_figure(plt, scene, foa, smp.get("qa") or [], str(smp.get("__key__", "")))
             p = out_dir / f"azimuth_{smp.get('__key__', len(paths))}.png"
-            fig.tight_layout()
-            fig.savefig(p)
+            fig.savefig(p, bbox_inches="tight")
             plt.close(fig)
             paths.append(p)
         return paths
+
+
+def unwrapped_copies(az_deg) -> list[np.ndarray]:
+    """A track's azimuth unwrapped (no jump of more than 180 deg between samples) and its copies
+    shifted by -360 and +360 deg, so that drawn in a [-180, 180] window a track crossing +-180 deg
+    leaves at one edge and re-enters at the other instead of drawing a line across the plot."""
+    a = np.degrees(np.unwrap(np.radians(np.asarray(az_deg, dtype=np.float64))))
+    return [a - 360.0, a, a + 360.0]
+
+
+def _azimuth_figure(plt, scene: dict, foa, qa: list, key: str):
+    """The figure of :meth:`FoaQaGenerator.inspect` for one sample."""
+    from simkit.renderers.foa import estimate_doa, fuma_to_acn_sn3d
+
+    x, sr = foa
+    if scene.get("channel_format") == "fuma":
+        x = fuma_to_acn_sn3d(x)
+    doa = estimate_doa(x, sr)
+    e = doa["energy"]
+    keep = e > e.max() * 1e-3 if e.size and e.max() > 0 else np.zeros(e.shape, bool)
+    fig, ax = plt.subplots(figsize=(9, 4), dpi=100)
+    ax.scatter(doa["time_s"][keep], doa["azimuth_deg"][keep], s=4, c="k", alpha=0.35, label="DOA estimate")
+    asked = {q["source_id"]: q["structured"]["time_s"] for q in qa if q.get("kind") == "direction"}
+    for j, s in enumerate(scene["sources"]):
+        tr = s["track"]
+        t = np.asarray(tr["time_s"])
+        col = f"C{j % 10}"
+        act = (t >= s["onset_s"]) & (t <= s["offset_s"])
+        tag = {"foreground": " (on-screen)", "offscreen": " (off-screen)"}.get(s["role"], "")
+        for c, az in enumerate(unwrapped_copies(tr["azimuth_deg"])):
+            ax.plot(t, az, color=col, lw=0.8, ls=":")
+            ax.plot(
+                np.where(act, t, np.nan),
+                az,
+                color=col,
+                lw=2.2,
+                label=f"{s['label']}{tag}" if c == 1 else None,
+            )
+            if s["id"] in asked:
+                k = int(np.argmin(np.abs(t - asked[s["id"]])))
+                ax.plot(t[k], az[k], "o", mfc="none", mec=col, ms=9, mew=1.5)
+    fov = scene["camera"]["fov_deg"] / 2
+    ax.axhspan(-fov, fov, color="y", alpha=0.12, label="camera FOV")
+    ax.plot([], [], "o", mfc="none", mec="0.3", label="direction question")
+    ax.set_ylim(-180, 180)
+    ax.set_xlim(0, scene["duration_s"])
+    ax.set_yticks(range(-180, 181, 45))
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("azimuth (deg, +90 = left)")
+    ax.set_title(f"{key}: camera turn {scene['camera']['turn']['direction']}")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    ax.grid(alpha=0.3)
+    return fig

@@ -323,6 +323,85 @@ def geometric_violations(case: PackingCase, posed: list[tuple[Any, tuple]]) -> l
     return [str(v) for v in check_packing(case.container, posed)]
 
 
+def box_colour_map(case: PackingCase, steps: int) -> np.ndarray:
+    """RGB (L, W, 3) floats of the topmost box over each cell after ``steps`` expert placements: every
+    box its own tab20 colour (by id), the floor white, dark lines between different boxes."""
+    from matplotlib import colormaps
+
+    ids = top_ids(case, steps)
+    tab = colormaps["tab20"]
+    rgb = np.where((ids >= 0)[..., None], tab((ids % 20) / 19.999)[..., :3], 1.0)
+    return rgb
+
+
+def _box_edges(ax, ids: np.ndarray) -> None:
+    """Dark lines along the boundaries between cells of different top boxes (image x = y cell, y = x cell)."""
+    L, W = ids.shape
+    for i, j in zip(*np.nonzero(ids[1:, :] != ids[:-1, :])):
+        ax.plot([j - 0.5, j + 0.5], [i + 0.5, i + 0.5], color="0.1", lw=0.6)
+    for i, j in zip(*np.nonzero(ids[:, 1:] != ids[:, :-1])):
+        ax.plot([j + 0.5, j + 0.5], [i - 0.5, i + 0.5], color="0.1", lw=0.6)
+    ax.set_xlim(-0.5, W - 0.5)
+    ax.set_ylim(L - 0.5, -0.5)
+
+
+def contact_sheet_figure(plt, episodes: list[tuple[PackingCase, np.ndarray]]):
+    """The ``inspect`` contact sheet: per episode (case, heightmaps (T+1, L, W) cells) a half-way
+    heightmap in cm with a colour bar and the final packing in per-box colours with box edges."""
+    n = len(episodes)
+    per_row = min(3, n)
+    rows = -(-n // per_row)
+    fig, axes = plt.subplots(rows, 2 * per_row, figsize=(4.2 * per_row, 2.6 * rows), squeeze=False)
+    for ax in axes.ravel():
+        ax.axis("off")
+    for k, (case, hms) in enumerate(episodes):
+        r, c = divmod(k, per_row)
+        T, (L, W, H) = len(case.expert), case.container.size
+        cm = 100.0 * case.container.resolution
+        a0, a1 = axes[r, 2 * c], axes[r, 2 * c + 1]
+        im = a0.imshow(hms[T // 2] * cm, cmap="viridis", vmin=0, vmax=H * cm, interpolation="nearest")
+        a0.set_title(f"{case.tier} {L}x{W}x{H}, n={len(case.boxes)}\nstep {T // 2} of {T}", fontsize=8)
+        fig.colorbar(im, ax=a0, fraction=0.046, pad=0.02).set_label("height (cm)", fontsize=7)
+        a1.imshow(box_colour_map(case, T), interpolation="nearest")
+        _box_edges(a1, top_ids(case, T))
+        a1.set_title(f"final, seen from above: {T} boxes\\n(one colour per box)", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def strip_figure(plt, case: PackingCase, hms: np.ndarray, key: str, max_panels: int = 48):
+    """Every step's heightmap (cm, shared colour bar) labelled ``step t: box b`` with that box outlined;
+    at most ``max_panels`` panels (evenly spaced steps, first and last kept)."""
+    from matplotlib.patches import Rectangle
+
+    T, (L, W, H) = len(case.expert), case.container.size
+    cm = 100.0 * case.container.resolution
+    steps = np.unique(np.linspace(0, T, min(T + 1, max_panels)).round().astype(int))
+    cols = min(8, steps.size)
+    rows = -(-steps.size // cols)
+    fig, axes = plt.subplots(
+        rows, cols, figsize=(1.9 * cols, 1.9 * rows * L / max(W, 1) + 0.6), squeeze=False
+    )
+    for ax in axes.ravel():
+        ax.axis("off")
+    im = None
+    for ax, t in zip(axes.ravel(), steps):
+        im = ax.imshow(hms[t] * cm, cmap="viridis", vmin=0, vmax=H * cm, interpolation="nearest")
+        if t == 0:
+            ax.set_title("step 0: empty", fontsize=7)
+            continue
+        p = case.expert[t - 1]
+        lx, ly = case.box(p.box_id).footprint(p.orientation)
+        ax.add_patch(Rectangle((p.y - 0.5, p.x - 0.5), ly, lx, fill=False, ec="red", lw=1.2))
+        ax.set_title(f"step {t}: box {p.box_id}", fontsize=7)
+    fig.suptitle(f"{key}: {case.tier}, container {L}x{W}x{H} cells, {T} steps", fontsize=9)
+    if im is not None:
+        fig.colorbar(im, ax=axes.ravel().tolist(), fraction=0.02, pad=0.01).set_label(
+            "height (cm)", fontsize=7
+        )
+    return fig
+
+
 class PackingGenerator(Generator[PackingConfig]):
     """Layout-first packing trajectories with pybullet replay (PackLab-Suite)."""
 
@@ -584,41 +663,35 @@ class PackingGenerator(Generator[PackingConfig]):
 
     # -- inspect ------------------------------------------------------------------------------
     def inspect(self, samples: list[dict[str, Any]], out_dir: Path) -> list[Path]:
-        """``contact_sheet.png``: per episode the heightmap half-way and at the end, labelled with tier,
-        container (cells) and object count; ``strip_<key>.png``: the step strips of the first 3 episodes;
-        ``packing_sample_stats.json``: statistics of the inspected *sample* only (``samples``, 16
-        episodes by default; not the whole corpus): ``{"scope": "sample", "sample_episodes": n,
-        "per_tier_in_sample": {tier: {"episodes", "steps", "rejections", "overall_mean"}}}``, where
-        ``rejections`` counts the physics redraws recorded in the sampled episodes' meta."""
-        from PIL import Image as PILImage
-        from PIL import ImageDraw
+        """``contact_sheet.png``: per episode the heightmap half-way (height in cm on viridis, with a
+        colour bar) and the final packing with every box in its own colour and dark edges between boxes
+        (a full container is one height, so heights alone would show a uniform panel), titled with tier,
+        container (cells) and object count; ``strip_<key>.png``: every step's heightmap of the first 3
+        episodes, each panel labelled with its step and the box placed there (outlined), the tier in the
+        title and a shared colour bar; ``packing_sample_stats.json``: statistics of the inspected
+        *sample* only (``samples``, 16 episodes by default; not the whole corpus): ``{"scope": "sample",
+        "sample_episodes": n, "per_tier_in_sample": {tier: {"episodes", "steps", "rejections",
+        "overall_mean"}}}``, where ``rejections`` counts the physics redraws recorded in the sampled
+        episodes' meta."""
+        import matplotlib
 
-        from simkit.core.images import save_png, tile
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
 
         out_dir = Path(out_dir)
-        px = getattr(self.config, "heightmap_px_per_cell", 8) if self.config else 8
-        tiles = []
-        for s in samples:
-            case = PackingCase.from_json(s["case"])
-            hms = np.asarray(s["heightmaps"])
-            T, (L, W, H) = len(case.expert), case.container.size
-            pics = [render_heightmap(hms[t], H, px, top_ids(case, t)) for t in (T // 2, T)]
-            gap = np.full((pics[0].shape[0], 3, 3), 255, np.uint8)
-            img = np.concatenate([pics[0], gap, pics[1]], axis=1)
-            canvas = PILImage.fromarray(np.full((14, max(img.shape[1], 130), 3), 255, np.uint8))
-            ImageDraw.Draw(canvas).text(
-                (2, 1), f"{case.tier} {L}x{W}x{H} n={len(case.boxes)}", fill=(0, 0, 0)
-            )
-            lab = np.asarray(canvas)
-            body = np.full((img.shape[0], lab.shape[1], 3), 255, np.uint8)
-            body[:, : img.shape[1]] = img
-            tiles.append(np.concatenate([lab, body], axis=0))
-        paths = []
-        if tiles:
-            paths.append(save_png(tile(tiles, cols=min(6, len(tiles))), out_dir / "contact_sheet.png"))
-        for s in samples[:3]:
-            strip = np.asarray(s["heightmap_strip"])
-            paths.append(save_png(strip, out_dir / f"strip_{s['__key__']}.png"))
+        out_dir.mkdir(parents=True, exist_ok=True)
+        paths: list[Path] = []
+        cases = [(s, PackingCase.from_json(s["case"])) for s in samples]
+        if cases:
+            fig = contact_sheet_figure(plt, [(c, np.asarray(s["heightmaps"])) for s, c in cases])
+            paths.append(out_dir / "contact_sheet.png")
+            fig.savefig(paths[-1], dpi=90, bbox_inches="tight")
+            plt.close(fig)
+        for s, case in cases[:3]:
+            fig = strip_figure(plt, case, np.asarray(s["heightmaps"]), str(s.get("__key__", "")))
+            paths.append(out_dir / f"strip_{s['__key__']}.png")
+            fig.savefig(paths[-1], dpi=80, bbox_inches="tight")
+            plt.close(fig)
         # per-tier counts, steps and rejections of the inspected episodes (a sample, labelled as such)
         stats: dict[str, dict[str, Any]] = {}
         for s in samples:

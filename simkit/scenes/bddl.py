@@ -42,11 +42,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from simkit.core.errors import InputError
+from simkit.scenes.predicate_thresholds import thresholds_for
 
 #: bump when the descriptor layout or its contents change (part of the cache key)
 DESCRIPTOR_VERSION = 2
@@ -314,6 +316,8 @@ class BddlProblem:
     init: list[list]
     goal: list
     warnings: list[str] = field(default_factory=list)
+    #: entity name -> (line, column) of its declaration (for compile-time errors)
+    where: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     @property
     def arena(self) -> Arena:
@@ -324,9 +328,12 @@ def _num(a, path) -> float:
     if not isinstance(a, Atom):
         raise InputError(path, "expected a number, found a list", a.line, a.col)
     try:
-        return float(a.text)
+        v = float(a.text)
     except ValueError:
         raise InputError(path, f"expected a number, found {a.text!r}", a.line, a.col) from None
+    if not math.isfinite(v):
+        raise InputError(path, f"expected a finite number, found {a.text!r}", a.line, a.col)
+    return v
 
 
 def _numbers_rows(node: SList, width: int, path, what: str) -> list[tuple[float, ...]]:
@@ -418,34 +425,8 @@ def _formula(node, path, names: set[str]) -> list:
     return out
 
 
-def parse_bddl(path: str | Path, text: str | None = None) -> BddlProblem:
-    """Parse a LIBERO BDDL file.
-
-    Args:
-        path: the file (read unless ``text`` is given; used in messages).
-        text: optional file contents.
-
-    Returns:
-        :class:`BddlProblem`.
-
-    Raises:
-        InputError: with file:line:column for unbalanced parentheses, unknown
-            sections or predicates, wrong arities, names that are not declared,
-            ranges that are not 4 numbers with min <= max, a region with
-            ``:ranges`` on a target that is neither the workspace nor a declared
-            fixture/object, a non-UTF-8 or unreadable file.
-    """
-    path = Path(path)
-    if text is None:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise InputError(path, "file not found") from None
-        except UnicodeDecodeError as exc:
-            raise InputError(path, f"not a UTF-8 text file ({exc.reason})") from None
-        except OSError as exc:
-            raise InputError(path, f"cannot read file: {exc.strerror}") from None
-    top = parse_sexpr(text, path)
+def _sections(top: SList, path: Path) -> tuple[dict[str, SList], Atom | None]:
+    """The ``(:section ...)`` lists of a ``(define ...)`` form by head, and the ``(problem NAME)`` atom."""
     if top.head() != "define":
         raise InputError(path, "a BDDL file starts with '(define (problem NAME) ...)'", top.line, top.col)
     sections: dict[str, SList] = {}
@@ -474,6 +455,99 @@ def parse_bddl(path: str | Path, text: str | None = None) -> BddlProblem:
         if h in sections:
             raise InputError(path, f"section {h} appears twice", item.line, item.col)
         sections[h] = item
+    return sections, problem
+
+
+def _regions(
+    sections: dict[str, SList], path: Path, arena: Arena, entities: set[str], warnings: list[str]
+) -> dict[str, Region]:
+    """Parse ``:regions`` (see :func:`parse_bddl`); site regions on undeclared assets are warned about and dropped."""
+    regions: dict[str, Region] = {}
+    for rnode in sections[":regions"].items[1:] if ":regions" in sections else []:
+        if not isinstance(rnode, SList) or not rnode.items or not isinstance(rnode.items[0], Atom):
+            raise InputError(path, "a region is '(name (:target t) ...)'", rnode.line, rnode.col)
+        reg = Region(rnode.items[0].text, "", line=rnode.line, col=rnode.col)
+        for sub in rnode.items[1:]:
+            if not isinstance(sub, SList) or sub.head() is None:
+                raise InputError(path, "expected '(:key ...)' in a region", sub.line, sub.col)
+            key = sub.head()
+            if key == ":target":
+                if len(sub.items) != 2 or not isinstance(sub.items[1], Atom):
+                    raise InputError(path, ":target takes one name", sub.line, sub.col)
+                reg.target, reg.target_line, reg.target_col = (
+                    sub.items[1].text,
+                    sub.items[1].line,
+                    sub.items[1].col,
+                )
+            elif key == ":ranges":
+                reg.ranges = _numbers_rows(sub, 4, path, ":ranges")  # type: ignore[assignment]
+                for r, row in zip(reg.ranges, sub.items[1].items):
+                    if r[2] < r[0] or r[3] < r[1]:
+                        raise InputError(
+                            path,
+                            f":ranges row {r} must be (x_min y_min x_max y_max) with min <= max",
+                            row.line,
+                            row.col,
+                        )
+            elif key == ":yaw_rotation":
+                reg.yaw = _numbers_rows(sub, 2, path, ":yaw_rotation")  # type: ignore[assignment]
+            elif key == ":rgba":
+                reg.rgba = tuple(_num(a, path) for a in sub.items[1:])
+            else:
+                raise InputError(path, f"unknown region key {key!r}", sub.line, sub.col)
+        if not reg.target:
+            raise InputError(path, f"region {reg.name!r} has no (:target ...)", rnode.line, rnode.col)
+        if reg.target != arena.workspace and reg.target not in entities:
+            if reg.ranges:
+                raise InputError(
+                    path,
+                    f"region {reg.name!r} targets {reg.target!r}, which is neither the "
+                    f"workspace {arena.workspace!r} nor a declared fixture or object",
+                    reg.target_line,
+                    reg.target_col,
+                )
+            # a site region on an asset the task does not use (LIBERO ignores these too)
+            warnings.append(
+                f"{path}:{reg.target_line}:{reg.target_col}: region {reg.name!r} targets "
+                f"{reg.target!r}, which is not declared; region ignored"
+            )
+            continue
+        if reg.full_name in regions:
+            raise InputError(path, f"region {reg.full_name!r} is defined twice", rnode.line, rnode.col)
+        regions[reg.full_name] = reg
+
+    return regions
+
+
+def parse_bddl(path: str | Path, text: str | None = None) -> BddlProblem:
+    """Parse a LIBERO BDDL file.
+
+    Args:
+        path: the file (read unless ``text`` is given; used in messages).
+        text: optional file contents.
+
+    Returns:
+        :class:`BddlProblem`.
+
+    Raises:
+        InputError: with file:line:column for unbalanced parentheses, unknown
+            sections or predicates, wrong arities, names that are not declared,
+            ranges that are not 4 numbers with min <= max, a region with
+            ``:ranges`` on a target that is neither the workspace nor a declared
+            fixture/object, a non-UTF-8 or unreadable file.
+    """
+    path = Path(path)
+    if text is None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise InputError(path, "file not found") from None
+        except UnicodeDecodeError as exc:
+            raise InputError(path, f"not a UTF-8 text file ({exc.reason})") from None
+        except OSError as exc:
+            raise InputError(path, f"cannot read file: {exc.strerror}") from None
+    top = parse_sexpr(text, path)
+    sections, problem = _sections(top, path)
     if problem is None:
         raise InputError(path, "missing '(problem NAME)'", top.line, top.col)
     if problem.text.lower() not in ARENAS:
@@ -505,64 +579,12 @@ def parse_bddl(path: str | Path, text: str | None = None) -> BddlProblem:
         if name in fixtures_t:
             raise InputError(path, f"{name!r} is declared as both fixture and object", a.line, a.col)
     fixtures = {k: v[0] for k, v in fixtures_t.items()}
+    where = {k: (v[1].line, v[1].col) for k, v in {**fixtures_t, **objects_t}.items()}
     objects = {k: v[0] for k, v in objects_t.items()}
     entities = set(fixtures) | set(objects)
 
-    regions: dict[str, Region] = {}
     warnings: list[str] = []
-    for rnode in sections[":regions"].items[1:] if ":regions" in sections else []:
-        if not isinstance(rnode, SList) or not rnode.items or not isinstance(rnode.items[0], Atom):
-            raise InputError(path, "a region is '(name (:target t) ...)'", rnode.line, rnode.col)
-        reg = Region(rnode.items[0].text, "", line=rnode.line, col=rnode.col)
-        for sub in rnode.items[1:]:
-            if not isinstance(sub, SList) or sub.head() is None:
-                raise InputError(path, "expected '(:key ...)' in a region", sub.line, sub.col)
-            key = sub.head()
-            if key == ":target":
-                if len(sub.items) != 2 or not isinstance(sub.items[1], Atom):
-                    raise InputError(path, ":target takes one name", sub.line, sub.col)
-                reg.target, reg.target_line, reg.target_col = (
-                    sub.items[1].text,
-                    sub.items[1].line,
-                    sub.items[1].col,
-                )
-            elif key == ":ranges":
-                reg.ranges = _numbers_rows(sub, 4, path, ":ranges")
-                for r, row in zip(reg.ranges, sub.items[1].items):
-                    if r[2] < r[0] or r[3] < r[1]:
-                        raise InputError(
-                            path,
-                            f":ranges row {r} must be (x_min y_min x_max y_max) with min <= max",
-                            row.line,
-                            row.col,
-                        )
-            elif key == ":yaw_rotation":
-                reg.yaw = _numbers_rows(sub, 2, path, ":yaw_rotation")
-            elif key == ":rgba":
-                reg.rgba = tuple(_num(a, path) for a in sub.items[1:])
-            else:
-                raise InputError(path, f"unknown region key {key!r}", sub.line, sub.col)
-        if not reg.target:
-            raise InputError(path, f"region {reg.name!r} has no (:target ...)", rnode.line, rnode.col)
-        if reg.target != arena.workspace and reg.target not in entities:
-            if reg.ranges:
-                raise InputError(
-                    path,
-                    f"region {reg.name!r} targets {reg.target!r}, which is neither the "
-                    f"workspace {arena.workspace!r} nor a declared fixture or object",
-                    reg.target_line,
-                    reg.target_col,
-                )
-            # a site region on an asset the task does not use (LIBERO ignores these too)
-            warnings.append(
-                f"{path}:{reg.target_line}:{reg.target_col}: region {reg.name!r} targets "
-                f"{reg.target!r}, which is not declared; region ignored"
-            )
-            continue
-        if reg.full_name in regions:
-            raise InputError(path, f"region {reg.full_name!r} is defined twice", rnode.line, rnode.col)
-        regions[reg.full_name] = reg
-
+    regions = _regions(sections, path, arena, entities, warnings)
     names = entities | set(regions)
     ooi = []
     for a in sections[":obj_of_interest"].items[1:] if ":obj_of_interest" in sections else []:
@@ -577,7 +599,18 @@ def parse_bddl(path: str | Path, text: str | None = None) -> BddlProblem:
         raise InputError(path, f":goal holds one formula (use And), found {len(goal_items)}", g.line, g.col)
     goal = _formula(goal_items[0], path, names)
     return BddlProblem(
-        str(path), problem.text, domain, language, regions, fixtures, objects, ooi, init, goal, warnings
+        str(path),
+        problem.text,
+        domain,
+        language,
+        regions,
+        fixtures,
+        objects,
+        ooi,
+        init,
+        goal,
+        warnings,
+        where,
     )
 
 
@@ -665,8 +698,6 @@ def entity_slots(problem: BddlProblem) -> list[dict]:
 
 
 def _thresholds(atom: list, problem: BddlProblem) -> dict:
-    from simkit.sims.predicates import thresholds_for
-
     cats = {**problem.fixtures, **problem.objects}
     args = atom[1:]
     # a region argument inherits the category of the asset it belongs to
@@ -685,10 +716,20 @@ def _formula_json(f: list, problem: BddlProblem) -> dict:
     return {"predicate": f[0], "args": list(f[1:]), "thresholds": _thresholds(f, problem)}
 
 
-def _asset(category: str, libero_root: Path | None, assets: dict[str, str]) -> dict:
+def _asset(
+    name: str, category: str, libero_root: Path | None, assets: dict[str, str], prob: BddlProblem
+) -> dict:
     rel = assets.get(category)
-    out = {"category": category, "asset": None if rel is None else f"assets/{rel}"}
-    if libero_root is not None and rel is not None:
+    if rel is None:
+        line, col = prob.where.get(name, (None, None))
+        raise InputError(
+            prob.path,
+            f"{name!r}: category {category!r} has no asset in simkit's task table (simkit/data/hebero/tasks.json)",
+            line,
+            col,
+        )
+    out: dict[str, str | bool] = {"category": category, "asset": f"assets/{rel}"}
+    if libero_root is not None:
         out["present"] = (libero_root / "assets" / rel).is_file()
     return out
 
@@ -711,7 +752,8 @@ def compile_task(path: str | Path, suite: str, index: int, libero_root: str | Pa
     ``entity_slots``, ``warnings``, ``source_sha256``, ``descriptor_version``.
 
     Raises:
-        InputError: from :func:`parse_bddl`.
+        InputError: from :func:`parse_bddl`; a fixture or object whose category has no asset in
+            the task table (at the declaration's line:column).
     """
     path = Path(path)
     raw = path.read_bytes() if path.is_file() else None
@@ -759,8 +801,10 @@ def compile_task(path: str | Path, suite: str, index: int, libero_root: str | Pa
             "offset": list(arena.offset),
             "scene_xml": f"assets/{arena.scene_xml}",
         },
-        "fixtures": {n: _asset(c, root, assets) for n, c in prob.fixtures.items() if n != arena.workspace},
-        "objects": {n: _asset(c, root, assets) for n, c in prob.objects.items()},
+        "fixtures": {
+            n: _asset(n, c, root, assets, prob) for n, c in prob.fixtures.items() if n != arena.workspace
+        },
+        "objects": {n: _asset(n, c, root, assets, prob) for n, c in prob.objects.items()},
         "regions": regions,
         "init": [list(a) for a in prob.init],
         "goal": _formula_json(prob.goal, prob),
@@ -771,7 +815,7 @@ def compile_task(path: str | Path, suite: str, index: int, libero_root: str | Pa
     }
 
 
-def _cache_key(bddl: Path, libero_root: Path, presence: str) -> str:
+def _cache_key(bddl: Path, presence: str) -> str:
     h = hashlib.sha256()
     h.update(f"v{DESCRIPTOR_VERSION}\n".encode())
     h.update(bddl.read_bytes())
@@ -780,8 +824,10 @@ def _cache_key(bddl: Path, libero_root: Path, presence: str) -> str:
     return h.hexdigest()
 
 
-def _asset_presence(libero_root: Path) -> str:
+def _asset_presence(libero_root: Path | None) -> str:
     """Which of the task table's asset files exist under ROOT (descriptors record it as ``present``)."""
+    if libero_root is None:
+        return ""
     assets = _table()["assets"]
     return "".join(
         "1" if (libero_root / "assets" / rel).is_file() else "0" for _, rel in sorted(assets.items())
@@ -961,10 +1007,22 @@ class CompileReport:
     index: dict[str, str] = field(default_factory=dict)
 
 
-def suite_files(libero_root: str | Path, suite: str) -> list[tuple[int, Path]]:
-    """(index, BDDL path) of a Hebero suite's ten tasks under ``ROOT/bddl_files``; missing files raise InputError."""
+#: simkit's copy of the 40 Hebero BDDL files (``bddl_files/<libero_dir>/<task>.bddl``), read out of
+#: LIBERO's PyPI source archive by ``tools/bundle_libero_bddl.py``; ``bddl_files/SOURCE.json`` records
+#: the archive's and every file's sha256, ``bddl_files/LICENSE`` LIBERO's MIT license
+BUNDLED_ROOT = TASKS_JSON.parent
+
+
+def bddl_root(libero_root: str | Path | None) -> Path:
+    """Folder holding ``bddl_files/``: ``libero_root`` when given, else simkit's bundled copy."""
+    return BUNDLED_ROOT if libero_root is None else Path(libero_root)
+
+
+def suite_files(libero_root: str | Path | None, suite: str) -> list[tuple[int, Path]]:
+    """(index, BDDL path) of a Hebero suite's ten tasks under ``ROOT/bddl_files`` (ROOT None: the bundled
+    copy); missing files raise InputError."""
     out = []
-    for i, t, p in _suite_paths(Path(libero_root), suite):
+    for i, t, p in _suite_paths(bddl_root(libero_root), suite):
         if not p.is_file():
             raise InputError(p, f"BDDL file of task {suite}/{t} not found under --libero-root")
         out.append((i, p))
@@ -978,10 +1036,11 @@ def _suite_paths(root: Path, suite: str) -> list[tuple[int, str, Path]]:
 
 
 def compile_suites(
-    libero_root: str | Path,
+    libero_root: str | Path | None,
     out_dir: str | Path,
     suites: list[str] | tuple[str, ...] = SUITES,
     force: bool = False,
+    assets_root: str | Path | None = None,
 ) -> CompileReport:
     """Compile the given suites to ``OUT/<suite>/<task>.json`` and rebuild ``OUT/index.json``.
 
@@ -997,10 +1056,15 @@ def compile_suites(
     suites, not only those compiled in this call (task id -> relative path);
     invalid descriptors found there are left out with a warning.
 
+    ``libero_root`` None reads simkit's bundled BDDL files (:data:`BUNDLED_ROOT`) and checks asset
+    presence under ``assets_root`` (a folder holding ``assets/``, e.g. the installed LIBERO asset
+    tree); a given ``libero_root`` serves both.
+
     Raises:
         InputError: ROOT has no ``bddl_files`` folder.
     """
-    root, out = Path(libero_root), Path(out_dir)
+    root, out = bddl_root(libero_root), Path(out_dir)
+    asset_root = Path(assets_root) if assets_root is not None else (None if libero_root is None else root)
     if not (root / "bddl_files").is_dir():
         raise InputError(
             root,
@@ -1008,7 +1072,7 @@ def compile_suites(
             "holding bddl_files/ and assets/)",
         )
     rep = CompileReport()
-    presence = _asset_presence(root)
+    presence = _asset_presence(asset_root)
 
     def fail(msg: str, dst: Path) -> None:
         if dst.is_file():
@@ -1024,7 +1088,7 @@ def compile_suites(
                 fail(str(InputError(p, f"BDDL file of task {suite}/{t} not found under --libero-root")), dst)
                 continue
             try:
-                key = _cache_key(p, root, presence)
+                key = _cache_key(p, presence)
             except OSError as exc:
                 fail(str(InputError(p, f"cannot read file: {exc.strerror}")), dst)
                 continue
@@ -1038,7 +1102,7 @@ def compile_suites(
                     rep.warnings += old["warnings"]
                     continue
             try:
-                desc = compile_task(p, suite, i, root)
+                desc = compile_task(p, suite, i, asset_root)
             except (InputError, ValueError) as exc:
                 fail(str(exc), dst)
                 continue

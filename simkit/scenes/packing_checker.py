@@ -15,6 +15,9 @@ geometry on the final poses of the packed objects (those whose centre lies in th
   bottom face centre; a tilted box below contributes the points where its highest corners touch);
   a tilted box touches nothing (floor, wall or box within ``tol``). (For a tilted box only
   contact is checked, not equilibrium.)
+- ``undersupported``: with a support rule ``area:F`` or ``full``, an upright box off the floor
+  whose bottom face is covered by the tops of its supporters (the same contact patches, each grown
+  by ``tol``; their union computed exactly) over less than F of its area.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import numpy as np
 from simkit.core.rotations import quaternion_to_matrix
 from simkit.scenes.packing_geometry import Box, Container
 from simkit.scenes.packing_metrics import Pose
+from simkit.scenes.packing_support import COM, SupportRule
 
 #: default interpenetration / containment / contact tolerance, metres (issue: "no interpenetration beyond 1 mm")
 CHECK_TOL_M = 1e-3
@@ -48,6 +52,8 @@ class Violation:
     amount_m: float
 
     def __str__(self) -> str:
+        if self.kind == "undersupported":
+            return f"{self.kind} {list(self.boxes)} ({100 * self.amount_m:.0f} % of the base supported)"
         return f"{self.kind} {list(self.boxes)} ({self.amount_m * 1000:.1f} mm)"
 
 
@@ -162,6 +168,7 @@ def check_packing(
     boxes: list[tuple[Box, Pose]],
     tol: float = CHECK_TOL_M,
     upright_tol: float = UPRIGHT_TOL_RAD,
+    support: SupportRule = COM,
 ) -> list[Violation]:
     """Check posed boxes for overlap, containment and support (module docstring).
 
@@ -170,6 +177,7 @@ def check_packing(
         boxes: (box, (centre m, quaternion (w,x,y,z))) for each packed box; a box's local axes are
             its (l, w, h) size axes (the pose carries the yaw).
         tol: metres; upright_tol: radians.
+        support: with ``area:F`` / ``full`` also check the supported share of every base.
     Returns:
         The violations (empty when the packing passes).
     """
@@ -224,6 +232,7 @@ def check_packing(
             continue
         lo_i, hi_i = o.c[:2] - o.aabb_half[:2], o.c[:2] + o.aabb_half[:2]
         pts: list[tuple[float, float]] = []
+        rects: list[tuple[np.ndarray, np.ndarray]] = []
         zb = o.bottom_z
         for j, s in enumerate(obbs):
             if j == i or not contact[i][j]:
@@ -240,6 +249,7 @@ def check_packing(
             lo = np.maximum(lo_i, s.c[:2] - s.aabb_half[:2])
             hi = np.minimum(hi_i, s.c[:2] + s.aabb_half[:2])
             if np.all(hi - lo > 0):
+                rects.append((lo, hi))
                 pts += [
                     (float(lo[0]), float(lo[1])),
                     (float(hi[0]), float(lo[1])),
@@ -248,4 +258,25 @@ def check_packing(
                 ]
         if not point_in_hull((float(o.c[0]), float(o.c[1])), _hull(pts), tol):
             out.append(Violation("unsupported", (o.id,), zmin))
+        elif support.kind != "com":
+            frac = _covered_fraction(lo_i, hi_i, rects, tol)
+            if frac < support.fraction - 1e-6:
+                out.append(Violation("undersupported", (o.id,), frac))
     return out
+
+
+def _covered_fraction(lo: np.ndarray, hi: np.ndarray, rects: list, tol: float) -> float:
+    """Share of the rectangle [lo, hi] (xy, m) covered by the union of the contact rectangles ``rects``
+    ((lo, hi) pairs of upright supporters, each grown by ``tol``; tilted supporters count as no area),
+    computed exactly on the grid of all rectangle edges (coordinate compression)."""
+    if not rects:
+        return 0.0
+    clipped = [(np.maximum(r_lo - tol, lo), np.minimum(r_hi + tol, hi)) for r_lo, r_hi in rects]
+    xs = np.unique(np.concatenate([[lo[0], hi[0]]] + [[a[0], b[0]] for a, b in clipped]))
+    ys = np.unique(np.concatenate([[lo[1], hi[1]]] + [[a[1], b[1]] for a, b in clipped]))
+    cx, cy = 0.5 * (xs[1:] + xs[:-1]), 0.5 * (ys[1:] + ys[:-1])
+    cov = np.zeros((cx.size, cy.size), bool)
+    for a, b in clipped:
+        cov |= ((cx >= a[0]) & (cx <= b[0]))[:, None] & ((cy >= a[1]) & (cy <= b[1]))[None, :]
+    area = np.outer(np.diff(xs), np.diff(ys))
+    return float((area * cov).sum() / ((hi[0] - lo[0]) * (hi[1] - lo[1])))

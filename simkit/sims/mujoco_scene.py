@@ -9,7 +9,8 @@
 * workspace regions: a box site per region (``<region>``), centre of its first
   range, half height 0.007 m, 0.005 m below the table top (LIBERO's
   ``TargetZone``);
-* fixtures (welded to the world) and objects (free joint), each under a named
+* fixtures (mocap bodies: welded to the world, pose in ``data.mocap_pos/quat`` so that one
+  model serves every layout) and objects (free joint), each under a named
   root body ``<entity>`` with the asset's ``object`` body attached under the
   prefix ``<entity>/`` -- so sites are ``<entity>/<site>`` and joints
   ``<entity>/<joint>``;
@@ -24,9 +25,10 @@
   put ``e`` on the top / bottom face of that site, ``On(e, b)`` on top of b's
   collision box. The layout is then checked with MuJoCo's contacts: two
   entities (or an entity and the robot) penetrating deeper than
-  :data:`PENETRATION_TOL` reject it (``max_layouts`` layouts); when the regions
-  force an overlap, the later entity is lifted in :data:`LIFT_STEP` steps and
-  left to settle (LIBERO drops objects from above). ``Open/Close/Turnon/
+  :data:`PENETRATION_TOL` reject it (``max_layouts`` layouts, then as many redraws
+  of the movable objects with the fixtures kept); when the regions force an
+  overlap, the later movable object is lifted in :data:`LIFT_STEP` steps and left
+  to settle (LIBERO drops objects from above); a fixture is never lifted. ``Open/Close/Turnon/
   Turnoff`` atoms set the joints to LIBERO's range midpoints (:data:`INIT_QPOS`);
 * robot: the Franka Panda arm and gripper shipped in the ``robosuite`` wheel's
   package data (read as files; robosuite itself is not imported), base at
@@ -44,11 +46,19 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from simkit.core.errors import InputError, SampleRejected, require
-from simkit.sims.predicates import ZONE_HALF_HEIGHT, ZONE_Z_BELOW_TOP, Binding, PredicateEvaluator
+from simkit.assets.mujoco_log import import_mujoco
+from simkit.core.errors import InputError, SampleRejected
+from simkit.sims.predicates import (
+    ZONE_HALF_HEIGHT,
+    ZONE_Z_BELOW_TOP,
+    Binding,
+    PredicateEvaluator,
+    touch_pairs,
+)
 
 #: LIBERO MountedPanda init_qpos (rad), the arm's home pose
 ROBOT_HOME = (0.0, -0.161037389, 0.0, -2.44459747, 0.0, 2.2267522, math.pi / 4.0)
@@ -58,6 +68,7 @@ PLACE_CLEARANCE = 0.001  #: m, gap between an object's lowest collision point an
 PENETRATION_TOL = 0.001  #: m, contact depth between two entities that rejects a layout
 LIFT_STEP = 0.005  #: m, lift step when regions force an overlap
 MAX_LIFT = 0.15  #: m, most an entity is lifted
+SIM_DT = 0.002  #: s, physics time step (robosuite/LIBERO's 500 Hz)
 
 #: world position (m) of the Panda base per LIBERO problem class: x from LIBERO's base_xpos_offset
 #: (0.16 m + half the table length behind the table centre; 0.25 m for the study table; (-0.6, 0) on the
@@ -113,15 +124,26 @@ class Scene:
         arm_qpos_adr: qpos addresses of the 7 arm joints.
     """
 
-    model: object
-    data: object
-    spec: object
+    model: Any
+    data: Any
+    spec: Any
     binding: Binding
     evaluator: PredicateEvaluator
     descriptor: dict
     placements: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     arm_qpos_adr: list[int] = field(default_factory=list)
+    layout: Layout | None = None
+
+    def reset(self, rng: np.random.Generator) -> None:
+        """Draw a new initial state into ``data``: robot home, ``:init`` joints, region layout (seeded by ``rng``)."""
+        import mujoco
+
+        assert self.layout is not None
+        self.layout.init_state(self.data, self.evaluator, self.warnings)
+        self.layout.sample(self.data, rng, self.warnings)
+        self.placements = dict(self.layout.placed)
+        mujoco.mj_forward(self.model, self.data)
 
     def success(self) -> bool:
         """Task success: the goal formula on the current state."""
@@ -180,8 +202,8 @@ def _add_panda(spec, base_pos) -> None:
     from simkit.assets.mjcf2usd import load_mjcf
 
     root = panda_dir()
-    arm = load_mjcf(root / "robots" / "panda" / "robot.xml", compile_check=False).spec
-    grip = load_mjcf(root / "grippers" / "panda_gripper.xml", compile_check=False).spec
+    arm: Any = load_mjcf(root / "robots" / "panda" / "robot.xml", compile_check=False).spec
+    grip: Any = load_mjcf(root / "grippers" / "panda_gripper.xml", compile_check=False).spec
     # drop robosuite's torque motors / gripper servos and F/T sensors: simkit adds its own actuators below
     for sp in (arm, grip):
         for el in list(sp.actuators) + list(sp.sensors):
@@ -217,43 +239,15 @@ def _add_panda(spec, base_pos) -> None:
             b.gravcomp = 1.0
 
 
-def build_scene(
-    desc: dict,
-    libero_root: str | Path,
-    rng: np.random.Generator | None = None,
-    with_robot: bool = True,
-    max_tries: int = 1000,
-    max_layouts: int = 10,
-) -> Scene:
-    """Assemble, place and compile the MuJoCo scene of one task descriptor.
+def _new_spec(desc: dict):
+    """An ``MjSpec`` with the arena: floor, lights, the table (box top + visual legs), two cameras."""
+    import mujoco
 
-    Args:
-        desc: a descriptor from :func:`simkit.scenes.bddl.compile_task`.
-        libero_root: folder holding ``assets/``.
-        rng: randomness for region sampling (default: ``np.random.default_rng(0)``).
-        with_robot: add the Panda arm and gripper.
-        max_tries: circle-test draws per entity and layout.
-        max_layouts: full layouts drawn before penetrating pairs are lifted apart.
-
-    Returns:
-        :class:`Scene` (after ``mj_forward``; nothing has been simulated).
-
-    Raises:
-        InputError: an asset is missing or unloadable (naming the file), an
-            entity has no placement atom.
-        SampleRejected: no collision-free placement within ``max_tries`` draws, or
-            penetrating entities that lifting by :data:`MAX_LIFT` does not separate.
-    """
-    mujoco = require("mujoco", "hebero")
-    from simkit.assets.mjcf2usd import load_mjcf
-
-    rng = rng if rng is not None else np.random.default_rng(0)
-    root = Path(libero_root)
     arena = desc["arena"]
     ox, oy, oz = arena["offset"]
     spec = mujoco.MjSpec()
     spec.modelname = desc["name"][:60]
-    spec.option.timestep = 0.002
+    spec.option.timestep = SIM_DT
     spec.option.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
     spec.visual.global_.offwidth = 1280
     spec.visual.global_.offheight = 960
@@ -261,7 +255,6 @@ def build_scene(
     wb.add_geom(name="floor", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[3, 3, 0.1], rgba=[0.55, 0.55, 0.58, 1])
     wb.add_light(pos=[1, 1, 4], dir=[-0.2, -0.2, -1], diffuse=[0.7, 0.7, 0.7])
     wb.add_light(pos=[-2, -2, 4], dir=[0.4, 0.4, -1], diffuse=[0.5, 0.5, 0.5])
-    top = oz
     if arena["kind"] == "table":
         sx, sy, th = arena["size"]
         tb = wb.add_body(name="table", pos=[ox, oy, oz - th / 2])
@@ -284,11 +277,9 @@ def build_scene(
                 rgba=[0.3, 0.3, 0.3, 1],
             )
     # front camera looking back at the robot (like LIBERO's agentview) and a top-down camera
-    wb.add_camera(name="agentview", pos=[ox + 1.0, oy, top + 0.45], xyaxes=[0, 1, 0, -0.4, 0, 0.92])
-    wb.add_camera(name="birdview", pos=[ox, oy, top + 1.6], xyaxes=[0, 1, 0, -1, 0, 0])
-
-    # ---- regions on the workspace
-    binding = Binding()
+    wb.add_camera(name="agentview", pos=[ox + 1.0, oy, oz + 0.45], xyaxes=[0, 1, 0, -0.4, 0, 0.92])
+    wb.add_camera(name="birdview", pos=[ox, oy, oz + 1.6], xyaxes=[0, 1, 0, -1, 0, 0])
+    # workspace regions: box sites (LIBERO TargetZone), centre of the first range
     for rname, r in desc["regions"].items():
         if r["kind"] != "workspace":
             continue
@@ -296,29 +287,76 @@ def build_scene(
         wb.add_site(
             name=rname,
             type=mujoco.mjtGeom.mjGEOM_BOX,
-            pos=[(x0 + x1) / 2, (y0 + y1) / 2, top - ZONE_Z_BELOW_TOP],
+            pos=[(x0 + x1) / 2, (y0 + y1) / 2, oz - ZONE_Z_BELOW_TOP],
             size=[max((x1 - x0) / 2, 1e-3), max((y1 - y0) / 2, 1e-3), ZONE_HALF_HEIGHT],
             rgba=[0.9, 0.2, 0.2, 0.0],
         )
-        binding.site_parent[rname] = None
+    return spec
 
-    # ---- load assets
-    warnings: list[str] = []
-    children: dict[str, object] = {}
-    radii: dict[str, float] = {}
-    extents: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+@dataclass
+class _Asset:
+    kind: str  # "fixture" | "object"
+    spec: object
+    extent: tuple[np.ndarray, np.ndarray]
+    radius: float
+
+
+def strip_visuals(spec) -> None:
+    """Delete visual-only geoms (``contype = conaffinity = 0``) and the meshes, textures and materials
+    nothing references any more. LIBERO's visual meshes are most of a task model's memory (about
+    200 MB per task); physics and the goal tests use only collision geometry."""
+    for g in list(spec.geoms):
+        if g.contype == 0 and g.conaffinity == 0:
+            spec.delete(g)
+    used = {g.meshname for g in spec.geoms}
+    for m in list(spec.meshes):
+        if m.name not in used:
+            spec.delete(m)
+    used_mat = {g.material for g in spec.geoms} | {s.material for s in spec.sites}
+    for mat in list(spec.materials):
+        if mat.name not in used_mat:
+            spec.delete(mat)
+    used_tex = {t for mat in spec.materials for t in mat.textures if t}
+    for tex in list(spec.textures):
+        if tex.name not in used_tex:
+            spec.delete(tex)
+
+
+def _freeze_inertia(spec) -> None:
+    """Give every body the mass and inertia its full model has (visual geoms included, as MuJoCo and
+    LIBERO compute them), so that :func:`strip_visuals` leaves the dynamics unchanged."""
+    full = spec.copy().compile()
+    for b in spec.bodies:
+        if b.name == "world":
+            continue
+        i = full.body(b.name).id
+        b.explicitinertial = True
+        b.mass = float(full.body_mass[i])
+        b.ipos = list(full.body_ipos[i])
+        b.iquat = list(full.body_iquat[i])
+        b.inertia = list(full.body_inertia[i])
+
+
+def _load_assets(
+    desc: dict, root: Path, warnings: list[str], where: str = "under --libero-root"
+) -> dict[str, _Asset]:
+    """Load every fixture and object asset of a descriptor (MJCF), with its collision extent and radius."""
+    from simkit.assets.mjcf2usd import load_mjcf
+
+    out: dict[str, _Asset] = {}
     entities = {
         **{n: ("fixture", v) for n, v in desc["fixtures"].items()},
         **{n: ("object", v) for n, v in desc["objects"].items()},
     }
-    for name, (_kind, info) in entities.items():
+    for name, (kind, info) in entities.items():
         if info["asset"] is None:
             raise InputError(
                 None, f"task {desc['task_id']}: no known asset for category {info['category']!r} ({name})"
             )
         path = root / info["asset"]
         if not path.is_file():
-            raise InputError(path, f"asset of {name} ({info['category']}) not found under --libero-root")
+            raise InputError(path, f"asset of {name} ({info['category']}) not found {where}")
         loaded = load_mjcf(path, compile_check=False, merged=True)
         warnings += loaded.warnings
         # LIBERO (robosuite MujocoXMLObject) places the body named "object" at the sampled pose and
@@ -330,20 +368,22 @@ def build_scene(
         if parent is not None and hasattr(parent, "pos") and parent.name != "world":
             parent.pos = [0.0, 0.0, 0.0]
         try:
-            extents[name] = _collision_extent(loaded.spec)
+            ext = _collision_extent(loaded.spec)
         except (ValueError, RuntimeError) as exc:
             raise InputError(path, f"MuJoCo rejects the model: {exc}") from None
-        children[name] = loaded.spec
-        radii[name] = _horizontal_radius(loaded.spec, *extents[name])
-        binding.categories[name] = info["category"]
+        out[name] = _Asset(kind, loaded.spec, ext, _horizontal_radius(loaded.spec, *ext))
+    return out
 
-    # ---- placement plan: workspace draws in :init order, then entities resting on / in other entities
-    init = desc["init"]
+
+def _placement_plan(
+    desc: dict, names: list[str]
+) -> tuple[list[tuple[str, dict]], list[tuple[str, str, str]]]:
+    """Split the ``:init`` placement atoms: workspace-region draws (in order) and entities on/in others."""
     ws_plan: list[tuple[str, dict]] = []
     deferred: list[tuple[str, str, str]] = []
     seen: set[str] = set()
-    for atom in init:
-        if atom[0] not in ("on", "in") or atom[1] not in entities or atom[1] in seen:
+    for atom in desc["init"]:
+        if atom[0] not in ("on", "in") or atom[1] not in names or atom[1] in seen:
             continue
         ent, reg = atom[1], atom[2]
         seen.add(ent)
@@ -352,110 +392,20 @@ def build_scene(
             ws_plan.append((ent, r))
         else:
             deferred.append((atom[0], ent, reg))
-    missing = [n for n in entities if n not in seen]
+    missing = [n for n in names if n not in seen]
     if missing:
         raise InputError(None, f"task {desc['task_id']}: no placement atom (On/In a region) for {missing}")
+    return ws_plan, deferred
 
-    for i, name in enumerate(entities):  # provisional poses; the layout below moves them
-        body = wb.add_body(name=name, pos=[0.0, 0.0, 5.0 + 2.0 * i])
-        if entities[name][0] == "object":
-            body.add_freejoint(name=f"{name}/free")
-        body.add_frame().attach_body(_object_body(children[name]), f"{name}/", "")
-    if with_robot:
-        _add_panda(spec, ROBOT_BASE.get(arena["problem"].lower(), (-0.66, 0.0, top)))
-    try:
-        model = spec.compile()
-    except (ValueError, RuntimeError) as exc:
-        raise InputError(None, f"task {desc['task_id']}: scene does not compile: {exc}") from None
-    data = mujoco.MjData(model)
-    bodies = {n: mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, n) for n in entities}
-    owner = np.full(model.ngeom, -1, int)  # geom -> entity index (len(entities) = robot)
-    names = list(entities)
-    for g in range(model.ngeom):
-        b = int(model.geom_bodyid[g])
-        for k, n in enumerate(names):
-            if _is_descendant(model, b, bodies[n]):
-                owner[g] = k
-        bn = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, b) or ""
-        if bn.startswith("robot/"):
-            owner[g] = len(names)
 
-    def set_pose(name, x, y, z, yaw) -> None:
-        bid = bodies[name]
-        if entities[name][0] == "object":
-            adr = model.jnt_qposadr[model.body_jntadr[bid]]
-            data.qpos[adr : adr + 3] = [x, y, z]
-            data.qpos[adr + 3 : adr + 7] = _yaw_quat(yaw)
-        else:
-            model.body_pos[bid] = [x, y, z]
-            model.body_quat[bid] = _yaw_quat(yaw)
+def _bind(desc: dict, model, names: list[str], categories: dict[str, str], warnings: list[str]) -> Binding:
+    """Names -> ids of every entity, region site and articulated joint (for the predicates)."""
+    import mujoco
 
-    def penetrating() -> list[tuple[int, int]]:
-        mujoco.mj_forward(model, data)
-        out = []
-        for c in data.contact[: data.ncon]:
-            a, b = owner[c.geom1], owner[c.geom2]
-            if a >= 0 and b >= 0 and a != b and c.dist < -PENETRATION_TOL:
-                out.append((a, b))
-        return out
-
-    placed: dict[str, tuple[float, float, float, float]] = {}
-
-    def place_deferred() -> None:
-        pending = list(deferred)
-        while pending:
-            mujoco.mj_forward(model, data)
-            still = []
-            for pred, ent, reg in pending:
-                lo, hi = extents[ent]
-                cx, cy = (lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2
-                if reg in entities:  # On(a, b), b an asset: on top of b's collision box, centred on b
-                    if reg not in placed:
-                        still.append((pred, ent, reg))
-                        continue
-                    _, phi = _entity_aabb(model, data, reg)
-                    bx, by = data.xpos[bodies[reg]][:2]
-                    placed[ent] = (
-                        float(bx - cx),
-                        float(by - cy),
-                        float(phi[2] - lo[2] + PLACE_CLEARANCE),
-                        0.0,
-                    )
-                    set_pose(ent, *placed[ent])
-                    continue
-                r = desc["regions"].get(reg)
-                parent = None if r is None else r["target"]
-                if r is None or parent not in placed:
-                    still.append((pred, ent, reg))
-                    continue
-                sid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SITE, f"{parent}/{r['site']}")
-                if sid < 0:
-                    raise InputError(
-                        root / entities[parent][1]["asset"], f"site {r['site']!r} (region {reg}) not found"
-                    )
-                sp = data.site_xpos[sid]
-                half = np.abs(data.site_xmat[sid].reshape(3, 3) @ model.site_size[sid])
-                base = sp[2] + half[2] if pred == "on" else sp[2] - half[2]
-                if pred == "on":  # rest on the parent's highest collision surface under the site centre
-                    base = max(base, _surface_below(model, data, parent, sp))
-                placed[ent] = (
-                    float(sp[0] - cx),
-                    float(sp[1] - cy),
-                    float(base - lo[2] + PLACE_CLEARANCE),
-                    0.0,
-                )
-                set_pose(ent, *placed[ent])
-            if len(still) == len(pending):
-                raise InputError(
-                    None,
-                    f"task {desc['task_id']}: cannot place {[x[1] for x in still]} "
-                    "(their regions belong to entities that are not placed)",
-                )
-            pending = still
-
-    # ---- binding
-    for name in entities:
-        bid = bodies[name]
+    binding = Binding(categories=dict(categories))
+    hinge_slide = (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE))
+    for name in names:
+        bid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, name)
         binding.bodies[name] = bid
         sub = [b for b in range(model.nbody) if _is_descendant(model, b, bid)]
         binding.subtree_geoms[name] = np.array(
@@ -469,8 +419,7 @@ def build_scene(
         binding.joints[name] = [
             j
             for j in range(model.njnt)
-            if model.jnt_bodyid[j] in sub
-            and int(model.jnt_type[j]) in (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE))
+            if model.jnt_bodyid[j] in sub and int(model.jnt_type[j]) in hinge_slide
         ]
     for rname, r in desc["regions"].items():
         sname = rname if r["kind"] == "workspace" else f"{r['target']}/{r['site']}"
@@ -480,95 +429,313 @@ def build_scene(
             continue
         binding.sites[rname] = sid
         binding.site_size[rname] = np.array(model.site_size[sid])
+        binding.site_parent[rname] = None if r["kind"] == "workspace" else r["target"]
         if r["kind"] != "workspace":
-            binding.site_parent[rname] = r["target"]
             sb = int(model.site_bodyid[sid])
             binding.site_joints[rname] = [
                 j
                 for j in range(model.njnt)
                 if model.jnt_bodyid[j] == sb and int(model.jnt_type[j]) != int(mujoco.mjtJoint.mjJNT_FREE)
             ]
-    # ---- initial joint states and robot pose
-    arm_adr = []
+    return binding
+
+
+def build_scene(
+    desc: dict,
+    libero_root: str | Path | None = None,
+    rng: np.random.Generator | None = None,
+    with_robot: bool = True,
+    max_tries: int = 1000,
+    max_layouts: int = 10,
+    visual: bool = True,
+) -> Scene:
+    """Assemble, place and compile the MuJoCo scene of one task descriptor.
+
+    Args:
+        desc: a descriptor from :func:`simkit.scenes.bddl.compile_task`.
+        libero_root: folder holding ``assets/``; None: the installed LIBERO asset tree
+            (:func:`simkit.assets.libero_assets.libero_root`).
+        rng: randomness for region sampling (default: ``np.random.default_rng(0)``).
+        with_robot: add the Panda arm and gripper.
+        max_tries: circle-test draws per entity and layout.
+        max_layouts: full layouts drawn before penetrating movable objects are lifted apart.
+        visual: keep visual-only geoms and their meshes/textures (False: :func:`strip_visuals`, for
+            simulation without rendering; a tenth of the memory).
+
+    Returns:
+        :class:`Scene` (after ``mj_forward``; nothing has been simulated). Fixtures are mocap
+        bodies (welded; pose in ``data.mocap_pos/mocap_quat``), so one model serves every layout.
+
+    Raises:
+        InputError: an asset is missing or unloadable (naming the file), an
+            entity has no placement atom.
+        LiberoAssetsMissing: ``libero_root`` is None and the asset wheels are not installed.
+        SampleRejected: no collision-free placement within ``max_tries`` draws, or
+            penetrations that lifting movable objects by :data:`MAX_LIFT` does not remove.
+    """
+    mujoco = import_mujoco()
+    where = "under --libero-root"
+    if libero_root is None:
+        from simkit.assets.libero_assets import libero_root as installed_root
+
+        libero_root, where = installed_root(), "in the installed LIBERO asset tree"
+    warnings: list[str] = []
+    assets = _load_assets(desc, Path(libero_root), warnings, where)
+    names = list(assets)
+    ws_plan, deferred = _placement_plan(desc, names)
+    spec = _new_spec(desc)
+    for i, name in enumerate(names):  # provisional poses; the layout below moves them
+        a = assets[name]
+        body = spec.worldbody.add_body(name=name, pos=[0.0, 0.0, 5.0 + 2.0 * i], mocap=a.kind == "fixture")
+        if a.kind == "object":
+            body.add_freejoint(name=f"{name}/free")
+        body.add_frame().attach_body(_object_body(a.spec), f"{name}/", "")
+    for a_name, b_name in touch_pairs(
+        desc
+    ):  # contact sensors for the goal's touching tests (batched backends)
+        spec.add_sensor(
+            name=f"touch:{a_name}:{b_name}",
+            type=mujoco.mjtSensor.mjSENS_CONTACT,
+            objtype=mujoco.mjtObj.mjOBJ_XBODY,
+            objname=a_name,
+            reftype=mujoco.mjtObj.mjOBJ_XBODY,
+            refname=b_name,
+            intprm=[1, 0, 1],  # data = found (number of contacts), no reduction, one slot
+        )
     if with_robot:
-        for i, q in enumerate(ROBOT_HOME, start=1):
-            jid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, f"robot/joint{i}")
-            arm_adr.append(int(model.jnt_qposadr[jid]))
-            data.qpos[model.jnt_qposadr[jid]] = q
-            data.ctrl[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, f"robot/act{i}")] = q
-        for j, v in (
-            ("robot/gripper/finger_joint1", GRIPPER_OPEN),
-            ("robot/gripper/finger_joint2", -GRIPPER_OPEN),
-        ):
-            jid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, j)
-            data.qpos[model.jnt_qposadr[jid]] = v
-            data.ctrl[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, f"{j}_act")] = v
-    evaluator = PredicateEvaluator(model, binding)
-    for atom in init:
-        if atom[0] in ("open", "close", "turnon", "turnoff"):
-            joints, cat = evaluator._joints_of(atom[1])
-            q = INIT_QPOS.get(cat, {}).get(atom[0])
-            if q is None:
-                warnings.append(f"task {desc['task_id']}: cannot set {atom} (no joint values for {cat!r})")
-                continue
-            for j in joints:
-                data.qpos[model.jnt_qposadr[j]] = q
-    # ---- layout: sample regions, reject penetrating layouts
-    pens: list[tuple[int, int]] = []
-    for _attempt in range(max_layouts):
-        placed.clear()
+        top = desc["arena"]["offset"][2]
+        _add_panda(spec, ROBOT_BASE.get(desc["arena"]["problem"].lower(), (-0.66, 0.0, top)))
+    if not visual:
+        _freeze_inertia(spec)
+        strip_visuals(spec)
+    try:
+        model = spec.compile()
+    except (ValueError, RuntimeError) as exc:
+        raise InputError(None, f"task {desc['task_id']}: scene does not compile: {exc}") from None
+    data = mujoco.MjData(model)
+    binding = _bind(
+        desc,
+        model,
+        names,
+        {n: v["category"] for n, v in {**desc["fixtures"], **desc["objects"]}.items()},
+        warnings,
+    )
+    for a_name, b_name in touch_pairs(desc):
+        sid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SENSOR, f"touch:{a_name}:{b_name}")
+        binding.touch[(a_name, b_name)] = binding.touch[(b_name, a_name)] = int(model.sensor_adr[sid])
+    layout = Layout(desc, model, assets, ws_plan, deferred, with_robot, max_tries, max_layouts)
+    scene = Scene(model, data, spec, binding, PredicateEvaluator(model, binding), desc, layout=layout)
+    scene.warnings = warnings
+    scene.arm_qpos_adr = layout.arm_qpos_adr
+    scene.reset(rng if rng is not None else np.random.default_rng(0))
+    return scene
+
+
+class Layout:
+    """Initial-state sampler of one compiled task scene (robot home, ``:init`` joints, region draws).
+
+    Placement follows the module doc: workspace draws with the circle test, deferred entities on
+    or in their parents, MuJoCo contacts reject layouts whose entities penetrate by more than
+    :data:`PENETRATION_TOL`. When the regions force an overlap after ``max_layouts`` layouts, only
+    movable objects are lifted (:data:`LIFT_STEP` steps, at most :data:`MAX_LIFT`); a fixture is
+    never moved off its support.
+    """
+
+    def __init__(
+        self, desc, model, assets: dict[str, _Asset], ws_plan, deferred, with_robot, max_tries, max_layouts
+    ):
+        import mujoco
+
+        self.desc, self.model, self.assets = desc, model, assets
+        self.ws_plan, self.deferred = ws_plan, deferred
+        self.max_tries, self.max_layouts = max_tries, max_layouts
+        self.names = list(assets)
+        self.top = float(desc["arena"]["offset"][2])
+        self.bodies = {n: mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, n) for n in self.names}
+        self.owner = np.full(model.ngeom, -1, int)  # geom -> entity index (len(names) = robot)
+        for g in range(model.ngeom):
+            b = int(model.geom_bodyid[g])
+            for k, n in enumerate(self.names):
+                if _is_descendant(model, b, self.bodies[n]):
+                    self.owner[g] = k
+            if (mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, b) or "").startswith("robot/"):
+                self.owner[g] = len(self.names)
+        self.arm_qpos_adr: list[int] = []
+        self.home: list[tuple[int, int, float]] = []  # (qpos adr, actuator id, value)
+        if with_robot:
+            joints = [(f"robot/joint{i}", f"robot/act{i}", q) for i, q in enumerate(ROBOT_HOME, start=1)]
+            joints += [
+                ("robot/gripper/finger_joint1", "robot/gripper/finger_joint1_act", GRIPPER_OPEN),
+                ("robot/gripper/finger_joint2", "robot/gripper/finger_joint2_act", -GRIPPER_OPEN),
+            ]
+            for jn, an, q in joints:
+                adr = int(model.jnt_qposadr[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, jn)])
+                self.home.append((adr, mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, an), q))
+            self.arm_qpos_adr = [h[0] for h in self.home[:7]]
+        self.placed: dict[str, tuple[float, float, float, float]] = {}
+
+    def set_pose(self, data, name: str, x: float, y: float, z: float, yaw: float) -> None:
+        """Put an entity's root body at (x, y, z) m with yaw rad (free joint qpos or mocap pose)."""
+        bid = self.bodies[name]
+        if self.assets[name].kind == "object":
+            adr = self.model.jnt_qposadr[self.model.body_jntadr[bid]]
+            data.qpos[adr : adr + 3] = [x, y, z]
+            data.qpos[adr + 3 : adr + 7] = _yaw_quat(yaw)
+        else:
+            mid = self.model.body_mocapid[bid]
+            data.mocap_pos[mid] = [x, y, z]
+            data.mocap_quat[mid] = _yaw_quat(yaw)
+
+    def penetrating(self, data) -> list[tuple[int, int]]:
+        """Entity pairs (indices; len(names) = robot) in contact deeper than :data:`PENETRATION_TOL`."""
+        import mujoco
+
+        mujoco.mj_forward(self.model, data)
+        out = []
+        for c in data.contact[: data.ncon]:
+            a, b = self.owner[c.geom1], self.owner[c.geom2]
+            if a >= 0 and b >= 0 and a != b and c.dist < -PENETRATION_TOL:
+                out.append((int(a), int(b)))
+        return out
+
+    def init_state(self, data, evaluator: PredicateEvaluator, warnings: list[str]) -> None:
+        """Reset ``data``, put the robot at home (controls holding it) and set ``:init`` joint atoms."""
+        import mujoco
+
+        mujoco.mj_resetData(self.model, data)
+        for adr, act, q in self.home:
+            data.qpos[adr] = q
+            data.ctrl[act] = q
+        for atom in self.desc["init"]:
+            if atom[0] in ("open", "close", "turnon", "turnoff"):
+                joints, cat = evaluator.joints_of(atom[1])
+                qi = INIT_QPOS.get(cat, {}).get(atom[0])
+                if qi is None:
+                    warnings.append(
+                        f"task {self.desc['task_id']}: cannot set {atom} (no joint values for {cat!r})"
+                    )
+                    continue
+                for j in joints:
+                    data.qpos[self.model.jnt_qposadr[j]] = qi
+
+    def draw_workspace(self, data, rng: np.random.Generator, movable_only: bool = False) -> None:
+        """Draw every workspace-region entity (circle test); ``movable_only`` keeps fixtures where they are."""
         circles: list[tuple[float, float, float]] = []
-        for ent, r in ws_plan:
-            lo, hi = extents[ent]
-            ranges = r["ranges_world"]
-            yaws = r["yaw_ranges"] or [[0.0, 0.0]]
-            rad = radii[ent]
-            for _ in range(max_tries):
-                x0, y0, x1, y1 = ranges[int(rng.integers(len(ranges)))]
-                x, y = float(rng.uniform(x0, x1)), float(rng.uniform(y0, y1))
-                ya, yb = yaws[int(rng.integers(len(yaws)))]
-                yaw = float(rng.uniform(ya, yb))
-                if all(math.hypot(x - fx, y - fy) > rad + fr for fx, fy, fr in circles):
-                    break
-            else:
-                raise SampleRejected(
-                    f"task {desc['task_id']}: no collision-free placement for {ent} in "
-                    f"{r['target']} region after {max_tries} draws"
+        for ent, r in self.ws_plan:
+            a = self.assets[ent]
+            if movable_only and a.kind == "fixture":
+                x, y, _, _ = self.placed[ent]
+                circles.append((x, y, a.radius))
+                continue
+            x, y, yaw = self._draw_one(ent, r, circles, rng)
+            circles.append((x, y, a.radius))
+            self.placed[ent] = (x, y, self.top - float(a.extent[0][2]) + PLACE_CLEARANCE, yaw)
+            self.set_pose(data, ent, *self.placed[ent])
+
+    def _draw_one(self, ent: str, r: dict, circles, rng: np.random.Generator) -> tuple[float, float, float]:
+        ranges = r["ranges_world"]
+        yaws = r["yaw_ranges"] or [[0.0, 0.0]]
+        rad = self.assets[ent].radius
+        for _ in range(self.max_tries):
+            x0, y0, x1, y1 = ranges[int(rng.integers(len(ranges)))]
+            x, y = float(rng.uniform(x0, x1)), float(rng.uniform(y0, y1))
+            ya, yb = yaws[int(rng.integers(len(yaws)))]
+            yaw = float(rng.uniform(ya, yb))
+            if all(math.hypot(x - fx, y - fy) > rad + fr for fx, fy, fr in circles):
+                return x, y, yaw
+        raise SampleRejected(
+            f"task {self.desc['task_id']}: no collision-free placement for {ent} in "
+            f"{r['target']} region after {self.max_tries} draws"
+        )
+
+    def place_deferred(self, data) -> None:
+        """Put entities whose init atom names a site or another entity on / in it (after their parents)."""
+        import mujoco
+
+        pending = list(self.deferred)
+        while pending:
+            mujoco.mj_forward(self.model, data)
+            still = [p for p in pending if not self._place_on_parent(data, *p)]
+            if len(still) == len(pending):
+                raise InputError(
+                    None,
+                    f"task {self.desc['task_id']}: cannot place {[x[1] for x in still]} "
+                    "(their regions belong to entities that are not placed)",
                 )
-            circles.append((x, y, rad))
-            placed[ent] = (x, y, top - float(lo[2]) + PLACE_CLEARANCE, yaw)
-            set_pose(ent, *placed[ent])
-        place_deferred()
-        pens = penetrating()
-        if not pens:
-            break
-    if pens:
-        # the regions force an overlap (LIBERO drops such objects from above and lets them settle):
-        # lift the later-placed entity of each penetrating pair in 5 mm steps
-        order = [e for e, _ in ws_plan] + [d[1] for d in deferred]
+            pending = still
+
+    def _place_on_parent(self, data, pred: str, ent: str, reg: str) -> bool:
+        import mujoco
+
+        model = self.model
+        lo, hi = self.assets[ent].extent
+        cx, cy = (lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2
+        if reg in self.assets:  # On(a, b), b an asset: on top of b's collision box, centred on b
+            if reg not in self.placed:
+                return False
+            _, phi = _entity_aabb(model, data, reg)
+            bx, by = data.xpos[self.bodies[reg]][:2]
+            self.placed[ent] = (float(bx - cx), float(by - cy), float(phi[2] - lo[2] + PLACE_CLEARANCE), 0.0)
+            self.set_pose(data, ent, *self.placed[ent])
+            return True
+        r = self.desc["regions"].get(reg)
+        parent = None if r is None else r["target"]
+        if r is None or parent not in self.placed:
+            return False
+        sid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SITE, f"{parent}/{r['site']}")
+        if sid < 0:
+            raise InputError(
+                self.desc["fixtures"].get(parent, self.desc["objects"].get(parent, {})).get("asset"),
+                f"site {r['site']!r} (region {reg}) not found",
+            )
+        sp = data.site_xpos[sid]
+        half = np.abs(data.site_xmat[sid].reshape(3, 3) @ model.site_size[sid])
+        base = sp[2] + half[2] if pred == "on" else sp[2] - half[2]
+        if pred == "on":  # rest on the parent's highest collision surface under the site centre
+            base = max(base, _surface_below(model, data, parent, sp))
+        self.placed[ent] = (float(sp[0] - cx), float(sp[1] - cy), float(base - lo[2] + PLACE_CLEARANCE), 0.0)
+        self.set_pose(data, ent, *self.placed[ent])
+        return True
+
+    def sample(self, data, rng: np.random.Generator, warnings: list[str]) -> None:
+        """Draw a full layout into ``data``: up to ``max_layouts`` layouts, then redraws of the movable
+        objects only, then lifting of penetrating movable objects (never fixtures)."""
+        pens: list[tuple[int, int]] = []
+        self.placed.clear()
+        for attempt in range(2 * self.max_layouts):
+            self.draw_workspace(data, rng, movable_only=attempt >= self.max_layouts)
+            self.place_deferred(data)
+            pens = self.penetrating(data)
+            if not pens:
+                return
+        self._lift_apart(data, pens, warnings)
+
+    def _lift_apart(self, data, pens: list[tuple[int, int]], warnings: list[str]) -> None:
+        order = [e for e, _ in self.ws_plan] + [d[1] for d in self.deferred]
+        lifted: set[str] = set()
         for _ in range(int(MAX_LIFT / LIFT_STEP)):
             if not pens:
                 break
-            lift = set()
             for a, b in pens:
-                cand = [names[k] for k in (a, b) if k < len(names)]
-                lift.add(max(cand, key=order.index))
-            for e in lift:
-                x, y, z, yaw = placed[e]
-                placed[e] = (x, y, z + LIFT_STEP, yaw)
-                set_pose(e, *placed[e])
-            pens = penetrating()
+                cand = [
+                    self.names[k]
+                    for k in (a, b)
+                    if k < len(self.names) and self.assets[self.names[k]].kind == "object"
+                ]
+                if not cand:
+                    continue
+                e = max(cand, key=order.index)
+                x, y, z, yaw = self.placed[e]
+                self.placed[e] = (x, y, z + LIFT_STEP, yaw)
+                self.set_pose(data, e, *self.placed[e])
+                lifted.add(e)
+            pens = self.penetrating(data)
         if pens:
-            raise SampleRejected(
-                f"task {desc['task_id']}: cannot separate "
-                f"{sorted({names[k] if k < len(names) else 'robot' for p in pens for k in p})}"
-            )
+            who = sorted({self.names[k] if k < len(self.names) else "robot" for p in pens for k in p})
+            raise SampleRejected(f"task {self.desc['task_id']}: cannot separate {who}")
         warnings.append(
-            f"task {desc['task_id']}: regions overlap; lifted {sorted(lift)} to rest on their neighbours"
+            f"task {self.desc['task_id']}: regions overlap; lifted {sorted(lifted)} to rest on their neighbours"
         )
-
-    mujoco.mj_forward(model, data)
-    return Scene(model, data, spec, binding, evaluator, desc, placed, warnings, arm_adr)
 
 
 def _object_body(child_spec):

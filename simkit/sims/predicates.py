@@ -41,61 +41,52 @@ from typing import Any
 
 import numpy as np
 
-ON_XY_RADIUS = 0.03  #: m, On(object, object) horizontal tolerance (LIBERO check_ontop)
-ON_SITE_BELOW = 0.005  #: m, On(object, site): lower band below the site's top face (LIBERO SiteObject.under)
-ON_SITE_ABOVE = 0.10  #: m, On(object, site): band above the site's top face (LIBERO other_height)
-IN_Z_MARGIN = 0.01  #: m, In(object, site): lower bound lowered by this (LIBERO SiteObject.in_box)
-UP_HEIGHT = 1.0  #: m, Up(object)
-
-#: LIBERO workspace target zones: half height 0.007 m, centre 0.02 m above the table body top
-#: minus the half table thickness (see ``TargetZone``); simkit places the site at the table top - 0.005 m
-ZONE_HALF_HEIGHT = 0.007
-ZONE_Z_BELOW_TOP = 0.005
-
-#: category -> articulation tests on a joint position q (m for slides, rad for hinges), from LIBERO
-#: ``articulated_objects.py``: each entry is (comparison, threshold); ">" means q > threshold.
-ARTICULATION: dict[str, dict[str, tuple[str, float]]] = {
-    "wooden_cabinet": {"open": ("<", -0.14), "close": (">", 0.0)},
-    "white_cabinet": {"open": ("<", -0.14), "close": (">", 0.0)},
-    "microwave": {"open": ("<", -1.3), "close": (">", -0.005)},
-    "short_cabinet": {"open": (">", 0.10), "close": ("<", 0.0)},
-    "short_fridge": {"open": (">", 2.0), "close": ("<", 0.0)},
-    "flat_stove": {"turnon": (">=", 0.5), "turnoff": ("<", 0.0)},
-}
+from simkit.scenes.predicate_thresholds import (  # noqa: F401  (re-exported: the predicates' constants)
+    ARTICULATION,
+    IN_Z_MARGIN,
+    ON_SITE_ABOVE,
+    ON_SITE_BELOW,
+    ON_XY_RADIUS,
+    UP_HEIGHT,
+    ZONE_HALF_HEIGHT,
+    ZONE_Z_BELOW_TOP,
+    thresholds_for,
+)
 
 
-def thresholds_for(pred: str, args: list[str], arg_categories: list[str], is_region: list[bool]) -> dict:
-    """The documented numeric thresholds of one goal atom (stored in descriptors).
+def touch_pairs(desc: dict) -> list[tuple[str, str]]:
+    """Entity pairs that get a contact sensor: every pair with a movable object (declaration order),
+    plus the pairs the goal tests (On/In on assets, On on asset regions, InContact, Stack).
 
-    Args:
-        pred: lower-case predicate name. args: argument names.
-        arg_categories: category of each argument (a region's is its asset's).
-        is_region: whether each argument is a region.
-
-    Returns:
-        a JSON-able dict (empty for predicates without numbers).
+    Every task of a scene thus gets the same sensors, so its models share one data layout.
     """
-    if pred == "on":
-        if is_region[1]:
-            return {"test": "site_band", "below_m": ON_SITE_BELOW, "above_m": ON_SITE_ABOVE}
-        return {"test": "object_on_object", "xy_radius_m": ON_XY_RADIUS, "contact": True}
-    if pred == "in":
-        if is_region[1]:
-            return {"test": "site_box", "z_margin_m": IN_Z_MARGIN}
-        return {"test": "object_aabb", "contact": True}
-    if pred in ("open", "close", "turnon", "turnoff"):
-        spec = ARTICULATION.get(arg_categories[0], {}).get(pred)
-        if spec is None:
-            return {"test": "joint", "unsupported_category": arg_categories[0]}
-        return {
-            "test": "joint",
-            "quantifier": "any" if pred in ("open", "turnon") else "all",
-            "comparison": spec[0],
-            "qpos": spec[1],
-        }
-    if pred == "up":
-        return {"test": "height", "z_min_m": UP_HEIGHT}
-    return {}
+    regions = desc["regions"]
+    names = list(desc["fixtures"]) + list(desc["objects"])
+    out: list[tuple[str, str]] = [
+        (a, b)
+        for i, a in enumerate(names)
+        for b in names[i + 1 :]
+        if b in desc["objects"] or a in desc["objects"]
+    ]
+
+    def walk(f: dict) -> None:
+        if "op" in f:
+            for x in f["args"]:
+                walk(x)
+            return
+        p, args = f["predicate"], f["args"]
+        pair = None
+        if p in ("on", "in") and args[1] not in regions:
+            pair = (args[0], args[1])
+        elif p == "on" and regions[args[1]]["kind"] == "site":
+            pair = (args[0], regions[args[1]]["target"])
+        elif p in ("incontact", "stack"):
+            pair = (args[0], args[1])
+        if pair is not None and pair not in out and pair[::-1] not in out:
+            out.append(pair)
+
+    walk(desc["goal"])
+    return out
 
 
 def _cmp(op: str, q: float, t: float) -> bool:
@@ -125,6 +116,9 @@ class Binding:
     site_parent: dict[str, str | None] = field(default_factory=dict)
     site_joints: dict[str, list[int]] = field(default_factory=dict)
     site_size: dict[str, np.ndarray] = field(default_factory=dict)
+    #: (entity a, entity b) -> ``sensordata`` address of a MuJoCo contact sensor between their subtrees
+    #: (both orders; only the pairs the goal needs, see :func:`touch_pairs`)
+    touch: dict[tuple[str, str], int] = field(default_factory=dict)
 
 
 class PredicateEvaluator:
@@ -208,7 +202,9 @@ class PredicateEvaluator:
             his.append(centre + ext)
         return np.min(los, axis=0), np.max(his, axis=0)
 
-    def _joints_of(self, x: str) -> tuple[list[int], str]:
+    def joints_of(self, x: str) -> tuple[list[int], str]:
+        """The articulation joints (MuJoCo joint ids) of an entity or region ``x`` and its object
+        category (the region's parent's for a site; ``""`` when unknown)."""
         if x in self.b.sites:
             parent = self.b.site_parent[x]
             return self.b.site_joints[x], self.b.categories.get(parent or "", "")
@@ -216,7 +212,7 @@ class PredicateEvaluator:
 
     def articulation(self, d, pred: str, x: str) -> bool:
         """Open/Close/Turnon/Turnoff of an entity or region (:data:`ARTICULATION`); False for unknown categories."""
-        joints, cat = self._joints_of(x)
+        joints, cat = self.joints_of(x)
         spec = ARTICULATION.get(cat, {}).get(pred)
         if spec is None or not joints:
             return False

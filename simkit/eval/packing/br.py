@@ -98,10 +98,11 @@ class BRProblem:
         items: list[Item] = []
         rng_colour = np.random.default_rng(self.seed)
         for t in self.types:
-            colour = tuple(float(c) for c in rng_colour.uniform(0.2, 0.9, 3))
+            cr, cg, cb = (float(c) for c in rng_colour.uniform(0.2, 0.9, 3))
+            colour = (cr, cg, cb)
             vol_m3 = t.dims[0] * t.dims[1] * t.dims[2] * BR_RESOLUTION**3
             mass = max(BR_DENSITY * vol_m3, 0.1)
-            variants_sizes = []
+            variants_sizes: list[tuple[int, int, int]] = []
             for a, b, h in t.uprights():
                 fits = h <= H and ((a <= L and b <= W) or (b <= L and a <= W))
                 key = (min(a, b), max(a, b), h)

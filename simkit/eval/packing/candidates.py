@@ -12,6 +12,13 @@ sufficient, not necessary: it rejects some supports whose hull does contain the 
 half-footprint support plus one far corner), erring on the safe side. On the floor (z = 0)
 every cell supports.
 
+The support rule is selectable (:class:`SupportRule`, ``--support`` of ``simkit eval packing``):
+``com`` is the rule above; ``area:F`` additionally requires at least the fraction F of the
+footprint's cells to be supporting cells (container-loading papers commonly require full or
+>= 75 % base support, e.g. Bortfeldt and Waescher, "Constraints in container loading - A
+state-of-the-art review", EJOR 229(1), 2013, sec. 4.2); ``full`` requires every footprint cell
+(F = 1).
+
 Window maxima use ``scipy.ndimage.maximum_filter1d`` (separable, O(L W) per footprint), so
 this stays fast on the 1 cm Bischoff-Ratcliff grids (587 x 233 cells).
 """
@@ -25,6 +32,20 @@ import numpy as np
 
 from simkit.core.errors import require
 from simkit.scenes.packing_geometry import Box, Container
+from simkit.scenes.packing_support import COM, SupportRule, parse_support
+
+__all__ = [
+    "COM",
+    "Candidates",
+    "SupportRule",
+    "enumerate_candidates",
+    "parse_support",
+    "placement_supported",
+    "support_maps",
+    "supported_fraction",
+    "window_max",
+    "window_sum",
+]
 
 
 def window_max(H: np.ndarray, lx: int, ly: int) -> np.ndarray:
@@ -58,8 +79,10 @@ def support_margin(n: int, frac: float = 0.1) -> int:
     return max(0, min(math.ceil(frac * n / 2.0 - 1e-9), (n + 1) // 2 - 1))
 
 
-def support_maps(H: np.ndarray, lx: int, ly: int, margin_frac: float = 0.1) -> tuple[np.ndarray, np.ndarray]:
-    """Drop heights and the four-quadrant support rule (module docstring) for every window.
+def support_maps(
+    H: np.ndarray, lx: int, ly: int, margin_frac: float = 0.1, rule: SupportRule = COM
+) -> tuple[np.ndarray, np.ndarray]:
+    """Drop heights and the support rule (module docstring) for every window.
 
     Cell i of a footprint of length lx (local index) reaches left of the centre lx/2 when i < lx/2
     and right of it when i + 1 > lx/2, so the quadrant row ranges are [0, ceil(lx/2)) and
@@ -73,6 +96,8 @@ def support_maps(H: np.ndarray, lx: int, ly: int, margin_frac: float = 0.1) -> t
     in every quadrant. Without it, boxes balanced within one cell of a support edge were accepted
     and then tipped in pybullet (drop impact, contact compliance); with it, such placements are
     rejected before they are tried.
+
+    ``rule`` ``area:F`` / ``full`` also requires :func:`supported_fraction` >= F.
 
     Returns:
         (zmax, stable): int array and bool array, both (L-lx+1, W-ly+1).
@@ -89,7 +114,30 @@ def support_maps(H: np.ndarray, lx: int, ly: int, margin_frac: float = 0.1) -> t
         q = window_max(H, qx - mx, qy - my)
         quads = [q[r0 : r0 + nx, c0 : c0 + ny] for r0 in (0, lx // 2 + mx) for c0 in (0, ly // 2 + my)]
     stable = (quads[0] == zmax) & (quads[1] == zmax) & (quads[2] == zmax) & (quads[3] == zmax)
+    if rule.kind != "com":
+        stable &= supported_fraction(H, lx, ly, zmax) >= rule.fraction - 1e-9
     return zmax, stable
+
+
+def supported_fraction(H: np.ndarray, lx: int, ly: int, zmax: np.ndarray | None = None) -> np.ndarray:
+    """Share of each window's cells that stand at its drop height (the supporting cells), (L-lx+1, W-ly+1).
+
+    Counted level by level: for every distinct drop height v, a window sum of ``H == v`` (cells are
+    never above the window's maximum, so ``H == zmax`` is the supporting set).
+    """
+    if zmax is None:
+        zmax = window_max(H, lx, ly)
+    out = np.zeros(zmax.shape, dtype=np.float64)
+    for v in np.unique(zmax):
+        at = zmax == v
+        out[at] = window_sum(v == H, lx, ly)[at]
+    return out / float(lx * ly)
+
+
+def placement_supported(H: np.ndarray, x: int, y: int, lx: int, ly: int, rule: SupportRule = COM) -> bool:
+    """Whether a footprint at (x, y) of size (lx, ly) cells meets ``rule`` on heightmap ``H``."""
+    _, st = support_maps(np.ascontiguousarray(H[x : x + lx, y : y + ly]), lx, ly, rule=rule)
+    return bool(st.size and st[0, 0])
 
 
 @dataclass
@@ -120,6 +168,7 @@ def enumerate_candidates(
     yaw: int,
     require_stable: bool = True,
     maps: tuple[np.ndarray, np.ndarray] | None = None,
+    rule: SupportRule = COM,
 ) -> Candidates:
     """Every feasible (x, y) of ``box`` at ``yaw`` on heightmap ``H`` (module docstring).
 
@@ -127,6 +176,7 @@ def enumerate_candidates(
         container: the container; H: (L, W) int heightmap in cells.
         require_stable: keep only stable candidates.
         maps: precomputed :func:`support_maps` of this footprint (a cache).
+        rule: the support rule (when ``maps`` is not given).
     Returns:
         :class:`Candidates` (possibly empty).
     """
@@ -136,7 +186,7 @@ def enumerate_candidates(
     empty = np.zeros(0, np.int64)
     if lx > L or ly > W or h > Hc:
         return Candidates(box, yaw, lx, ly, h, empty, empty, empty, np.zeros(0, bool))
-    zmax, st = maps if maps is not None else support_maps(H, lx, ly)
+    zmax, st = maps if maps is not None else support_maps(H, lx, ly, rule=rule)
     ok = zmax + h <= Hc
     if require_stable:
         ok &= st

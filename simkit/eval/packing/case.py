@@ -173,21 +173,24 @@ class EvalCase:
         """Inverse of :meth:`to_json`. Raises ``KeyError``/``ValueError``/``TypeError`` on a bad dict."""
 
         def box(b: dict) -> Box:
+            sx, sy, sz = (int(s) for s in b["size"])
+            cr, cg, cb = (float(c) for c in b.get("colour", (0.6, 0.6, 0.6)))
             return Box(
                 int(b["id"]),
-                tuple(int(s) for s in b["size"]),
+                (sx, sy, sz),
                 float(b.get("mass", 1.0)),
-                tuple(float(c) for c in b.get("colour", (0.6, 0.6, 0.6))),
+                (cr, cg, cb),
                 tuple(int(r) for r in b.get("rotations", (0, 1))),
             )
 
         items = [Item(int(it["id"]), tuple(box(v) for v in it["variants"])) for it in d["items"]]
         c = d["container"]
+        cl, cw, ch = (int(s) for s in c["size"])
         expert = d.get("expert")
         return cls(
             name=str(d["name"]),
             tier=str(d["tier"]),
-            container=Container(tuple(int(s) for s in c["size"]), float(c["resolution"])),
+            container=Container((cl, cw, ch), float(c["resolution"])),
             items=items,
             arrival=[int(i) for i in d["arrival"]],
             buffer_size=int(d["buffer_size"]),

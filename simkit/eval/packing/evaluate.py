@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from simkit.core.errors import InputError
+from simkit.eval.packing.candidates import SupportRule, parse_support
 from simkit.eval.packing.case import EvalCase
 from simkit.eval.packing.policies import make_policy
 from simkit.eval.packing.runner import EpisodeResult, run_episode
@@ -78,6 +79,7 @@ def evaluate(
     check: bool = True,
     seed: int = 0,
     on_case: Callable[[EpisodeResult], None] | None = None,
+    support: str | SupportRule = "com",
 ) -> dict[str, Any]:
     """Run ``policy`` closed loop on every case and aggregate.
 
@@ -89,9 +91,15 @@ def evaluate(
         seed: seed of the policies' random generators (``random`` only); case i uses
             ``default_rng([seed, i])``.
         on_case: callback after each case (progress).
+        support: the support rule (``com``, ``area:F``, ``full``; :func:`parse_support`) the policy's
+            placements must meet and the checker verifies.
     Returns:
-        ``{"policy", "cases": [row, ...], "summary": aggregate(rows), "violations": n, "seconds": s}``.
+        ``{"policy", "support", "cases": [row, ...], "summary": aggregate(rows), "violations": n,
+        "seconds": s}``.
+    Raises:
+        SimkitError: a bad ``support`` value.
     """
+    rule = parse_support(support)
     pol = make_policy(policy)
     ph = None
     rows = []
@@ -104,7 +112,7 @@ def evaluate(
                 ph = PackingPhysics(
                     case.container, **(EVAL_PHYSICS if physics_kwargs is None else physics_kwargs)
                 )
-            r = run_episode(case, pol, ph, np.random.default_rng([seed, i]), check=check)
+            r = run_episode(case, pol, ph, np.random.default_rng([seed, i]), check=check, support=rule)
             rows.append(r.row())
             if on_case is not None:
                 on_case(r)
@@ -113,6 +121,7 @@ def evaluate(
             ph.close()
     return {
         "policy": pol.name,
+        "support": str(rule),
         "physics": physics,
         "cases": rows,
         "summary": aggregate(rows),

@@ -43,7 +43,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from simkit.core.errors import SimkitError
-from simkit.eval.packing.candidates import Candidates, enumerate_candidates, support_maps, window_sum
+from simkit.eval.packing.candidates import (
+    COM,
+    Candidates,
+    SupportRule,
+    enumerate_candidates,
+    support_maps,
+    window_sum,
+)
 from simkit.eval.packing.case import Action, EvalCase, Item
 from simkit.scenes.packing_geometry import Container
 
@@ -58,6 +65,7 @@ class PackingState:
         buffer: the visible items, in arrival order (PackLab B_t).
         step: 0-based step index.
         queue_left: how many items have not arrived yet.
+        support: the support rule candidates must meet.
     """
 
     container: Container
@@ -65,6 +73,7 @@ class PackingState:
     buffer: list[Item]
     step: int = 0
     queue_left: int = 0
+    support: SupportRule = COM
     _cache: dict = field(default_factory=dict, repr=False)
 
     def candidates(self, item: Item, k: int) -> Candidates:
@@ -76,7 +85,7 @@ class PackingState:
         if c is None:
             maps = self._cache.get((lx, ly))
             if maps is None:
-                maps = self._cache[(lx, ly)] = support_maps(self.heightmap, lx, ly)
+                maps = self._cache[(lx, ly)] = support_maps(self.heightmap, lx, ly, rule=self.support)
             c = enumerate_candidates(self.container, self.heightmap, box, yaw, maps=maps)
             self._cache[key] = c
         return c
@@ -192,39 +201,58 @@ class MTA(ScoredPolicy):
 
 
 class SDFPack(ScoredPolicy):
-    """SDF-Pack (module docstring): largest item first, then the mean free-space distance over its surface voxels."""
+    """SDF-Pack (module docstring): largest item first, then the mean free-space distance over its surface voxels.
+
+    Containers above :attr:`max_voxels` (the 1 cm Bischoff-Ratcliff containers hold ~30 M voxels) get
+    their distance field on a grid coarsened by the smallest integer factor k with
+    ``ceil(L/k) ceil(W/k) ceil(H/k) <= max_voxels``: a coarse voxel is free only when all of its
+    k x k x k cells are (the coarse heightmap is the block maximum, rounded up to whole coarse cells),
+    distances are scaled back by k, and a candidate is scored over the coarse voxels its box covers
+    (outward rounding). Placement, feasibility and support stay on the exact grid; only the score is
+    approximated.
+    """
 
     name = "sdf"
 
-    #: largest container (voxels) the per-step 3-D distance field is computed for (~0.2 GB of float64)
+    #: largest grid (voxels) the per-step 3-D distance field is computed on (~0.2 GB of float64)
     max_voxels = 4_000_000
 
-    def _field(self, state: PackingState) -> np.ndarray:
+    def coarsening(self, size: tuple[int, int, int]) -> int:
+        """The grid factor k for a container of ``size`` cells (1 when it fits :attr:`max_voxels`)."""
+        L, W, Hc = size
+        k = 1
+        while -(-L // k) * -(-W // k) * -(-Hc // k) > self.max_voxels:
+            k += 1
+        return k
+
+    def _field(self, state: PackingState) -> tuple[np.ndarray, int]:
         f = state._cache.get("sdf")
         if f is None:
             from simkit.core.errors import require
 
             nd = require("scipy.ndimage", "packing")
-            L, W, Hc = state.container.size
-            if L * W * Hc > self.max_voxels:
-                raise SimkitError(
-                    f"policy sdf: the {L}x{W}x{Hc}-cell container has {L * W * Hc} voxels, more than "
-                    f"the {self.max_voxels} its per-step distance field supports (use a coarser grid)"
-                )
+            k = self.coarsening(state.container.size)
+            L, W, Hc = (-(-s // k) for s in state.container.size)
             H = state.heightmap
+            if (
+                k > 1
+            ):  # block maximum, in whole coarse cells (a coarse voxel is free only if all its cells are)
+                pad = np.zeros((L * k, W * k), dtype=H.dtype)
+                pad[: H.shape[0], : H.shape[1]] = H
+                H = -(-pad.reshape(L, k, W, k).max(axis=(1, 3)) // k)
             free = np.zeros((L + 2, W + 2, Hc + 1), dtype=bool)  # walls at the rim, floor at k=0
             zz = np.arange(Hc)[None, None, :]
             free[1:-1, 1:-1, 1:] = zz >= H[:, :, None]
-            dist = nd.distance_transform_edt(free)[1:-1, 1:-1, 1:]
+            dist = nd.distance_transform_edt(free)[1:-1, 1:-1, 1:] * k
             # 3-D summed-volume table for O(1) box sums
             s = np.zeros((L + 1, W + 1, Hc + 1))
             s[1:, 1:, 1:] = dist.cumsum(0).cumsum(1).cumsum(2)
-            f = s
+            f = (s, k)
             state._cache["sdf"] = f
         return f
 
     def score(self, state, item, c):
-        s = self._field(state)
+        s, k = self._field(state)
 
         def box_sum(x0, y0, z0, x1, y1, z1):
             return (
@@ -238,14 +266,17 @@ class SDFPack(ScoredPolicy):
                 - s[x0, y0, z0]
             )
 
-        x0, y0, z0 = c.x, c.y, c.z
-        x1, y1, z1 = c.x + c.lx, c.y + c.ly, c.z + c.h
+        # the candidate's box in (coarse) voxels, rounded outwards
+        x0, y0, z0 = c.x // k, c.y // k, c.z // k
+        x1, y1, z1 = -(-(c.x + c.lx) // k), -(-(c.y + c.ly) // k), -(-(c.z + c.h) // k)
+        z1 = np.minimum(z1, s.shape[2] - 1)
         full = box_sum(x0, y0, z0, x1, y1, z1)
         # the item's surface voxels = its voxels minus the interior shrunk by one voxel per side
         ix0, iy0, iz0 = np.minimum(x0 + 1, x1), np.minimum(y0 + 1, y1), np.minimum(z0 + 1, z1)
         ix1, iy1, iz1 = np.maximum(x1 - 1, ix0), np.maximum(y1 - 1, iy0), np.maximum(z1 - 1, iz0)
         inner = box_sum(ix0, iy0, iz0, ix1, iy1, iz1)
-        n_surface = item.volume - (ix1 - ix0) * (iy1 - iy0) * (iz1 - iz0)
+        n_full = (x1 - x0) * (y1 - y0) * (z1 - z0)
+        n_surface = np.maximum(n_full - (ix1 - ix0) * (iy1 - iy0) * (iz1 - iz0), 1)
         return (-item.volume, (full - inner) / n_surface)
 
 
@@ -298,9 +329,10 @@ class Expert(Policy):
         self._next = 0
 
     def act(self, state: PackingState) -> Action | None:
-        if self._next >= len(self.case.expert):
+        expert = self.case.expert or []  # reset() refused a case without one
+        if self._next >= len(expert):
             return None
-        p = self.case.expert[self._next]
+        p = expert[self._next]
         self._next += 1
         slots = [i for i, it in enumerate(state.buffer) if it.id == p.box_id]
         if not slots:

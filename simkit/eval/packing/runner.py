@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from simkit.eval.packing.candidates import COM, SupportRule, placement_supported
 from simkit.eval.packing.case import Action, EvalCase, Item
 from simkit.eval.packing.policies import PackingState, Policy
 from simkit.scenes.packing_checker import Violation, check_packing
@@ -59,7 +60,7 @@ class EpisodeResult:
     invalid_placements: int
     discarded: int
     seconds: float
-    final_heightmap: np.ndarray = field(repr=False, default=None)
+    final_heightmap: np.ndarray | None = field(repr=False, default=None)
 
     def row(self) -> dict[str, Any]:
         """A flat JSON-ready summary row (metrics + counts)."""
@@ -82,11 +83,17 @@ class PackingEpisode:
     Args:
         case: the case; physics: a :class:`PackingPhysics` for ``case.container`` (reset here), or
             None to skip physics (geometric placement only; for tests and quick previews).
+        support: the support rule (:class:`~simkit.eval.packing.candidates.SupportRule`): policies
+            see it in their state, an action whose footprint does not meet it cannot be executed,
+            and the final packing is checked against it. ``None``: policies and the checker use
+            ``com`` and any action is executed (physics decides; scripted tests of tipping boxes).
     """
 
-    def __init__(self, case: EvalCase, physics=None) -> None:
+    def __init__(self, case: EvalCase, physics=None, support: SupportRule | None = None) -> None:
         self.case = case
         self.physics = physics
+        self.enforce = support is not None
+        self.support = support if support is not None else COM
         if physics is not None:
             physics.reset(case.container)
         self.items = case.item_by_id
@@ -106,7 +113,12 @@ class PackingEpisode:
     def state(self) -> PackingState:
         """The current observation (a fresh :class:`PackingState`; its candidate cache is per step)."""
         return PackingState(
-            self.case.container, self.heightmap.copy(), list(self.buffer), len(self.steps), len(self.queue)
+            self.case.container,
+            self.heightmap.copy(),
+            list(self.buffer),
+            len(self.steps),
+            len(self.queue),
+            self.support,
         )
 
     def _refill(self, slot: int) -> None:
@@ -115,7 +127,8 @@ class PackingEpisode:
             self.buffer.append(self.items[self.queue.pop(0)])
 
     def executable(self, action: Action) -> tuple[Box, int, int] | None:
-        """(variant box, yaw, z) when ``action`` can be executed, else None."""
+        """(variant box, yaw, z) when ``action`` can be executed (inside the container, under its
+        height, meeting the support rule), else None."""
         if not (0 <= action.slot < len(self.buffer)):
             return None
         item = self.buffer[action.slot]
@@ -130,6 +143,8 @@ class PackingEpisode:
         z = drop_z(self.heightmap, action.x, action.y, lx, ly)
         if z + box.height > Hc:
             return None
+        if self.enforce and not placement_supported(self.heightmap, action.x, action.y, lx, ly, self.support):
+            return None
         return box, yaw, z
 
     def step(self, action: Action | None) -> StepRecord:
@@ -137,7 +152,7 @@ class PackingEpisode:
         if self.done:
             raise RuntimeError("episode is over")
         ex = None if action is None else self.executable(action)
-        if ex is None:
+        if action is None or ex is None:
             slot = 0 if action is None or not (0 <= action.slot < len(self.buffer)) else action.slot
             rec = StepRecord(action, self.buffer[slot].id, None, None, discarded=True)
             self.discarded += 1
@@ -189,7 +204,7 @@ class PackingEpisode:
         m = case_metrics(
             container, self.case.total_volume, [b for b, _ in packed], final_h, len(self.case.items)
         )
-        viol = check_packing(container, packed) if check else []
+        viol = check_packing(container, packed, support=self.support) if check else []
         return m, viol, final_h
 
 
@@ -200,6 +215,7 @@ def run_episode(
     rng: np.random.Generator | None = None,
     check: bool = True,
     on_step: Callable[[PackingState, StepRecord], None] | None = None,
+    support: SupportRule | None = None,
 ) -> EpisodeResult:
     """Run ``policy`` on ``case`` closed loop (module docstring) and score it.
 
@@ -209,6 +225,7 @@ def run_episode(
         rng: the policy's random generator (default: seeded from the case name, reproducible).
         check: run the geometric checker on the result.
         on_step: optional callback(state before the step, step record).
+        support: the support rule (:class:`PackingEpisode`).
     Returns:
         :class:`EpisodeResult`.
     """
@@ -217,7 +234,7 @@ def run_episode(
         from simkit.core.seeding import stable_hash
 
         rng = np.random.default_rng(stable_hash(case.name))
-    ep = PackingEpisode(case, physics)
+    ep = PackingEpisode(case, physics, support)
     policy.reset(case, rng)
     while not ep.done:
         st = ep.state()

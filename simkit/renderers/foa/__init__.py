@@ -30,7 +30,14 @@ from simkit.renderers.foa.encoding import (
     sn3d_gains_from_unit,
     unit_to_direction,
 )
-from simkit.renderers.foa.features import estimate_doa, foa_features, mel_filterbank, n_frames
+from simkit.renderers.foa.features import (
+    estimate_direction,
+    estimate_directions,
+    estimate_doa,
+    foa_features,
+    mel_filterbank,
+    n_frames,
+)
 from simkit.renderers.foa.geometry import ListenerPose, PolarTrajectory, Trajectory
 from simkit.renderers.foa.mix import (
     SNR_CHOICES_DB,
@@ -41,11 +48,18 @@ from simkit.renderers.foa.mix import (
     w_power,
 )
 from simkit.renderers.foa.render import SPEED_OF_SOUND, Source, render_foa
-from simkit.renderers.foa.room import ShoeboxRoom, diffuse_tail
+from simkit.renderers.foa.room import (
+    OCTAVE_BANDS_HZ,
+    ShoeboxRoom,
+    diffuse_tail,
+    diffuse_tail_bands,
+    octave_band_weights,
+)
 
 __all__ = [
     "ACN_CHANNELS",
     "FUMA_CHANNELS",
+    "OCTAVE_BANDS_HZ",
     "SNR_CHOICES_DB",
     "SPEED_OF_SOUND",
     "ListenerPose",
@@ -56,13 +70,17 @@ __all__ = [
     "acn_sn3d_to_fuma",
     "ambient_bed",
     "diffuse_tail",
+    "diffuse_tail_bands",
     "direction_to_unit",
+    "estimate_direction",
+    "estimate_directions",
     "estimate_doa",
     "foa_features",
     "fuma_to_acn_sn3d",
     "listener_to_seed_camera",
     "mel_filterbank",
     "n_frames",
+    "octave_band_weights",
     "peak_normalise",
     "render_foa",
     "rotate_foa",

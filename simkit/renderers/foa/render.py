@@ -31,7 +31,7 @@ import numpy as np
 
 from simkit.renderers.foa._kernels import gains_kernel, images_kernel, path_kernel
 from simkit.renderers.foa.geometry import ListenerPose, Trajectory
-from simkit.renderers.foa.room import ShoeboxRoom, diffuse_tail
+from simkit.renderers.foa.room import ShoeboxRoom, diffuse_tail, diffuse_tail_bands
 
 #: speed of sound in m/s (dry air, 20 degC; ISO 9613-1 gives 343.2 m/s)
 SPEED_OF_SOUND = 343.0
@@ -312,15 +312,38 @@ def render_foa(
                 dk = None if (not delay and k == 0) else d[k]
                 _add(out, mixer, sig, start, g[k], dk, nb, block, static)
         if room is not None and room.rt60 is not None:
-            t_dir = float(r[0, 0] / speed_of_sound)
-            t_start = float(r[:, 0].max() / speed_of_sound)
-            if not delay:
-                t_dir, t_start = 0.0, t_start - float(r[0, 0] / speed_of_sound)
-            energy = room.tail_energy(t_start, 0.0 if not delay else t_dir) * src.gain**2
-            h = diffuse_tail(fs, room.rt60, energy, int(round(t_start * fs)), rng)
-            _add_convolved(out, sig, start, h)
+            assert rng is not None  # checked above: a room with a tail needs rng
+            _add_tail(out, room, sig, start, r[:, 0], delay, speed_of_sound, fs, src.gain, rng)
     mixer.flush()
     return out
+
+
+def _add_tail(
+    out: np.ndarray,
+    room: ShoeboxRoom,
+    sig: np.ndarray,
+    start: int,
+    r_paths: np.ndarray,
+    delay: bool,
+    speed_of_sound: float,
+    fs: int,
+    gain: float,
+    rng: np.random.Generator,
+) -> None:
+    """Convolve one source with the room's diffuse tail (broadband or per octave band), starting after
+    its last modelled reflection; ``r_paths`` (M,) = the path lengths (m) at t = 0, direct path first."""
+    t_dir = float(r_paths[0] / speed_of_sound)
+    t_start = float(r_paths.max() / speed_of_sound)
+    if not delay:
+        t_dir, t_start = 0.0, t_start - float(r_paths[0] / speed_of_sound)
+    t_ref = 0.0 if not delay else t_dir
+    if room.rt60_bands is not None:
+        e_b = room.tail_band_energies(t_start, t_ref) * gain**2
+        h = diffuse_tail_bands(fs, room.rt60_bands, e_b, int(round(t_start * fs)), rng)
+    else:
+        energy = room.tail_energy(t_start, t_ref) * gain**2
+        h = diffuse_tail(fs, float(room.rt60 or 0.0), energy, int(round(t_start * fs)), rng)
+    _add_convolved(out, sig, start, h)
 
 
 def _add(

@@ -22,6 +22,16 @@ statistical room acoustics ``16 pi / A`` with Sabine's equivalent absorption are
 ``A = 0.161 V / RT60`` (Kuttruff, "Room Acoustics", 6th ed., eqs. 5.36 and 5.42), times the
 fraction ``exp(-13.82 (t0 - t_d) / RT60)`` of that energy that arrives after the tail's start
 ``t0`` (``t_d`` = direct-sound delay).
+
+Frequency-dependent reverberation (``ShoeboxRoom.rt60_bands``): one RT60 per octave band
+(:data:`OCTAVE_BANDS_HZ`, 125 Hz - 4 kHz, e.g. from Sabine's formula per band with tabulated
+octave-band absorption coefficients of the wall materials, ISO 354 / ISO 3382-2 octave bands).
+The tail noise is then split into the octave bands by power-complementary crossovers
+(``cos^2`` / ``sin^2`` in log2 frequency between adjacent band centres) of independent noises, so
+the band powers add up to a white spectrum; each band decays with its own RT60 and carries the Sabine energy
+``16 pi / A_b`` (``A_b = 0.161 V / RT60_b``) times its share of a white spectrum (its power
+response is ``16 pi / A_b`` at every frequency it covers). Image sources keep the broadband
+``absorption``.
 """
 
 from __future__ import annotations
@@ -31,6 +41,8 @@ from dataclasses import dataclass
 import numpy as np
 
 WALLS = ("x0", "x1", "y0", "y1", "z0", "z1")
+#: octave-band centre frequencies (Hz) of :attr:`ShoeboxRoom.rt60_bands` (ISO 266 preferred frequencies)
+OCTAVE_BANDS_HZ = (125.0, 250.0, 500.0, 1000.0, 2000.0, 4000.0)
 
 
 @dataclass
@@ -44,9 +56,13 @@ class ShoeboxRoom:
         max_order: highest image-source reflection order (0 = direct path only).
         rt60: late-tail reverberation time in seconds, or ``None`` for no diffuse tail.
         origin: world position (metres) of the room corner (0, 0, 0).
+        rt60_bands: optional late-tail RT60 per octave band of :data:`OCTAVE_BANDS_HZ` (6 values,
+            seconds); when set, the diffuse tail decays band by band (module docstring) and
+            ``rt60`` is only the broadband summary.
 
     Raises:
-        ValueError: non-positive size, absorption outside [0, 1), negative order or rt60 <= 0.
+        ValueError: non-positive size, absorption outside [0, 1), negative order, rt60 <= 0, or
+            ``rt60_bands`` not 6 positive values.
     """
 
     size: tuple[float, float, float]
@@ -54,10 +70,14 @@ class ShoeboxRoom:
     max_order: int = 1
     rt60: float | None = None
     origin: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    rt60_bands: tuple[float, ...] | None = None
 
     def __post_init__(self) -> None:
-        self.size = tuple(float(v) for v in self.size)
-        if len(self.size) != 3 or min(self.size) <= 0:
+        size = tuple(float(v) for v in self.size)
+        if len(size) != 3 or min(size) <= 0:
+            raise ValueError(f"room size must be three positive lengths, got {self.size}")
+        self.size = (size[0], size[1], size[2])
+        if min(self.size) <= 0:
             raise ValueError(f"room size must be three positive lengths, got {self.size}")
         a = np.broadcast_to(np.asarray(self.absorption, dtype=np.float64), (6,))
         if np.any(a < 0) or np.any(a >= 1):
@@ -68,7 +88,15 @@ class ShoeboxRoom:
         self.max_order = int(self.max_order)
         if self.rt60 is not None and self.rt60 <= 0:
             raise ValueError("rt60 must be > 0 seconds (or None for no tail)")
-        self.origin = tuple(float(v) for v in self.origin)
+        ox, oy, oz = (float(v) for v in self.origin)
+        self.origin = (ox, oy, oz)
+        if self.rt60_bands is not None:
+            rb = tuple(float(v) for v in self.rt60_bands)
+            if len(rb) != len(OCTAVE_BANDS_HZ) or min(rb) <= 0:
+                raise ValueError(f"rt60_bands must be {len(OCTAVE_BANDS_HZ)} positive values, got {rb}")
+            self.rt60_bands = rb
+            if self.rt60 is None:
+                self.rt60 = float(np.mean(rb[2:4]))
 
     @property
     def volume(self) -> float:
@@ -145,8 +173,29 @@ class ShoeboxRoom:
         """
         if self.rt60 is None:
             return 0.0
+        if self.rt60_bands is not None:  # a white source at 16 kHz: band energies times band shares
+            shares = band_shares(16000)
+            return float(np.sum(self.tail_band_energies(start_s, direct_s) * shares))
         area = 0.161 * self.volume / self.rt60
         return 16.0 * np.pi / area * float(np.exp(-13.8155 * max(start_s - direct_s, 0.0) / self.rt60))
+
+    def tail_band_energies(self, start_s: float, direct_s: float) -> np.ndarray:
+        """(6,) full-band tail energy gains per octave band (needs ``rt60_bands``): ``16 pi / A_b``
+        times the fraction ``exp(-13.82 (start_s - direct_s) / RT60_b)`` after the tail's start;
+        band b of the tail has ``band_shares(fs)[b]`` of it (module docstring)."""
+        if self.rt60_bands is None:
+            raise ValueError("the room has no rt60_bands")
+        rb = np.asarray(self.rt60_bands)
+        area = 0.161 * self.volume / rb
+        dt = max(start_s - direct_s, 0.0)
+        return 16.0 * np.pi / area * np.exp(-13.8155 * dt / rb)
+
+    def critical_distance(self) -> float:
+        """Critical distance in metres, where the direct and the diffuse energy are equal:
+        ``r_c = sqrt(A / (16 pi))`` with ``A = 0.161 V / RT60`` (Kuttruff, *Room Acoustics*, eq. 5.43;
+        mid-band RT60 when ``rt60_bands`` is set, else ``rt60`` or Sabine's value from the absorption)."""
+        t = self.rt60 if self.rt60 is not None else self.sabine_rt60()
+        return float(np.sqrt(0.161 * self.volume / t / (16.0 * np.pi)))
 
 
 def diffuse_tail(
@@ -176,6 +225,71 @@ def diffuse_tail(
     e = float(np.sum(h[:, 0] ** 2))
     if e > 0:
         h *= np.sqrt(energy / e)
+    out = np.zeros((start + n, 4))
+    out[start:] = h
+    return out
+
+
+def octave_band_weights(freqs_hz: np.ndarray) -> np.ndarray:
+    """Power-complementary octave-band crossover weights (B, F) over :data:`OCTAVE_BANDS_HZ`.
+
+    Between adjacent centres ``f_b < f < f_{b+1}`` with ``x = log2(f / f_b)`` in [0, 1]: band b gets
+    ``cos(pi x / 2)`` and band b+1 ``sin(pi x / 2)`` (amplitude), so ``sum_b w_b(f)^2 = 1``; below
+    the first and above the last centre the edge band takes everything.
+    """
+    f = np.maximum(np.asarray(freqs_hz, dtype=np.float64), 1e-3)
+    c = np.asarray(OCTAVE_BANDS_HZ)
+    x = np.log2(f[None, :] / c[:, None])  # (B, F)
+    w = np.cos(0.5 * np.pi * np.clip(x, -1.0, 1.0))
+    w[0, x[0] < 0] = 1.0
+    w[-1, x[-1] > 0] = 1.0
+    return w
+
+
+def band_shares(fs: int, n: int = 8192) -> np.ndarray:
+    """(6,) share of a white spectrum's power (0 to fs/2) in each crossover band of
+    :func:`octave_band_weights` (sums to 1)."""
+    w = octave_band_weights(np.fft.rfftfreq(n, 1.0 / fs))
+    return (w**2).mean(axis=1)
+
+
+def diffuse_tail_bands(
+    fs: int,
+    rt60_bands: tuple[float, ...],
+    energies: np.ndarray,
+    start: int,
+    rng: np.random.Generator,
+    fade: float = 0.005,
+) -> np.ndarray:
+    """A diffuse FOA (ACN/SN3D) late tail whose decay differs per octave band (module docstring).
+
+    Args:
+        fs: sample rate (Hz); rt60_bands: (6,) RT60 per band of :data:`OCTAVE_BANDS_HZ`, seconds.
+        energies: (6,) full-band energy gains of the bands (``ShoeboxRoom.tail_band_energies``); band
+            b's tail gets ``energies[b] * band_shares(fs)[b]`` of W-channel energy.
+        start: first non-zero sample; rng: the noise's generator; fade: raised-cosine fade-in (s).
+
+    Returns:
+        float64 array (start + ceil(max(rt60) fs), 4), ACN order.
+    """
+    rb = np.asarray(rt60_bands, dtype=np.float64)
+    n = int(np.ceil(rb.max() * fs))
+    t = np.arange(n) / fs
+    diffuse = np.array([1.0, 1 / np.sqrt(3), 1 / np.sqrt(3), 1 / np.sqrt(3)])
+    weights = octave_band_weights(np.fft.rfftfreq(n, 1.0 / fs))
+    nf = max(1, int(fade * fs))
+    fade_in = 0.5 - 0.5 * np.cos(np.pi * np.arange(nf) / nf)
+    h = np.zeros((n, 4))
+    shares = band_shares(fs)
+    for b in range(rb.size):  # independent noise per band: band powers add (sum_b w_b^2 = 1)
+        spec = np.fft.rfft(rng.standard_normal((n, 4)) * diffuse, axis=0)
+        hb = np.fft.irfft(spec * weights[b][:, None], n=n, axis=0)
+        env = np.exp(-3.0 * np.log(10.0) * t / rb[b])
+        env[:nf] *= fade_in
+        hb *= env[:, None]
+        e = float(np.sum(hb[:, 0] ** 2))
+        if e > 0:
+            h += hb * np.sqrt(float(energies[b]) * shares[b] / e)
     out = np.zeros((start + n, 4))
     out[start:] = h
     return out

@@ -1,0 +1,58 @@
+"""Register simkit's environments the moment Gymnasium's registry is imported.
+
+Gymnasium 1.x no longer loads third-party environments from an entry-point group, so
+``gymnasium.make("simkit/Packing-v0")`` would need ``import simkit`` first. simkit's wheel
+installs ``simkit-gymnasium.pth`` into site-packages, whose one line imports this module at
+interpreter start. That costs only this small module (Gymnasium is not imported): it puts a
+finder first on ``sys.meta_path`` that, when ``gymnasium.envs`` is imported by anyone, lets the
+normal machinery load it and then calls :func:`simkit.envs.register_envs`. Gymnasium itself is
+never modified. If Gymnasium was imported already, the environments are registered at once.
+"""
+
+from __future__ import annotations
+
+import sys
+from importlib.abc import MetaPathFinder
+from typing import Any
+
+TARGET = "gymnasium.envs"
+
+
+def _register() -> None:
+    from simkit.envs import register_envs
+
+    register_envs()
+
+
+class GymnasiumHook(MetaPathFinder):
+    """Meta-path finder wrapping the loader of ``gymnasium.envs`` so that loading it registers simkit's envs."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name != TARGET:
+            return None
+        sys.meta_path.remove(self)  # one-shot: find the real spec with the remaining finders
+        import importlib.util
+
+        spec = importlib.util.find_spec(name)
+        loader = getattr(spec, "loader", None)
+        if spec is None or loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        original = loader.exec_module
+
+        def exec_module(module: Any) -> None:
+            original(module)
+            _register()
+
+        loader.exec_module = exec_module
+        return spec
+
+
+def install() -> None:
+    """Register now if Gymnasium's registry is loaded, else arm the one-shot import hook (idempotent)."""
+    if TARGET in sys.modules:
+        _register()
+    elif not any(isinstance(f, GymnasiumHook) for f in sys.meta_path):
+        sys.meta_path.insert(0, GymnasiumHook())
+
+
+install()

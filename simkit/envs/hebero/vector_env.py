@@ -1,0 +1,459 @@
+"""``simkit/Hebero-v0``: N = K x g LIBERO environments in one process, env i runs task i mod K.
+
+See ``docs/hebero.md`` (observation slot table, controller, rewards, resets). The vector env is
+a ``gymnasium.vector.VectorEnv`` with same-step autoreset: when env i terminates (goal reached,
+``terminate_on_success``) or truncates (``horizon`` steps), the returned observation is already
+the first one of its next episode, and ``info["final_obs"][i]`` holds the last one of the
+finished episode (``info["_final_obs"][i]`` True).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium.vector import AutoresetMode
+
+from simkit.assets.mujoco_log import import_mujoco
+from simkit.core.errors import InputError, SimkitError
+from simkit.envs.hebero import kernels
+from simkit.envs.hebero.backend import Backend, make_backend
+from simkit.envs.hebero.config import HeberoConfig
+from simkit.envs.hebero.tasks import descriptors, task_ids
+from simkit.sims.batch_predicates import BatchGoal
+from simkit.sims.mujoco_scene import SIM_DT, Scene, build_scene
+
+
+class TaskModel:
+    """One task's compiled scene plus the ids the kernels gather (robot, slots, goal test)."""
+
+    def __init__(self, scene: Scene):
+        mujoco = import_mujoco()
+        m = scene.model
+        self.scene, self.model, self.desc = scene, m, scene.descriptor
+        self.goal = BatchGoal(m, scene.binding, scene.descriptor["goal"])
+
+        def jid(name: str) -> int:
+            return mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, name)
+
+        arm = [jid(f"robot/joint{i}") for i in range(1, 8)]
+        fingers = [jid("robot/gripper/finger_joint1"), jid("robot/gripper/finger_joint2")]
+        self.arm_jnt = np.asarray(arm, int)
+        self.arm_q = m.jnt_qposadr[arm].astype(int)
+        self.arm_v = m.jnt_dofadr[arm].astype(int)
+        self.finger_q = m.jnt_qposadr[fingers].astype(int)
+        self.qrange = np.array(m.jnt_range[arm])
+        act = lambda n: mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_ACTUATOR, n)  # noqa: E731
+        self.arm_act = np.array([act(f"robot/act{i}") for i in range(1, 8)])
+        self.grip_act = np.array([act(f"robot/gripper/finger_joint{i}_act") for i in (1, 2)])
+        self.ee_site = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SITE, "robot/gripper/grip_site")
+        self.ee_body = int(m.site_bodyid[self.ee_site])
+        self.base_body = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, "robot/base")
+        self.slot_kind = np.zeros(kernels.N_SLOTS, int)
+        self.slot_id = np.zeros(kernels.N_SLOTS, int)
+        b = scene.binding
+        for s in scene.descriptor["entity_slots"]:
+            if s["name"] in b.bodies:
+                self.slot_kind[s["slot"]], self.slot_id[s["slot"]] = 1, b.bodies[s["name"]]
+            elif s["name"] in b.sites:
+                self.slot_kind[s["slot"]], self.slot_id[s["slot"]] = 2, b.sites[s["name"]]
+        self.task_code = np.asarray(scene.descriptor["task_code"], np.float64)
+        self.state_spec = int(mujoco.mjtState.mjSTATE_INTEGRATION)
+        self.nstate = mujoco.mj_stateSize(m, self.state_spec)
+
+    def sample_state(
+        self, rng: np.random.Generator, boxes: dict | None = None, tries: int = 100
+    ) -> np.ndarray:
+        """A fresh initial state (nstate,) of this task: robot home, :init joints, region layout.
+
+        ``boxes`` (object name -> (x_min, y_min, x_max, y_max), m, world) redraws those objects' x, y
+        uniformly in their box after the region layout (height and yaw kept), rejecting draws where
+        anything penetrates by more than 1 mm (``tries`` draws, then the region layout stays).
+        """
+        mujoco = import_mujoco()
+        self.scene.reset(rng)
+        if boxes:
+            self._redraw_in_boxes(rng, boxes, tries)
+        out = np.empty(self.nstate)
+        mujoco.mj_getState(self.model, self.scene.data, out, self.state_spec)
+        return out
+
+    def _redraw_in_boxes(self, rng: np.random.Generator, boxes: dict, tries: int) -> None:
+        lay, data = self.scene.layout, self.scene.data
+        assert lay is not None
+        placed = {n: lay.placed[n] for n in boxes if n in lay.placed}
+        for _ in range(tries):
+            for n, (x0, y0, x1, y1) in boxes.items():
+                if n in placed:
+                    _, _, z, yaw = placed[n]
+                    lay.set_pose(data, n, float(rng.uniform(x0, x1)), float(rng.uniform(y0, y1)), z, yaw)
+            if not lay.penetrating(data):
+                return
+        for n, p in placed.items():  # no collision-free draw: keep the region layout
+            lay.set_pose(data, n, *p)
+        mujoco = import_mujoco()
+        mujoco.mj_forward(self.model, data)
+
+
+def demo_boxes(object_poses: Sequence[np.ndarray], names: Sequence[str]) -> dict[str, tuple[float, ...]]:
+    """Per object, the x-y box (x_min, y_min, x_max, y_max) spanned by demos' start poses (Hebero eval).
+
+    Args:
+        object_poses: per demo its (n, 7) start poses (position + quaternion), m, world.
+        names: the n object names.
+    """
+    start = np.stack([np.asarray(p)[:, :2] for p in object_poses])  # (demos, n, 2)
+    lo, hi = start.min(axis=0), start.max(axis=0)
+    return {
+        n: (float(lo[i, 0]), float(lo[i, 1]), float(hi[i, 0]), float(hi[i, 1])) for i, n in enumerate(names)
+    }
+
+
+def _stack(tasks: list[TaskModel], idx: np.ndarray, attr: str) -> np.ndarray:
+    return np.stack([np.asarray(getattr(tasks[k], attr)) for k in idx])
+
+
+def build_tasks(
+    suite: str | None, tasks: Sequence[str] | None, libero_root: str | Path | None, visual: bool = False
+) -> tuple[list[str], list[TaskModel]]:
+    """Task ids and their :class:`TaskModel` (scenes built from the bundled BDDL + installed assets;
+    without ``visual`` the visual meshes are dropped, dynamics unchanged, see ``build_scene``)."""
+    ids = task_ids(suite, tasks)
+    descs = descriptors(ids, libero_root)
+    return ids, [
+        TaskModel(build_scene(d, libero_root, np.random.default_rng(0), visual=visual)) for d in descs
+    ]
+
+
+class _Rows(Mapping):
+    """Row subset of a backend's arrays, sliced on access (the goal tests read only a few fields)."""
+
+    def __init__(self, arrays: Mapping[str, np.ndarray], rows: Any):
+        self._a, self._r = arrays, rows
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        return self._a[key][self._r]
+
+    def __iter__(self):
+        return iter(self._a)
+
+    def __len__(self) -> int:
+        return len(self._a)
+
+
+def _fixture_joint_ids(task: TaskModel) -> list[int]:
+    b = task.scene.binding
+    return [j for n in task.desc["fixtures"] for j in b.joints.get(n, [])]
+
+
+class HeberoVectorEnv(gymnasium.vector.VectorEnv):
+    """The heterogeneous multi-task LIBERO vector env (see module doc and ``docs/hebero.md``).
+
+    Args:
+        num_envs: N environments; env i runs task ``i mod K``.
+        suite: goal | object | spatial | long | all (ignored when ``tasks`` is given).
+        tasks: explicit task ids (``goal/turn_on_the_stove``) or names.
+        backend: "cpu" (``mujoco.batch``); "warp" raises until the GPU backend lands.
+        render_mode: None or "rgb_array" (``render()`` returns env 0's agent-view image). Without a
+            render mode the task models drop their visual meshes (about 4 MB instead of 200 MB per
+            task; masses and inertias are kept, so the dynamics are bit-identical).
+        equal_groups: require N to be a multiple of K (every task gets the same number of envs).
+        libero_root: a LIBERO checkout instead of the bundled BDDL files + installed assets.
+        config: :class:`HeberoConfig` or a dict of its fields; keyword arguments of the same
+            names override it (``max_episode_steps`` is an alias of ``horizon``).
+
+    Spaces: observation Box(-inf, inf, (N, 300), float32); action Box(-1, 1, (N, 7), float32).
+
+    Raises:
+        InputError: unknown suite/task/backend, bad config values, or N not a multiple of K
+            with ``equal_groups``.
+    """
+
+    metadata = {"render_modes": ["rgb_array"], "autoreset_mode": AutoresetMode.SAME_STEP, "render_fps": 20}
+
+    def __init__(
+        self,
+        num_envs: int = 40,
+        suite: str = "all",
+        tasks: Sequence[str] | None = None,
+        backend: str = "cpu",
+        render_mode: str | None = None,
+        equal_groups: bool = False,
+        libero_root: str | Path | None = None,
+        config: HeberoConfig | dict | None = None,
+        **overrides: Any,
+    ):
+        self.cfg = _config(config, overrides)
+        if render_mode not in (None, "rgb_array"):
+            raise InputError(None, f"render_mode must be None or 'rgb_array', not {render_mode!r}")
+        if render_mode == "rgb_array" and "mujoco" not in sys.modules:
+            os.environ.setdefault(
+                "MUJOCO_GL", "egl"
+            )  # headless offscreen rendering (or osmesa, set by the user)
+        if backend not in ("cpu", "warp"):
+            make_backend(backend, [], np.zeros(0, int))
+        k = len(task_ids(suite, tasks))
+        if num_envs < 1:
+            raise InputError(None, f"num_envs must be >= 1, not {num_envs}")
+        if equal_groups and num_envs % k:
+            raise InputError(
+                None, f"num_envs={num_envs} is not a multiple of the {k} tasks (equal_groups=True)"
+            )
+        self.task_names, self.tasks = build_tasks(suite, tasks, libero_root, visual=render_mode is not None)
+        self.num_envs = num_envs
+        self.render_mode = render_mode
+        self.task_of = np.arange(num_envs) % k
+        self.backend: Backend = make_backend(
+            backend, [t.model for t in self.tasks], self.task_of, self.cfg.nthread
+        )
+        self.substeps = max(1, round(1.0 / (self.cfg.control_hz * SIM_DT)))
+        self.single_observation_space = gymnasium.spaces.Box(-np.inf, np.inf, (kernels.OBS_DIM,), np.float32)
+        self.single_action_space = gymnasium.spaces.Box(-1.0, 1.0, (7,), np.float32)
+        self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
+        self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, num_envs)
+        self._index = [self._group_index(g) for g in range(len(self.backend.groups))]
+        self._qrange = np.stack([self.tasks[k].qrange for k in self.task_of])  # (N, 7, 2) arm limits, rad
+        self.prev_action = np.zeros((num_envs, 7))
+        self.elapsed = np.zeros(num_envs, int)
+        self._rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(0).spawn(num_envs)]
+        self._renderer: Any = None
+        self.stream: Any = None  # demo command stream (set_demos)
+        self.boxes: dict[int, dict] = {}  # task index -> object reset boxes (set_reset_boxes)
+
+    # ---- per-group gather indices
+    def _group_index(self, g: int) -> dict[str, Any]:
+        tk = self.backend.groups[g].tasks
+        ts = self.tasks
+        out: dict[str, Any] = {
+            a: _stack(ts, tk, a)
+            for a in (
+                "arm_q",
+                "arm_v",
+                "arm_jnt",
+                "finger_q",
+                "qrange",
+                "arm_act",
+                "grip_act",
+                "slot_kind",
+                "slot_id",
+            )
+        }
+        out.update({a: _stack(ts, tk, a) for a in ("ee_site", "ee_body", "base_body", "task_code")})
+        out["rows"] = np.arange(len(tk))[:, None]
+        out["task_rows"] = {int(t): np.flatnonzero(tk == t) for t in np.unique(tk)}
+        return out
+
+    # ---- gymnasium API
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Reset every env (``seed`` re-seeds each env's own generator: SeedSequence(seed).spawn(N))."""
+        if seed is not None:
+            self._rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(self.num_envs)]
+        self._reset_envs(np.arange(self.num_envs))
+        obs, success, _ = self._observe(np.zeros((self.num_envs, 7)))
+        return obs, {"task_id": self.task_of.copy(), "success": success}
+
+    def step(self, actions):
+        a = np.clip(np.asarray(actions, np.float64).reshape(self.num_envs, 7), -1.0, 1.0)
+        self._control(a)
+        self.backend.step(self.substeps)
+        self.elapsed += 1
+        obs, success, terms = self._observe(a)
+        self.prev_action = a
+        terminated = success & self.cfg.terminate_on_success
+        truncated = (self.elapsed >= self.cfg.horizon) & ~terminated
+        info: dict[str, Any] = {"task_id": self.task_of.copy(), "success": success, **terms}
+        if self.stream is not None:
+            self.stream.advance()
+            info.update(self._demo_terms())
+        done = np.flatnonzero(terminated | truncated)
+        if len(done):
+            info["final_obs"] = obs.copy()
+            info["_final_obs"] = terminated | truncated
+            self._reset_envs(done)
+            new_obs, _, _ = self._observe(np.zeros((self.num_envs, 7)))
+            obs[done] = new_obs[done]
+        return obs, terms["reward"].astype(np.float32), terminated, truncated, info
+
+    def set_reset_boxes(self, boxes: dict[str, dict[str, tuple[float, ...]]]) -> None:
+        """Task id -> {object -> (x_min, y_min, x_max, y_max)}: from the next reset on, those objects'
+        x, y are drawn uniformly in their boxes (collision rejection), e.g. :func:`demo_boxes` of the
+        task's demos as the Hebero evaluation protocol asks."""
+        unknown = sorted(set(boxes) - set(self.task_names))
+        if unknown:
+            raise InputError(None, f"reset boxes for tasks this env does not run: {unknown}")
+        self.boxes = {self.task_names.index(t): b for t, b in boxes.items()}
+
+    def set_demos(self, demos: dict[str, list], demo_start: bool = False) -> None:
+        """Attach demonstrations (task id -> list of :class:`~simkit.envs.hebero.demos.Demo`): from the
+        next reset on, ``info`` carries ``r_demo`` (demo-tracking reward), ``phi`` (cursor) and
+        ``demo_id``; with ``demo_start`` envs reset to a demo state at a random cursor r_e.
+
+        Raises:
+            InputError: a task of this env has no demo.
+        """
+        from simkit.envs.hebero.demos import CommandStream
+
+        by_index = {k: list(demos.get(t, [])) for k, t in enumerate(self.task_names)}
+        self.stream = CommandStream(by_index, self.task_of, demo_start)
+
+    def _reset_envs(self, envs: np.ndarray) -> None:
+        start = self.stream.on_reset(envs, self._rngs) if self.stream is not None else {}
+        for g, grp in enumerate(self.backend.groups):
+            local = np.flatnonzero(np.isin(grp.env_ids, envs))
+            if len(local) == 0:
+                continue
+            states = np.stack(
+                [
+                    start[int(grp.env_ids[j])]
+                    if int(grp.env_ids[j]) in start
+                    else self.tasks[int(grp.tasks[j])].sample_state(
+                        self._rngs[int(grp.env_ids[j])], self.boxes.get(int(grp.tasks[j]))
+                    )
+                    for j in local
+                ]
+            )
+            self.backend.set_state(g, local, states)
+        self.prev_action[envs] = 0.0
+        self.elapsed[envs] = 0
+
+    def _demo_terms(self) -> dict[str, np.ndarray]:
+        """r_demo, phi and the active demo per env (command stream attached by :meth:`set_demos`)."""
+        from simkit.envs.hebero.demos import demo_reward, tracking_errors
+
+        assert self.stream is not None
+        errs: dict[str, list[float]] = {}
+        for g, grp in enumerate(self.backend.groups):
+            ix, arr = self._index[g], self.backend.arrays(g)
+            for j, e in enumerate(grp.env_ids):
+                t = self.tasks[int(grp.tasks[j])]
+                demo, m = self.stream.reference(int(e))
+                objs = np.array(
+                    [arr["xpos"][j, t.scene.binding.bodies[n]] for n in demo.object_names]
+                ).reshape(-1, 3)
+                art = arr["qpos"][j, [t.model.jnt_qposadr[i] for i in _fixture_joint_ids(t)]]
+                one = tracking_errors(
+                    demo,
+                    m,
+                    arr["qpos"][j, ix["arm_q"][j]],
+                    arr["qvel"][j, ix["arm_v"][j]],
+                    arr["qpos"][j, ix["finger_q"][j]],
+                    arr["site_xpos"][j, ix["ee_site"][j]],
+                    objs,
+                    art,
+                    self.cfg.control_hz,
+                )
+                for k, v in one.items():
+                    errs.setdefault(k, [0.0] * self.num_envs)[int(e)] = v
+        _, phi = self.stream.cursor()
+        r = demo_reward({k: np.asarray(v) for k, v in errs.items()}, self.cfg.demo_reward)
+        return {"r_demo": r, "phi": phi, "demo_id": self.stream.demo.copy()}
+
+    def _control(self, a: np.ndarray) -> None:
+        for g, grp in enumerate(self.backend.groups):
+            ix, arr = self._index[g], self.backend.arrays(g)
+            rows = ix["rows"]
+            ee = arr["site_xpos"][rows[:, 0], ix["ee_site"]]
+            jacp, jacr = kernels.hinge_jacobian(
+                arr["xanchor"][rows, ix["arm_jnt"]], arr["xaxis"][rows, ix["arm_jnt"]], ee
+            )
+            q = arr["qpos"][rows, ix["arm_q"]]
+            target, fingers = kernels.arm_targets(
+                a[grp.env_ids],
+                q,
+                jacp,
+                jacr,
+                ix["qrange"],
+                self.cfg.pos_scale,
+                self.cfg.rot_scale,
+                self.cfg.ik_damping,
+            )
+            ctrl = arr["ctrl"]
+            ctrl[rows, ix["arm_act"]] = target
+            ctrl[rows, ix["grip_act"]] = fingers
+
+    def _observe(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+        obs = np.zeros((self.num_envs, kernels.OBS_DIM), np.float32)
+        success = np.zeros(self.num_envs, bool)
+        q, dq = np.zeros((self.num_envs, 7)), np.zeros((self.num_envs, 7))
+        for g, grp in enumerate(self.backend.groups):
+            ix, arr = self._index[g], self.backend.arrays(g)
+            rows, e = ix["rows"], grp.env_ids
+            for t, r in ix["task_rows"].items():
+                rows_t = r if len(r) < len(e) else slice(None)  # whole group: views, no copies
+                success[e[r]] = self.tasks[t].goal(_Rows(arr, rows_t))
+            q[e], dq[e] = arr["qpos"][rows, ix["arm_q"]], arr["qvel"][rows, ix["arm_v"]]
+            base = arr["xpos"][rows[:, 0], ix["base_body"]]
+            prop = kernels.proprioception(
+                q[e],
+                dq[e],
+                arr["qpos"][rows, ix["finger_q"]],
+                arr["site_xpos"][rows[:, 0], ix["ee_site"]],
+                arr["xquat"][rows[:, 0], ix["ee_body"]],
+                base,
+            )
+            slots = kernels.slot_features(
+                arr["xpos"],
+                arr["xmat"],
+                arr["site_xpos"],
+                arr["site_xmat"],
+                ix["slot_kind"],
+                ix["slot_id"],
+                base,
+            )
+            obs[e] = np.concatenate([a[e], ix["task_code"], prop, slots], axis=1)
+        terms = kernels.task_reward(success, a, self.prev_action, q, dq, self._qrange, self.cfg.reward)
+        return obs, success, terms
+
+    # ---- rendering
+    def render(self):
+        """Env 0's agent-view RGB image (H, W, 3) uint8 when ``render_mode="rgb_array"``, else None."""
+        if self.render_mode != "rgb_array":
+            return None
+        return self.camera_images(0, ("agentview",))[0]
+
+    def camera_images(self, env: int, cameras: Sequence[str] = ("agentview", "birdview")) -> list[np.ndarray]:
+        """RGB images (S, S, 3) uint8 of env ``env`` from MuJoCo's offscreen renderer, S = ``image_size``."""
+        mujoco = import_mujoco()
+        for g, grp in enumerate(self.backend.groups):
+            hit = np.flatnonzero(grp.env_ids == env)
+            if len(hit):
+                model, data = self.backend.get_data(g, int(hit[0]))
+                break
+        s = self.cfg.image_size
+        opt = mujoco.MjvOption()
+        opt.sitegroup[:] = 0
+        try:
+            renderer = mujoco.Renderer(model, s, s)
+        except Exception as exc:  # no GL context: MuJoCo raises its own FatalError types
+            raise SimkitError(
+                f"offscreen rendering failed ({exc}); set MUJOCO_GL=egl or osmesa before importing mujoco"
+            ) from None
+        with renderer as r:
+            out = []
+            for cam in cameras:
+                r.update_scene(data, camera=cam, scene_option=opt)
+                out.append(r.render().copy())
+        return out
+
+    def close_extras(self, **kwargs: Any) -> None:
+        self.backend = None  # type: ignore[assignment]
+
+
+def _config(config: HeberoConfig | dict | None, overrides: dict[str, Any]) -> HeberoConfig:
+    from pydantic import ValidationError
+
+    base = config.model_dump() if isinstance(config, HeberoConfig) else dict(config or {})
+    if "max_episode_steps" in overrides:
+        overrides["horizon"] = overrides.pop("max_episode_steps")
+    base.update(overrides)
+    try:
+        return HeberoConfig(**base)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = ".".join(str(x) for x in first["loc"])
+        raise InputError(None, f"Hebero config {key}: {first['msg']}") from None

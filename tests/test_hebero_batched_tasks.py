@@ -1,0 +1,167 @@
+"""Batched (torch) goal predicates, slots and IK against the CPU predicate evaluator (no GPU needed)."""
+
+import mujoco
+import numpy as np
+import pytest
+import torch
+from conftest import fixture_path
+
+from simkit.scenes.bddl import compile_task, suite_files
+from simkit.sims.batched_tasks import (
+    ATOM_JOINT,
+    goal_atoms,
+    goal_success,
+    ik_targets,
+    rot6,
+    slot_features,
+    stack_programs,
+    touching,
+)
+from simkit.sims.layout_groups import group_tasks
+from simkit.sims.layout_models import (
+    apply_layout,
+    build_group_model,
+    exclude_static_pairs,
+    geom_entity,
+    physics_only,
+    task_layouts,
+    task_state_on_union,
+)
+from simkit.sims.mujoco_scene import build_scene
+
+
+def _drive_to_goal(sc):
+    """Put the task's goal atoms' entities where the goal holds (then settle 0.2 s)."""
+    m, d, b = sc.model, sc.data, sc.binding
+    for pred, *args in goal_atoms(sc.descriptor):
+        if pred in ("open", "close", "turnon", "turnoff"):
+            x = args[0]
+            joints = b.site_joints[x] if x in b.sites else b.joints[x]
+            val = {"open": -0.16, "close": 0.005, "turnon": 0.8, "turnoff": -0.01}[pred]
+            for j in joints:
+                d.qpos[m.jnt_qposadr[j]] = val
+            continue
+        mujoco.mj_forward(m, d)
+        target = d.site_xpos[b.sites[args[1]]] if args[1] in b.sites else d.xpos[b.bodies[args[1]]]
+        lift = 0.0 if pred == "in" else (0.06 if args[1] in b.bodies else 0.03)
+        adr = m.jnt_qposadr[m.body_jntadr[b.bodies[args[0]]]]
+        d.qpos[adr : adr + 3] = [target[0], target[1], target[2] + lift]
+        d.qpos[adr + 3 : adr + 7] = [1, 0, 0, 0]
+    d.qvel[:] = 0
+    for _ in range(100):
+        mujoco.mj_step(m, d)
+
+
+def _torch_state(model, data):
+    return {
+        "qpos": torch.tensor(data.qpos)[None],
+        "xpos": torch.tensor(data.xpos)[None],
+        "xmat": torch.tensor(data.xmat).view(1, -1, 3, 3),
+        "site_xpos": torch.tensor(data.site_xpos)[None],
+        "site_xmat": torch.tensor(data.site_xmat).view(1, -1, 3, 3),
+    }
+
+
+@pytest.mark.slow
+def test_batched_goal_predicates_agree_with_cpu_evaluator():
+    root = fixture_path("libero")
+    descs = [compile_task(p, "goal", i, root) for i, p in suite_files(root, "goal")]
+    (g,) = group_tasks(descs)
+    by_id = {d["task_id"]: d for d in descs}
+    gm = build_group_model(g, by_id, root)
+    banks = [task_layouts(gm, by_id[t], root, n=1) for t in g.task_ids]
+    progs = [bk.program for bk in banks]
+    assert sum(int((p.kind == ATOM_JOINT).sum()) for p in progs) == 2  # open drawer, turn on stove
+    # welded bodies of cabinet (3), stove (5), rack (2), plus table and world: C(12, 2) pairs
+    assert exclude_static_pairs(gm) == 66
+    um = physics_only(gm.scene)  # the model a GPU backend steps
+    assert um.nexclude == 66 and um.nsensor == 0
+    ge = torch.as_tensor(geom_entity(um, gm.entity_bodies))
+    ud = mujoco.MjData(um)
+    hits = 0
+    for ti, t in enumerate(g.task_ids):
+        p = stack_programs(progs, np.array([ti]), dtype=torch.float64)
+        for reach in (False, True):
+            sc = build_scene(by_id[t], root, np.random.default_rng(5))
+            if reach:
+                _drive_to_goal(sc)
+            mujoco.mj_forward(sc.model, sc.data)
+            want = sc.success()
+            apply_layout(gm, banks[ti], 0, um, ud)
+            task_state_on_union(gm, sc, ud.qpos, ud.mocap_pos, ud.mocap_quat)
+            mujoco.mj_forward(um, ud)
+            s = _torch_state(um, ud)
+            pairs = torch.tensor(np.array(ud.contact.geom[: ud.ncon]).reshape(-1, 2))
+            touch = touching(ge, pairs, torch.zeros(ud.ncon, dtype=torch.long), ud.ncon, 1, len(g.entities))
+            got = goal_success(p, s["qpos"], s["xpos"], s["site_xpos"], s["site_xmat"], touch)
+            assert bool(got[0]) == want, (t, reach)
+            hits += want
+            # the slot buffer: bodies and sites where the task scene has them
+            f = slot_features(p, s["xpos"], s["xmat"], s["site_xpos"], s["site_xmat"])[0].numpy()
+            for sl in by_id[t]["entity_slots"]:
+                name = sl["name"]
+                if name in sc.binding.bodies:
+                    ref = np.concatenate(
+                        [
+                            sc.data.xpos[sc.binding.bodies[name]],
+                            rot6(sc.data.xmat[sc.binding.bodies[name]].reshape(3, 3)),
+                        ]
+                    )
+                elif name in sc.binding.sites:
+                    sid = sc.binding.sites[name]
+                    ref = np.concatenate([sc.data.site_xpos[sid], rot6(sc.data.site_xmat[sid].reshape(3, 3))])
+                else:
+                    continue
+                np.testing.assert_allclose(f[sl["slot"]], ref, atol=1e-6)
+    assert hits >= 6  # most goals were reached, so agreement is not all-False
+
+
+def test_touching_matrix_from_contact_list():
+    ge = torch.tensor([-1, 0, 0, 1, 2])
+    pairs = torch.tensor([[1, 3], [4, 0], [2, 4], [3, 4]])
+    world = torch.tensor([0, 1, 1, 0])
+    t = touching(ge, pairs, world, 3, 2, 3)  # the 4th contact is past the count
+    assert t.shape == (2, 3, 3)
+    assert t[0, 0, 1] and t[0, 1, 0]
+    assert t[1, 0, 2] and t[1, 2, 0]
+    assert int(t.sum()) == 4  # robot/table geom (-1) and unused rows ignored
+
+
+def test_ik_targets_move_the_end_effector_as_asked():
+    sc = build_scene(compile_task(*_first_goal()), fixture_path("libero"), np.random.default_rng(0))
+    m, d = sc.model, sc.data
+    site = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SITE, "robot/gripper/grip_site")
+    jids = [mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, f"robot/joint{i}") for i in range(1, 8)]
+    adr = [m.jnt_qposadr[j] for j in jids]
+    p0 = d.site_xpos[site].copy()
+    dx = torch.tensor([[0.01, -0.005, 0.008, 0.0, 0.0, 0.0]], dtype=torch.float64)
+    qt = ik_targets(
+        torch.tensor(d.qpos[adr])[None],
+        torch.tensor(p0)[None],
+        torch.tensor(d.xanchor[jids])[None],
+        torch.tensor(d.xaxis[jids])[None],
+        dx,
+        damping=1e-3,
+    )
+    d.qpos[adr] = qt[0].numpy()
+    mujoco.mj_forward(m, d)
+    moved = d.site_xpos[site] - p0
+    np.testing.assert_allclose(moved, dx[0, :3].numpy(), atol=5e-4)  # first order in a 1.4 cm step
+
+
+def _first_goal():
+    root = fixture_path("libero")
+    i, p = suite_files(root, "goal")[0]
+    return p, "goal", i, root
+
+
+def test_solve_spd6_matches_lapack():
+    from simkit.sims.batched_tasks import solve_spd6
+
+    g = torch.Generator().manual_seed(0)
+    j = torch.randn(50, 6, 7, generator=g, dtype=torch.float64)
+    a = j @ j.transpose(1, 2) + 0.01 * torch.eye(6, dtype=torch.float64)
+    b = torch.randn(50, 6, generator=g, dtype=torch.float64)
+    np.testing.assert_allclose(
+        solve_spd6(a, b).numpy(), torch.linalg.solve(a, b).numpy(), rtol=1e-8, atol=1e-10
+    )

@@ -1,0 +1,722 @@
+#!/usr/bin/env python
+"""Robustness campaign: random kills with resume, bad inputs to every command, injected corruption, readers.
+
+Four parts, each counted and summarised (a JSON report on stdout, a markdown table with ``--md``):
+
+1. kills: ``simkit generate`` is SIGKILLed at random moments (and again while resuming), then
+   re-run to completion; the corpus must equal, byte for byte, an uninterrupted run's, with no
+   ``.partial`` or ``*.tmp`` left behind.
+2. bad inputs: every command gets malformed values, missing/odd paths and damaged corpora, each
+   in a fresh sandbox (inputs, an output folder, an empty working directory) under a memory limit.
+   Each run must end with the expected outcome and one clear line, never a traceback; inputs
+   must be unchanged and nothing may appear outside the output folder.
+3. corruption: every kind in ``tests/corruptions.py`` is injected into a copy of a good corpus;
+   ``simkit validate`` must exit 1 naming it, and the readers (``CorpusReader``, torch
+   ``CorpusDataset``) must refuse it.
+4. readers: ``on_error="skip"`` drops exactly the damaged episodes with one warning per shard,
+   and a one-shard corpus feeds both DataLoader workers.
+
+Usage:  python tools/robustness.py [--kills 12] [--seed 0] [--work /tmp/simkit-robustness] [--md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import random
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TESTS = ROOT / "tests"
+sys.path.insert(0, str(TESTS))
+os.environ["SIMKIT_GENERATORS"] = "toy=toygen:ToyGenerator,media=toygen:MediaGenerator"
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    filter(None, [str(TESTS), str(ROOT), os.environ.get("PYTHONPATH", "")])
+)
+
+from corruptions import CORRUPTIONS  # noqa: E402
+
+MEMORY_LIMIT = 6 << 30  # bytes of address space per command: a runaway allocation fails instead of swapping
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
+def simkit(args: list[str], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "simkit", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        preexec_fn=_limit_memory,
+    )
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    """Relative path -> sha256 of every file under ``root`` (directories as '<dir>')."""
+    out = {}
+    if root.exists():
+        for p in sorted(root.rglob("*")):
+            rel = str(p.relative_to(root))
+            out[rel] = "<dir>" if p.is_dir() else hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+def corpus_bytes(root: Path) -> dict[str, str]:
+    """What defines a corpus: digests of its shard tars, and its rows files without the timing column."""
+    out = {k: v for k, v in tree_digest(root / "shards").items() if k.endswith(".tar")}
+    for p in sorted((root / "shards").glob("*.rows.json")):
+        rows = [{k: v for k, v in r.items() if k != "duration_s"} for r in json.loads(p.read_text())]
+        out[p.name] = json.dumps(rows, sort_keys=True)
+    return out
+
+
+# -- 1. kills ------------------------------------------------------------------------------------------
+def campaign_kills(work: Path, kills: int, rng: random.Random) -> dict:
+    args = ["generate", "toy", "--n", "24", "--episodes-per-shard", "4", "--seed", "3", "--no-progress"]
+    args += ["--set", "sleep_s=0.03", "--set", "payload_bytes=20000"]
+    ref = work / "kills-ref"
+    t0 = time.perf_counter()
+    p = simkit([*args, "--out", str(ref)], work)
+    t_full = time.perf_counter() - t0  # seconds of an uninterrupted run (start-up included)
+    assert p.returncode == 0, p.stderr
+    want = corpus_bytes(ref)
+    results = {"runs": 0, "kills": 0, "kills_with_partial_output": 0, "identical": 0, "leftovers": 0}
+    results["tracebacks"] = 0
+    for k in range(kills):
+        out = work / f"kill-{k}"
+        workers = rng.choice(["1", "2"])
+        for attempt in range(3):  # up to two kills, then run to the end
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "simkit", *args, "--workers", workers, "--out", str(out)],
+                cwd=work,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
+            if attempt < 2:
+                time.sleep(rng.uniform(0.3, 1.0) * t_full)
+                if proc.poll() is None:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    results["kills"] += 1
+                    results["kills_with_partial_output"] += (out / ".partial").is_dir()
+            _, err = proc.communicate()
+            results["tracebacks"] += b"Traceback" in err
+        p = simkit([*args, "--workers", workers, "--out", str(out)], work)
+        results["tracebacks"] += "Traceback" in p.stderr
+        results["runs"] += 1
+        results["identical"] += corpus_bytes(out) == want
+        left = [q for q in out.rglob("*") if q.name.endswith(".tmp") or ".partial" in q.parts]
+        results["leftovers"] += bool(left)
+    return results
+
+
+# -- 2. bad inputs -------------------------------------------------------------------------------------
+@dataclass
+class Case:
+    """One command run: ``setup(sandbox)`` prepares inputs under sandbox/in and returns the argv."""
+
+    name: str
+    setup: Callable[[Path], list[str]]
+    expect: str = "error"  # "error": exit != 0 with one 'error:' line; "fail": validate's FAIL; "warn": exit 0 + warning
+    needle: str = ""
+    outcome: dict = field(default_factory=dict)
+
+
+def _good(sb: Path, name: str = "c", **kw) -> Path:
+    from simkit.executors.run import generate_corpus
+
+    out = sb / "in" / name
+    generate_corpus("toy", kw.pop("n", 6), out, seed=kw.pop("seed", 2), episodes_per_shard=3, **kw)
+    return out
+
+
+def _damaged(kind: str, name: str = "c") -> Callable[[Path], Path]:
+    def make(sb: Path) -> Path:
+        c = _good(sb, name)
+        CORRUPTIONS[kind][0](c)
+        return c
+
+    return make
+
+
+def _malformed_rows(sb: Path) -> Path:
+    c = _good(sb)
+    p = c / "shards" / "shard-000000.rows.json"
+    rows = json.loads(p.read_text())
+    rows[0]["members"] = "not a list"
+    p.write_text(json.dumps(rows))
+    return c
+
+
+def _file(sb: Path, name: str, data: bytes | str) -> Path:
+    p = sb / "in" / name
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_bytes(data.encode() if isinstance(data, str) else data)
+    return p
+
+
+def _gen(*extra: str, n: str = "3") -> Callable[[Path], list[str]]:
+    return lambda sb: ["generate", "toy", "--n", n, "--out", str(sb / "out" / "c"), "--no-progress", *extra]
+
+
+#: the bad inputs: every command, malformed values, odd paths, damaged corpora
+BAD_INPUTS: list[Case] = [
+    Case("generate --seed -1", _gen("--seed", "-1"), needle="--seed"),
+    Case("generate --seed 2**64", _gen("--seed", str(2**64)), needle="--seed"),
+    Case("generate --retries -1", _gen("--retries", "-1"), needle="--retries"),
+    Case("generate --max-shard-mb 0", _gen("--max-shard-mb", "0"), needle="--max-shard-mb"),
+    Case("generate --max-shard-mb -5", _gen("--max-shard-mb", "-5"), needle="--max-shard-mb"),
+    Case("generate --max-shard-mb nan", _gen("--max-shard-mb", "nan"), needle="--max-shard-mb"),
+    Case("generate --max-shard-mb inf", _gen("--max-shard-mb", "inf"), needle="--max-shard-mb"),
+    Case(
+        "generate --episodes-per-shard 0",
+        _gen("--episodes-per-shard", "0"),
+        needle="--episodes-per-shard",
+    ),
+    Case(
+        "generate --episodes-per-shard -3",
+        _gen("--episodes-per-shard", "-3"),
+        needle="--episodes-per-shard",
+    ),
+    Case("generate --n 0", _gen(n="0"), needle="--n"),
+    Case("generate --n -5", _gen(n="-5"), needle="--n"),
+    Case("generate --n 10**15", _gen(n=str(10**15)), needle="at most"),
+    Case("generate --n 10**30", _gen(n=str(10**30)), needle="at most"),
+    Case("generate --n abc", _gen(n="abc"), needle="--n"),
+    Case("generate --workers 0", _gen("--workers", "0"), needle="--workers"),
+    Case("generate --workers 10**6", _gen("--workers", str(10**6)), needle="--workers"),
+    Case("generate --shard 3/2", _gen("--shard", "3/2"), needle="--shard"),
+    Case("generate --shard x", _gen("--shard", "x"), needle="--shard"),
+    Case("generate --shard 1/0", _gen("--shard", "1/0"), needle="--shard"),
+    Case("generate --executor nope", _gen("--executor", "nope"), needle="executor"),
+    Case("generate --address without ray", _gen("--address", "x:1"), needle="--address"),
+    Case(
+        "generate unknown generator",
+        lambda sb: ["generate", "nope", "--n", "1", "--out", str(sb / "out")],
+        needle="unknown generator",
+    ),
+    Case("generate --set unknown key", _gen("--set", "bogus=1"), needle="bogus"),
+    Case("generate --set bad value", _gen("--set", "size=-4"), needle="size"),
+    Case("generate --set no '='", _gen("--set", "size"), needle="key=value"),
+    Case("generate --config missing", _gen("--config", "/nonexistent/c.yaml"), needle="c.yaml"),
+    Case(
+        "generate --config malformed YAML",
+        lambda sb: _gen("--config", str(_file(sb, "c.yaml", "size: [1,\n")))(sb),
+        needle="c.yaml",
+    ),
+    Case(
+        "generate --config not a mapping",
+        lambda sb: _gen("--config", str(_file(sb, "c.yaml", "- 1\n- 2\n")))(sb),
+        needle="mapping",
+    ),
+    Case(
+        "generate --config binary",
+        lambda sb: _gen("--config", str(_file(sb, "c.yaml", b"\xff\xfe\x00\x01")))(sb),
+        needle="c.yaml",
+    ),
+    Case("generate --config a directory", lambda sb: _gen("--config", str(sb / "in"))(sb), needle="in"),
+    Case(
+        "generate --out under a file",
+        lambda sb: ["generate", "toy", "--n", "1", "--out", str(_file(sb, "f", "x") / "sub")],
+        needle="is a file",
+    ),
+    Case(
+        "generate --out is a file",
+        lambda sb: ["generate", "toy", "--n", "1", "--out", str(_file(sb, "f", "x"))],
+        needle="not a directory",
+    ),
+    Case(
+        "generate into another corpus",
+        lambda sb: ["generate", "toy", "--n", "6", "--seed", "9", "--out", str(_good(sb))],
+        needle="seed (2 -> 9)",
+    ),
+    Case(
+        "generate shrinking a corpus",
+        lambda sb: [
+            "generate",
+            "toy",
+            "--n",
+            "2",
+            "--seed",
+            "2",
+            "--episodes-per-shard",
+            "3",
+            "--out",
+            str(_good(sb)),
+        ],
+        needle="shrink",
+    ),
+    Case(
+        "generate into a corpus with garbage corpus.json",
+        lambda sb: ["generate", "toy", "--n", "6", "--out", str(_damaged("corpus_json_garbage")(sb))],
+        needle="corpus.json",
+    ),
+    Case(
+        "generate resuming a corpus with a garbage rows file",
+        lambda sb: [
+            "generate",
+            "toy",
+            "--n",
+            "6",
+            "--seed",
+            "2",
+            "--episodes-per-shard",
+            "3",
+            "--out",
+            str(_damaged("rows_file_garbage")(sb)),
+        ],
+        needle="rows file",
+    ),
+    Case(
+        "generate resuming a corpus with malformed rows",
+        lambda sb: [
+            "generate",
+            "toy",
+            "--n",
+            "6",
+            "--seed",
+            "2",
+            "--episodes-per-shard",
+            "3",
+            "--out",
+            str(_malformed_rows(sb)),
+        ],
+        needle="malformed members list",
+    ),
+    Case(
+        "validate missing dir",
+        lambda sb: ["validate", str(sb / "in" / "nope")],
+        "fail",
+        "no such directory",
+    ),
+    Case("validate a file", lambda sb: ["validate", str(_file(sb, "f", "x"))], "fail", "f"),
+    Case(
+        "validate an empty dir",
+        lambda sb: ["validate", str(_file(sb, "d/x", "").parent)],
+        "fail",
+        "corpus.json",
+    ),
+    Case(
+        "inspect missing dir",
+        lambda sb: ["inspect", str(sb / "in" / "nope"), "--out", str(sb / "out")],
+        needle="no such corpus",
+    ),
+    Case(
+        "inspect garbage manifest",
+        lambda sb: ["inspect", str(_damaged("manifest_garbage")(sb)), "--out", str(sb / "out")],
+        needle="manifest.parquet",
+    ),
+    Case(
+        "inspect missing manifest",
+        lambda sb: ["inspect", str(_damaged("manifest_missing")(sb)), "--out", str(sb / "out")],
+        needle="manifest.parquet",
+    ),
+    Case(
+        "inspect garbage corpus.json",
+        lambda sb: ["inspect", str(_damaged("corpus_json_garbage")(sb)), "--out", str(sb / "out")],
+        needle="corpus.json",
+    ),
+    Case(
+        "inspect flipped PNG byte",
+        lambda sb: ["inspect", str(_damaged("flipped_png_byte")(sb)), "--out", str(sb / "out")],
+        "warn",
+        "toy_00000000.image.png",
+    ),
+    Case(
+        "inspect not-a-tar shard",
+        lambda sb: ["inspect", str(_damaged("not_a_tar")(sb)), "--out", str(sb / "out")],
+        "warn",
+        "shard-000000.tar",
+    ),
+    Case(
+        "inspect dotdot member",
+        lambda sb: ["inspect", str(_damaged("dotdot_member")(sb)), "--out", str(sb / "out")],
+        "warn",
+        "unsafe member name",
+    ),
+    Case(
+        "inspect --out under a file",
+        lambda sb: ["inspect", str(_good(sb)), "--out", str(_file(sb, "f", "x") / "pics")],
+        needle="f",
+    ),
+    Case("inspect --samples 0", lambda sb: ["inspect", str(_good(sb)), "--samples", "0"], needle="samples"),
+    Case(
+        "merge no such source",
+        lambda sb: ["merge", str(sb / "in" / "nope"), "--out", str(sb / "out" / "m")],
+        needle="nope",
+    ),
+    Case(
+        "merge rows shard '../'",
+        lambda sb: ["merge", str(_damaged("rows_shard_traversal")(sb)), "--out", str(sb / "out" / "m")],
+        needle="shard",
+    ),
+    Case(
+        "merge rows shard absolute",
+        lambda sb: [
+            "merge",
+            str(_damaged("rows_and_manifest_absolute_shard")(sb)),
+            "--out",
+            str(sb / "out" / "m"),
+        ],
+        needle="shard",
+    ),
+    Case(
+        "merge dotdot member",
+        lambda sb: ["merge", str(_damaged("dotdot_member")(sb)), "--out", str(sb / "out" / "m")],
+        needle="unsafe",
+    ),
+    Case(
+        "merge symlink member",
+        lambda sb: ["merge", str(_damaged("symlink_member")(sb)), "--out", str(sb / "out" / "m")],
+        needle="regular",
+    ),
+    Case(
+        "merge duplicate member",
+        lambda sb: ["merge", str(_damaged("duplicate_member")(sb)), "--out", str(sb / "out" / "m")],
+        needle="duplicate",
+    ),
+    Case(
+        "merge trailing garbage",
+        lambda sb: ["merge", str(_damaged("trailing_garbage")(sb)), "--out", str(sb / "out" / "m")],
+        needle="trailing",
+    ),
+    Case(
+        "merge flipped byte",
+        lambda sb: ["merge", str(_damaged("flipped_json_byte")(sb)), "--out", str(sb / "out" / "m")],
+        needle="differ",
+    ),
+    Case(
+        "merge sources that disagree",
+        lambda sb: [
+            "merge",
+            str(_good(sb, "a")),
+            str(_good(sb, "b", seed=5)),
+            "--out",
+            str(sb / "out" / "m"),
+        ],
+        needle="seed (2 -> 5)",
+    ),
+    Case(
+        "merge --out under a file",
+        lambda sb: ["merge", str(_good(sb)), "--out", str(_file(sb, "f", "x") / "m")],
+        needle="f",
+    ),
+    Case(
+        "merge garbage corpus.json",
+        lambda sb: ["merge", str(_damaged("corpus_json_garbage")(sb)), "--out", str(sb / "out" / "m")],
+        needle="corpus.json",
+    ),
+    Case(
+        "export packing-sft on a toy corpus",
+        lambda sb: ["export", "packing-sft", str(_good(sb)), "--out", str(sb / "out" / "t.jsonl")],
+        needle="packing",
+    ),
+    Case(
+        "export packing-sft missing corpus",
+        lambda sb: [
+            "export",
+            "packing-sft",
+            str(sb / "in" / "nope"),
+            "--out",
+            str(sb / "out" / "t.jsonl"),
+        ],
+        needle="nope",
+    ),
+    Case(
+        "export packing-sft --px 0",
+        lambda sb: [
+            "export",
+            "packing-sft",
+            str(sb / "in"),
+            "--out",
+            str(sb / "out" / "t.jsonl"),
+            "--px",
+            "0",
+        ],
+        needle="--px",
+    ),
+    Case(
+        "export packing-sft --limit -1",
+        lambda sb: [
+            "export",
+            "packing-sft",
+            str(sb / "in"),
+            "--out",
+            str(sb / "out" / "t.jsonl"),
+            "--limit",
+            "-1",
+        ],
+        needle="--limit",
+    ),
+    Case(
+        "eval packing-overlap garbage manifest",
+        lambda sb: ["eval", "packing-overlap", str(_damaged("manifest_garbage")(sb))],
+        needle="manifest",
+    ),
+    Case(
+        "eval packing-overlap missing corpus",
+        lambda sb: ["eval", "packing-overlap", str(sb / "in" / "nope")],
+        needle="nope",
+    ),
+    Case(
+        "eval packing-overlap --bench missing",
+        lambda sb: ["eval", "packing-overlap", str(_good(sb)), "--bench", str(sb / "in" / "b.json")],
+        needle="b.json",
+    ),
+    Case(
+        "eval packing --order nope",
+        lambda sb: ["eval", "packing", "--order", "nope", "--no-progress"],
+        needle="--order",
+    ),
+    Case(
+        "eval packing --out under a file",
+        lambda sb: [
+            "eval",
+            "packing",
+            "--limit",
+            "1",
+            "--no-progress",
+            "--out",
+            str(_file(sb, "f", "x") / "r.json"),
+        ],
+        needle="f",
+    ),
+    Case(
+        "compile hebero missing LIBERO root",
+        lambda sb: [
+            "compile",
+            "hebero",
+            "--libero-root",
+            str(sb / "in" / "nope"),
+            "--out",
+            str(sb / "out"),
+        ],
+        needle="nope",
+    ),
+    Case(
+        "convert mjcf2usd missing file",
+        lambda sb: ["convert", "mjcf2usd", str(sb / "in" / "x.xml"), str(sb / "out" / "x.usda")],
+        needle="x.xml",
+    ),
+    Case(
+        "convert mjcf2usd malformed XML",
+        lambda sb: [
+            "convert",
+            "mjcf2usd",
+            str(_file(sb, "x.xml", "<mujoco><body")),
+            str(sb / "out" / "x.usda"),
+        ],
+        needle="x.xml",
+    ),
+    Case("list unknown generator", lambda sb: ["list", "nope"], needle="nope"),
+]
+
+
+def _run_case(case: Case, work: Path, idx: int) -> dict:
+    sb = work / "bad" / f"{idx:03d}"
+    (sb / "in").mkdir(parents=True)
+    (sb / "out").mkdir()
+    (sb / "cwd").mkdir()
+    argv = case.setup(sb)
+    inputs = tree_digest(sb / "in")
+    t0 = time.perf_counter()
+    p = simkit(argv, sb / "cwd")
+    text = p.stdout + p.stderr
+    lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+    r = {"case": case.name, "rc": p.returncode, "seconds": round(time.perf_counter() - t0, 2)}
+    r["traceback"] = "Traceback" in text or p.returncode < 0  # negative: killed by a signal (e.g. memory)
+    if case.expect == "error":
+        ok = (
+            p.returncode not in (0, 1)
+            and len(lines) == 1
+            and lines[0].startswith(("error:", "Error:", "Usage:"))
+        )
+        ok = ok or (
+            p.returncode == 2 and "Usage:" in p.stderr and "Traceback" not in p.stderr
+        )  # typer usage error
+    elif case.expect == "fail":
+        ok = p.returncode == 1 and p.stdout.splitlines()[-1].startswith("FAIL")
+    else:
+        ok = p.returncode == 0 and any("warning:" in ln for ln in lines)
+    r["clear"] = ok and (not case.needle or case.needle in text)
+    r["silent_bad_output"] = p.returncode == 0 and case.expect != "warn"
+    outside = sorted(set(os.listdir(sb)) - {"in", "out", "cwd"}) + [
+        f"cwd/{x}" for x in os.listdir(sb / "cwd")
+    ]
+    r["outside_writes"] = outside + (["in/ (inputs changed)"] if tree_digest(sb / "in") != inputs else [])
+    if not r["clear"]:
+        r["output"] = text[-600:]
+    shutil.rmtree(sb, ignore_errors=True)
+    return r
+
+
+def campaign_bad_inputs(work: Path) -> dict:
+    rows = [_run_case(c, work, i) for i, c in enumerate(BAD_INPUTS)]
+    return {
+        "cases": len(rows),
+        "commands": sorted({r["case"].split()[0] for r in rows}),
+        "clear": sum(r["clear"] for r in rows),
+        "tracebacks": sum(r["traceback"] for r in rows),
+        "silent_bad_outputs": sum(r["silent_bad_output"] for r in rows),
+        "outside_writes": sum(bool(r["outside_writes"]) for r in rows),
+        "unclear": [r for r in rows if not r["clear"] or r["traceback"] or r["outside_writes"]],
+    }
+
+
+# -- 3. corruption ---------------------------------------------------------------------------------------
+def campaign_corruption(work: Path) -> dict:
+    from simkit.adapters.reader import CorpusReader
+    from simkit.adapters.torch import CorpusDataset
+    from simkit.core.errors import SimkitError
+    from simkit.executors.run import generate_corpus
+
+    good = work / "corr-good"
+    generate_corpus("toy", 6, good, seed=2, episodes_per_shard=3)
+    rows = []
+    for kind, (inject, needle) in sorted(CORRUPTIONS.items()):
+        c = work / "corr" / kind
+        shutil.copytree(good, c)
+        inject(c)
+        p = simkit(["validate", str(c)], work)
+        r = {"kind": kind, "validate_rc": p.returncode, "validate_named": needle in p.stdout}
+        r["traceback"] = "Traceback" in p.stdout + p.stderr
+        for name, make in (("reader", lambda c=c: CorpusReader(c)), ("torch", lambda c=c: CorpusDataset(c))):
+            try:
+                list(make())
+                r[name] = "yielded"
+            except SimkitError:
+                r[name] = "refused"
+            except Exception as exc:  # a reader must never fail any other way
+                r[name] = f"crashed: {type(exc).__name__}: {exc}"
+        rows.append(r)
+    return {
+        "kinds": len(rows),
+        "validate_caught": sum(r["validate_rc"] == 1 and r["validate_named"] for r in rows),
+        "readers_caught": sum(r["reader"] == "refused" and r["torch"] == "refused" for r in rows),
+        "tracebacks": sum(r["traceback"] for r in rows),
+        "missed": [
+            r
+            for r in rows
+            if not (
+                r["validate_rc"] == 1
+                and r["validate_named"]
+                and r["reader"] == "refused"
+                and r["torch"] == "refused"
+            )
+        ],
+    }
+
+
+# -- 4. readers ------------------------------------------------------------------------------------------
+def campaign_readers(work: Path) -> dict:
+    import torch
+    from corruptions import retar
+
+    from simkit.adapters.reader import CorpusReader
+    from simkit.adapters.torch import CorpusDataset
+    from simkit.episodes.reader import CorpusWarning
+    from simkit.executors.run import generate_corpus
+
+    c = work / "readers"
+    generate_corpus("toy", 6, c, seed=2, episodes_per_shard=3)
+    retar(
+        c / "shards" / "shard-000000.tar",
+        lambda items: [(i, d + b" " if i.name.endswith("00000001.info.json") else d) for i, d in items],
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        keys = [s["__key__"] for s in CorpusReader(c, on_error="skip")]
+    n_warn = sum(issubclass(w.category, CorpusWarning) for w in caught)
+    one = work / "one-shard"
+    generate_corpus("toy", 7, one, seed=4, episodes_per_shard=64)
+    ds = CorpusDataset(one, fields=["info"], transform=lambda s: torch.utils.data.get_worker_info().id)
+    workers = sorted(torch.utils.data.DataLoader(ds, batch_size=None, num_workers=2))
+    return {
+        "skip_keeps_undamaged": keys == [f"toy_{i:08d}" for i in (0, 2, 3, 4, 5)],
+        "skip_warnings_per_damaged_shard": n_warn,
+        "one_shard_two_workers_shares": [workers.count(0), workers.count(1)],
+    }
+
+
+def to_markdown(rep: dict) -> str:
+    k, b, c, r = rep["kills"], rep["bad_inputs"], rep["corruption"], rep["readers"]
+    lines = [
+        f"Machine: {rep['machine']}; date {rep['date']}; `python tools/robustness.py --kills {k['runs']}`.",
+        "",
+        "| part | runs | result |",
+        "| --- | ---: | --- |",
+        f"| random SIGKILLs + resume | {k['runs']} runs, {k['kills']} kills ({k['kills_with_partial_output']} "
+        f"after writing began) | {k['identical']} byte-identical to the "
+        f"uninterrupted run, {k['leftovers']} with leftovers, {k['tracebacks']} tracebacks |",
+        f"| bad inputs ({len(b['commands'])} commands: {', '.join(b['commands'])}) | {b['cases']} | {b['clear']} "
+        f"clear one-line outcomes, {b['tracebacks']} tracebacks, {b['silent_bad_outputs']} silent bad outputs, "
+        f"{b['outside_writes']} writes outside the output folder |",
+        f"| injected corruption | {c['kinds']} kinds | validate caught {c['validate_caught']}, readers (plain and "
+        f"torch) refused {c['readers_caught']}, {c['tracebacks']} tracebacks |",
+        f"| readers | - | skip mode kept the undamaged episodes: {r['skip_keeps_undamaged']}, "
+        f"{r['skip_warnings_per_damaged_shard']} warning for 1 damaged shard; one-shard corpus over 2 DataLoader "
+        f"workers: {r['one_shard_two_workers_shares'][0]} + {r['one_shard_two_workers_shares'][1]} episodes |",
+    ]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--kills", type=int, default=12, help="killed-and-resumed runs")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the kill times")
+    ap.add_argument(
+        "--work", type=Path, default=Path("/tmp/simkit-robustness"), help="scratch folder (emptied)"
+    )
+    ap.add_argument("--md", action="store_true", help="also print a markdown table for docs/benchmarks.md")
+    args = ap.parse_args()
+    shutil.rmtree(args.work, ignore_errors=True)
+    args.work.mkdir(parents=True)
+    rng = random.Random(args.seed)
+    rep = {
+        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+        f"Python {platform.python_version()}",
+        "date": time.strftime("%Y-%m-%d"),
+    }
+    for name, fn in (
+        ("kills", lambda: campaign_kills(args.work, args.kills, rng)),
+        ("bad_inputs", lambda: campaign_bad_inputs(args.work)),
+        ("corruption", lambda: campaign_corruption(args.work)),
+        ("readers", lambda: campaign_readers(args.work)),
+    ):
+        t0 = time.perf_counter()
+        rep[name] = fn()
+        rep[name]["seconds"] = round(time.perf_counter() - t0, 1)
+        print(f"[{name}] done in {rep[name]['seconds']} s", file=sys.stderr, flush=True)
+    print(json.dumps(rep, indent=2, default=str))
+    if args.md:
+        print(to_markdown(rep))
+    bad = rep["bad_inputs"]
+    ok = (
+        rep["kills"]["identical"] == rep["kills"]["runs"]
+        and not rep["kills"]["leftovers"]
+        and not rep["kills"]["tracebacks"]
+        and not bad["unclear"]
+        and not bad["silent_bad_outputs"]
+        and not rep["corruption"]["missed"]
+        and not rep["corruption"]["tracebacks"]
+    )
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
