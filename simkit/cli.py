@@ -31,12 +31,20 @@ compile_app = typer.Typer(
     help="Compile task sources (e.g. LIBERO BDDL) into cached descriptors.", no_args_is_help=True
 )
 convert_app = typer.Typer(help="Convert assets between simulators (e.g. MJCF -> USD).", no_args_is_help=True)
+assets_app = typer.Typer(help="Scan and index mesh asset sources (filter report).", no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
 app.add_typer(export_app, name="export")
 app.add_typer(compile_app, name="compile")
 app.add_typer(convert_app, name="convert")
+app.add_typer(assets_app, name="assets")
 
-GROUPS = {"eval": eval_app, "export": export_app, "compile": compile_app, "convert": convert_app}
+GROUPS = {
+    "eval": eval_app,
+    "export": export_app,
+    "compile": compile_app,
+    "convert": convert_app,
+    "assets": assets_app,
+}
 
 #: modules that add subcommands to GROUPS through a ``register(groups)`` function (light imports only)
 COMMAND_MODULES = (
@@ -44,6 +52,8 @@ COMMAND_MODULES = (
     "simkit.commands.packing_eval",
     "simkit.commands.wrop_eval",
     "simkit.commands.hebero",
+    "simkit.commands.pairs",
+    "simkit.commands.nav",
 )
 
 

@@ -71,6 +71,7 @@ def test_docs_field_tables_are_generated_from_the_declarations():
     assert {name: [f"{m[1]}:{m[2]}" for m in found] for name, found in sections.items() if found} == {
         "foa.md": ["fields:foa-qa"],
         "hebero.md": ["fields:hebero-demos", "config:hebero-demos"],
+        "nav.md": ["config:foa-nav", "fields:foa-nav"],
         "packing.md": ["config:packing", "fields:packing"],
         "wrop.md": ["fields:wrop"],
     }

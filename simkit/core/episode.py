@@ -10,7 +10,7 @@ value                       extension  notes
 ``dict`` / ``list``         ``json``   sorted keys, numpy scalars converted
 ``str``                     ``txt``    UTF-8
 :class:`Image`              ``png``    uint8/uint16 HxW, HxWx3 or HxWx4
-:class:`Image` (float)      ``exr``    float32 HxW, HxWx3 or HxWx4 (OpenEXR, lossless ZIP)
+:class:`Image` (float)      ``exr``    float32 HxW, HxWx2 (u, v), HxWx3 or HxWx4 (OpenEXR, ZIP)
 :class:`Video`              ``mp4``    uint8 TxHxWx3, H.264, fixed quality
 :class:`Audio`              ``flac``   float TxC in [-1, 1], 24-bit FLAC
 :class:`Blob`               any        raw bytes with an explicit extension

@@ -29,6 +29,7 @@ BUILTIN: dict[str, str] = {
     "packing": "simkit.generators.packing:PackingGenerator",
     "foa-qa": "simkit.generators.foa_qa:FoaQaGenerator",
     "wrop": "simkit.generators.wrop:WropGenerator",
+    "pairs": "simkit.generators.pairs:PairsGenerator",
 }
 
 

@@ -63,7 +63,8 @@ def _png(arr: np.ndarray) -> bytes:
     return buf.getvalue()
 
 
-_EXR_CHANNELS = {1: ("Y",), 3: ("R", "G", "B"), 4: ("R", "G", "B", "A")}
+#: EXR channel names by channel count; two channels are a flow / correspondence field (u, v)
+_EXR_CHANNELS = {1: ("Y",), 2: ("u", "v"), 3: ("R", "G", "B"), 4: ("R", "G", "B", "A")}
 
 
 def _exr(arr: np.ndarray) -> bytes:
@@ -72,7 +73,7 @@ def _exr(arr: np.ndarray) -> bytes:
     if a.ndim == 2:
         a = a[:, :, None]
     if a.ndim != 3 or a.shape[2] not in _EXR_CHANNELS:
-        raise TypeError(f"EXR takes float HxW, HxWx3 or HxWx4, got {arr.shape}")
+        raise TypeError(f"EXR takes float HxW, HxWx2 (u, v), HxWx3 or HxWx4, got {arr.shape}")
     names = _EXR_CHANNELS[a.shape[2]]
     channels = {n: np.ascontiguousarray(a[:, :, i]) for i, n in enumerate(names)}
     header = {"compression": OpenEXR.ZIP_COMPRESSION, "type": OpenEXR.scanlineimage}
@@ -212,7 +213,7 @@ def decode(ext: str, data: bytes) -> Any:
             os.close(fd)
             with OpenEXR.File(tmp) as f:
                 ch = f.channels()
-                names = [n for n in ("R", "G", "B", "A", "Y") if n in ch]
+                names = [n for n in ("R", "G", "B", "A", "Y", "u", "v") if n in ch]
                 planes = [np.asarray(ch[n].pixels, dtype=np.float32) for n in names]
                 if len(planes) == 1 and "RGB" not in ch and "RGBA" not in ch:
                     return planes[0]

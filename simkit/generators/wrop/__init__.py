@@ -23,7 +23,7 @@ Source: the WROP paper's data pipeline (spec ``wrop``), Sec. "Pipeline" steps 1-
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field, field_validator
@@ -126,7 +126,7 @@ class WropGenerator(Generator[WropConfig]):
     )
     smoke_config = {"frames": 24, "width": 64, "height": 36, "visibility_points": 16}
     #: ``task`` plus the union of the task generators' structural parameter names (set below the class)
-    structural_params = ("task",)
+    structural_params: ClassVar[tuple[str, ...]] = ("task",)
     surface_params = (
         "floor",
         "sky",
@@ -150,7 +150,7 @@ class WropGenerator(Generator[WropConfig]):
     def setup(self, config: WropConfig) -> None:
         super().setup(config)
         self.tasks = select(config.generator)
-        self._session = None
+        self._session: Any = None
 
     def session(self):
         if self._session is None:

@@ -1,4 +1,5 @@
-"""Blender (``bpy``) backend: a persistent per-process session that renders WROP scenes and measures them.
+"""Blender (``bpy``) backend: a persistent per-process session that renders backend-neutral scenes
+(:mod:`simkit.core.scene`) and measures them.
 
 Importing this package does not import ``bpy``; :func:`get_session` does (lazily),
 so ``simkit list`` stays instant. See :mod:`.session` and :mod:`.visibility`.

@@ -1,4 +1,4 @@
-"""A persistent per-process Blender session that renders :class:`simkit.scenes.wrop.spec.Scene` objects.
+"""A persistent per-process Blender session that renders :class:`simkit.core.scene.Scene` objects.
 
 ``bpy`` is imported here, inside functions, so importing this module is cheap.
 Blender's Python module keeps one global ``bpy.data``; one :class:`BlenderSession`
@@ -8,9 +8,12 @@ world and action between samples (no reload of the startup file).
 
 Per scene it
 
-1. builds meshes for the primitives (``bmesh``), one material per object
+1. builds one Blender object per scene object with the builder of its kind: the
+   primitives with ``bmesh`` (:data:`PRIMITIVE_BUILDERS`) and one material each
    (Principled BSDF for Cycles/EEVEE; the viewport colour/roughness/metallic
-   that Workbench's MATERIAL colour mode shows), a sun and a world colour;
+   that Workbench's MATERIAL colour mode shows); ``mesh`` objects with Blender's
+   importers (:data:`MESH_IMPORTERS`, the file's materials and textures kept);
+   then the camera (static or keyed per frame), a sun and a world colour;
 2. keys location, XYZ Euler rotation and scale of every object on every frame;
 3. renders frames ``0 .. T-1`` to PNG files in a temporary directory and reads them
    back as one uint8 array (T, H, W, 3);
@@ -24,8 +27,11 @@ one is available through OptiX, CUDA, HIP, Metal or oneAPI).
 from __future__ import annotations
 
 import contextlib
+import io
+import logging
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from simkit.core.errors import TransientError, require
-from simkit.scenes.wrop.spec import Scene, SceneObject
+from simkit.core.scene import Scene, SceneObject
 
 ENGINES = {"workbench": "BLENDER_WORKBENCH", "eevee": "BLENDER_EEVEE", "cycles": "CYCLES"}
 
@@ -43,7 +49,9 @@ class RenderSettings:
     """Render settings: ``engine`` (workbench|eevee|cycles), ``width``/``height`` px, ``samples`` per pixel
     (Cycles path samples, EEVEE TAA samples; Workbench anti-aliasing is fixed at 8 samples), ``denoise``
     (Cycles OpenImageDenoise), ``device`` (auto|cpu|gpu, Cycles only), ``view_transform`` (Blender colour
-    management: Standard, AgX, Filmic, ...), ``threads`` (0 = Blender decides)."""
+    management: Standard, AgX, Filmic, ...), ``threads`` (0 = Blender decides), ``workbench_light`` (Workbench
+    lighting: STUDIO, MATCAP, FLAT = unlit and without shadows) and ``workbench_color`` (Workbench colour source: MATERIAL, TEXTURE
+    = the image textures of textured materials, ...)."""
 
     engine: str = "workbench"
     width: int = 320
@@ -53,6 +61,8 @@ class RenderSettings:
     device: str = "auto"
     view_transform: str = "Standard"
     threads: int = 0
+    workbench_light: str = "STUDIO"
+    workbench_color: str = "MATERIAL"
 
 
 @contextlib.contextmanager
@@ -124,7 +134,8 @@ class BlenderSession:
         for obj in list(self.scene.collection.objects):
             self.scene.collection.objects.unlink(obj)
         ids = []
-        for coll in (d.objects, d.meshes, d.materials, d.lights, d.cameras, d.worlds, d.actions, d.images):
+        kinds = (d.objects, d.meshes, d.materials, d.lights, d.cameras, d.worlds, d.actions, d.images)
+        for coll in (*kinds, d.node_groups, d.textures):
             ids.extend(coll)
         if ids:
             d.batch_remove(ids)
@@ -158,9 +169,9 @@ class BlenderSession:
         sc.display_settings.display_device = "sRGB"
         if s.engine == "workbench":
             sh = sc.display.shading
-            sh.light = "STUDIO"
-            sh.color_type = "MATERIAL"
-            sh.show_shadows = True
+            sh.light = s.workbench_light
+            sh.color_type = s.workbench_color
+            sh.show_shadows = s.workbench_light != "FLAT"  # unlit: no shadows either
             sh.shadow_intensity = 0.4
             sh.background_type = "WORLD"
             sc.display.render_aa = "8"
@@ -200,42 +211,12 @@ class BlenderSession:
         return self._gpu
 
     # -- build ------------------------------------------------------------------------------------
-    def _mesh(self, o: SceneObject):
+    def _primitive_mesh(self, o: SceneObject):
+        """A Blender mesh of primitive ``o`` (see :data:`PRIMITIVE_BUILDERS`), faces in a canonical order."""
         import bmesh
 
         bm = bmesh.new()
-        k, d = o.kind, o.dims
-        if k in ("box", "open_box"):
-            bmesh.ops.create_cube(bm, size=1.0)
-            bmesh.ops.scale(bm, vec=(d[0], d[1], d[2]), verts=bm.verts)
-            if k == "open_box":
-                top = [f for f in bm.faces if f.normal.z > 0.9]
-                bmesh.ops.delete(bm, geom=top, context="FACES_ONLY")
-        elif k == "sphere":
-            bmesh.ops.create_uvsphere(bm, u_segments=24, v_segments=12, radius=d[0])
-        elif k in ("cylinder", "cup"):
-            bmesh.ops.create_cone(
-                bm, cap_ends=True, cap_tris=False, segments=32, radius1=d[0], radius2=d[0], depth=d[1]
-            )
-            if k == "cup":
-                bottom = [f for f in bm.faces if f.normal.z < -0.9]
-                bmesh.ops.delete(bm, geom=bottom, context="FACES_ONLY")
-        elif k == "wedge":
-            sx, sy, sz = d[0] / 2, d[1] / 2, d[2] / 2
-            v = [
-                bm.verts.new(p)
-                for p in [
-                    (-sx, -sy, -sz),
-                    (sx, -sy, -sz),
-                    (sx, -sy, sz),
-                    (-sx, sy, -sz),
-                    (sx, sy, -sz),
-                    (sx, sy, sz),
-                ]
-            ]
-            for face in ((0, 1, 2), (3, 5, 4), (0, 3, 4, 1), (1, 4, 5, 2), (0, 2, 5, 3)):
-                bm.faces.new([v[i] for i in face])
-            bmesh.ops.recalc_face_normals(bm, faces=bm.faces)
+        PRIMITIVE_BUILDERS[o.kind](bmesh, bm, o.dims)
         # bmesh operators emit faces in an order that follows memory addresses (it changes between
         # processes); sort them by their centres so the mesh Blender builds, renders and ray casts is the
         # same in every process (the sampling in .visibility canonicalises its triangles as well)
@@ -256,8 +237,73 @@ class BlenderSession:
             poly.use_smooth = o.kind in ("sphere", "cylinder", "cup")
         return me
 
+    def _build_primitive(self, o: SceneObject):
+        ob = self.bpy.data.objects.new(o.name, self._primitive_mesh(o))
+        ob.data.materials.append(self._material(o))
+        return ob
+
+    def _build_mesh(self, o: SceneObject):
+        """Import ``o.mesh`` (its materials and textures kept), join its mesh parts into one object with the
+        file's transforms baked in, and fit it to ``o.mesh.diagonal`` when set."""
+        from mathutils import Matrix
+
+        from simkit.core.errors import InputError
+
+        bpy, src = self.bpy, o.mesh
+        assert src is not None  # SceneObject guarantees it for kind "mesh"
+        path = Path(src.path)
+        if not path.is_file():
+            raise InputError(path, "mesh file not found")
+        before = set(bpy.data.objects)
+        chatter = io.StringIO()  # the glTF add-on logs per import to new handlers on sys.stdout/stderr
+        try:
+            with quiet_fds(), contextlib.redirect_stdout(chatter), contextlib.redirect_stderr(chatter):
+                MESH_IMPORTERS[src.format](bpy, str(path))
+        except (RuntimeError, ValueError, KeyError, IndexError, AttributeError) as exc:
+            raise InputError(path, f"Blender cannot import this mesh ({str(exc).strip()[:200]})") from exc
+        finally:
+            for name in ("glTFImporter", "glTFImporter_errors"):
+                lg = logging.getLogger(name)
+                for h in list(lg.handlers):
+                    lg.removeHandler(h)
+        new = [ob for ob in bpy.data.objects if ob not in before]
+        parts = sorted((ob for ob in new if ob.type == "MESH"), key=lambda ob: ob.name)
+        if not parts or not any(len(ob.data.polygons) for ob in parts):
+            bpy.data.batch_remove(new)
+            raise InputError(path, "the file holds no mesh faces")
+        for ob in parts:  # bake the file's node transforms into the vertices
+            mw = ob.matrix_world.copy()
+            ob.parent = None
+            if ob.data.users > 1:
+                ob.data = ob.data.copy()
+            ob.data.transform(mw)
+            ob.matrix_world = Matrix.Identity(4)
+        for ob in new:
+            if ob not in parts:
+                bpy.data.objects.remove(ob)
+        for ob in new:
+            for coll in list(ob.users_collection):
+                coll.objects.unlink(ob)
+        joined = parts[0]
+        if len(parts) > 1:
+            for ob in parts:
+                self.scene.collection.objects.link(ob)
+            with bpy.context.temp_override(
+                active_object=joined, object=joined, selected_objects=parts, selected_editable_objects=parts
+            ):
+                bpy.ops.object.join()
+            self.scene.collection.objects.unlink(joined)
+        joined.name = joined.data.name = o.name
+        if src.diagonal is not None:
+            joined.data.transform(Matrix(fit_matrix(self._vertices(joined.data), src.diagonal).tolist()))
+        if o.material is not None:
+            joined.data.materials.clear()
+            joined.data.materials.append(self._material(o))
+        return joined
+
     def _material(self, o: SceneObject):
         m = o.material
+        assert m is not None
         mat = self.bpy.data.materials.new(f"{o.name}:{m.name}")
         rgba = (*m.rgb, 1.0)
         mat.diffuse_color = rgba
@@ -276,23 +322,8 @@ class BlenderSession:
         mat.diffuse_color = _srgb_to_linear(rgba)
         return mat
 
-    def build(self, scene: Scene) -> None:
-        """Create ``scene`` (after :meth:`reset`): objects with keyed tracks, camera, sun, world."""
+    def _build_camera(self, scene: Scene) -> None:
         bpy, sc = self.bpy, self.scene
-        for o in scene.objects:
-            ob = bpy.data.objects.new(o.name, self._mesh(o))
-            ob.data.materials.append(self._material(o))
-            ob.rotation_mode = "XYZ"
-            sc.collection.objects.link(ob)
-            tr = o.track
-            for f in range(scene.frames):
-                ob.location = tr.position[f]
-                ob.rotation_euler = tr.rotation[f]
-                ob.scale = tr.scale[f]
-                ob.keyframe_insert("location", frame=f)
-                ob.keyframe_insert("rotation_euler", frame=f)
-                ob.keyframe_insert("scale", frame=f)
-            self.objects[o.name] = ob
         cam = bpy.data.cameras.new("camera")
         cam.lens = scene.camera.lens_mm
         cam.sensor_width = scene.camera.sensor_mm
@@ -302,8 +333,18 @@ class BlenderSession:
         co.location = scene.camera.location
         co.rotation_mode = "QUATERNION"
         co.rotation_quaternion = tuple(scene.camera.quaternion())
+        tr = scene.camera.track
+        if tr is not None:
+            for f in range(scene.frames):
+                co.location = tuple(float(x) for x in tr.location[f])
+                co.rotation_quaternion = tuple(float(x) for x in tr.quaternion[f])
+                co.keyframe_insert("location", frame=f)
+                co.keyframe_insert("rotation_quaternion", frame=f)
         sc.collection.objects.link(co)
         sc.camera = co
+
+    def _build_lights(self, scene: Scene) -> None:
+        bpy, sc = self.bpy, self.scene
         sun = bpy.data.lights.new("sun", "SUN")
         sun.energy = scene.sun.strength
         sun.color = scene.sun.rgb
@@ -322,8 +363,54 @@ class BlenderSession:
         tree = getattr(world, "node_tree", None)
         if tree is not None and tree.nodes.get("Background") is not None:
             tree.nodes["Background"].inputs["Color"].default_value = bg
-            tree.nodes["Background"].inputs["Strength"].default_value = 1.0
+            tree.nodes["Background"].inputs["Strength"].default_value = float(scene.world_strength)
         sc.world = world
+
+    def build(self, scene: Scene) -> None:
+        """Create ``scene`` (after :meth:`reset`): objects with keyed tracks, camera, sun, world.
+
+        Raises:
+            InputError: a mesh file is missing, cannot be imported or holds no faces.
+        """
+        sc = self.scene
+        for o in scene.objects:
+            ob = self._build_mesh(o) if o.kind == "mesh" else self._build_primitive(o)
+            ob.rotation_mode = "XYZ"
+            sc.collection.objects.link(ob)
+            tr = o.pose
+            for f in range(scene.frames):
+                ob.location = tr.position[f]
+                ob.rotation_euler = tr.rotation[f]
+                ob.scale = tr.scale[f]
+                ob.keyframe_insert("location", frame=f)
+                ob.keyframe_insert("rotation_euler", frame=f)
+                ob.keyframe_insert("scale", frame=f)
+            self.objects[o.name] = ob
+        self._build_camera(scene)
+        self._build_lights(scene)
+
+    # -- geometry read-back (what the renderer draws) ---------------------------------------------
+    @staticmethod
+    def _vertices(me) -> np.ndarray:
+        v = np.empty(len(me.vertices) * 3)
+        me.vertices.foreach_get("co", v)
+        return v.reshape(-1, 3)
+
+    def geometry(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """The triangles the renderer draws for object ``name``: vertices (V, 3) float64 in the object's local
+        frame (m) and triangles (F, 3) int64 (Blender's loop triangulation, which Cycles and EEVEE use)."""
+        me = self.objects[name].data
+        me.calc_loop_triangles()
+        tri = np.empty(len(me.loop_triangles) * 3, dtype=np.int64)
+        me.loop_triangles.foreach_get("vertices", tri)
+        return self._vertices(me), tri.reshape(-1, 3)
+
+    def world_matrices(self, frame: int) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """({name: object-to-world (4, 4)}, camera-to-world (4, 4)) evaluated on ``frame`` (camera frame:
+        -Z forward, +Y up)."""
+        self.scene.frame_set(frame)
+        objs = {n: np.array(ob.matrix_world, dtype=np.float64) for n, ob in self.objects.items()}
+        return objs, np.array(self.scene.camera.matrix_world, dtype=np.float64)
 
     # -- render -----------------------------------------------------------------------------------
     def render(self, frames: int) -> np.ndarray:
@@ -356,6 +443,68 @@ class BlenderSession:
         from simkit.renderers.blender.visibility import measure
 
         return measure(self, scene, points)
+
+
+def _box(bmesh, bm, d, open_top: bool = False) -> None:
+    bmesh.ops.create_cube(bm, size=1.0)
+    bmesh.ops.scale(bm, vec=(d[0], d[1], d[2]), verts=bm.verts)
+    if open_top:
+        top = [f for f in bm.faces if f.normal.z > 0.9]
+        bmesh.ops.delete(bm, geom=top, context="FACES_ONLY")
+
+
+def _sphere(bmesh, bm, d) -> None:
+    bmesh.ops.create_uvsphere(bm, u_segments=24, v_segments=12, radius=d[0])
+
+
+def _cylinder(bmesh, bm, d, open_bottom: bool = False) -> None:
+    bmesh.ops.create_cone(
+        bm, cap_ends=True, cap_tris=False, segments=32, radius1=d[0], radius2=d[0], depth=d[1]
+    )
+    if open_bottom:
+        bottom = [f for f in bm.faces if f.normal.z < -0.9]
+        bmesh.ops.delete(bm, geom=bottom, context="FACES_ONLY")
+
+
+def _wedge(bmesh, bm, d) -> None:
+    sx, sy, sz = d[0] / 2, d[1] / 2, d[2] / 2
+    corners = [(-sx, -sy, -sz), (sx, -sy, -sz), (sx, -sy, sz), (-sx, sy, -sz), (sx, sy, -sz), (sx, sy, sz)]
+    v = [bm.verts.new(p) for p in corners]
+    for face in ((0, 1, 2), (3, 5, 4), (0, 3, 4, 1), (1, 4, 5, 2), (0, 2, 5, 3)):
+        bm.faces.new([v[i] for i in face])
+    bmesh.ops.recalc_face_normals(bm, faces=bm.faces)
+
+
+#: one ``bmesh`` builder per primitive kind of :data:`simkit.core.scene.PRIMITIVES`: ``(bmesh, bm, dims)``
+PRIMITIVE_BUILDERS: dict[str, Callable[[Any, Any, tuple[float, ...]], None]] = {
+    "box": _box,
+    "open_box": lambda bmesh, bm, d: _box(bmesh, bm, d, open_top=True),
+    "sphere": _sphere,
+    "cylinder": _cylinder,
+    "cup": lambda bmesh, bm, d: _cylinder(bmesh, bm, d, open_bottom=True),
+    "wedge": _wedge,
+}
+
+#: one Blender importer per mesh format of :data:`simkit.core.scene.MESH_FORMATS`: ``(bpy, path)``. OBJ is
+#: read with +Z up and +Y forward (the file's own axes, as trimesh reads it); glTF converts its +Y up to +Z
+#: (glTF 2.0 spec, "Coordinate System and Units"); PLY keeps the file's axes.
+MESH_IMPORTERS: dict[str, Callable[[Any, str], Any]] = {
+    "gltf": lambda bpy, p: bpy.ops.import_scene.gltf(filepath=p),
+    "obj": lambda bpy, p: bpy.ops.wm.obj_import(filepath=p, forward_axis="Y", up_axis="Z"),
+    "ply": lambda bpy, p: bpy.ops.wm.ply_import(filepath=p, forward_axis="Y", up_axis="Z"),
+}
+
+
+def fit_matrix(vertices: np.ndarray, diagonal: float) -> np.ndarray:
+    """(4, 4) matrix that moves the axis-aligned bounding box of ``vertices`` (V, 3) to the origin and scales
+    it uniformly to a bounding-box diagonal of ``diagonal`` (m); the normalisation of the FreeMatching
+    Objaverse pairs (diagonal 2.0)."""
+    lo, hi = vertices.min(0), vertices.max(0)
+    s = diagonal / max(float(np.linalg.norm(hi - lo)), 1e-12)
+    m = np.eye(4) * s
+    m[3, 3] = 1.0
+    m[:3, 3] = -s * (lo + hi) / 2
+    return m
 
 
 def _srgb_to_linear(rgba) -> tuple[float, float, float, float]:

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from simkit.scenes.wrop.spec import Scene
+from simkit.core.scene import Scene
 
 
 def _surface_samples(me, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -93,12 +93,12 @@ def measure(session, scene: Scene, points: int = 192) -> dict[str, Any]:
         ob = session.objects[o.name]
         samples[o.name] = _surface_samples(ob.data, points)
     T = scene.frames
-    out: dict[str, dict[str, list]] = {
+    out: dict[str, dict[str, Any]] = {
         o.name: {
             "role": o.role,
             "kind": o.kind,
             "dims": [float(x) for x in o.dims],
-            "colour": o.material.name,
+            "colour": o.material.name if o.material is not None else "",
             "position": [],
             "rotation": [],
             "scale": [],
@@ -141,7 +141,7 @@ def measure(session, scene: Scene, points: int = 192) -> dict[str, Any]:
                 continue
             P = pts @ R.T + t
             Nw = nrm @ np.linalg.inv(R)  # normals transform with the inverse transpose
-            Nw /= np.maximum(np.linalg.norm(Nw, axis=1), 1e-12)[:, None]
+            Nw = Nw / np.maximum(np.linalg.norm(Nw, axis=1), 1e-12)[:, None]
             to_cam = c - P
             dist = np.linalg.norm(to_cam, axis=1)
             d = to_cam / dist[:, None]

@@ -1,0 +1,96 @@
+"""VLN-CE episode import: frames, quaternions, scenes on disk, episodes through the foa-nav generator."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+
+import numpy as np
+import pytest
+
+from simkit.core.errors import InputError
+from simkit.core.seeding import episode_rng
+from simkit.episodes.codecs import decode, encode
+from simkit.generators.foa_nav import FoaNavConfig, FoaNavGenerator
+from simkit.scenes.floorplan import compile_floorplan, plan_mesh, write_glb
+from simkit.sims.nav.grid import grid_backend_from_mesh
+from simkit.sims.nav.vlnce import habitat_to_world, habitat_yaw, load_vlnce
+
+
+def _hab(p):
+    """simkit (x, y, z) -> Habitat (x, z, -y)."""
+    return [float(p[0]), float(p[2]), float(-p[1])]
+
+
+def _yaw_quat(theta):
+    """Habitat rotation by theta about +y, as [x, y, z, w]."""
+    return [0.0, math.sin(theta / 2), 0.0, math.cos(theta / 2)]
+
+
+def test_frames_and_headings():
+    np.testing.assert_allclose(habitat_to_world([1.0, 0.5, -2.0]), [1.0, 2.0, 0.5])
+    # identity looks along Habitat -z = simkit +y (yaw 90 deg); +90 deg about y looks along Habitat -x
+    assert habitat_yaw([0, 0, 0, 1]) == pytest.approx(math.pi / 2)
+    assert habitat_yaw(_yaw_quat(math.pi / 2)) == pytest.approx(math.pi)
+    assert habitat_yaw(_yaw_quat(-math.pi / 2)) == pytest.approx(0.0, abs=1e-12)
+
+
+@pytest.fixture(scope="module")
+def vlnce_dir(tmp_path_factory):
+    root = tmp_path_factory.mktemp("vlnce")
+    plan = compile_floorplan(np.random.default_rng(4))
+    (root / "scenes" / "home1").mkdir(parents=True)
+    write_glb(plan, root / "scenes" / "home1" / "home1.glb")
+    be = grid_backend_from_mesh(plan_mesh(plan))
+    rng = np.random.default_rng(0)
+    eps = []
+    for i in range(3):
+        a, b = be.sample_navigable_point(rng), be.sample_navigable_point(rng)
+        while be.geodesic_distance(a, b) < 2.0:
+            b = be.sample_navigable_point(rng)
+        path = be.shortest_path(a, b)
+        eps.append({
+            "episode_id": i, "scene_id": "mp3d/home1/home1.glb", "start_position": _hab([*a, 0.0]),
+            "start_rotation": _yaw_quat(0.3 * i), "goals": [{"position": _hab([*b, 0.0]), "radius": 3.0}],
+            "reference_path": [_hab([*p, 0.0]) for p in path], "instruction": {"instruction_text": f"walk {i}"},
+        })  # fmt: skip
+    eps.append(dict(eps[0], episode_id=9, scene_id="mp3d/absent/absent.glb"))
+    (root / "R2R_val.json.gz").write_bytes(gzip.compress(json.dumps({"episodes": eps}).encode()))
+    return root
+
+
+def test_load_and_generate_from_vlnce(vlnce_dir):
+    eps = load_vlnce(vlnce_dir / "R2R_val.json.gz")
+    assert len(eps) == 4 and eps[1].instruction == "walk 1"
+    assert eps[2].start_yaw == pytest.approx(0.6 + math.pi / 2)
+    g = FoaNavGenerator()
+    g.setup(
+        FoaNavConfig(
+            vlnce=str(vlnce_dir / "R2R_val.json.gz"), scenes_dir=str(vlnce_dir / "scenes"), window_s=0.1
+        )
+    )
+    assert len(g.vlnce) == 3  # the episode whose scene is absent is skipped
+    sample = {k: decode(*encode(v)) for k, v in g.generate(1, episode_rng(0, "foa-nav", 1)).fields.items()}
+    ep = sample["episode"]
+    np.testing.assert_allclose(ep["start_m"], eps[1].start, atol=1e-6)  # already on the walkable area
+    assert ep["start_yaw_rad"] == pytest.approx(eps[1].start_yaw)
+    assert ep["vlnce"]["episode_id"] == "1" and ep["vlnce"]["instruction"] == "walk 1"
+    assert np.linalg.norm(np.asarray(ep["goal_m"]) - eps[1].goal) < 1e-6
+    assert g.check(sample) == []
+
+
+def test_bad_vlnce_input_is_one_clear_error(tmp_path):
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(InputError, match=r"bad\.json: not a VLN-CE episode JSON file"):
+        load_vlnce(tmp_path / "bad.json")
+    (tmp_path / "nokey.json").write_text(json.dumps({"episodes": [{"episode_id": 1}]}))
+    with pytest.raises(InputError, match="episode 0: missing or malformed"):
+        load_vlnce(tmp_path / "nokey.json")
+    (tmp_path / "ok.json").write_text(json.dumps({"episodes": []}))
+    (tmp_path / "scenes").mkdir()
+    g = FoaNavGenerator()
+    with pytest.raises(InputError, match="no episode's scene mesh"):
+        g.setup(FoaNavConfig(vlnce=str(tmp_path / "ok.json"), scenes_dir=str(tmp_path / "scenes")))
+    with pytest.raises(ValueError, match="vlnce needs scenes_dir"):
+        FoaNavConfig(vlnce=str(tmp_path / "ok.json"))
