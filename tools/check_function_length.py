@@ -14,7 +14,6 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: known long functions awaiting their split ("file:qualified name"); remove an entry when it lands
 KNOWN_LONG = {
-    "simkit/generators/wrop/kit.py:cross_behind",
 }
 
 
