@@ -149,3 +149,18 @@ def test_sound_policy_walks_to_the_source_in_free_field(tmp_path):
     )
     assert res["summary"]["SR"] >= 4 / 6
     assert np.median([r["NE"] for r in res["episodes"]]) < 0.5
+
+
+def test_gymnasium_make_without_importing_simkit():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, gymnasium as gym\n"
+        "env = gym.make('simkit/FoaNav-v0', window_s=0.1)\n"
+        "obs, info = env.reset(seed=0)\n"
+        "print(obs['foa'].shape, info['distance_to_goal'] > 0)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "(1600, 4) True"

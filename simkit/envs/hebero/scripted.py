@@ -33,6 +33,7 @@ class Waypoint:
     budget: int = 40
     hold: int = 0
     yaw: float = 0.0
+    tilt: float = 0.0  #: rad, rotation about world x applied before the yaw (-pi/2: fingers point along -y)
 
 
 class Tracker:
@@ -57,7 +58,9 @@ class Tracker:
         err = wp.pos - ee
         a[0:3] = np.clip(err / self.s_p, -1.0, 1.0)
         c, s = np.cos(wp.yaw), np.sin(wp.yaw)
-        target = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]) @ self.rot0
+        ct, st = np.cos(wp.tilt), np.sin(wp.tilt)
+        tilt = np.array([[1.0, 0.0, 0.0], [0.0, ct, -st], [0.0, st, ct]])
+        target = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]) @ tilt @ self.rot0
         a[3:6] = np.clip(_rotvec(target @ rot.T) / self.s_R, -1.0, 1.0)
         a[6] = wp.grip
         self.steps += 1
@@ -99,6 +102,26 @@ def push(start: np.ndarray, end: np.ndarray, yaw: float = 0.0) -> list[Waypoint]
         Waypoint(start + 0.5 * (end - start), 1.0, tol=0.01, budget=40, yaw=yaw),
         Waypoint(end, 1.0, tol=0.008, budget=60, hold=3, yaw=yaw),
         Waypoint(end + up, 1.0, tol=0.03, budget=30, yaw=yaw),
+    ]
+
+
+def handle_pull(handle: np.ndarray, direction: np.ndarray, distance: float) -> list[Waypoint]:
+    """Fingers pointing against ``direction`` (3,) (horizontal), closing vertically on a horizontal
+    handle bar at ``handle`` (3,), then pulled along ``direction`` by ``distance`` m."""
+    tilt = -np.pi / 2 if direction[1] >= 0 else np.pi / 2
+    yaw = float(np.arctan2(direction[1], direction[0]) - np.sign(direction[1] or 1.0) * np.pi / 2)
+    away = handle + direction * 0.12
+    up = np.array([0.0, 0.0, 0.08])
+    end = handle + direction * distance
+    return [
+        Waypoint(away + up, -1.0, tol=0.03, budget=60, tilt=tilt, yaw=yaw),
+        Waypoint(away, -1.0, tol=0.01, budget=50, tilt=tilt, yaw=yaw),
+        Waypoint(handle + direction * 0.005, -1.0, tol=0.006, budget=50, tilt=tilt, yaw=yaw),
+        Waypoint(handle + direction * 0.005, 1.0, tol=1.0, budget=1, hold=10, tilt=tilt, yaw=yaw),
+        Waypoint(end, 1.0, tol=0.01, budget=80, hold=3, tilt=tilt, yaw=yaw),
+        Waypoint(end, -1.0, tol=1.0, budget=1, hold=8, tilt=tilt, yaw=yaw),
+        Waypoint(end + direction * 0.1, -1.0, tol=0.03, budget=40, tilt=tilt, yaw=yaw),
+        Waypoint(end + direction * 0.1 + 2 * up, -1.0, tol=0.03, budget=40, tilt=tilt, yaw=yaw),
     ]
 
 
@@ -172,6 +195,7 @@ def plan_task(scene, data) -> list[Waypoint]:
             if b.categories.get(obj) == "plate" and target in b.sites and b.site_parent.get(target) is None:
                 plan += _push_to(scene, data, obj, target)
                 continue
+            shift = np.zeros(3)
             if (
                 p == "in"
                 and target in b.sites
@@ -179,6 +203,7 @@ def plan_task(scene, data) -> list[Waypoint]:
                 and not _is_open(scene, data, target)
             ):
                 plan += _open_drawer(scene, data, target)
+                shift = _drawer_travel(scene, data, target)  # the region moves with the drawer
             grasp = _grasp_point(b.categories[obj], lo, hi)
             below = grasp[2] - lo[2]
             if target in b.sites:
@@ -186,7 +211,7 @@ def plan_task(scene, data) -> list[Waypoint]:
                 centre = np.array(data.site_xpos[sid])
                 half = np.abs(data.site_xmat[sid].reshape(3, 3) @ b.site_size[target])
                 support = centre[2] - half[2] if p == "in" else centre[2] + half[2]
-                spot = centre
+                spot = centre + shift
             else:
                 tlo, thi = ev.aabb(data, target)
                 spot = np.asarray(data.xpos[b.bodies[target]])
@@ -218,8 +243,15 @@ def _open_drawer(scene, data, region: str) -> list[Waypoint]:
     ]
     front = max(geoms, key=lambda g: float(np.dot(data.geom_xpos[g], direction)))
     handle = np.array(data.geom_xpos[front])
-    slot = handle - direction * 0.014
-    return hook_pull(slot, direction, 0.17)
+    return handle_pull(handle, direction, 0.17)
+
+
+def _drawer_travel(scene, data, region: str) -> np.ndarray:
+    """World displacement (3,) of the drawer holding ``region`` once pulled fully open (to its joint limit)."""
+    m = scene.model
+    j = scene.binding.site_joints[region][0]
+    q_open = float(m.jnt_range[j][0])  # LIBERO's cabinets open towards negative q
+    return np.array(data.xaxis[j]) * (q_open - float(data.qpos[m.jnt_qposadr[j]]))
 
 
 def _turn_knob(scene, data, fixture: str) -> list[Waypoint]:

@@ -118,30 +118,63 @@ def cross_behind(
     Raises:
         ValueError: the clip is too short for this choreography (the generator redraws).
     """
-    from simkit.scenes.wrop.spec import orbit_camera
-
-    T, fps, cut = clip.frames, clip.fps, clip.cut
+    T, fps = clip.frames, clip.fps
     d = int(s["direction"])
     hh = half_height(kind, size)
     sh = 2 * hh + screen_margin
     xc, w = screens[key]
     cover = w / 2 - size - COVER_MARGIN
-    clear_half = w / 2 + size + CLEAR_MARGIN
+    coverage = _screen_coverage(kind, size, _nominal_camera(view), xc, w, sh)
+    f_in, k, v = _crossing_timing(s, clip, coverage, xc, d, cover, w / 2 + size + CLEAR_MARGIN)
+    f_out = f_in + k
+    x = xc - d * cover + d * v * (np.arange(T) - f_in)
+    m = Motion(T, fps, (x[0], DEPTH, hh))
+    m.velocity(0, (d * v * fps, 0.0, 0.0))
+    if kind == "sphere":
+        m.roll(size)
+    target = body("target", "target", kind, size, look, "target", m.track())
+    objs = [look.ground(T), target] + _screens(look, screens, sh, T)
+    names = [o.name for o in objs[2:]]
+    exps = _crossing_expectations(x, screens, names, names[key], size, xc, d, f_in, f_out)
+    return Composition(
+        objs,
+        _crossing_events(coverage(x), T),
+        "occlusion_start",
+        exps,
+        prompt="",
+        outcome="",
+        derived={
+            "speed_m_per_s": round(v * fps, 4),
+            "screen_height": round(sh, 4),
+            "hidden_with_margin": [f_in, f_out],
+        },
+    )
+
+
+def _nominal_camera(view: dict | None):
+    """The task's camera without surface jitter (the renderer's pinhole model)."""
+    from simkit.scenes.wrop.spec import orbit_camera
+
     v0 = view or {}
-    cam = orbit_camera(
+    return orbit_camera(
         v0.get("target", (0.0, 0.0, 0.5)),
         v0.get("distance", 7.0),
         np.radians(v0.get("azimuth_deg", 0.0)),
         np.radians(v0.get("elevation_deg", 14.0)),
         v0.get("lens_mm", 35.0),
     )
+
+
+def _screen_coverage(kind: str, size: float, cam, xc: float, w: float, sh: float):
+    """A function x-centres (n,) -> (partly covered (n,) bool, fully covered (n,) bool) of the target by the
+    screen of width ``w`` and height ``sh`` at x = ``xc``, in the image of the nominal camera ``cam``."""
+    hh = half_height(kind, size)
     box = np.array([[a, b, c] for a in (-1, 1) for b in (-1, 1) for c in (0, 1)], float)
     su = _image_x(cam, box * [w / 2, SCREEN_T / 2, sh] + [xc, 0.0, 0.0])
     s_lo, s_hi = su.min(), su.max()
     outline = _outline(kind, size)
 
     def coverage(xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(partly covered, fully covered) by the key screen for target centres at x = ``xs`` (nominal camera)."""
         pts = (
             outline[None, :, :] + np.stack([xs, np.full_like(xs, DEPTH), np.full_like(xs, hh)], 1)[:, None, :]
         )
@@ -149,6 +182,16 @@ def cross_behind(
         lo, hi = u.min(1), u.max(1)
         return (hi > s_lo) & (lo < s_hi), (lo >= s_lo) & (hi <= s_hi)
 
+    return coverage
+
+
+def _crossing_timing(s: dict, clip: Clip, coverage, xc: float, d: int, cover: float, clear_half: float):
+    """(f_in, k, v): first frame inside the margin-covered span, frames inside it, speed (m per frame).
+
+    Raises:
+        ValueError: the clip is too short for this occlusion.
+    """
+    T, cut = clip.frames, clip.cut
     # distance (m) from the first partly covered centre position to the start of the margin-covered span,
     # with 0.03 m to spare for the camera jitter
     xs = xc - d * (cover + np.linspace(0.0, 3.0, 3001))
@@ -160,72 +203,63 @@ def cross_behind(
         v = 2 * cover / k  # m per frame
         f_in = max(clip.at(s["hide_at"], lo=cut), cut + int(np.ceil(lead / v)))
         if f_in + k + (clear_half - cover) / v <= T - 3:
-            break
-    else:
-        raise ValueError("the clip is too short for this occlusion")
-    f_out = f_in + k
-    x = xc - d * cover + d * v * (np.arange(T) - f_in)
-    m = Motion(T, fps, (x[0], DEPTH, hh))
-    m.velocity(0, (d * v * fps, 0.0, 0.0))
-    if kind == "sphere":
-        m.roll(size)
-    target = body("target", "target", kind, size, look, "target", m.track())
-    objs = [look.ground(T), target]
-    for i, (cx, cw) in enumerate(screens):
-        objs.append(
-            screen(
-                f"screen{i + 1}" if len(screens) > 1 else "screen",
-                look,
-                "screen" if len(screens) == 1 else f"screen{i + 1}",
-                Track.static(T, (cx, 0.0, sh / 2)),
-                cw,
-                sh,
-            )
+            return f_in, k, v
+    raise ValueError("the clip is too short for this occlusion")
+
+
+def _screens(look: Look, screens: list[tuple[float, float]], sh: float, T: int) -> list:
+    """The static screens [(centre x, width)] at y = 0, ``sh`` tall."""
+    return [
+        screen(
+            f"screen{i + 1}" if len(screens) > 1 else "screen",
+            look,
+            "screen" if len(screens) == 1 else f"screen{i + 1}",
+            Track.static(T, (cx, 0.0, sh / 2)),
+            cw,
+            sh,
         )
-    names = [o.name for o in objs[2:]]
-    exps, hidden_all = [], []
+        for i, (cx, cw) in enumerate(screens)
+    ]
+
+
+def _crossing_expectations(x, screens, names, key_name, size, xc, d, f_in, f_out) -> list:
+    """hidden behind each screen, visible when clear and in view, on either side of the key screen.
+
+    Raises:
+        ValueError: no visible frame before or after the occlusion.
+    """
+    T = len(x)
+    exps = []
     clear = np.ones(T, bool)
     for (cx, cw), _nm in zip(screens, names):
         hid, _ = Task.occlusion_frames(x, cx, cw / 2 - size - COVER_MARGIN, cw / 2 + size + CLEAR_MARGIN)
-        hidden_all += hid
         clear &= np.abs(x - cx) >= cw / 2 + size + CLEAR_MARGIN
         if hid:
             exps.append(X.hidden("target", hid))
     vis = [f for f in range(T) if clear[f] and in_view(x[f])]
-    key_name = names[key]
     before = [f for f in vis if f < f_in and np.sign(x[f] - xc) == -d]
     after = [f for f in vis if f > f_out and np.sign(x[f] - xc) == d]
     if not before or not after:
         raise ValueError("choreography leaves no visible frame before or after the occlusion")
-    exps += [
+    return exps + [
         X.visible("target", vis),
         X.side("target", key_name, before, -d),
         X.side("target", key_name, after, d),
     ]
-    part, full = coverage(x)
+
+
+def _crossing_events(covered: tuple[np.ndarray, np.ndarray], T: int) -> dict[str, int]:
+    """Event frames from the (partly, fully) covered masks (see :func:`cross_behind`)."""
+    part, full = covered
     span = np.arange(T)
-    f_on = int(span[part].min())
     f_start, f_end = int(span[full].min()), int(span[full].max())
     later = span[(span > f_end) & ~full]
-    events = {
-        "occlusion_onset": f_on,
+    return {
+        "occlusion_onset": int(span[part].min()),
         "occlusion_start": f_start,
         "occlusion_end": f_end,
         "reappearance": int(later.min()),
     }
-    return Composition(
-        objs,
-        events,
-        "occlusion_start",
-        exps,
-        prompt="",
-        outcome="",
-        derived={
-            "speed_m_per_s": round(v * fps, 4),
-            "screen_height": round(sh, 4),
-            "hidden_with_margin": [f_in, f_out],
-        },
-    )
 
 
 # -- OP-2: a moving screen covers static objects -------------------------------------------------------
