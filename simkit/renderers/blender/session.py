@@ -43,6 +43,28 @@ from simkit.core.scene import Scene, SceneObject
 
 ENGINES = {"workbench": "BLENDER_WORKBENCH", "eevee": "BLENDER_EEVEE", "cycles": "CYCLES"}
 
+#: seconds per 1280x720 frame, 16 TAA samples, of EEVEE on software OpenGL with 2 CPU cores (Blender 5.0,
+#: measured on a 2-core x86_64 VM; see docs/benchmarks.md, wrop benchmark notes)
+EEVEE_CPU_REF_SECONDS = 60.0
+#: seconds per frame EEVEE takes on software OpenGL whatever the size (a 24-frame 32x18 clip at 1 sample took
+#: about 100 s on the same kind of machine, shared)
+EEVEE_CPU_FRAME_FLOOR = 3.0
+
+logger = logging.getLogger("simkit.blender")
+
+
+def eevee_cpu_seconds_per_frame(width: int, height: int, samples: int, cores: int | None = None) -> float:
+    """Estimated seconds per frame of EEVEE without a GPU (software OpenGL).
+
+    Scales :data:`EEVEE_CPU_REF_SECONDS` linearly with the pixel count (against 1280 x 720), the TAA
+    sample count (against 16) and inversely with the CPU cores (against 2; ``None``: ``os.cpu_count()``),
+    never below :data:`EEVEE_CPU_FRAME_FLOOR`.
+    An order-of-magnitude estimate for the warning users see before a long run, not a benchmark.
+    """
+    n = max(1, cores if cores is not None else (os.cpu_count() or 1))
+    scaled = EEVEE_CPU_REF_SECONDS * (width * height) / (1280 * 720) * samples / 16 * 2 / n
+    return max(EEVEE_CPU_FRAME_FLOOR, scaled)
+
 
 @dataclass
 class RenderSettings:
@@ -111,6 +133,42 @@ def _import_bpy():
     return require("bpy", "blender")
 
 
+def eevee_cpu_warning(width: int, height: int, samples: int, frames: int) -> str:
+    """The one-line warning for EEVEE on a machine without a GPU, with the estimated time per frame."""
+    per = eevee_cpu_seconds_per_frame(width, height, samples)
+    return (
+        f"EEVEE without a GPU renders through software OpenGL: about {per:.0f} s per {width}x{height} frame "
+        f"at {samples} samples here, about {per * frames / 60:.1f} min per {frames}-frame sample; "
+        "per-frame progress follows (use engine=workbench or cycles on a CPU machine)"
+    )
+
+
+class FrameProgress:
+    """A ``bpy.app.handlers.render_write`` handler: one line per written frame with its time, written to a
+    duplicate of the process's stderr taken before rendering (Blender's own output is silenced then)."""
+
+    def __init__(self, frames: int) -> None:
+        import time
+
+        self.frames, self.done, self._clock = frames, 0, time.perf_counter
+        self._t0 = self._last = self._clock()
+        self.stream = os.fdopen(os.dup(2), "w")
+
+    def line(self, now: float) -> str:
+        """The progress line after one more frame at time ``now`` (s)."""
+        self.done += 1
+        eta = (now - self._t0) / self.done * (self.frames - self.done)
+        return f"EEVEE frame {self.done}/{self.frames}: {now - self._last:.1f} s (about {eta:.0f} s left)"
+
+    def __call__(self, *_args: Any) -> None:
+        now = self._clock()
+        print(self.line(now), file=self.stream, flush=True)
+        self._last = now
+
+    def close(self) -> None:
+        self.stream.close()
+
+
 class BlenderSession:
     """The process's Blender: build, render and measure scenes; see the module docstring.
 
@@ -125,6 +183,8 @@ class BlenderSession:
         self.scene = self.bpy.context.scene
         self.version = self.bpy.app.version_string
         self._gpu: bool | None = None
+        self._eevee_cpu = False  # EEVEE without a GPU: per-frame progress lines while rendering
+        self._warned_eevee = False
         self.objects: dict[str, Any] = {}
 
     # -- scene life cycle -------------------------------------------------------------------------
@@ -177,6 +237,10 @@ class BlenderSession:
             sc.display.render_aa = "8"
         elif s.engine == "eevee":
             sc.eevee.taa_render_samples = int(s.samples)
+        self._eevee_cpu = s.engine == "eevee" and not self._has_gpu(False)
+        if self._eevee_cpu and not self._warned_eevee:
+            self._warned_eevee = True
+            logger.warning(eevee_cpu_warning(s.width, s.height, s.samples, frames))
         else:
             cy = sc.cycles
             cy.samples = int(s.samples)
@@ -424,11 +488,18 @@ class BlenderSession:
         sc = self.scene
         with tempfile.TemporaryDirectory(prefix="simkit-blender-") as tmp:
             sc.render.filepath = str(Path(tmp) / "f_")
+            progress = FrameProgress(frames) if self._eevee_cpu else None
+            if progress is not None:
+                self.bpy.app.handlers.render_write.append(progress)
             try:
                 with quiet_fds():
                     self.bpy.ops.render.render(animation=True)
             except RuntimeError as exc:
                 raise TransientError(f"Blender render failed: {exc}") from exc
+            finally:
+                if progress is not None:
+                    self.bpy.app.handlers.render_write.remove(progress)
+                    progress.close()
             files = sorted(Path(tmp).glob("f_*.png"))
             if len(files) != frames:
                 raise TransientError(f"Blender wrote {len(files)} frames, expected {frames}")
