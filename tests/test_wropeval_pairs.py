@@ -186,6 +186,19 @@ def test_vote_round_trip_in_headless_chromium(exam, tmp_path):
                 (sides[0], sides[1], "tie" if pref == "tie" else ("a" if sides[0] == pref else "b"))
             )
         assert "all pairs voted" in driver.find_element(By.ID, "done").text
+        # the browser decodes the clips it plays (H.264 from file://): frames of the exam's size
+        for _ in range(100):
+            size = driver.execute_script(
+                "return ['input', 'video-a', 'video-b'].map(i => document.getElementById(i))"
+                ".map(v => [v.readyState, v.videoWidth, v.videoHeight]);"
+            )
+            if all(r >= 2 for r, _, _ in size):
+                break
+            time.sleep(0.1)
+        assert all(r >= 2 and w == 128 and h == 72 for r, w, h in size), size
+        driver.refresh()  # votes survive a reload (local storage of the file:// page)
+        assert driver.find_element(By.ID, "progress").text.endswith(f"({n} voted)")
+        assert driver.find_element(By.ID, "rater").get_attribute("value") == "rater, one"
         csv_text = driver.execute_script("return window.simkitVotesCsv();")
         driver.find_element(By.ID, "download").click()
         target = downloads / "votes_rater_one.csv"
