@@ -169,6 +169,8 @@ def test_vote_round_trip_in_headless_chromium(exam, tmp_path):
     try:
         driver.get(out.joinpath("index.html").as_uri())
         driver.find_element(By.ID, "rater").send_keys("rater, one")  # a comma: the CSV must quote it
+        shown = driver.find_element(By.TAG_NAME, "body").text
+        assert not any(m in shown or m.replace("_", " ") in shown for m in MODELS), shown  # blind
         driver.execute_script("document.activeElement.blur();")  # keys typed in the name field are no votes
         expected = []
         n = len(json.loads((out / "pairs.json").read_text())["pairs"])
@@ -220,3 +222,9 @@ def test_vote_round_trip_in_headless_chromium(exam, tmp_path):
     i_lf, i_del = res.models.index("last_frame"), res.models.index("deleted")
     assert res.wins[res.models.index("ground_truth")] == 4 and res.ties[i_lf] == res.ties[i_del] == 2
     assert abs(res.elo[i_lf] - res.elo[i_del]) < 1.0
+    cli = CliRunner().invoke(
+        app, ["eval", "wrop-elo", "--votes", str(target), "--bootstrap", "50", "--exam", str(exam / "exam")]
+    )
+    assert cli.exit_code == 0 and "skipped" not in cli.output, cli.output
+    rank1 = next(line for line in cli.output.splitlines() if line.strip().startswith("1 "))
+    assert "ground_truth" in rank1
