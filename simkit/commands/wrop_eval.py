@@ -271,13 +271,57 @@ def export_wrop_baselines(
     typer.echo(f"wrote {out / 'violations.json'}")
 
 
+def export_wrop_pairs(
+    exam: Path = typer.Option(..., "--exam", help="wrop exam corpus"),
+    pred: list[Path] = typer.Option(
+        ..., "--pred", help="a model's predictions (DIR/{key}.mp4 or frame folders); repeat, one per model"
+    ),
+    out: Path = typer.Option(..., "--out", help="directory: OUT/index.html, OUT/videos/, OUT/pairs.json"),
+    seed: int = typer.Option(0, "--seed", help="seed of the pair order and of each pair's sides"),
+    max_pairs: int | None = typer.Option(
+        None, "--max-pairs", min=1, help="keep only this many pairs of the random order (default: all)"
+    ),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="show a progress bar"),
+) -> None:
+    """Write a blind pairwise-rating page: the input clip of an exam sample above two models'
+    continuations side by side, in random order and sides from --seed, keys a / b / t (tie); it works
+    from file:// with no server and saves the votes as the CSV that `simkit eval wrop-elo --votes`
+    reads. Models are named after their --pred folders. A missing or invalid prediction is one line and
+    that model is left out of that sample's pairs."""
+    from simkit.core.errors import SimkitError
+
+    try:
+        from simkit.eval.wrop.pairs import model_names, write_pairs_page
+        from simkit.eval.wrop.video import iter_exam
+
+        preds = dict(zip(model_names(pred), pred))
+        _out_dir(out)
+        with _bar(progress, _count(exam), "wrop-pairs") as tick:
+            rep = write_pairs_page(
+                iter_exam(exam), preds, out, seed=seed, max_pairs=max_pairs, on_sample=tick
+            )
+    except SimkitError as exc:
+        fail(str(exc))
+        return
+    for line in rep.problems:
+        typer.echo(f"error: {line}", err=True)
+    typer.echo(
+        f"{len(rep.pairs)} pairs of {len(rep.models)} models ({', '.join(rep.models)}) "
+        f"on {rep.samples} exam samples ({len(rep.problems)} problems)"
+    )
+    typer.echo(
+        f"wrote {rep.page} (open it in a browser; votes: simkit eval wrop-elo --votes votes_RATER.csv)"
+    )
+
+
 def register(groups: dict) -> None:
-    """Add ``wrop-elo``, ``wrop-fit`` and ``wrop-check`` to the ``eval`` group and ``wrop-baselines`` to
-    ``export``."""
+    """Add ``wrop-elo``, ``wrop-fit`` and ``wrop-check`` to the ``eval`` group and ``wrop-baselines`` and
+    ``wrop-pairs`` to ``export``."""
     groups["eval"].command("wrop-elo")(wrop_elo)
     groups["eval"].command("wrop-fit")(wrop_fit)
     groups["eval"].command("wrop-check")(wrop_check)
     groups["export"].command("wrop-baselines")(export_wrop_baselines)
+    groups["export"].command("wrop-pairs")(export_wrop_pairs)
 
 
 def _count(exam: Path) -> int:

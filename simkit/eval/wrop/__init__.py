@@ -11,6 +11,8 @@ Modules:
 - :mod:`simkit.eval.wrop.check`: the generator-aware OP/OS checker (object evidence inside each object's
   projected box at the frames where the exam's trajectory says it must be visible) and the corruptions
   (object deleted, teleported, passed through, frozen) that validate it.
+- :mod:`simkit.eval.wrop.pairs`: a static, blind pairwise-rating page (``simkit export wrop-pairs``)
+  whose saved votes are the CSV :mod:`~simkit.eval.wrop.elo` reads.
 
 Exam corpora are read through :mod:`simkit.episodes.reader`; nothing here imports a backend.
 """
