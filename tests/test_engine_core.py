@@ -155,3 +155,16 @@ def test_mp4_bytes_are_reproducible_for_awkward_sizes():
     for i in range(8):
         frames[i, :, i * 4 : (i + 1) * 4 + 3] = (200, 40 + 5 * i, 40)
     assert len({encode(Video(frames, fps=24))[1] for _ in range(25)}) == 1
+
+
+def test_simkit_errors_pickle_as_themselves_across_processes():
+    import pickle
+
+    from simkit.core.errors import ExtraMissing, InputError
+
+    for err in (ExtraMissing("bpy", "blender", "no module"), InputError("a.bddl", "bad range", 3, 7)):
+        back = pickle.loads(pickle.dumps(err))
+        assert type(back) is type(err) and str(back) == str(err)
+    back = pickle.loads(pickle.dumps(InputError("a.bddl", "bad range", 3, 7)))
+    assert (back.path, back.line, back.column, back.reason) == ("a.bddl", 3, 7, "bad range")
+    assert str(back) == "a.bddl:3:7: bad range"

@@ -8,8 +8,21 @@ from pathlib import Path
 class SimkitError(Exception):
     """Base class of every error simkit raises on purpose.
 
-    The CLI prints these as one clear message (no traceback) and exits non-zero.
+    The CLI prints these as one clear message (no traceback) and exits non-zero. Instances pickle with
+    their type, message and attributes whatever their constructor takes, so an error raised in a worker
+    process (a DataLoader worker, the generate pool, Ray) arrives as itself.
     """
+
+    def __reduce__(self):
+        return _rebuild_error, (type(self), self.args, dict(self.__dict__))
+
+
+def _rebuild_error(cls: type[SimkitError], args: tuple, state: dict) -> SimkitError:
+    """Unpickle a :class:`SimkitError` without calling its constructor (see ``SimkitError.__reduce__``)."""
+    err = cls.__new__(cls)
+    err.args = args
+    err.__dict__.update(state)
+    return err
 
 
 class InputError(SimkitError):
