@@ -193,3 +193,9 @@ def test_generate_into_a_corpus_of_another_generator_names_only_the_generator(go
     assert code == 2 and "generator ('toy' -> 'packing')" in err
     assert "config." not in err and "version" not in err
 
+
+@pytest.mark.parametrize("command", ["validate", "inspect"])
+def test_a_file_given_as_corpus_is_named_not_a_directory(command, tmp_path):
+    (tmp_path / "f").write_text("x")
+    code, out, err = cli(command, tmp_path / "f")
+    assert code in (1, 2) and "not a directory" in out + err and "no such" not in out + err
