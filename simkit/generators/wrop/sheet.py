@@ -70,7 +70,9 @@ def contact_sheet(
         for j, f in enumerate(frames):
             r, c = divmod(j, per_row)
             x, y = pad + c * (tw + pad), y0 + r * (th + label + pad)
-            sheet.paste(Image.fromarray(np.asarray(video[f])).resize((tw, th), Image.Resampling.NEAREST), (x, y))
+            sheet.paste(
+                Image.fromarray(np.asarray(video[f])).resize((tw, th), Image.Resampling.NEAREST), (x, y)
+            )
             absf = f + offset
             is_event = event_frame is not None and absf == event_frame
             if is_event:
