@@ -73,6 +73,7 @@ def test_docs_field_tables_are_generated_from_the_declarations():
         "hebero.md": ["fields:hebero-demos", "config:hebero-demos"],
         "nav.md": ["config:foa-nav", "fields:foa-nav"],
         "packing.md": ["config:packing", "fields:packing"],
+        "pairs.md": ["config:pairs", "fields:pairs"],
         "wrop.md": ["fields:wrop"],
     }
 
