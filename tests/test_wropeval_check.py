@@ -196,3 +196,10 @@ def test_elo_per_family_reads_the_exam_metadata(exams, tmp_path):
     fam = r.output.split("\nOS-2\n")[1]
     good = next(line for line in fam.splitlines() if " good " in line)
     assert float(good.split()[2]) > 1600  # 11 of 12 games won, one tie
+
+
+@pytest.mark.parametrize("command", ["wrop-fit", "wrop-check"])
+def test_a_file_given_as_pred_is_named_not_a_directory(command, tmp_path):
+    (tmp_path / "f").write_text("x")
+    r = CliRunner().invoke(app, ["eval", command, "--exam", str(tmp_path), "--pred", str(tmp_path / "f")])
+    assert r.exit_code == 2 and f"--pred {tmp_path / 'f'}: not a directory" in r.output

@@ -292,7 +292,7 @@ def _exam(exam: Path, pred: Path) -> tuple[Any, int]:
     from simkit.eval.wrop.video import iter_exam
 
     if not pred.is_dir():
-        raise SimkitError(f"--pred {pred}: no such directory")
+        raise SimkitError(f"--pred {pred}: {'not a directory' if pred.exists() else 'no such directory'}")
     return iter_exam(exam), _count(exam)
 
 
