@@ -112,6 +112,15 @@ def test_cli_eval_nav_prints_sr_and_spl():
     assert bad.returncode == 2 and "unknown navigation policy" in bad.stderr
 
 
+@pytest.mark.parametrize("where", ["file/x.json", "folder"])
+def test_cli_eval_nav_refuses_an_unwritable_out_before_running(where, tmp_path):
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "folder").mkdir()
+    bad = simkit_cli("eval", "nav", "--policy", "oracle", "--episodes", "1", "--out", str(tmp_path / where))
+    assert bad.returncode == 2 and f"--out {tmp_path / where}: " in bad.stderr
+    assert "SR " not in bad.stdout  # refused before any episode ran
+
+
 def test_env_frames_depth_matches_ray_casting():
     from simkit.scenes.floorplan import ray_distance
 
