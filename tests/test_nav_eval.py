@@ -158,3 +158,13 @@ def test_sound_policy_walks_to_the_source_in_free_field(tmp_path):
     )
     assert res["summary"]["SR"] >= 4 / 6
     assert np.median([r["NE"] for r in res["episodes"]]) < 0.5
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [({"geodesic_m": 5.0}, "geodesic_m"), ({"width_m": (12.0, 8.0)}, "width_m"), ({"lufs": "loud"}, "lufs")],
+)
+def test_env_range_arguments_that_are_not_pairs_are_one_clear_error(kwargs, name):
+    with pytest.raises(SimkitError, match=rf"FoaNav-v0 {name} must be a \[min, max\] pair") as ei:
+        FoaNavEnv(**kwargs)
+    assert "\n" not in str(ei.value)
