@@ -88,3 +88,21 @@ def test_docs_tables_rewrites_a_stale_section():
     assert tool.render(out) == out
     cfg = tool.render("<!-- config: toy -->\nstale\n<!-- /config -->\n")
     assert "| `size` | `int` | `16` | >= 2 | image side in pixels |\n" in cfg and "stale" not in cfg
+
+
+def test_readme_commands_table_names_every_option_of_the_core_commands():
+    import typer.main
+
+    from simkit.cli import app
+
+    readme = (ROOT / "README.md").read_text()
+    rows = {
+        line.split("`")[1].split()[1]: line for line in readme.splitlines() if line.startswith("| `simkit ")
+    }
+    group = typer.main.get_command(app)
+    for name in ("generate", "validate", "inspect", "merge", "config"):
+        row = rows[name]
+        for param in group.commands[name].params:
+            flags = [f for f in param.opts + param.secondary_opts if f.startswith("--") and f != "--help"]
+            if flags:
+                assert any(f in row for f in flags), f"README row of simkit {name} lacks {flags[0]}"
