@@ -185,3 +185,17 @@ def test_validate_without_the_generator_installed_is_an_environment_note(good):
     assert p.returncode == 4, p.stdout + p.stderr
     assert "NOTE (environment, not damage) generator checks not run: unknown generator 'toy'" in p.stdout
     assert not any(line.startswith("FAIL ") for line in p.stdout.splitlines())
+
+
+def test_generate_into_a_corpus_of_another_generator_names_only_the_generator(good, tmp_path):
+    shutil.copytree(good, tmp_path / "c")
+    code, _, err = cli("generate", "packing", "--n", "2", "--out", tmp_path / "c")
+    assert code == 2 and "generator ('toy' -> 'packing')" in err
+    assert "config." not in err and "version" not in err
+
+
+@pytest.mark.parametrize("command", ["validate", "inspect"])
+def test_a_file_given_as_corpus_is_named_not_a_directory(command, tmp_path):
+    (tmp_path / "f").write_text("x")
+    code, out, err = cli(command, tmp_path / "f")
+    assert code in (1, 2) and "not a directory" in out + err and "no such" not in out + err

@@ -255,3 +255,24 @@ def test_command_stream_demo_start_resets_and_tracking_reward(stove):
         assert np.allclose(info["phi"], np.minimum(r0 + k + 1, demo.length - 1) / (demo.length - 1))
     assert min(follow) > top - w.arm_qvel - 0.05  # every pose term at its maximum while following
     assert max(follow) <= top + 1e-9
+
+
+def test_inspect_draws_trajectories_not_the_raw_state_matrix(tmp_path):
+    from simkit.generators.hebero_demos import HeberoDemosGenerator
+
+    T = 20
+    rng = np.random.default_rng(0)
+    sample = {
+        "__key__": "hebero_demos_00000000",
+        "ee_pos": rng.normal(size=(T + 1, 3)),
+        "gripper_states": rng.normal(size=(T + 1, 2)),
+        "object_poses": rng.normal(size=(T + 1, 2, 7)),
+        "articulation": rng.normal(size=(T + 1, 1)),
+        "rewards": rng.normal(size=T).astype(np.float32),
+        "states": rng.normal(size=(T + 1, 50)),
+        "demo": {"task_id": "goal/x", "instruction": "do x", "success": True, "object_names": ["a", "b"],
+                 "articulation_names": ["drawer"]},
+    }  # fmt: skip
+    paths = HeberoDemosGenerator().inspect([sample], tmp_path)
+    assert [p.name for p in paths] == ["demo_hebero_demos_00000000.png"] and paths[0].stat().st_size > 10_000
+    assert not (tmp_path / "contact_sheet.png").exists()

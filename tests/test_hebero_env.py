@@ -143,7 +143,14 @@ def test_autoreset_on_horizon_returns_the_final_observation():
         ({"tasks": ["goal/fly_to_the_moon"]}, "unknown task 'goal/fly_to_the_moon'"),
         ({"suite": "kitchen"}, "suite must be one of"),
         ({"tasks": GOAL, "num_envs": 4, "equal_groups": True}, "num_envs=4 is not a multiple of the 3 tasks"),
-        ({"tasks": GOAL[:1], "backend": "warp"}, "needs a CUDA GPU and the mujoco-warp package"),
+        (
+            {"tasks": GOAL[:1], "backend": "warp"},
+            r"use gymnasium.make_vec\('simkit/Hebero-v0', backend='warp'",
+        ),
+        (
+            {"tasks": GOAL[:1], "backend": "tpu"},
+            r"backend must be 'cpu' or 'warp' \(a CUDA GPU\), not 'tpu'$",
+        ),
         ({"tasks": GOAL[:1], "pos_scale": -1}, "Hebero config pos_scale"),
     ],
 )

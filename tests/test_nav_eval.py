@@ -112,6 +112,15 @@ def test_cli_eval_nav_prints_sr_and_spl():
     assert bad.returncode == 2 and "unknown navigation policy" in bad.stderr
 
 
+@pytest.mark.parametrize("where", ["file/x.json", "folder"])
+def test_cli_eval_nav_refuses_an_unwritable_out_before_running(where, tmp_path):
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "folder").mkdir()
+    bad = simkit_cli("eval", "nav", "--policy", "oracle", "--episodes", "1", "--out", str(tmp_path / where))
+    assert bad.returncode == 2 and f"--out {tmp_path / where}: " in bad.stderr
+    assert "SR " not in bad.stdout  # refused before any episode ran
+
+
 def test_env_frames_depth_matches_ray_casting():
     from simkit.scenes.floorplan import ray_distance
 
@@ -164,3 +173,13 @@ def test_gymnasium_make_without_importing_simkit():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "(1600, 4) True"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [({"geodesic_m": 5.0}, "geodesic_m"), ({"width_m": (12.0, 8.0)}, "width_m"), ({"lufs": "loud"}, "lufs")],
+)
+def test_env_range_arguments_that_are_not_pairs_are_one_clear_error(kwargs, name):
+    with pytest.raises(SimkitError, match=rf"FoaNav-v0 {name} must be a \[min, max\] pair") as ei:
+        FoaNavEnv(**kwargs)
+    assert "\n" not in str(ei.value)

@@ -47,6 +47,7 @@ def test_contact_sheet_has_colour_bars_and_strips_label_each_step():
     assert len(bars) == 2 and all("height (cm)" in ax.get_ylabel() for ax in bars)
     titles = [ax.get_title() for ax in fig.axes]
     assert sum(t.startswith("final, seen from above") for t in titles) == 2
+    assert not any("\\n" in t for t in titles)  # line breaks, not a literal backslash-n
     plt.close(fig)
     fig = strip_figure(plt, case, hms, "k")
     titles = [ax.get_title() for ax in fig.axes if ax.get_title()]

@@ -121,3 +121,9 @@ def test_inspect_draws_a_b_m_and_flow_per_pair(corpus, tmp_path):
     assert row.shape[1] >= 4 * 64 and row.shape[0] >= 48  # four 64 x 48 panels: A, B, M, flow
     m_panel = row[4 : 4 + 48, 4 + 2 * (64 + 4) : 4 + 2 * (64 + 4) + 64]
     assert set(np.unique(m_panel).tolist()) <= {0, 255}  # the covisibility panel is binary
+
+
+def test_assets_scan_of_a_file_says_not_a_folder(tmp_path):
+    (tmp_path / "f.glb").write_text("x")
+    r = CliRunner().invoke(app, ["assets", "scan", str(tmp_path / "f.glb")])
+    assert r.exit_code == 2 and "not a folder" in r.output and "does not exist" not in r.output

@@ -196,3 +196,31 @@ def test_elo_per_family_reads_the_exam_metadata(exams, tmp_path):
     fam = r.output.split("\nOS-2\n")[1]
     good = next(line for line in fam.splitlines() if " good " in line)
     assert float(good.split()[2]) > 1600  # 11 of 12 games won, one tie
+
+
+@pytest.mark.parametrize("command", ["wrop-fit", "wrop-check"])
+def test_a_file_given_as_pred_is_named_not_a_directory(command, tmp_path):
+    (tmp_path / "f").write_text("x")
+    r = CliRunner().invoke(app, ["eval", command, "--exam", str(tmp_path), "--pred", str(tmp_path / "f")])
+    assert r.exit_code == 2 and f"--pred {tmp_path / 'f'}: not a directory" in r.output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["export", "wrop-baselines", "--exam", "{c}", "--out", "{o}"],
+        ["eval", "wrop-check", "--exam", "{c}", "--pred", "{p}", "--out", "{o}"],
+        ["eval", "wrop-fit", "--exam", "{c}", "--pred", "{p}", "--out", "{o}"],
+        ["eval", "wrop-elo", "--votes", "{v}", "--exam", "{c}", "--out", "{o}"],
+    ],
+)
+def test_a_corpus_of_another_generator_is_refused_before_out_is_created(args, tmp_path):
+    from simkit.executors.run import generate_corpus
+
+    c, o, p, v = tmp_path / "toy", tmp_path / "out", tmp_path / "pred", tmp_path / "votes.csv"
+    generate_corpus("toy", 1, c, seed=0)
+    p.mkdir()
+    v.write_text("rater,sample,model_a,model_b,winner\nr,s,a,b,a\n")
+    r = CliRunner().invoke(app, [a.format(c=c, o=o, p=p, v=v) for a in args])
+    assert r.exit_code == 2 and f"{c}: a 'toy' corpus, not a wrop exam" in r.output
+    assert not o.exists()

@@ -232,7 +232,7 @@ def list_meshes(source: str | Path) -> list[tuple[Path, str]]:
         return sorted(files, key=lambda t: t[1])
     root = Path(source)
     if not root.is_dir():
-        raise InputError(root, "asset folder does not exist")
+        raise InputError(root, "not a folder" if root.exists() else "asset folder does not exist")
     if (root / "glbs").is_dir():
         files = [(p, p.stem) for p in sorted((root / "glbs").glob("*/*.glb"))]
     else:

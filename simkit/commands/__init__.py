@@ -7,3 +7,17 @@ def fail(msg: str, code: int = 2) -> None:
     """Print ``error: msg`` to stderr and exit with ``code`` (2: bad input), the CLI's one error path."""
     typer.echo(f"error: {msg}", err=True)
     raise typer.Exit(code)
+
+
+def check_out(out, folder: bool = False, flag: str = "--out") -> None:
+    """Exit 2 with one line when ``out`` (a ``Path`` or ``None``) can never be written: a parent is a file,
+    or it is a folder where a file is wanted (``folder=False``) or a file where a folder is wanted."""
+    if out is None:
+        return
+    blocker = next((p for p in out.parents if p.exists() and not p.is_dir()), None)
+    if blocker is not None:
+        fail(f"{flag} {out}: is under {blocker}, which is a file")
+    if folder and out.exists() and not out.is_dir():
+        fail(f"{flag} {out}: exists and is not a folder")
+    if not folder and out.is_dir():
+        fail(f"{flag} {out}: is a folder; give the path of the file to write")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import typer
 
-from simkit.commands import fail
+from simkit.commands import check_out, fail
 
 SUITE_CHOICES = ("goal", "object", "spatial", "long", "all")
 
@@ -48,6 +48,7 @@ def register(groups) -> None:
 
         if suite not in SUITE_CHOICES:
             fail(f"--suite must be one of {', '.join(SUITE_CHOICES)}, not {suite!r}")
+        check_out(out, folder=True)
         suites = list(SUITES) if suite == "all" else [suite]
         try:
             rep = compile_suites(
@@ -121,6 +122,7 @@ def register(groups) -> None:
         ),
     ) -> None:
         """Render each task's initial MuJoCo scene of a suite into one contact sheet PNG."""
+        check_out(out)
         _write_contact_sheet(descriptors, libero_root, suite, seed, out)
 
 
@@ -149,6 +151,7 @@ def _register_eval_export(groups) -> None:
         """Evaluate a policy on Hebero tasks: Mean SR, Long SR, coverage, SR-AUC, a per-task table and bar chart."""
         from simkit.core.errors import SimkitError
 
+        check_out(out, folder=True)
         try:
             from simkit.eval.hebero import evaluate
 
@@ -178,6 +181,7 @@ def _register_eval_export(groups) -> None:
         """Write a hebero-demos corpus as one robomimic-layout HDF5 file (data/demo_k/{actions,states,obs/...})."""
         from simkit.core.errors import SimkitError
 
+        check_out(out, flag="OUT")
         try:
             n = _export_hdf5(corpus, out)
         except SimkitError as exc:

@@ -45,6 +45,13 @@ def _eval_nav(
     from simkit.commands import fail
     from simkit.core.errors import SimkitError
 
+    if out is not None:  # before the episodes run, not after
+        blocker = next((p for p in out.parents if p.exists() and not p.is_dir()), None)
+        if out.is_dir() or blocker is not None:
+            fail(
+                f"--out {out}: "
+                + ("is a folder" if blocker is None else f"is under {blocker}, which is a file")
+            )
     if scene is not None and not scene.is_file():
         fail(f"--scene {scene}: no such file")
     if sounds:

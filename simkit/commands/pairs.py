@@ -11,7 +11,7 @@ from pathlib import Path
 
 import typer
 
-from simkit.commands import fail
+from simkit.commands import check_out, fail
 
 
 def _track(description: str):
@@ -60,8 +60,7 @@ def register(groups: dict) -> None:
             if not r.accepted:
                 typer.echo(f"rejected {r.asset_id}: {r.reason}")
         if out is not None:
-            if out.is_dir():
-                fail(f"--out {out} is a directory; give the path of the JSON file to write")
+            check_out(out)
             save_index(records, out, str(source))
             typer.echo(f"wrote {out}")
         ok = sum(r.accepted for r in records)
@@ -90,6 +89,7 @@ def register(groups: dict) -> None:
 
         if pred is not None and not pred.is_dir():
             fail(f"--pred {pred}: not a folder")
+        check_out(out)
         try:
             fn = lpips_distance() if lpips else None
             ev = evaluate_corpus(gt, pred, fn, progress=_track("scoring pairs"))
@@ -100,7 +100,11 @@ def register(groups: dict) -> None:
         for row in ev.rows:
             typer.echo(row["key"] + "  " + "  ".join(f"{k}={v:.6g}" for k, v in row.items() if k != "key"))
         if out is not None:
-            out.write_text(json.dumps({"rows": ev.rows, "summary": summary}, indent=1, default=float))
+            try:
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.write_text(json.dumps({"rows": ev.rows, "summary": summary}, indent=1, default=float))
+            except OSError as exc:
+                fail(f"--out {out}: cannot write ({exc.strerror or exc})")
             typer.echo(f"wrote {out}")
         what = "ground truth" if pred is None else str(pred)
         parts = [f"{_LABELS.get(k, k)} {v:.6g}" for k, v in summary.items() if not math.isnan(v)]

@@ -129,6 +129,8 @@ def wrop_elo(
         vs, problems = read_votes(votes, names)
         for line in problems:
             typer.echo(f"skipped {line}", err=True)
+        if exam is not None:
+            _count(exam)  # a wrop corpus, before --out is created
         if out is not None:
             _out_dir(out)
         res = elo_ratings(vs, names, n_boot=boot, seed=seed, prior_sd=prior_sd or None)
@@ -257,8 +259,8 @@ def export_wrop_baselines(
             raise SimkitError(
                 f"--kinds: unknown kind {bad[0] if bad else kinds!r}; one of {', '.join(KINDS)}"
             )
-        _out_dir(out)
         n = _count(exam)
+        _out_dir(out)
         with _bar(progress, n, "wrop-baselines") as tick:
             info = write_baselines(iter_exam(exam), out, chosen, on_sample=tick)
     except SimkitError as exc:
@@ -325,9 +327,15 @@ def register(groups: dict) -> None:
 
 
 def _count(exam: Path) -> int:
+    """How many exam samples ``exam`` holds; SimkitError when it is not a wrop corpus (checked before
+    any ``--out`` is created)."""
+    from simkit.core.errors import SimkitError
     from simkit.episodes.reader import corpus_info
 
-    counts = corpus_info(exam).get("counts") or {}
+    info = corpus_info(exam)
+    if info.get("generator") != "wrop":
+        raise SimkitError(f"{exam}: a {info.get('generator')!r} corpus, not a wrop exam")
+    counts = info.get("counts") or {}
     return int(counts.get("ok", counts.get("present", 0)) or 0)
 
 
@@ -336,7 +344,7 @@ def _exam(exam: Path, pred: Path) -> tuple[Any, int]:
     from simkit.eval.wrop.video import iter_exam
 
     if not pred.is_dir():
-        raise SimkitError(f"--pred {pred}: no such directory")
+        raise SimkitError(f"--pred {pred}: {'not a directory' if pred.exists() else 'no such directory'}")
     return iter_exam(exam), _count(exam)
 
 

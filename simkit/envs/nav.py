@@ -35,6 +35,24 @@ ENV_ID = "simkit/FoaNav-v0"
 STEM_S = 8.0
 
 
+def _pair(name: str, value: Any) -> tuple:
+    """``value`` as a ``(min, max)`` range of two numbers with min <= max.
+
+    Raises:
+        InputError: anything else (one line naming the argument).
+    """
+    from simkit.core.errors import InputError
+
+    try:
+        lo, hi = value
+        ok = float(lo) <= float(hi)
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise InputError(None, f"FoaNav-v0 {name} must be a [min, max] pair with min <= max, got {value!r}")
+    return (lo, hi)
+
+
 class FoaNavEnv(gymnasium.Env):
     """Sound-guided navigation env (module docstring for spaces, reward and frames).
 
@@ -76,9 +94,9 @@ class FoaNavEnv(gymnasium.Env):
         self.fs = int(sample_rate)
         self.win = round(window_s * self.fs)
         self.cfg: dict[str, Any] = {
-            "geodesic_m": tuple(geodesic_m), "n_rooms": tuple(n_rooms), "width_m": tuple(width_m),
-            "depth_m": tuple(depth_m), "wall_loss_db": float(wall_loss_db), "lufs": tuple(lufs),
-            "min_ratio": float(min_geodesic_ratio),
+            "geodesic_m": _pair("geodesic_m", geodesic_m), "n_rooms": _pair("n_rooms", n_rooms),
+            "width_m": _pair("width_m", width_m), "depth_m": _pair("depth_m", depth_m),
+            "wall_loss_db": float(wall_loss_db), "lufs": _pair("lufs", lufs), "min_ratio": float(min_geodesic_ratio),
         }  # fmt: skip
         self.success_radius = float(success_radius_m)
         self.max_steps = int(max_steps)

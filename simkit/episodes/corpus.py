@@ -61,8 +61,11 @@ def identity_diff(
     """The identity settings that differ between two corpus descriptions, named down to the config key.
 
     ``["seed (1 -> 2)", "config.size (16 -> 32)"]``: config differences name each dotted key that
-    differs (added, removed or changed), so a refused run says exactly what to change.
+    differs (added, removed or changed), so a refused run says exactly what to change. A corpus of
+    another generator differs in its generator only: its version and config are not comparable.
     """
+    if "generator" in keys and old.get("generator") != new.get("generator"):
+        return [f"generator ({old.get('generator')!r} -> {new.get('generator')!r})"]
     out: list[str] = []
     for k in keys:
         a, b = old.get(k), new.get(k)

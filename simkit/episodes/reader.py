@@ -102,7 +102,8 @@ def corpus_info(root: str | Path) -> dict[str, Any]:
     """
     layout = CorpusLayout(Path(root))
     if not layout.root.is_dir():
-        raise SimkitError(f"{layout.root}: no such corpus directory")
+        what = "not a directory" if layout.root.exists() else "no such corpus directory"
+        raise SimkitError(f"{layout.root}: {what}")
     try:
         info = json.loads(layout.corpus_json.read_text())
     except FileNotFoundError:

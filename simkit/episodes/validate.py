@@ -82,7 +82,8 @@ class ValidationReport:
 
 def _load_info(layout: CorpusLayout, rep: ValidationReport) -> dict | None:
     if not layout.root.is_dir():
-        rep.problem(f"{layout.root}: no such directory")
+        what = "not a directory" if layout.root.exists() else "no such directory"
+        rep.problem(f"{layout.root}: {what}")
         return None
     try:
         info = json.loads(layout.corpus_json.read_text())

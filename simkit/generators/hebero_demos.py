@@ -11,6 +11,7 @@ contact-scan predicates (independent of the batched test the env used while reco
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -131,6 +132,11 @@ class HeberoDemosGenerator(Generator):
 
         return {"mujoco": mujoco.__version__}
 
+    def inspect(self, samples: list[dict[str, Any]], out_dir: Path) -> list[Path]:
+        """``demo_<key>.png`` per sample: gripper and object paths seen from above; gripper height,
+        finger opening and reward over the steps (the default sheet would tile the raw state matrix)."""
+        return [draw_demo(smp, Path(out_dir)) for smp in samples if smp.get("ee_pos") is not None]
+
     def check(self, sample: dict[str, Any]) -> list[str]:
         """The stored success flag must equal the goal evaluated (contact scan) on the stored last state."""
         from simkit.envs.hebero.demos import goal_on_state
@@ -144,3 +150,47 @@ class HeberoDemosGenerator(Generator):
         if len(sample["actions"]) + 1 != len(sample["states"]):
             return ["states must have one row more than actions"]
         return []
+
+
+def draw_demo(smp: dict[str, Any], out_dir: Path) -> Path:
+    """One demo's picture (see :meth:`HeberoDemosGenerator.inspect`); returns the PNG's path."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    meta = smp.get("demo") or {}
+    ee, fingers = np.asarray(smp["ee_pos"]), np.asarray(smp["gripper_states"])
+    objs = np.asarray(smp["object_poses"]).reshape(len(ee), -1, 7)
+    names = list(meta.get("object_names") or [f"object {i}" for i in range(objs.shape[1])])
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 4.5), dpi=100)
+    ax.plot(ee[:, 0], ee[:, 1], "k-", lw=1, label="gripper")
+    for i in range(objs.shape[1]):
+        line = ax.plot(
+            objs[:, i, 0], objs[:, i, 1], lw=2, label=names[i] if i < len(names) else f"object {i}"
+        )
+        ax.plot(objs[-1, i, 0], objs[-1, i, 1], "o", color=line[0].get_color())
+    ax.plot(ee[0, 0], ee[0, 1], "g^", ms=9, label="gripper start")
+    ax.set(
+        xlabel="x (m)", ylabel="y (m)", aspect="equal", title="seen from above (dot: final object position)"
+    )
+    ax.legend(fontsize=7, loc="best")
+    t = np.arange(len(ee))
+    ax2.plot(t, ee[:, 2], label="gripper height z (m)")
+    ax2.plot(t, fingers.sum(axis=1), label="finger opening (m)")
+    for j, name in enumerate((meta.get("articulation_names") or [])[:4]):  # drawers, doors, knobs
+        ax2.plot(t, np.asarray(smp["articulation"])[:, j], ls=":", label=f"{name} (rad or m)")
+    if smp.get("rewards") is not None:
+        ax2.plot(t[1:], np.asarray(smp["rewards"]), label="reward")
+    ax2.set(xlabel="step")
+    ax2.legend(fontsize=7)
+    key = smp.get("__key__", "demo")
+    fig.suptitle(
+        f"{key}: {meta.get('task_id', '?')} (success {meta.get('success')})\n{meta.get('instruction', '')}"
+    )
+    fig.tight_layout()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"demo_{key}.png"
+    fig.savefig(path)
+    plt.close(fig)
+    return path

@@ -364,7 +364,7 @@ def contact_sheet_figure(plt, episodes: list[tuple[PackingCase, np.ndarray]]):
         fig.colorbar(im, ax=a0, fraction=0.046, pad=0.02).set_label("height (cm)", fontsize=7)
         a1.imshow(box_colour_map(case, T), interpolation="nearest")
         _box_edges(a1, top_ids(case, T))
-        a1.set_title(f"final, seen from above: {T} boxes\\n(one colour per box)", fontsize=8)
+        a1.set_title(f"final, seen from above: {T} boxes\n(one colour per box)", fontsize=8)
     fig.tight_layout()
     return fig
 

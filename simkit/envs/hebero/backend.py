@@ -191,17 +191,18 @@ class CpuBatchBackend:
 
 
 def make_backend(name: str, models: Sequence[Any], task_of: np.ndarray, nthread: int = 0) -> Backend:
-    """The backend called ``name``: ``"cpu"`` (MuJoCo batch); ``"warp"`` is not available yet.
+    """The backend called ``name``: ``"cpu"`` (MuJoCo batch). ``"warp"`` is the GPU vector env of
+    :mod:`simkit.envs.hebero_warp` (``gymnasium.make_vec(..., backend="warp")``), not a backend of this class.
 
     Raises:
-        InputError: an unknown or unavailable backend (one line).
+        InputError: an unknown backend, or "warp" here (one line).
     """
     if name == "cpu":
         return CpuBatchBackend(models, task_of, nthread)
     if name == "warp":
         raise InputError(
             None,
-            "backend 'warp' needs a CUDA GPU and the mujoco-warp package, and is not implemented yet; "
-            "use backend='cpu'",
+            "backend 'warp' is a separate vector env: use gymnasium.make_vec('simkit/Hebero-v0', "
+            "backend='warp', ...) (needs a CUDA GPU and the mujoco-warp package: pip install 'simkit[gpu]')",
         )
-    raise InputError(None, f"backend must be 'cpu' (or 'warp' on a CUDA GPU later), not {name!r}")
+    raise InputError(None, f"backend must be 'cpu' or 'warp' (a CUDA GPU), not {name!r}")
