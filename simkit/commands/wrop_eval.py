@@ -105,7 +105,9 @@ def wrop_elo(
     models: str | None = typer.Option(
         None, "--models", help="comma-separated model names; votes naming another model are skipped"
     ),
-    boot: int = typer.Option(1000, "--bootstrap", min=1, help="rater-clustered bootstrap resamples (at least 1)"),
+    boot: int = typer.Option(
+        1000, "--bootstrap", min=1, help="rater-clustered bootstrap resamples (at least 1)"
+    ),
     seed: int = typer.Option(0, "--seed", help="seed of the bootstrap"),
     prior_sd: float = typer.Option(
         1000.0, "--prior-sd", min=0.0, help="SD (Elo points) of the weak Gaussian prior; 0 = none"
