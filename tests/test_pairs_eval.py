@@ -48,7 +48,8 @@ def test_consistency_scores_analytic():
     assert s2["ref_mse"] == pytest.approx((25 / 255) ** 2)
     assert s2["ref_psnr"] == pytest.approx(10 * np.log10(1 / (25 / 255) ** 2))
     assert s2["full_mse"] == s2["ref_mse"]
-    assert np.isnan(consistency_scores(a, b, c, np.zeros((H, W)))["ref_mse"])
+    empty = consistency_scores(a, b, c, np.zeros((H, W)))  # no covisible pixel: the ref scores are undefined
+    assert np.isnan(empty["ref_mse"]) and np.isnan(empty["ref_psnr"]), empty
     with pytest.raises(ValueError, match="shapes disagree"):
         consistency_scores(a, b, c[:5], m)
 

@@ -49,7 +49,8 @@ def consistency_scores(
         reference_mask: (H, W) in [0, 1], the shared reference mask (weights) of the ``ref`` variant.
         lpips_fn: optional ``(warped, target) -> (H, W)`` LPIPS distance map (images float in [0, 1]).
 
-    An empty reference mask gives ``nan`` for the ``ref`` scores.
+    MSE is in [0, 1], PSNR in dB (peak 1; ``inf`` when the warp is exact). An empty reference mask gives
+    ``nan`` for every ``ref`` score.
 
     Raises:
         ValueError: shapes disagree.
@@ -66,7 +67,11 @@ def consistency_scores(
         total = float(w.sum())
         mse = float((sq * w).sum() / total) if total > 0 else float("nan")
         out[f"{variant}_mse"] = mse
-        out[f"{variant}_psnr"] = float(10 * np.log10(1.0 / mse)) if mse > 0 else float("inf")
+        if total == 0:
+            psnr = float("nan")  # empty mask: undefined, like the MSE
+        else:
+            psnr = float(10 * np.log10(1.0 / mse)) if mse > 0 else float("inf")  # exact warp: +inf dB
+        out[f"{variant}_psnr"] = psnr
         if lp is not None:
             out[f"{variant}_lpips"] = float((lp * w).sum() / total) if total > 0 else float("nan")
     return out
