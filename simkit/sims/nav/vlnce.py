@@ -53,7 +53,7 @@ def habitat_to_world(p) -> np.ndarray:
 
 
 def habitat_yaw(q) -> float:
-    """simkit yaw (rad, in (-pi, pi], counter-clockwise from world +x) of a Habitat rotation quaternion
+    """simkit yaw (rad, in [-pi, pi], counter-clockwise from world +x) of a Habitat rotation quaternion
     ``[x, y, z, w]`` (module docstring).
 
     Raises:
