@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from simkit.cli import app
 from simkit.core.errors import InputError
-from simkit.eval.pairs import consistency_scores, evaluate_corpus
+from simkit.eval.pairs import consistency_scores, evaluate_corpus, read_prediction
 from simkit.renderers.correspondence import warp
 
 H, W = 20, 30
@@ -52,6 +52,16 @@ def test_consistency_scores_analytic():
     assert np.isnan(empty["ref_mse"]) and np.isnan(empty["ref_psnr"]), empty
     with pytest.raises(ValueError, match="shapes disagree"):
         consistency_scores(a, b, c[:5], m)
+
+
+def test_read_prediction_refuses_a_misshaped_npy(tmp_path):
+    """A .npy must be (H, W, 2): a third channel is not silently dropped (docs/pairs.md: a misshaped file
+    stops with one line naming it)."""
+    np.save(tmp_path / "k.npy", np.zeros((H, W, 2), np.float32))
+    assert read_prediction(tmp_path, "k", (H, W)).shape == (H, W, 2)
+    np.save(tmp_path / "k.npy", np.zeros((H, W, 3), np.float32))
+    with pytest.raises(InputError, match=r"shape \(\d+, \d+, 3\), expected"):
+        read_prediction(tmp_path, "k", (H, W))
 
 
 @pytest.fixture(scope="module")

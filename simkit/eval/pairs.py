@@ -120,8 +120,8 @@ def read_prediction(folder: Path, key: str, shape: tuple[int, int]) -> np.ndarra
     except Exception as exc:  # any reader failure of a user file becomes one line
         raise InputError(path, f"cannot be read ({type(exc).__name__}: {exc})") from exc
     arr = np.asarray(arr, np.float64)
-    if arr.ndim == 3 and arr.shape[2] > 2:
-        arr = arr[..., :2]
+    if path.suffix == ".exr" and arr.ndim == 3 and arr.shape[2] > 2:
+        arr = arr[..., :2]  # an RGB(A) EXR: R, G carry u, v; a .npy must be exactly (H, W, 2)
     if arr.shape != (*shape, 2):
         raise InputError(path, f"shape {arr.shape}, expected {(*shape, 2)} (H, W, 2: u, v source pixels)")
     if not np.all(np.isfinite(arr)):
