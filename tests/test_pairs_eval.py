@@ -138,3 +138,16 @@ def test_assets_scan_of_a_file_says_not_a_folder(tmp_path):
     (tmp_path / "f.glb").write_text("x")
     r = CliRunner().invoke(app, ["assets", "scan", str(tmp_path / "f.glb")])
     assert r.exit_code == 2 and "not a folder" in r.output and "does not exist" not in r.output
+
+
+def test_assets_scan_out_in_a_new_folder_and_an_impossible_out(tmp_path):
+    """--out in a folder that does not exist yet is created (was a FileNotFoundError traceback); an --out
+    under a file is refused before the scan."""
+    mesh = tmp_path / "meshes"
+    mesh.mkdir()
+    (mesh / "t.obj").write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 2 4\nf 1 3 4\nf 2 3 4\n")
+    out = tmp_path / "new" / "sub" / "index.json"
+    r = CliRunner().invoke(app, ["assets", "scan", str(mesh), "--out", str(out)])
+    assert r.exit_code == 0 and out.is_file() and "accepted 1 of 1" in r.output, r.output
+    r = CliRunner().invoke(app, ["assets", "scan", str(mesh), "--out", str(mesh / "t.obj" / "x.json")])
+    assert r.exit_code == 2 and "which is a file" in r.output and "accepted" not in r.output
