@@ -1,7 +1,7 @@
 """The ``simkit`` command line.
 
-Commands: ``list``, ``generate``, ``validate``, ``inspect``, ``merge``, and the
-groups ``eval``, ``export``, ``compile``, ``convert``, ``bench`` whose
+Commands: ``list``, ``config``, ``generate``, ``validate``, ``inspect``, ``merge``, and the
+groups ``eval``, ``export``, ``compile``, ``convert``, ``assets`` whose
 subcommands come from the generator packages (see ``COMMAND_MODULES``).
 Heavy libraries are imported inside commands, so ``simkit --help`` is instant.
 """

@@ -17,7 +17,7 @@ def test_stable_hash_is_fixed_across_processes():
     import hashlib
 
     assert stable_hash("packing") == int.from_bytes(hashlib.sha256(b"packing").digest()[:4], "little")
-    # and it is what names the episode stream: SeedSequence([seed, stable_hash(name), index]) (DESIGN contract)
+    # and it is what names the episode stream: SeedSequence([seed, stable_hash(name), index]) (README)
     want = np.random.Generator(
         np.random.PCG64(np.random.SeedSequence([7, stable_hash("packing"), 3]))
     ).random(4)

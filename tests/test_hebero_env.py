@@ -50,12 +50,15 @@ def test_controller_moves_the_end_effector_by_s_p(env):
     ee0 = env.reset(seed=1)[0][:, 59:62].copy()
     a = np.zeros((6, 7))
     a[:, 0] = 1.0
+    prev = ee0
     for _ in range(4):
         obs, *_ = env.step(a)
+        # one step of +x at s_p = 0.05 m: the target is the current pose + 0.05 m (robosuite's delta
+        # convention), tracked by the joint impedance over 50 ms, so the hand moves about 2 cm (docs/hebero.md)
+        step = obs[:, 59] - prev[:, 0]
+        assert np.all(step > 0.01) and np.all(step < 0.03), step
+        prev = obs[:, 59:62].copy()
     dx = obs[:, 59:62] - ee0
-    # four steps of +x at s_p = 0.05 m: each step's target is the current pose + 0.05 m (robosuite's delta
-    # convention), tracked by the joint impedance over 50 ms, so the hand moves along +x by less than 0.2 m
-    assert np.all(dx[:, 0] > 0.06) and np.all(dx[:, 0] < 0.2), dx
     assert np.all(np.abs(dx[:, 1:]) < 0.1 * dx[:, :1]), dx
     assert np.allclose(obs[:, :7], a)  # previous action slot
 

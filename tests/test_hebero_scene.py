@@ -246,3 +246,26 @@ def test_render_contact_sheet(tmp_path):
     img = iio.imread(png)
     assert img.shape[0] > 500 and img.shape[1] > 500
     assert img[..., :3].std() > 20  # real pictures, not a blank canvas
+
+
+def test_dropping_visual_meshes_keeps_the_dynamics_bit_identical():
+    """docs/hebero.md: ``visual=False`` freezes masses and inertias from the full model and then drops the
+    visual-only geoms, so 300 steps of the same controls give the same state, bit for bit."""
+    desc, root = _desc("goal", "put_the_bowl_on_the_plate"), fixture_path("libero")
+    full = build_scene(desc, root, np.random.default_rng(0), with_robot=True, visual=True)
+    lean = build_scene(desc, root, np.random.default_rng(0), with_robot=True, visual=False)
+    assert lean.model.ngeom < full.model.ngeom  # something was dropped
+    np.testing.assert_array_equal(lean.model.body_mass, full.model.body_mass)
+    np.testing.assert_array_equal(lean.model.body_inertia, full.model.body_inertia)
+    np.testing.assert_array_equal(lean.data.qpos, full.data.qpos)
+    # position actuators (Panda joints and fingers): random targets around the start, a new one every 50 steps
+    adr = full.model.jnt_qposadr[full.model.actuator_trnid[:, 0]]
+    start = full.data.qpos.copy()
+    targets = start[adr] + np.random.default_rng(1).uniform(-0.4, 0.4, (6, full.model.nu))
+    for k in range(300):
+        for sc in (full, lean):
+            sc.data.ctrl[:] = targets[k // 50]
+            mujoco.mj_step(sc.model, sc.data)
+    assert np.abs(full.data.qpos[adr] - start[adr]).max() > 0.05  # the arm moved
+    np.testing.assert_array_equal(lean.data.qpos, full.data.qpos)
+    np.testing.assert_array_equal(lean.data.qvel, full.data.qvel)

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from simkit.cli import app
 from simkit.core.errors import InputError
-from simkit.eval.pairs import consistency_scores, evaluate_corpus
+from simkit.eval.pairs import consistency_scores, evaluate_corpus, read_prediction
 from simkit.renderers.correspondence import warp
 
 H, W = 20, 30
@@ -48,9 +48,20 @@ def test_consistency_scores_analytic():
     assert s2["ref_mse"] == pytest.approx((25 / 255) ** 2)
     assert s2["ref_psnr"] == pytest.approx(10 * np.log10(1 / (25 / 255) ** 2))
     assert s2["full_mse"] == s2["ref_mse"]
-    assert np.isnan(consistency_scores(a, b, c, np.zeros((H, W)))["ref_mse"])
+    empty = consistency_scores(a, b, c, np.zeros((H, W)))  # no covisible pixel: the ref scores are undefined
+    assert np.isnan(empty["ref_mse"]) and np.isnan(empty["ref_psnr"]), empty
     with pytest.raises(ValueError, match="shapes disagree"):
         consistency_scores(a, b, c[:5], m)
+
+
+def test_read_prediction_refuses_a_misshaped_npy(tmp_path):
+    """A .npy must be (H, W, 2): a third channel is not silently dropped (docs/pairs.md: a misshaped file
+    stops with one line naming it)."""
+    np.save(tmp_path / "k.npy", np.zeros((H, W, 2), np.float32))
+    assert read_prediction(tmp_path, "k", (H, W)).shape == (H, W, 2)
+    np.save(tmp_path / "k.npy", np.zeros((H, W, 3), np.float32))
+    with pytest.raises(InputError, match=r"shape \(\d+, \d+, 3\), expected"):
+        read_prediction(tmp_path, "k", (H, W))
 
 
 @pytest.fixture(scope="module")
@@ -127,3 +138,16 @@ def test_assets_scan_of_a_file_says_not_a_folder(tmp_path):
     (tmp_path / "f.glb").write_text("x")
     r = CliRunner().invoke(app, ["assets", "scan", str(tmp_path / "f.glb")])
     assert r.exit_code == 2 and "not a folder" in r.output and "does not exist" not in r.output
+
+
+def test_assets_scan_out_in_a_new_folder_and_an_impossible_out(tmp_path):
+    """--out in a folder that does not exist yet is created (was a FileNotFoundError traceback); an --out
+    under a file is refused before the scan."""
+    mesh = tmp_path / "meshes"
+    mesh.mkdir()
+    (mesh / "t.obj").write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 2 4\nf 1 3 4\nf 2 3 4\n")
+    out = tmp_path / "new" / "sub" / "index.json"
+    r = CliRunner().invoke(app, ["assets", "scan", str(mesh), "--out", str(out)])
+    assert r.exit_code == 0 and out.is_file() and "accepted 1 of 1" in r.output, r.output
+    r = CliRunner().invoke(app, ["assets", "scan", str(mesh), "--out", str(mesh / "t.obj" / "x.json")])
+    assert r.exit_code == 2 and "which is a file" in r.output and "accepted" not in r.output

@@ -81,6 +81,16 @@ def test_camera_translation_of_a_plane_gives_the_analytic_flow():
     assert lab.depth_b == pytest.approx(5.0) and np.all(lab.object_b == 1)
 
 
+@pytest.mark.parametrize("na, nb, nm", [(1, 2, 2), (2, 1, 2), (2, 2, 1), (1, 2, 1)])
+def test_pose_counts_must_all_match_the_meshes(na, nb, nm):
+    """One pose per mesh in both views, else a ValueError (a chained ``!=`` let (1, 2, 2) through)."""
+    K = intrinsics(35.0, 36.0, W, H)
+    a = View(K, cv_camera((0, 0, 0)), [np.eye(4)] * na, W, H)
+    b = View(K, cv_camera((0.1, 0, 0)), [np.eye(4)] * nb, W, H)
+    with pytest.raises(ValueError, match="one pose per mesh"):
+        dense_correspondence([quad(100.0, 5.0)] * nm, a, b)
+
+
 def test_point_hidden_behind_another_object_in_a_is_not_covisible():
     # a small card 1 m in front of a back plane hides part of it in A; in B the card has moved away
     K = intrinsics(35.0, 36.0, W, H)

@@ -4,7 +4,7 @@ Measured in one process, one thread, on the same episodes (env seeds 0..E-1):
 
 - **bare**: the navigation simulation alone (agent step with sliding + geodesic distance to the
   goal, the work every env step does besides observations);
-- **env, FOA, no frames**: ``FoaNavEnv.step`` with the FOA window per step (the issue's target:
+- **env, FOA, no frames**: ``FoaNavEnv.step`` with the FOA window per step (the project's target:
   >= 100 steps/s per core);
 - **env, FOA + RGB/depth frames**: the same with MuJoCo offscreen frames (128 x 96);
 - **closed loop, oracle**: ``simkit eval nav --policy oracle`` end to end (policy included);

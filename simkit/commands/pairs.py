@@ -51,6 +51,7 @@ def register(groups: dict) -> None:
         from simkit.assets.meshes import save_index, scan
         from simkit.core.errors import SimkitError
 
+        check_out(out)  # before a scan that may take long
         try:
             records = scan(source, progress=_track("scanning meshes"))
         except SimkitError as exc:
@@ -60,8 +61,11 @@ def register(groups: dict) -> None:
             if not r.accepted:
                 typer.echo(f"rejected {r.asset_id}: {r.reason}")
         if out is not None:
-            check_out(out)
-            save_index(records, out, str(source))
+            try:
+                out.parent.mkdir(parents=True, exist_ok=True)
+                save_index(records, out, str(source))
+            except OSError as exc:
+                fail(f"--out {out}: cannot write ({exc.strerror or exc})")
             typer.echo(f"wrote {out}")
         ok = sum(r.accepted for r in records)
         typer.echo(f"accepted {ok} of {len(records)} meshes in {source}")

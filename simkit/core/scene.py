@@ -9,7 +9,7 @@ Object kinds (:data:`KINDS`): the primitives ``box``, ``sphere``, ``cylinder``, 
 ``wedge`` (sized by ``dims`` in metres) and ``mesh`` (a triangle mesh read from a GLB/GLTF/OBJ/PLY file
 given by :class:`MeshSource`, with the file's own materials and textures unless ``material`` is set).
 
-Conventions (DESIGN.md): SI units (metres, seconds, radians), right-handed world frame with z up. Frames
+Conventions: SI units (metres, seconds, radians), right-handed world frame with z up. Frames
 are 0-based integers ``0 .. T-1``. Object tracks use XYZ Euler angles in radians (Blender's default
 ``rotation_mode``, matrix ``Rz @ Ry @ Rx``); the object's world matrix is ``T @ R @ S``. Cameras look
 along their local -Z axis with +Y up (Blender's and OpenGL's camera frame); quaternions are (w, x, y, z).

@@ -1,8 +1,8 @@
 """Deterministic seeding.
 
 Episode ``i`` of generator ``name`` under master seed ``seed`` is drawn from
-``numpy.random.SeedSequence([seed, stable_hash(name), i])`` (DESIGN.md,
-Contracts). Nothing else enters the stream, so any worker count, shard split
+``numpy.random.SeedSequence([seed, stable_hash(name), i])`` (README.md,
+"Scale-out and determinism"). Nothing else enters the stream, so any worker count, shard split
 or resume gives the same episode. A sample rejected by its generator's checks
 is redrawn from ``SeedSequence([seed, stable_hash(name), i, redraw])`` with
 ``redraw`` = 1, 2, ...; the redraw number is recorded in the episode metadata.

@@ -49,7 +49,8 @@ def consistency_scores(
         reference_mask: (H, W) in [0, 1], the shared reference mask (weights) of the ``ref`` variant.
         lpips_fn: optional ``(warped, target) -> (H, W)`` LPIPS distance map (images float in [0, 1]).
 
-    An empty reference mask gives ``nan`` for the ``ref`` scores.
+    MSE is in [0, 1], PSNR in dB (peak 1; ``inf`` when the warp is exact). An empty reference mask gives
+    ``nan`` for every ``ref`` score.
 
     Raises:
         ValueError: shapes disagree.
@@ -66,7 +67,11 @@ def consistency_scores(
         total = float(w.sum())
         mse = float((sq * w).sum() / total) if total > 0 else float("nan")
         out[f"{variant}_mse"] = mse
-        out[f"{variant}_psnr"] = float(10 * np.log10(1.0 / mse)) if mse > 0 else float("inf")
+        if total == 0:
+            psnr = float("nan")  # empty mask: undefined, like the MSE
+        else:
+            psnr = float(10 * np.log10(1.0 / mse)) if mse > 0 else float("inf")  # exact warp: +inf dB
+        out[f"{variant}_psnr"] = psnr
         if lp is not None:
             out[f"{variant}_lpips"] = float((lp * w).sum() / total) if total > 0 else float("nan")
     return out
@@ -115,8 +120,8 @@ def read_prediction(folder: Path, key: str, shape: tuple[int, int]) -> np.ndarra
     except Exception as exc:  # any reader failure of a user file becomes one line
         raise InputError(path, f"cannot be read ({type(exc).__name__}: {exc})") from exc
     arr = np.asarray(arr, np.float64)
-    if arr.ndim == 3 and arr.shape[2] > 2:
-        arr = arr[..., :2]
+    if path.suffix == ".exr" and arr.ndim == 3 and arr.shape[2] > 2:
+        arr = arr[..., :2]  # an RGB(A) EXR: R, G carry u, v; a .npy must be exactly (H, W, 2)
     if arr.shape != (*shape, 2):
         raise InputError(path, f"shape {arr.shape}, expected {(*shape, 2)} (H, W, 2: u, v source pixels)")
     if not np.all(np.isfinite(arr)):

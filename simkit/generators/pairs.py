@@ -167,7 +167,7 @@ def check_pair(sample: dict[str, Any]) -> list[str]:
       background (background colour over the pixel's whole 5 x 5 neighbourhood);
     * photometry, on unlit renders (``engine=workbench``, ``workbench_light=flat``, where a surface point has
       the same colour in both views): warping A by C reproduces B inside M (eroded by one pixel) better than
-      warping by C shifted 2 px along any axis. Lit renders are not judged photometrically: shading changes
+      warping by C shifted 2 px along any axis (skipped below :data:`PHOTOMETRIC_MIN_PIXELS` pixels). Lit renders are not judged photometrically: shading changes
       as each object turns 30-50 deg, which at these resolutions can favour a shifted map on weakly
       textured objects; their labels rest on the checks above and on the exactness tests.
     """

@@ -111,9 +111,9 @@ def dense_correspondence(
     triangles (F, 3) int) seen in views ``a`` and ``b`` (see the module docstring for the definition).
 
     Raises:
-        ValueError: the two views have different image sizes or pose counts.
+        ValueError: the two views have different image sizes, or either view does not hold one pose per mesh.
     """
-    if (a.width, a.height) != (b.width, b.height) or len(a.poses) != len(b.poses) != len(meshes):
+    if (a.width, a.height) != (b.width, b.height) or not len(a.poses) == len(b.poses) == len(meshes):
         raise ValueError("views must share image size and have one pose per mesh")
     offsets = np.cumsum([0] + [len(f) for _, f in meshes])[:-1]
     tri_a, owner = _scene(meshes, a)

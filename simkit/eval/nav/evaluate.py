@@ -1,6 +1,6 @@
 """Closed-loop evaluation of a navigation policy on ``simkit/FoaNav-v0`` episodes.
 
-Protocol (OmniEcho / VLN-CE in Habitat, spec ``nav.md``): the policy acts on the observation of
+Protocol (OmniEcho / VLN-CE in Habitat, docs/nav.md): the policy acts on the observation of
 each step; an integer is one action, waypoints are one *decision* expanded into actions by
 :func:`~simkit.eval.nav.policies.waypoints_to_actions` (the next decision comes after those actions
 or after a blocked step). An episode ends when the agent stops, after ``max_steps`` actions (500),

@@ -117,7 +117,7 @@ def path_kernel():
     import numba
     import numpy as np
 
-    # no fastmath: IEEE order of operations keeps the bytes identical across CPUs (DESIGN.md, Contracts)
+    # no fastmath: IEEE order of operations keeps the bytes identical across CPUs (README.md, determinism)
     @numba.njit(cache=True, nogil=True)
     def add_paths(out, xs, offsets, lengths, starts, gains, delays, use_delay, block):  # pragma: no cover
         n = out.shape[0]

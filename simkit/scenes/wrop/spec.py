@@ -4,7 +4,7 @@ A task generator builds a :class:`~simkit.core.scene.Scene` of primitives (``box
 ``cylinder``, ``cup``, ``open_box``, ``wedge``) with keyframed tracks; :mod:`simkit.renderers.blender`
 renders and measures it. This module re-exports those types and adds the WROP roles.
 
-Conventions (DESIGN.md): SI units (metres, seconds, radians), right-handed world frame with z up, ground
+Conventions: SI units (metres, seconds, radians), right-handed world frame with z up, ground
 plane z = 0. Frames are 0-based integers ``0 .. T-1``; the cut between input and target video is frame
 ``T // 2`` (the first target frame). Rotations of tracks are XYZ Euler angles in radians (Blender's default
 ``rotation_mode``); the trajectory a renderer reports uses quaternions (w, x, y, z).

@@ -99,7 +99,11 @@ class NavAgent:
         return np.array([self.position[0], self.position[1], self.yaw])
 
     def step(self, action: int) -> bool:
-        """Execute one action; returns ``collided`` (move_forward met a wall and slid or stopped)."""
+        """Execute one action; returns ``collided`` (move_forward met a wall and slid or stopped).
+
+        Raises:
+            ValueError: ``action`` is not one of 0 stop, 1 move_forward, 2 turn_left, 3 turn_right.
+        """
         self.last_moved = 0.0
         if action == MOVE_FORWARD:
             target = self.position + self.forward_m * np.array([np.cos(self.yaw), np.sin(self.yaw)])

@@ -181,7 +181,7 @@ def waypoint_targets(poses: np.ndarray, k: int = K_WAYPOINTS) -> tuple[np.ndarra
 def direction_bucket(azimuth_rad):
     """8 direction buckets of an egocentric azimuth: 0 front, 1 front-left, 2 left, 3 back-left, 4 back,
     5 back-right, 6 right, 7 front-right (45-degree sectors centred on the axis and diagonal directions;
-    the OmniEcho rationale buckets, spec ``nav.md``)."""
+    the OmniEcho rationale buckets, docs/nav.md)."""
     a = np.asarray(azimuth_rad, dtype=np.float64)
     return (np.round(a / (np.pi / 4)).astype(np.int64) % 8).astype(np.int8)
 

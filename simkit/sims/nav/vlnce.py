@@ -53,7 +53,12 @@ def habitat_to_world(p) -> np.ndarray:
 
 
 def habitat_yaw(q) -> float:
-    """simkit yaw (rad) of a Habitat rotation quaternion ``[x, y, z, w]`` (module docstring)."""
+    """simkit yaw (rad, in [-pi, pi], counter-clockwise from world +x) of a Habitat rotation quaternion
+    ``[x, y, z, w]`` (module docstring).
+
+    Raises:
+        ValueError: the quaternion is zero.
+    """
     x, y, z, w = (float(v) for v in q)
     n = np.sqrt(x * x + y * y + z * z + w * w)
     if n == 0:
