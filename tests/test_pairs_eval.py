@@ -151,3 +151,22 @@ def test_assets_scan_out_in_a_new_folder_and_an_impossible_out(tmp_path):
     assert r.exit_code == 0 and out.is_file() and "accepted 1 of 1" in r.output, r.output
     r = CliRunner().invoke(app, ["assets", "scan", str(mesh), "--out", str(mesh / "t.obj" / "x.json")])
     assert r.exit_code == 2 and "which is a file" in r.output and "accepted" not in r.output
+
+
+def test_summary_counts_exact_pairs_at_the_psnr_cap_and_json_is_strict():
+    import json
+
+    from simkit.commands import strict_json
+    from simkit.eval.pairs import PSNR_CAP_DB, PairsEvaluation
+
+    ev = PairsEvaluation(
+        rows=[
+            {"key": "a", "ref_mse": 0.0, "ref_psnr": float("inf")},
+            {"key": "b", "ref_mse": 0.01, "ref_psnr": 20.0},
+            {"key": "c", "ref_mse": float("nan"), "ref_psnr": float("nan")},
+        ]
+    )
+    assert ev.summary["ref_psnr"] == pytest.approx((PSNR_CAP_DB + 20.0) / 2)
+    assert ev.summary["ref_mse"] == pytest.approx(0.005)
+    text = json.dumps(strict_json({"rows": ev.rows}), allow_nan=False)
+    assert json.loads(text)["rows"][0]["ref_psnr"] is None and "NaN" not in text

@@ -9,6 +9,20 @@ def fail(msg: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
+def strict_json(obj):
+    """``obj`` with every non-finite float (NaN, +-inf) replaced by ``None``, recursively through dicts,
+    lists and tuples, so ``json.dumps(..., allow_nan=False)`` writes strict JSON (RFC 8259 has no NaN)."""
+    import math
+
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: strict_json(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [strict_json(v) for v in obj]
+    return obj
+
+
 def check_out(out, folder: bool = False, flag: str = "--out") -> None:
     """Exit 2 with one line when ``out`` (a ``Path`` or ``None``) can never be written: a parent is a file,
     or it is a folder where a file is wanted (``folder=False``) or a file where a folder is wanted."""

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import typer
 
-from simkit.commands import check_out, fail
+from simkit.commands import check_out, fail, strict_json
 
 
 def _track(description: str):
@@ -106,7 +106,8 @@ def register(groups: dict) -> None:
         if out is not None:
             try:
                 out.parent.mkdir(parents=True, exist_ok=True)
-                out.write_text(json.dumps({"rows": ev.rows, "summary": summary}, indent=1, default=float))
+                doc = strict_json({"rows": ev.rows, "summary": summary})
+                out.write_text(json.dumps(doc, indent=1, default=float, allow_nan=False))
             except OSError as exc:
                 fail(f"--out {out}: cannot write ({exc.strerror or exc})")
             typer.echo(f"wrote {out}")

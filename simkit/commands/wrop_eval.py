@@ -17,7 +17,7 @@ from typing import Any
 
 import typer
 
-from simkit.commands import fail
+from simkit.commands import fail, strict_json
 
 
 def _out_dir(out: Path) -> Path:
@@ -228,7 +228,7 @@ def wrop_check(
         flat = [{k: v for k, v in r.items() if k != "objects"} for r in rep.rows]
         _write_tables(out, "check", flat, {by: rep.table(by) for by in ("family", "generator_id")})
         (out / "check_objects.json").write_text(
-            json.dumps({r["key"]: r["objects"] for r in rep.rows}, indent=1)
+            json.dumps(strict_json({r["key"]: r["objects"] for r in rep.rows}), indent=1, allow_nan=False)
         )
     if not rep.rows:
         raise typer.Exit(2)
@@ -419,6 +419,8 @@ def _write_tables(
             wr.writerows(data)
         paths.append(p)
     js = out / f"{stem}.json"
-    js.write_text(json.dumps({"samples": rows, **tables}, indent=1, default=str))
+    js.write_text(
+        json.dumps(strict_json({"samples": rows, **tables}), indent=1, default=str, allow_nan=False)
+    )
     for p in [*paths, js]:
         typer.echo(f"wrote {p}")

@@ -31,6 +31,8 @@ from simkit.core.errors import InputError, SimkitError
 from simkit.renderers.correspondence import warp
 
 METRICS = ("mse", "psnr")
+#: PSNR (dB) an exact warp counts as in the corpus means (its own row keeps +inf); the same cap as wrop-fit
+PSNR_CAP_DB = 100.0
 VARIANTS = ("ref", "full")
 
 
@@ -131,7 +133,8 @@ def read_prediction(folder: Path, key: str, shape: tuple[int, int]) -> np.ndarra
 
 @dataclass
 class PairsEvaluation:
-    """Per-pair rows (``key`` + scores) and their means (``summary``), NaN scores left out of the means."""
+    """Per-pair rows (``key`` + scores) and their means (``summary``): NaN scores are left out of the means,
+    an exact pair's +inf PSNR counts as :data:`PSNR_CAP_DB`."""
 
     rows: list[dict[str, Any]] = field(default_factory=list)
 
@@ -141,6 +144,8 @@ class PairsEvaluation:
         out = {}
         for k in keys:
             v = np.array([r[k] for r in self.rows], float)
+            if k.endswith("_psnr"):  # an exact warp (+inf dB) counts at the cap, not left out of the mean
+                v = np.where(np.isposinf(v), PSNR_CAP_DB, v)
             v = v[np.isfinite(v)]
             out[k] = float(v.mean()) if len(v) else float("nan")
         return out
