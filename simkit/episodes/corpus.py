@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from simkit.episodes.codecs import dumps_json
-from simkit.episodes.tario import write_tar
+from simkit.episodes.tario import split_member, write_tar
 
 ROW_MEMBER = "__row__.json"
 
@@ -123,6 +123,16 @@ def row_fault(r: Any) -> str | None:
     if any(m["name"].split(".", 1)[0] != r["key"] for m in r["members"]):
         return "a member name does not start with the row's key"
     return None
+
+
+def member_schema(rows: list[dict]) -> dict[str, str]:
+    """``corpus.json["schema"]`` of ``rows``: field -> codec extension of its first member, by field name."""
+    schema: dict[str, str] = {}
+    for r in rows:
+        for m in r["members"]:
+            _, fname, ext = split_member(m["name"])
+            schema.setdefault(fname, ext)
+    return dict(sorted(schema.items()))
 
 
 def sha256(data: bytes) -> str:

@@ -21,6 +21,7 @@ from simkit.episodes.corpus import (
     CorpusLock,
     identity_diff,
     load_rows,
+    member_schema,
     safe_shard_name,
     sha256,
     write_json_atomic,
@@ -196,11 +197,6 @@ def merge_corpora(sources: list[str | Path], out: str | Path) -> dict[str, Any]:
         "failed": len(rows) - ok,
         "redraws": sum(int(r.get("redraws") or 0) for r in rows),
     }
-    schema: dict[str, str] = {}
-    for r in rows:
-        for m in r["members"]:
-            _, fname, ext = split_member(m["name"])
-            schema.setdefault(fname, ext)
-    info["schema"] = dict(sorted(schema.items()))
+    info["schema"] = member_schema(rows)
     write_json_atomic(dst.corpus_json, info)
     return info

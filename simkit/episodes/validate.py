@@ -29,6 +29,7 @@ from simkit.episodes.corpus import (
     ROW_KEYS,
     CorpusLayout,
     episode_key,
+    member_schema,
     read_manifest,
     row_fault,
     safe_shard_name,
@@ -174,11 +175,7 @@ def _check_info(info: dict, rows: list[dict], rep: ValidationReport) -> None:
         if counts.get(name) != value:
             rep.problem(f"corpus.json: counts.{name} is {counts.get(name)!r} but the manifest has {value}")
     schema: dict = info["schema"] if isinstance(info.get("schema"), dict) else {}
-    stored: dict[str, str] = {}
-    for r in rows:
-        for m in r["members"]:
-            _, fname, ext = split_member(m["name"])
-            stored.setdefault(fname, ext)
+    stored = member_schema(rows)
     if stored and schema != stored:
         rep.problem(f"corpus.json: schema {schema} differs from the manifest's members {stored}")
     eps = info.get("episodes_per_shard")

@@ -31,6 +31,7 @@ from simkit.episodes.corpus import (
     assemble_shard,
     identity_diff,
     load_rows,
+    member_schema,
     remove_corpus,
     reopen_shard,
     verify_partial,
@@ -153,13 +154,6 @@ def corpus_info(
     spec: RunSpec, n: int, gen_cls, config_model, versions: dict, rows: list[dict]
 ) -> dict[str, Any]:
     """The content of corpus.json."""
-    schema: dict[str, str] = {}
-    for r in rows:
-        if r["status"] == "ok":
-            for m in r["members"]:
-                key_field_ext = m["name"].split(".", 1)[1]
-                field_name, _, ext = key_field_ext.rpartition(".")
-                schema.setdefault(field_name, ext)
     ok = sum(r["status"] == "ok" for r in rows)
     return {
         "format": "simkit-corpus/1",
@@ -174,7 +168,7 @@ def corpus_info(
         "field_schema": schema_json(gen_cls.fields),
         "structural_params": list(gen_cls.structural_params),
         "surface_params": list(gen_cls.surface_params),
-        "schema": dict(sorted(schema.items())),
+        "schema": member_schema(rows),
         "counts": {
             "planned": n,
             "present": len(rows),
