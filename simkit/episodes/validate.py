@@ -332,15 +332,14 @@ def _check_episodes(
     damaged ones)."""
     for r in rows:
         key = r["key"]
-        fields = {split_member(m["name"])[1] for m in r["members"]}
+        exts = {fname: ext for _, fname, ext in (split_member(m["name"]) for m in r["members"])}
         for req in required:
-            if req not in fields:
+            if req not in exts:
                 rep.problem(f"{key}: required field {req!r} missing")
         if gen is None or key in damaged or key not in samples:
             continue
-        if {split_member(m["name"])[1] for m in r["members"]} - set(samples[key]):
+        if set(exts) - set(samples[key]):
             continue  # some member could not be decoded here (environment): the checks need all of them
-        exts = {split_member(m["name"])[1]: split_member(m["name"])[2] for m in r["members"]}
         for msg in check_stored(specs, samples[key], exts):
             rep.problem(f"{key}: {msg}")
         try:
