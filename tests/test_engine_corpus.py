@@ -279,3 +279,17 @@ def test_inspect_stats_cover_the_whole_corpus(tmp_path):
         want[k] = want.get(k, 0) + 1
     assert counts == dict(sorted(want.items())) and sum(counts.values()) == 9
     assert [p.name for p in paths] == ["contact_sheet.png"]
+
+
+def test_each_shard_is_indexed_once_in_any_episode_order(tmp_path, monkeypatch):
+    from simkit.episodes import reader
+
+    generate_corpus("toy", 6, tmp_path / "c", seed=1, episodes_per_shard=2)
+    entries = reader.corpus_episodes(tmp_path / "c")
+    shuffled = [entries[i] for i in (0, 2, 4, 1, 5, 3)]  # every step changes shard
+    indexed = []
+    real = reader.index_shard
+    monkeypatch.setattr(reader, "index_shard", lambda p: indexed.append(p) or real(p))
+    keys = [s["__key__"] for s in reader.iter_episodes(shuffled, decode_fields=False)]
+    assert keys == [e.key for e in shuffled]
+    assert sorted(indexed) == sorted({tmp_path / "c" / "shards" / e.shard for e in entries})

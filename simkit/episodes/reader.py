@@ -312,25 +312,31 @@ def _check_members(
 
 
 class ShardCache:
-    """Open shard files and their indexes, one at a time (episodes are mostly read shard by shard)."""
+    """Shard indexes (each shard indexed once, however its episodes are ordered) and one open shard file."""
 
     def __init__(self) -> None:
+        self.indexes: dict[Path, ShardIndex] = {}
         self.path: Path | None = None
-        self.index: ShardIndex | None = None
         self.fh: Any = None
 
     def get(self, path: Path) -> tuple[ShardIndex, Any]:
+        index = self.indexes.get(path)
+        if index is None:
+            index = self.indexes[path] = index_shard(path)
         if path != self.path:
-            self.close()
-            self.path, self.index = path, index_shard(path)
-            self.fh = open(path, "rb") if self.index.problem is None else None  # noqa: SIM115 (closed by close())
-        assert self.index is not None
-        return self.index, self.fh
+            self._close_file()
+            self.path = path
+            self.fh = open(path, "rb") if index.problem is None else None  # noqa: SIM115 (closed by close())
+        return index, self.fh
 
-    def close(self) -> None:
+    def _close_file(self) -> None:
         if self.fh is not None:
             self.fh.close()
-        self.path, self.index, self.fh = None, None, None
+        self.path, self.fh = None, None
+
+    def close(self) -> None:
+        self._close_file()
+        self.indexes.clear()
 
 
 def read_episode(
