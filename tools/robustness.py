@@ -170,6 +170,10 @@ def _file(sb: Path, name: str, data: bytes | str) -> Path:
     return p
 
 
+def _merge_damaged(kind: str) -> Callable[[Path], list[str]]:
+    return lambda sb: ["merge", str(_damaged(kind)(sb)), "--out", str(sb / "out" / "m")]
+
+
 def _gen(*extra: str, n: str = "3") -> Callable[[Path], list[str]]:
     return lambda sb: ["generate", "toy", "--n", n, "--out", str(sb / "out" / "c"), "--no-progress", *extra]
 
@@ -360,46 +364,13 @@ BAD_INPUTS: list[Case] = [
         lambda sb: ["merge", str(sb / "in" / "nope"), "--out", str(sb / "out" / "m")],
         needle="nope",
     ),
-    Case(
-        "merge rows shard '../'",
-        lambda sb: ["merge", str(_damaged("rows_shard_traversal")(sb)), "--out", str(sb / "out" / "m")],
-        needle="shard",
-    ),
-    Case(
-        "merge rows shard absolute",
-        lambda sb: [
-            "merge",
-            str(_damaged("rows_and_manifest_absolute_shard")(sb)),
-            "--out",
-            str(sb / "out" / "m"),
-        ],
-        needle="shard",
-    ),
-    Case(
-        "merge dotdot member",
-        lambda sb: ["merge", str(_damaged("dotdot_member")(sb)), "--out", str(sb / "out" / "m")],
-        needle="unsafe",
-    ),
-    Case(
-        "merge symlink member",
-        lambda sb: ["merge", str(_damaged("symlink_member")(sb)), "--out", str(sb / "out" / "m")],
-        needle="regular",
-    ),
-    Case(
-        "merge duplicate member",
-        lambda sb: ["merge", str(_damaged("duplicate_member")(sb)), "--out", str(sb / "out" / "m")],
-        needle="duplicate",
-    ),
-    Case(
-        "merge trailing garbage",
-        lambda sb: ["merge", str(_damaged("trailing_garbage")(sb)), "--out", str(sb / "out" / "m")],
-        needle="trailing",
-    ),
-    Case(
-        "merge flipped byte",
-        lambda sb: ["merge", str(_damaged("flipped_json_byte")(sb)), "--out", str(sb / "out" / "m")],
-        needle="differ",
-    ),
+    Case("merge rows shard '../'", _merge_damaged("rows_shard_traversal"), needle="shard"),
+    Case("merge rows shard absolute", _merge_damaged("rows_and_manifest_absolute_shard"), needle="shard"),
+    Case("merge dotdot member", _merge_damaged("dotdot_member"), needle="unsafe"),
+    Case("merge symlink member", _merge_damaged("symlink_member"), needle="regular"),
+    Case("merge duplicate member", _merge_damaged("duplicate_member"), needle="duplicate"),
+    Case("merge trailing garbage", _merge_damaged("trailing_garbage"), needle="trailing"),
+    Case("merge flipped byte", _merge_damaged("flipped_json_byte"), needle="differ"),
     Case(
         "merge sources that disagree",
         lambda sb: [
@@ -416,11 +387,7 @@ BAD_INPUTS: list[Case] = [
         lambda sb: ["merge", str(_good(sb)), "--out", str(_file(sb, "f", "x") / "m")],
         needle="f",
     ),
-    Case(
-        "merge garbage corpus.json",
-        lambda sb: ["merge", str(_damaged("corpus_json_garbage")(sb)), "--out", str(sb / "out" / "m")],
-        needle="corpus.json",
-    ),
+    Case("merge garbage corpus.json", _merge_damaged("corpus_json_garbage"), needle="corpus.json"),
     Case(
         "export packing-sft on a toy corpus",
         lambda sb: ["export", "packing-sft", str(_good(sb)), "--out", str(sb / "out" / "t.jsonl")],
