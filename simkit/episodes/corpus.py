@@ -377,6 +377,23 @@ def remove_corpus(layout: CorpusLayout) -> None:
         p.unlink(missing_ok=True)
 
 
+def read_rows_file(path: Path) -> list[dict]:
+    """The rows of one rows file, each well formed (:func:`row_fault`).
+
+    Raises:
+        OSError: the file cannot be read.
+        ValueError: it is not JSON, not a list, or holds a malformed row.
+    """
+    data = json.loads(path.read_text())
+    if not isinstance(data, list):
+        raise ValueError("not a list of manifest rows")
+    for r in data:
+        fault = row_fault(r)
+        if fault:
+            raise ValueError(f"row {r.get('key') if isinstance(r, dict) else r!r}: {fault}")
+    return data
+
+
 def load_rows(layout: CorpusLayout) -> list[dict]:
     """Manifest rows of every complete shard, sorted by episode index.
 
@@ -389,18 +406,11 @@ def load_rows(layout: CorpusLayout) -> list[dict]:
     for shard_id in sorted(layout.complete_shards()):
         path = layout.rows_path(shard_id)
         try:
-            data = json.loads(path.read_text())
-            if not isinstance(data, list):
-                raise ValueError("not a list of manifest rows")
-            for r in data:
-                fault = row_fault(r)
-                if fault:
-                    raise ValueError(f"row {r.get('key') if isinstance(r, dict) else r!r}: {fault}")
+            rows.extend(read_rows_file(path))
         except (OSError, ValueError) as exc:
             raise SimkitError(
                 f"{path}: unreadable rows file ({exc}); run `simkit validate {layout.root}`"
             ) from None
-        rows.extend(data)
     rows.sort(key=lambda r: r["index"])
     return rows
 

@@ -29,7 +29,7 @@ from simkit.episodes.codecs import decode
 from simkit.episodes.corpus import (
     CorpusLayout,
     read_manifest,
-    row_fault,
+    read_rows_file,
     safe_shard_name,
     sha256,
     shard_sort_key,
@@ -155,18 +155,15 @@ def _recorded(root: Path, layout: CorpusLayout) -> dict[str, tuple]:
     recorded: dict[str, tuple] = {}
     for j in layout.complete_shards():
         try:
-            rows = json.loads(layout.rows_path(j).read_text())
-            for r in rows:
-                fault = row_fault(r)
-                if fault:
-                    raise ValueError(f"row {r.get('key') if isinstance(r, dict) else r!r}: {fault}")
-                if r["status"] == "ok":
-                    members = tuple((m["name"], m["sha256"], m["bytes"]) for m in r["members"])
-                    recorded[str(r["key"])] = (r["shard"], members)
+            rows = read_rows_file(layout.rows_path(j))
         except (OSError, ValueError) as exc:
             raise CorpusDamaged(
                 root, layout.rows_path(j).name, None, f"unreadable rows file ({exc})"
             ) from None
+        for r in rows:
+            if r["status"] == "ok":
+                members = tuple((m["name"], m["sha256"], m["bytes"]) for m in r["members"])
+                recorded[str(r["key"])] = (r["shard"], members)
     return recorded
 
 
