@@ -544,6 +544,16 @@ class FolderBank:
         raise InputError(self.root / label, f"no usable recording of label {label!r}")
 
 
+def check_bank_dir(path: str) -> str:
+    """``path`` unchanged when empty or a usable bank (:func:`bank_dir_problem`); else ValueError
+    (the shape a pydantic field validator needs)."""
+    if path:
+        problem = bank_dir_problem(path)
+        if problem:
+            raise ValueError(problem)
+    return path
+
+
 def bank_dir_problem(path: str | Path) -> str | None:
     """Why ``path`` cannot be a sound bank, or None; cheap (lists files, decodes nothing).
 

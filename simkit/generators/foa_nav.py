@@ -106,13 +106,9 @@ class FoaNavConfig(GeneratorConfig):
     @field_validator("sounds")
     @classmethod
     def _sounds(cls, v: str) -> str:
-        if v:
-            from simkit.assets.sounds import bank_dir_problem
+        from simkit.assets.sounds import check_bank_dir
 
-            problem = bank_dir_problem(v)
-            if problem:
-                raise ValueError(problem)
-        return v
+        return check_bank_dir(v)
 
     @field_validator("scene")
     @classmethod

@@ -95,9 +95,14 @@ def _geodesic_problems(sample: dict[str, Any], ep: dict) -> list[str]:
     return []
 
 
-def _audio_problems(sample: dict[str, Any], ep: dict, config) -> list[str]:
+def _window_azimuth(x: np.ndarray, win: int, k: int) -> float:
+    """Intensity-vector azimuth (radians, listener frame) of window ``k`` of an FOA stream."""
     from simkit.renderers.foa_windows import intensity_direction
 
+    return intensity_direction(x[k * win : (k + 1) * win].astype(np.float64))[0]
+
+
+def _audio_problems(sample: dict[str, Any], ep: dict, config) -> list[str]:
     foa = sample.get("foa")
     if foa is None:
         return ["foa is missing"]
@@ -117,7 +122,7 @@ def _audio_problems(sample: dict[str, Any], ep: dict, config) -> list[str]:
     if direct:
         err = []
         for k in direct:
-            az, _ = intensity_direction(x[k * win : (k + 1) * win].astype(np.float64))
+            az = _window_azimuth(x, win, k)
             err.append(abs((az - float(sample["source"][k, 0]) + np.pi) % (2 * np.pi) - np.pi))
         med = float(np.degrees(np.median(err)))
         if med > (DOA_TOL_DEG if ep.get("absorption") is None else DOA_TOL_REFLECTIONS_DEG):
@@ -216,8 +221,6 @@ def draw_samples(samples: list[dict[str, Any]], out_dir: Path) -> list[Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from simkit.renderers.foa_windows import intensity_direction
-
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths: list[Path] = []
@@ -249,9 +252,7 @@ def draw_samples(samples: list[dict[str, Any]], out_dir: Path) -> list[Path]:
         foa = smp.get("foa")
         if foa is not None:
             x, win = foa[0], int(ep["window_samples"])
-            doa = [
-                np.degrees(intensity_direction(x[k * win : (k + 1) * win].astype(np.float64))[0]) for k in t
-            ]
+            doa = [np.degrees(_window_azimuth(x, win, k)) for k in t]
             ax2.plot(t, doa, "k.", ms=3, label="FOA intensity DOA")
         ax2.set_ylim(-180, 180)
         ax2.set_xlabel("step")

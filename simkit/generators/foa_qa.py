@@ -155,13 +155,9 @@ class FoaQaConfig(GeneratorConfig):
     @classmethod
     def _sounds_dir(cls, v: str) -> str:
         """Fail at config validation (before any output is written) on a missing or empty bank folder."""
-        if v:
-            from simkit.assets.sounds import bank_dir_problem
+        from simkit.assets.sounds import check_bank_dir
 
-            problem = bank_dir_problem(v)
-            if problem:
-                raise ValueError(problem)
-        return v
+        return check_bank_dir(v)
 
     features: bool = Field(True, description="store the 5x128xT feature tensor")
     channel_format: Literal["ambix", "fuma"] = Field(

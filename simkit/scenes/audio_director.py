@@ -806,7 +806,8 @@ def measure_audibility(
         e = _frame_energy(stem, int(round(s["onset_s"] * sr)), sr, t)
         kf = np.asarray(s["keyframes"], dtype=np.float64)
         pos = PolarTrajectory(kf[:, 0], np.radians(kf[:, 1]), np.radians(kf[:, 2]), kf[:, 3]).positions(t)
-        gains = np.array([_reverb_factor(room, pk) for pk in pos])
+        uniq, inv = np.unique(pos, axis=0, return_inverse=True)  # a static source: one position
+        gains = np.array([_reverb_factor(room, pk) for pk in uniq])[inv.reshape(-1)]
         direct[i] = e * gains[:, 0]
         decayed = np.zeros_like(e)
         acc = 0.0

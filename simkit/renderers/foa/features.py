@@ -121,6 +121,27 @@ def n_frames(n_samples: int, sr: int = SAMPLE_RATE) -> int:
     return 1 + n16 // HOP
 
 
+def _intensity_energy(spec: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per bin of an ACN (W, Y, Z, X) spectrogram ``(4, K, T)``: the active intensity
+    ``Re{conj(W) [X, Y, Z]}`` (3, K, T) and the energy ``(|W|^2 + |X|^2 + |Y|^2 + |Z|^2) / 2`` (K, T)."""
+    w, y, z, xx = spec
+    inten = np.stack([np.real(np.conj(w) * xx), np.real(np.conj(w) * y), np.real(np.conj(w) * z)])
+    energy = 0.5 * (np.abs(w) ** 2 + np.abs(xx) ** 2 + np.abs(y) ** 2 + np.abs(z) ** 2)
+    return inten, energy
+
+
+def _band_spectrogram(foa: np.ndarray, sr: int, fmin: float, fmax: float) -> np.ndarray:
+    """STFT (at 16 kHz) of an ACN/SN3D signal, the bins within ``[fmin, fmax]`` only: (4, K', T)."""
+    spec = stft(_to_16k(foa, sr))
+    freqs = np.arange(spec.shape[1]) * SAMPLE_RATE / N_FFT
+    return spec[:, (freqs >= fmin) & (freqs <= fmax)]
+
+
+def _az_el_deg(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Azimuth ``atan2(v_y, v_x)`` and elevation ``atan2(v_z, |v_xy|)`` in degrees of ``v = [x, y, z, ...]``."""
+    return np.degrees(np.arctan2(v[1], v[0])), np.degrees(np.arctan2(v[2], np.hypot(v[0], v[1])))
+
+
 def foa_features(foa: np.ndarray, sr: int = SAMPLE_RATE, smooth_frames: int = 5) -> np.ndarray:
     """The 5 x 128 x T feature tensor of an ACN/SN3D FOA signal (see the module docstring).
 
@@ -140,11 +161,9 @@ def foa_features(foa: np.ndarray, sr: int = SAMPLE_RATE, smooth_frames: int = 5)
         raise ValueError(f"foa must be (n, 4) ACN/SN3D, got {foa.shape}")
     x = _to_16k(foa, sr)
     spec = stft(x)  # (4, K, T) in ACN order W, Y, Z, X
-    w, y, z, xx = spec
     fb = mel_filterbank()
-    pw = np.abs(w) ** 2
-    energy = 0.5 * (pw + np.abs(xx) ** 2 + np.abs(y) ** 2 + np.abs(z) ** 2)
-    inten = np.stack([np.real(np.conj(w) * xx), np.real(np.conj(w) * y), np.real(np.conj(w) * z)])
+    pw = np.abs(spec[0]) ** 2
+    inten, energy = _intensity_energy(spec)
     mel_w = fb @ pw
     mel_e = fb @ energy  # (128, T)
     mel_i = np.einsum("mk,ckt->cmt", fb, inten)  # (3, 128, T)
@@ -182,20 +201,14 @@ def estimate_doa(
         dict with ``time_s`` (T,) frame centres in seconds, ``azimuth_deg`` (T,), ``elevation_deg``
         (T,), ``energy`` (T,) (band energy per frame, to mask silent frames).
     """
-    x = _to_16k(foa, sr)
-    spec = stft(x)
-    freqs = np.arange(spec.shape[1]) * SAMPLE_RATE / N_FFT
-    band = (freqs >= fmin) & (freqs <= fmax)
-    w, y, z, xx = spec[:, band]
-    inten = np.stack([np.real(np.conj(w) * xx), np.real(np.conj(w) * y), np.real(np.conj(w) * z)]).sum(axis=1)
-    energy = (0.5 * (np.abs(w) ** 2 + np.abs(xx) ** 2 + np.abs(y) ** 2 + np.abs(z) ** 2)).sum(axis=0)
+    inten, energy = _intensity_energy(_band_spectrogram(foa, sr, fmin, fmax))
+    inten, energy = inten.sum(axis=1), energy.sum(axis=0)
     k = max(1, int(window_frames))
     if k > 1:
         from scipy.ndimage import convolve1d
 
         inten = convolve1d(inten, np.ones(k) / k, axis=-1, mode="nearest")
-    az = np.degrees(np.arctan2(inten[1], inten[0]))
-    el = np.degrees(np.arctan2(inten[2], np.hypot(inten[0], inten[1])))
+    az, el = _az_el_deg(inten)
     t = np.arange(inten.shape[1]) * HOP / SAMPLE_RATE
     return {"time_s": t, "azimuth_deg": az, "elevation_deg": el, "energy": energy}
 
@@ -242,13 +255,8 @@ def estimate_directions(
     """:func:`estimate_direction` at several window centres (one STFT of the whole signal)."""
     from scipy.ndimage import uniform_filter1d
 
-    x = _to_16k(foa, sr)
-    spec = stft(x)
-    freqs = np.arange(spec.shape[1]) * SAMPLE_RATE / N_FFT
-    band = (freqs >= fmin) & (freqs <= fmax)
-    w, y, z, xx = spec[:, band]
-    inten = np.stack([np.real(np.conj(w) * xx), np.real(np.conj(w) * y), np.real(np.conj(w) * z)])
-    energy = 0.5 * (np.abs(w) ** 2 + np.abs(xx) ** 2 + np.abs(y) ** 2 + np.abs(z) ** 2)
+    spec = _band_spectrogram(foa, sr, fmin, fmax)
+    inten, energy = _intensity_energy(spec)
     e3 = uniform_filter1d(energy, 3, axis=1)
     log_e = np.log10(np.maximum(e3, 1e-30))
     onset = np.maximum(0.0, log_e - np.concatenate([log_e[:, :1], log_e[:, :-1]], axis=1))
@@ -265,7 +273,6 @@ def estimate_directions(
         if strength <= 0 or not np.any(v):
             out.append((float("nan"), float("nan"), 0.0))
             continue
-        az = float(np.degrees(np.arctan2(v[1], v[0])))
-        el = float(np.degrees(np.arctan2(v[2], np.hypot(v[0], v[1]))))
-        out.append((az, el, strength))
+        az, el = _az_el_deg(v)
+        out.append((float(az), float(el), strength))
     return out

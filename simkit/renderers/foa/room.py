@@ -37,6 +37,7 @@ response is ``16 pi / A_b`` at every frequency it covers). Image sources keep th
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -249,6 +250,13 @@ def octave_band_weights(freqs_hz: np.ndarray) -> np.ndarray:
 def band_shares(fs: int, n: int = 8192) -> np.ndarray:
     """(6,) share of a white spectrum's power (0 to fs/2) in each crossover band of
     :func:`octave_band_weights` (sums to 1)."""
+    return _band_shares(int(fs), int(n)).copy()
+
+
+@lru_cache(maxsize=8)
+def _band_shares(fs: int, n: int) -> np.ndarray:
+    """:func:`band_shares`, computed once per ``(fs, n)`` (a room's tail energy asks for it per
+    source and track frame)."""
     w = octave_band_weights(np.fft.rfftfreq(n, 1.0 / fs))
     return (w**2).mean(axis=1)
 
