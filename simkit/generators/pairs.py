@@ -375,12 +375,13 @@ class PairsGenerator(BlenderBacked, Generator[PairsConfig]):
             {
                 "name": o.name,
                 "asset_id": o.mesh.asset_id if o.mesh else "",
-                "sha256": self._asset(o.mesh).sha256,
-                "has_texture": self._asset(o.mesh).has_texture,
+                "sha256": asset.sha256,
+                "has_texture": asset.has_texture,
                 "object_to_world_a": a.tolist(),
                 "object_to_world_b": b.tolist(),
             }
             for o, a, b in zip(scene.objects, pa, pb)
+            for asset in (self._asset(o.mesh),)
         ]
         fields = {
             "image_a": Image(frames[0]),
