@@ -17,15 +17,15 @@ from typing import Any
 
 import typer
 
-from simkit.commands import fail, strict_json
+from simkit.commands import check_out, fail, strict_json
 
 
 def _out_dir(out: Path) -> Path:
-    """Create ``--out`` (a directory); SimkitError when it is a file or cannot be created."""
+    """Create ``--out`` (a directory): exit 2 with :func:`check_out`'s line when it is a file or under
+    one, SimkitError when it cannot be created."""
     from simkit.core.errors import SimkitError
 
-    if out.exists() and not out.is_dir():
-        raise SimkitError(f"--out {out} exists and is not a directory")
+    check_out(out, folder=True)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
