@@ -224,3 +224,15 @@ def test_a_corpus_of_another_generator_is_refused_before_out_is_created(args, tm
     r = CliRunner().invoke(app, [a.format(c=c, o=o, p=p, v=v) for a in args])
     assert r.exit_code == 2 and f"{c}: a 'toy' corpus, not a wrop exam" in r.output
     assert not o.exists()
+
+
+@pytest.mark.parametrize("command", ["wrop-fit", "wrop-check"])
+def test_an_unwritable_out_folder_is_one_line_like_every_command(command, exams, tmp_path):
+    f, p = tmp_path / "f", tmp_path / "pred"
+    f.write_text("x")
+    p.mkdir()
+    run = CliRunner().invoke
+    for out, reason in ((f, "exists and is not a folder"), (f / "sub", f"is under {f}, which is a file")):
+        r = run(app, ["eval", command, "--exam", str(exams["OS-2"]), "--pred", str(p), "--out", str(out)])
+        assert r.exit_code == 2 and f"error: --out {out}: {reason}" in r.output, r.output
+    assert f.read_text() == "x"

@@ -17,15 +17,15 @@ from typing import Any
 
 import typer
 
-from simkit.commands import fail, strict_json
+from simkit.commands import check_out, fail, strict_json
 
 
 def _out_dir(out: Path) -> Path:
-    """Create ``--out`` (a directory); SimkitError when it is a file or cannot be created."""
+    """Create ``--out`` (a directory): exit 2 with :func:`check_out`'s line when it is a file or under
+    one, SimkitError when it cannot be created."""
     from simkit.core.errors import SimkitError
 
-    if out.exists() and not out.is_dir():
-        raise SimkitError(f"--out {out} exists and is not a directory")
+    check_out(out, folder=True)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -164,20 +164,9 @@ def wrop_fit(
     at 320x192 and 720p) per sample, per generator and per family. LPIPS, CLIP and FID are skipped with
     a note (no registry package ships their weights). A missing or malformed prediction is one line
     and the rest is scored. Exit 2 on bad input with nothing to score."""
-    from simkit.core.errors import SimkitError
+    from simkit.eval.wrop.fit import METRICS, evaluate_fit
 
-    try:
-        from simkit.eval.wrop.fit import METRICS, evaluate_fit
-
-        samples, n = _exam(exam, pred)
-        if out is not None:
-            _out_dir(out)  # before the run, not after it
-        with _bar(progress, n, "wrop-fit") as tick:
-            rep = evaluate_fit(samples, pred, on_sample=tick)
-    except SimkitError as exc:
-        fail(str(exc))
-        return
-    _report(rep.problems, rep.rows, n)
+    rep = _scored(exam, pred, out, progress, "wrop-fit", evaluate_fit)
     for name, note in rep.skipped.items():
         typer.echo(f"note: {name} {note}")
     cols = list(METRICS)
@@ -202,20 +191,9 @@ def wrop_check(
     or after the key event, and no hidden object seen through its occluder; per family: mean score, pass
     rate, count-conserved rate, hidden-object rate. A missing or malformed prediction is one line and
     the rest is checked. Exit 2 on bad input with nothing to check."""
-    from simkit.core.errors import SimkitError
+    from simkit.eval.wrop.check import evaluate_check
 
-    try:
-        from simkit.eval.wrop.check import evaluate_check
-
-        samples, n = _exam(exam, pred)
-        if out is not None:
-            _out_dir(out)  # before the run, not after it
-        with _bar(progress, n, "wrop-check") as tick:
-            rep = evaluate_check(samples, pred, on_sample=tick)
-    except SimkitError as exc:
-        fail(str(exc))
-        return
-    _report(rep.problems, rep.rows, n)
+    rep = _scored(exam, pred, out, progress, "wrop-check", evaluate_check)
     unmeasured = [r["key"] for r in rep.rows if r["passed"] is None]
     if unmeasured:
         typer.echo(
@@ -339,6 +317,23 @@ def _count(exam: Path) -> int:
         raise SimkitError(f"{exam}: a {info.get('generator')!r} corpus, not a wrop exam")
     counts = info.get("counts") or {}
     return int(counts.get("ok", counts.get("present", 0)) or 0)
+
+
+def _scored(exam: Path, pred: Path, out: Path | None, progress: bool, label: str, evaluate: Any) -> Any:
+    """``evaluate(samples, pred, on_sample=tick)`` over the exam under a progress bar (``--out`` created
+    before the run, not after it), its problems and count reported; a SimkitError ends the command."""
+    from simkit.core.errors import SimkitError
+
+    try:
+        samples, n = _exam(exam, pred)
+        if out is not None:
+            _out_dir(out)
+        with _bar(progress, n, label) as tick:
+            rep = evaluate(samples, pred, on_sample=tick)
+    except SimkitError as exc:
+        fail(str(exc))
+    _report(rep.problems, rep.rows, n)
+    return rep
 
 
 def _exam(exam: Path, pred: Path) -> tuple[Any, int]:

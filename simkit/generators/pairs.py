@@ -21,6 +21,7 @@ from simkit.core.episode import Episode, Image
 from simkit.core.errors import InputError, SampleRejected
 from simkit.core.fields import FieldSpec
 from simkit.core.generator import Generator, GeneratorConfig
+from simkit.renderers.blender import BlenderBacked
 
 log = logging.getLogger("simkit.pairs")
 
@@ -212,7 +213,7 @@ def flow_colour(flow_source: np.ndarray, valid: np.ndarray) -> np.ndarray:
     return out
 
 
-class PairsGenerator(Generator[PairsConfig]):
+class PairsGenerator(BlenderBacked, Generator[PairsConfig]):
     """The ``pairs`` generator: compose (:mod:`simkit.scenes.pairs`) -> render (Blender session) -> analytic
     labels (:func:`simkit.renderers.correspondence.dense_correspondence`) -> :class:`Episode`; see the module
     docstring and ``docs/pairs.md``. Raises :class:`SampleRejected` (redrawn by the engine) when a mesh fails
@@ -307,19 +308,6 @@ class PairsGenerator(Generator[PairsConfig]):
     def setup(self, config: PairsConfig) -> None:
         super().setup(config)
         self.pool = load_pool(config.assets, config.max_faces)
-        self._session: Any = None
-
-    def session(self):
-        if self._session is None:
-            from simkit.renderers.blender import get_session
-
-            self._session = get_session()
-        return self._session
-
-    def backend_versions(self) -> dict[str, str]:
-        from simkit.renderers.blender import blender_version
-
-        return {"blender": blender_version()}
 
     def compose(self, structural_seed: int, surface_seed: int):
         """(structure, surface, scene) of the seeds under this config (no rendering)."""
@@ -387,12 +375,13 @@ class PairsGenerator(Generator[PairsConfig]):
             {
                 "name": o.name,
                 "asset_id": o.mesh.asset_id if o.mesh else "",
-                "sha256": self._asset(o.mesh).sha256,
-                "has_texture": self._asset(o.mesh).has_texture,
+                "sha256": asset.sha256,
+                "has_texture": asset.has_texture,
                 "object_to_world_a": a.tolist(),
                 "object_to_world_b": b.tolist(),
             }
             for o, a, b in zip(scene.objects, pa, pb)
+            for asset in (self._asset(o.mesh),)
         ]
         fields = {
             "image_a": Image(frames[0]),
@@ -420,10 +409,6 @@ class PairsGenerator(Generator[PairsConfig]):
     def _asset(self, mesh):
         """The pool entry of ``mesh`` (:class:`simkit.scenes.pairs.Asset`)."""
         return next(a for a in self.pool if mesh is not None and a.asset_id == mesh.asset_id)
-
-    def teardown(self) -> None:
-        if self._session is not None:
-            self._session.reset()
 
     def check(self, sample: dict[str, Any]) -> list[str]:
         return check_pair(sample)

@@ -41,9 +41,8 @@ from typing import Any
 
 import numpy as np
 
-from simkit.core.errors import InputError
 from simkit.eval.wrop.evidence import ObjectMask, ghost, object_boxes, object_mask, presence, work_scale
-from simkit.eval.wrop.video import ExamSample, load_prediction
+from simkit.eval.wrop.video import ExamSample, score_predictions
 
 VISIBLE = 0.6  # measured visibility at or above which the ground truth shows an object (expect.visible)
 HIDDEN = 0.05  # visibility at or below which it is hidden (expect.hidden)
@@ -264,14 +263,5 @@ def evaluate_check(
 ) -> CheckReport:
     """Run the checker on each exam sample's prediction in ``pred_dir``; a missing or malformed prediction
     is one problem line and the rest is checked."""
-    rep = CheckReport()
-    for s in samples:
-        try:
-            pred = load_prediction(pred_dir, s)
-        except InputError as exc:
-            rep.problems.append(str(exc))
-        else:
-            rep.rows.append(check_prediction(s, pred))
-        if on_sample is not None:
-            on_sample(s.key)
-    return rep
+    rows, problems = score_predictions(samples, pred_dir, check_prediction, on_sample)
+    return CheckReport(rows, problems)

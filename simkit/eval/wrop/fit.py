@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from simkit.core.errors import InputError, require
-from simkit.eval.wrop.video import EVAL_SIZE, FINAL_SIZE, ExamSample, load_prediction, resize
+from simkit.eval.wrop.video import EVAL_SIZE, FINAL_SIZE, ExamSample, resize, score_predictions
 
 PSNR_CAP = 100.0  # dB: identical frames (MSE 0) score this instead of +inf
 METRICS = (
@@ -177,21 +177,14 @@ def evaluate_fit(
     """
     require("torch", "eval")
     require("torchmetrics", "eval")
-    rep = FitReport()
-    for s in samples:
-        try:
-            pred = load_prediction(pred_dir, s)
-        except InputError as exc:
-            rep.problems.append(str(exc))
-        else:
-            rep.rows.append(
-                {
-                    "key": s.key,
-                    "generator_id": s.generator_id,
-                    "family": s.family,
-                    **video_metrics(pred, s.target_video),
-                }
-            )
-        if on_sample is not None:
-            on_sample(s.key)
-    return rep
+
+    def score(s: ExamSample, pred: np.ndarray) -> dict[str, Any]:
+        return {
+            "key": s.key,
+            "generator_id": s.generator_id,
+            "family": s.family,
+            **video_metrics(pred, s.target_video),
+        }
+
+    rows, problems = score_predictions(samples, pred_dir, score, on_sample)
+    return FitReport(rows, problems)

@@ -14,7 +14,7 @@ Source: spec ``wrop``, "Evaluation side" (predictions resampled to the target fr
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -199,3 +199,26 @@ def load_prediction(pred_dir: str | Path, sample: ExamSample) -> np.ndarray:
     check_geometry(path, pred, sample.target_video)
     n, h, w = sample.target_video.shape[:3]
     return resize(resample_time(pred, n), (w, h))
+
+
+def score_predictions(
+    samples: Iterable[ExamSample],
+    pred_dir: str | Path,
+    score: Callable[[ExamSample, np.ndarray], dict[str, Any]],
+    on_sample: Callable[[str], None] | None = None,
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """(rows, problems): ``score(sample, prediction)`` of each sample whose prediction in ``pred_dir``
+    loads (:func:`load_prediction`); a missing or malformed prediction is one problem line instead.
+    ``on_sample(key)`` is called after each sample."""
+    rows: list[dict[str, Any]] = []
+    problems: list[str] = []
+    for s in samples:
+        try:
+            pred = load_prediction(pred_dir, s)
+        except InputError as exc:
+            problems.append(str(exc))
+        else:
+            rows.append(score(s, pred))
+        if on_sample is not None:
+            on_sample(s.key)
+    return rows, problems

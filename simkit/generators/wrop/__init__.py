@@ -33,6 +33,7 @@ from simkit.core.errors import SampleRejected
 from simkit.core.fields import FieldSpec
 from simkit.core.generator import Generator, GeneratorConfig
 from simkit.generators.wrop.base import EXAM_OFFSET, FAMILIES, Clip, catalogue, fix_articles, select
+from simkit.renderers.blender import BlenderBacked
 
 #: the view transforms Blender 5.0's bundled OpenColorIO config offers for the sRGB display device
 ViewTransform = Literal[
@@ -91,7 +92,7 @@ class WropConfig(GeneratorConfig):
         return v
 
 
-class WropGenerator(Generator[WropConfig]):
+class WropGenerator(BlenderBacked, Generator[WropConfig]):
     name = "wrop"
     version = "1"
     description = "object permanence / solidity video continuation (Blender; OP-1..OS-3 task generators)"
@@ -150,19 +151,6 @@ class WropGenerator(Generator[WropConfig]):
     def setup(self, config: WropConfig) -> None:
         super().setup(config)
         self.tasks = select(config.generator)
-        self._session: Any = None
-
-    def session(self):
-        if self._session is None:
-            from simkit.renderers.blender import get_session
-
-            self._session = get_session()
-        return self._session
-
-    def backend_versions(self) -> dict[str, str]:
-        from simkit.renderers.blender import blender_version
-
-        return {"blender": blender_version()}
 
     # -- seeds --------------------------------------------------------------------------------------
     @staticmethod
@@ -257,10 +245,6 @@ class WropGenerator(Generator[WropConfig]):
         }
         params = {"structural": {"task": task.id(), **s}, "surface": look.flat()}
         return Episode(fields, params=params, meta=meta)
-
-    def teardown(self) -> None:
-        if self._session is not None:
-            self._session.reset()
 
     # -- audit ----------------------------------------------------------------------------------------
     def check(self, sample: dict[str, Any]) -> list[str]:

@@ -7,10 +7,11 @@ so ``simkit list`` stays instant. See :mod:`.session` and :mod:`.visibility`.
 
 from simkit.renderers.blender.session import (
     ENGINES,
+    BlenderBacked,
     BlenderSession,
     RenderSettings,
     blender_version,
     get_session,
 )
 
-__all__ = ["ENGINES", "BlenderSession", "RenderSettings", "blender_version", "get_session"]
+__all__ = ["ENGINES", "BlenderBacked", "BlenderSession", "RenderSettings", "blender_version", "get_session"]

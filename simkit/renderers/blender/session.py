@@ -594,3 +594,24 @@ def get_session() -> BlenderSession:
     if _SESSION is None:
         _SESSION = BlenderSession()
     return _SESSION
+
+
+class BlenderBacked:
+    """Mixin for generators that render with Blender: the process's session on first use (not at
+    set-up, so workers that never render never import ``bpy``), its version as the backend version,
+    and a reset of the session at teardown. Put it before :class:`simkit.core.generator.Generator`.
+    """
+
+    _session: BlenderSession | None = None
+
+    def session(self) -> BlenderSession:
+        if self._session is None:
+            self._session = get_session()
+        return self._session
+
+    def backend_versions(self) -> dict[str, str]:
+        return {"blender": blender_version()}
+
+    def teardown(self) -> None:
+        if self._session is not None:
+            self._session.reset()
