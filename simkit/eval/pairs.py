@@ -28,11 +28,10 @@ from typing import Any
 import numpy as np
 
 from simkit.core.errors import InputError, SimkitError
+from simkit.eval import PSNR_CAP_DB
 from simkit.renderers.correspondence import warp
 
 METRICS = ("mse", "psnr")
-#: PSNR (dB) an exact warp counts as in the corpus means (its own row keeps +inf); the same cap as wrop-fit
-PSNR_CAP_DB = 100.0
 VARIANTS = ("ref", "full")
 
 

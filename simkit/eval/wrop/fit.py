@@ -32,9 +32,10 @@ from typing import Any
 import numpy as np
 
 from simkit.core.errors import InputError, require
+from simkit.eval import PSNR_CAP_DB
 from simkit.eval.wrop.video import EVAL_SIZE, FINAL_SIZE, ExamSample, resize, score_predictions
 
-PSNR_CAP = 100.0  # dB: identical frames (MSE 0) score this instead of +inf
+PSNR_CAP = PSNR_CAP_DB  # dB: identical frames (MSE 0) score this instead of +inf
 METRICS = (
     "mse",
     "mae",
