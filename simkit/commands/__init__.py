@@ -1,5 +1,8 @@
 """CLI subcommands contributed per generator family (light imports only; see simkit.cli)."""
 
+import contextlib
+from collections.abc import Callable, Iterator
+
 import typer
 
 
@@ -7,6 +10,23 @@ def fail(msg: str, code: int = 2) -> None:
     """Print ``error: msg`` to stderr and exit with ``code`` (2: bad input), the CLI's one error path."""
     typer.echo(f"error: {msg}", err=True)
     raise typer.Exit(code)
+
+
+@contextlib.contextmanager
+def progress_bar(label: str, total: int, enabled: bool = True) -> Iterator[Callable[..., None]]:
+    """A transient rich progress bar on stderr while the block runs; yields ``advance(*_)`` (one step per
+    call, arguments ignored, so it can be passed as a per-item callback). Off a terminal or with
+    ``enabled=False`` nothing is drawn and ``advance`` does nothing."""
+    import sys
+
+    if not (enabled and sys.stderr.isatty()):
+        yield lambda *_: None
+        return
+    from rich.progress import Progress
+
+    with Progress(transient=True) as bar:
+        task = bar.add_task(label, total=total)
+        yield lambda *_: bar.advance(task)
 
 
 def strict_json(obj):

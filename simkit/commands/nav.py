@@ -40,9 +40,8 @@ def _eval_nav(
     Exit 0 on success, 2 on bad input.
     """
     import json
-    import sys
 
-    from simkit.commands import fail
+    from simkit.commands import fail, progress_bar
     from simkit.core.errors import SimkitError
 
     if out is not None:  # before the episodes run, not after
@@ -67,19 +66,8 @@ def _eval_nav(
         make_policy(policy)  # fail fast on a bad name
         env_kwargs = {"success_radius_m": success_radius, "max_steps": max_steps, "window_s": window_s,
                       "frames": frames, "sounds": sounds, "scene": str(scene) if scene else None}  # fmt: skip
-        bar, task = None, None
-        if sys.stderr.isatty():
-            from rich.progress import Progress
-
-            bar = Progress(transient=True)
-            bar.start()
-            task = bar.add_task(f"{policy} on {episodes} episodes", total=episodes)
-        try:
-            res = evaluate(policy, episodes, seed, env_kwargs, max_decisions,
-                           on_episode=(lambda r: bar.advance(task)) if bar is not None and task is not None else None)  # fmt: skip
-        finally:
-            if bar is not None:
-                bar.stop()
+        with progress_bar(f"{policy} on {episodes} episodes", episodes) as advance:
+            res = evaluate(policy, episodes, seed, env_kwargs, max_decisions, on_episode=advance)
     except SimkitError as exc:
         fail(str(exc))
         return

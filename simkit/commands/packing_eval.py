@@ -6,13 +6,12 @@ Top-level imports stay light (typer, pathlib); the evaluation code loads inside 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from simkit.commands import fail
+from simkit.commands import fail, progress_bar
 
 
 def _check_out(out: Path) -> None:
@@ -63,25 +62,8 @@ def run_packing_eval(
     case_list, kind = load_cases(cases, limit, buffer, order)
     if not case_list:
         raise SimkitError(f"--cases {cases}: no cases selected")
-    bar = None
-    if progress and sys.stderr.isatty():
-        from rich.progress import Progress
-
-        bar = Progress(transient=True)
-        bar.start()
-        task = bar.add_task(f"{policy} on {len(case_list)} cases", total=len(case_list))
-    try:
-        res = evaluate(
-            case_list,
-            policy,
-            physics=physics,
-            seed=seed,
-            on_case=(lambda r: bar.advance(task)) if bar else None,
-            support=rule,
-        )
-    finally:
-        if bar is not None:
-            bar.stop()
+    with progress_bar(f"{policy} on {len(case_list)} cases", len(case_list), progress) as advance:
+        res = evaluate(case_list, policy, physics=physics, seed=seed, on_case=advance, support=rule)
     return res, kind
 
 
