@@ -149,10 +149,7 @@ class BatchGoal:
         return in_object
 
     def _articulation(self, pred: str, x: str) -> Test:
-        if x in self.b.sites:
-            joints, cat = self.b.site_joints[x], self.b.categories.get(self.b.site_parent[x] or "", "")
-        else:
-            joints, cat = self.b.joints.get(x, []), self.b.categories.get(x, "")
+        joints, cat = self.b.joints_of(x)
         spec = ARTICULATION.get(cat, {}).get(pred)
         if spec is None or not joints:
             return lambda a: np.zeros(len(a["qpos"]), bool)

@@ -120,6 +120,14 @@ class Binding:
     #: (both orders; only the pairs the goal needs, see :func:`touch_pairs`)
     touch: dict[tuple[str, str], int] = field(default_factory=dict)
 
+    def joints_of(self, x: str) -> tuple[list[int], str]:
+        """The articulation joints (MuJoCo joint ids) of an entity or region ``x`` and its object
+        category (the region's parent's for a site; ``""`` when unknown)."""
+        if x in self.sites:
+            parent = self.site_parent[x]
+            return self.site_joints[x], self.categories.get(parent or "", "")
+        return self.joints.get(x, []), self.categories.get(x, "")
+
 
 class PredicateEvaluator:
     """Evaluate BDDL atoms and goal formulas on ``(model, data)``.
@@ -203,12 +211,8 @@ class PredicateEvaluator:
         return np.min(los, axis=0), np.max(his, axis=0)
 
     def joints_of(self, x: str) -> tuple[list[int], str]:
-        """The articulation joints (MuJoCo joint ids) of an entity or region ``x`` and its object
-        category (the region's parent's for a site; ``""`` when unknown)."""
-        if x in self.b.sites:
-            parent = self.b.site_parent[x]
-            return self.b.site_joints[x], self.b.categories.get(parent or "", "")
-        return self.b.joints.get(x, []), self.b.categories.get(x, "")
+        """See :meth:`Binding.joints_of`."""
+        return self.b.joints_of(x)
 
     def articulation(self, d, pred: str, x: str) -> bool:
         """Open/Close/Turnon/Turnoff of an entity or region (:data:`ARTICULATION`); False for unknown categories."""
