@@ -17,6 +17,7 @@ import numpy as np
 
 from simkit.sims.predicates import (
     ARTICULATION,
+    COMPARE,
     IN_Z_MARGIN,
     ON_SITE_ABOVE,
     ON_SITE_BELOW,
@@ -27,13 +28,6 @@ from simkit.sims.predicates import (
 
 Arrays = Mapping[str, np.ndarray]
 Test = Callable[[Arrays], np.ndarray]
-
-_OPS: dict[str, Callable[[np.ndarray, float], np.ndarray]] = {
-    "<": np.less,
-    ">": np.greater,
-    ">=": np.greater_equal,
-    "<=": np.less_equal,
-}
 
 
 class BatchGoal:
@@ -154,6 +148,6 @@ class BatchGoal:
         if spec is None or not joints:
             return lambda a: np.zeros(len(a["qpos"]), bool)
         adr = np.asarray([self.m.jnt_qposadr[j] for j in joints], int)
-        op, thr = _OPS[spec[0]], spec[1]
+        op, thr = COMPARE[spec[0]], spec[1]
         reduce = np.any if pred in ("open", "turnon") else np.all
         return lambda a: reduce(op(a["qpos"][:, adr], thr), axis=1)

@@ -36,6 +36,8 @@ Task success is the goal formula (And/Or/Not over these atoms).
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,8 +91,13 @@ def touch_pairs(desc: dict) -> list[tuple[str, str]]:
     return out
 
 
-def _cmp(op: str, q: float, t: float) -> bool:
-    return {"<": q < t, ">": q > t, ">=": q >= t, "<=": q <= t}[op]
+#: the articulation comparisons (:data:`ARTICULATION`) by symbol; elementwise on arrays
+COMPARE: dict[str, Callable[[Any, float], Any]] = {
+    "<": operator.lt,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "<=": operator.le,
+}
 
 
 @dataclass
@@ -220,7 +227,7 @@ class PredicateEvaluator:
         spec = ARTICULATION.get(cat, {}).get(pred)
         if spec is None or not joints:
             return False
-        tests = [_cmp(spec[0], self.qpos(d, j), spec[1]) for j in joints]
+        tests = [COMPARE[spec[0]](self.qpos(d, j), spec[1]) for j in joints]
         return any(tests) if pred in ("open", "turnon") else all(tests)
 
     def atom(self, d, atom: list | tuple) -> bool:
