@@ -41,6 +41,7 @@ def initial_states(cache: Path):
 
     from simkit.sims.batched_tasks import ATOM_IN_REGION, ATOM_JOINT, ATOM_ON_OBJ, ATOM_ON_REGION
     from simkit.sims.layout_models import load_groups
+    from simkit.sims.mujoco_scene import subtree_bodies
 
     task_ids, groups = load_groups(cache)
     out = {}
@@ -65,12 +66,12 @@ def initial_states(cache: Path):
                     continue
                 body = a["prog_body_a"][t, k]
                 # lift so that the object's bounding spheres clear the target point by 3 cm
-                sub = [b for b in range(m.nbody) if _under(m, b, body)]
+                sub = subtree_bodies(m, body).tolist()
                 gz = [d.geom_xpos[g][2] - m.geom_rbound[g] for g in range(m.ngeom) if m.geom_bodyid[g] in sub]
                 lift = d.xpos[body][2] - min(gz) + 0.03 if gz else 0.05
                 if kind == ATOM_ON_OBJ:
                     bb = a["prog_body_b"][t, k]
-                    subb = [b for b in range(m.nbody) if _under(m, b, bb)]
+                    subb = subtree_bodies(m, bb).tolist()
                     top = max(
                         d.geom_xpos[g][2] + m.geom_rbound[g]
                         for g in range(m.ngeom)
@@ -87,14 +88,6 @@ def initial_states(cache: Path):
                 q[adr + 3 : adr + 7] = [1, 0, 0, 0]
             out[tid] = q
     return task_ids, groups, out
-
-
-def _under(m, b: int, root: int) -> bool:
-    while b > 0:
-        if b == root:
-            return True
-        b = int(m.body_parentid[b])
-    return False
 
 
 def gpu(args) -> None:

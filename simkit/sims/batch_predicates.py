@@ -17,6 +17,7 @@ import numpy as np
 
 from simkit.sims.predicates import (
     ARTICULATION,
+    COMPARE,
     IN_Z_MARGIN,
     ON_SITE_ABOVE,
     ON_SITE_BELOW,
@@ -27,13 +28,6 @@ from simkit.sims.predicates import (
 
 Arrays = Mapping[str, np.ndarray]
 Test = Callable[[Arrays], np.ndarray]
-
-_OPS: dict[str, Callable[[np.ndarray, float], np.ndarray]] = {
-    "<": np.less,
-    ">": np.greater,
-    ">=": np.greater_equal,
-    "<=": np.less_equal,
-}
 
 
 class BatchGoal:
@@ -149,14 +143,11 @@ class BatchGoal:
         return in_object
 
     def _articulation(self, pred: str, x: str) -> Test:
-        if x in self.b.sites:
-            joints, cat = self.b.site_joints[x], self.b.categories.get(self.b.site_parent[x] or "", "")
-        else:
-            joints, cat = self.b.joints.get(x, []), self.b.categories.get(x, "")
+        joints, cat = self.b.joints_of(x)
         spec = ARTICULATION.get(cat, {}).get(pred)
         if spec is None or not joints:
             return lambda a: np.zeros(len(a["qpos"]), bool)
         adr = np.asarray([self.m.jnt_qposadr[j] for j in joints], int)
-        op, thr = _OPS[spec[0]], spec[1]
+        op, thr = COMPARE[spec[0]], spec[1]
         reduce = np.any if pred in ("open", "turnon") else np.all
         return lambda a: reduce(op(a["qpos"][:, adr], thr), axis=1)

@@ -196,11 +196,7 @@ def compile_program(
                 prog.ent_a[a], prog.ent_b[a] = entities.index(names[args[0]]), entities.index(names[parent])
         elif pred in ("open", "close", "turnon", "turnoff"):
             prog.kind[a] = ATOM_JOINT
-            x = args[0]
-            if x in binding.sites:
-                joints, cat = binding.site_joints[x], binding.categories.get(binding.site_parent[x] or "", "")
-            else:
-                joints, cat = binding.joints.get(x, []), binding.categories.get(x, "")
+            joints, cat = binding.joints_of(args[0])
             spec = ARTICULATION.get(cat, {}).get(pred)
             if spec is None or not joints or len(joints) > MAX_JOINTS:
                 prog.kind[a] = ATOM_UP  # LIBERO: an unknown category is never open/closed ...

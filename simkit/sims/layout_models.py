@@ -25,7 +25,7 @@ import numpy as np
 from simkit.core.errors import InputError, require
 from simkit.sims.batched_tasks import TaskProgram, compile_program
 from simkit.sims.layout_groups import LayoutGroup, parking_slots, union_descriptor
-from simkit.sims.mujoco_scene import ROBOT_BASE, Scene, build_scene
+from simkit.sims.mujoco_scene import ROBOT_BASE, Scene, build_scene, subtree_bodies
 
 #: m, height above the arena's support surface at which parked free bodies float
 PARK_LIFT = 0.5
@@ -82,17 +82,6 @@ class LayoutBank:
     warnings: list[str] = field(default_factory=list)
 
 
-def _subtree(model, root: int) -> np.ndarray:
-    out = []
-    for b in range(model.nbody):
-        x = b
-        while x > 0 and x != root:
-            x = int(model.body_parentid[x])
-        if x == root and b > 0:
-            out.append(b)
-    return np.array(out, np.int64)
-
-
 def build_group_model(
     group: LayoutGroup, descs: dict[str, dict], libero_root: str | Path | None
 ) -> GroupModel:
@@ -120,7 +109,7 @@ def build_group_model(
         jnt = int(m.body_jntadr[bid])
         free = jnt >= 0 and int(m.jnt_type[jnt]) == int(mujoco.mjtJoint.mjJNT_FREE)
         qadr.append(int(m.jnt_qposadr[jnt]) if free else -1)
-        subs.append(_subtree(m, bid))
+        subs.append(subtree_bodies(m, bid))
     park = np.column_stack([xy, np.full(len(xy), top + PARK_LIFT)])
     return GroupModel(group, scene, np.array(bodies, np.int64), np.array(qadr, np.int64), subs, park)
 

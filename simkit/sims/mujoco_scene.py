@@ -407,7 +407,7 @@ def _bind(desc: dict, model, names: list[str], categories: dict[str, str], warni
     for name in names:
         bid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, name)
         binding.bodies[name] = bid
-        sub = [b for b in range(model.nbody) if _is_descendant(model, b, bid)]
+        sub = subtree_bodies(model, bid)
         binding.subtree_geoms[name] = np.array(
             [
                 g
@@ -753,6 +753,11 @@ def _is_descendant(model, b: int, root: int) -> bool:
             return True
         b = int(model.body_parentid[b])
     return False
+
+
+def subtree_bodies(model, root: int) -> np.ndarray:
+    """Ids (int64, ascending) of body ``root`` and its descendants; empty for the world body or -1."""
+    return np.array([b for b in range(model.nbody) if _is_descendant(model, b, root)], np.int64)
 
 
 def _surface_below(model, data, entity: str, point) -> float:

@@ -36,6 +36,8 @@ Task success is the goal formula (And/Or/Not over these atoms).
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,8 +91,13 @@ def touch_pairs(desc: dict) -> list[tuple[str, str]]:
     return out
 
 
-def _cmp(op: str, q: float, t: float) -> bool:
-    return {"<": q < t, ">": q > t, ">=": q >= t, "<=": q <= t}[op]
+#: the articulation comparisons (:data:`ARTICULATION`) by symbol; elementwise on arrays
+COMPARE: dict[str, Callable[[Any, float], Any]] = {
+    "<": operator.lt,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "<=": operator.le,
+}
 
 
 @dataclass
@@ -119,6 +126,14 @@ class Binding:
     #: (entity a, entity b) -> ``sensordata`` address of a MuJoCo contact sensor between their subtrees
     #: (both orders; only the pairs the goal needs, see :func:`touch_pairs`)
     touch: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    def joints_of(self, x: str) -> tuple[list[int], str]:
+        """The articulation joints (MuJoCo joint ids) of an entity or region ``x`` and its object
+        category (the region's parent's for a site; ``""`` when unknown)."""
+        if x in self.sites:
+            parent = self.site_parent[x]
+            return self.site_joints[x], self.categories.get(parent or "", "")
+        return self.joints.get(x, []), self.categories.get(x, "")
 
 
 class PredicateEvaluator:
@@ -203,12 +218,8 @@ class PredicateEvaluator:
         return np.min(los, axis=0), np.max(his, axis=0)
 
     def joints_of(self, x: str) -> tuple[list[int], str]:
-        """The articulation joints (MuJoCo joint ids) of an entity or region ``x`` and its object
-        category (the region's parent's for a site; ``""`` when unknown)."""
-        if x in self.b.sites:
-            parent = self.b.site_parent[x]
-            return self.b.site_joints[x], self.b.categories.get(parent or "", "")
-        return self.b.joints.get(x, []), self.b.categories.get(x, "")
+        """See :meth:`Binding.joints_of`."""
+        return self.b.joints_of(x)
 
     def articulation(self, d, pred: str, x: str) -> bool:
         """Open/Close/Turnon/Turnoff of an entity or region (:data:`ARTICULATION`); False for unknown categories."""
@@ -216,7 +227,7 @@ class PredicateEvaluator:
         spec = ARTICULATION.get(cat, {}).get(pred)
         if spec is None or not joints:
             return False
-        tests = [_cmp(spec[0], self.qpos(d, j), spec[1]) for j in joints]
+        tests = [COMPARE[spec[0]](self.qpos(d, j), spec[1]) for j in joints]
         return any(tests) if pred in ("open", "turnon") else all(tests)
 
     def atom(self, d, atom: list | tuple) -> bool:

@@ -72,12 +72,7 @@ def _snapshot(env, task, out: dict[str, list]) -> None:
         bid = b.bodies[n]
         poses.append(np.concatenate([data.xpos[bid], data.xquat[bid]]))
     out["object_poses"].append(np.array(poses).reshape(-1, 7))
-    out["articulation"].append(np.array([data.qpos[model.jnt_qposadr[j]] for j in _fixture_joints(task)]))
-
-
-def _fixture_joints(task) -> list[int]:
-    b = task.scene.binding
-    return [j for n in task.desc["fixtures"] for j in b.joints.get(n, [])]
+    out["articulation"].append(np.array(data.qpos[task.fixture_q]))
 
 
 def record_demo(env, seed: int, max_steps: int = 600) -> Demo:
@@ -129,7 +124,7 @@ def record_demo(env, seed: int, max_steps: int = 600) -> Demo:
         rewards=np.asarray(rewards, np.float32),
         success=success,
         object_names=list(task.desc["objects"]),
-        articulation_names=[task.model.joint(j).name for j in _fixture_joints(task)],
+        articulation_names=[task.model.joint(j).name for j in task.fixture_joints],
     )
 
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from simkit.sims.batched_tasks import rot6
+
 #: Panda joint speed limits (rad/s), Franka Emika datasheet
 PANDA_VMAX = np.array([2.175, 2.175, 2.175, 2.175, 2.61, 2.61, 2.61])
 GRIPPER_OPEN = 0.04  #: m, finger target when open
@@ -78,8 +80,7 @@ def arm_targets(
 
 def rot6d(mat: np.ndarray) -> np.ndarray:
     """First two columns of rotation matrices (..., 9) row-major -> (..., 6) (Zhou et al. 2019)."""
-    m = mat.reshape(*mat.shape[:-1], 3, 3)
-    return np.concatenate([m[..., :, 0], m[..., :, 1]], axis=-1)
+    return rot6(mat.reshape(*mat.shape[:-1], 3, 3))
 
 
 def slot_features(

@@ -62,6 +62,10 @@ class TaskModel:
                 self.slot_kind[s["slot"]], self.slot_id[s["slot"]] = 1, b.bodies[s["name"]]
             elif s["name"] in b.sites:
                 self.slot_kind[s["slot"]], self.slot_id[s["slot"]] = 2, b.sites[s["name"]]
+        #: hinge/slide joints of the fixtures (declaration order) and their qpos addresses: the
+        #: articulation state the demos record and the demo reward tracks
+        self.fixture_joints = [j for n in self.desc["fixtures"] for j in b.joints.get(n, [])]
+        self.fixture_q = np.asarray(m.jnt_qposadr[self.fixture_joints], int)
         self.task_code = np.asarray(scene.descriptor["task_code"], np.float64)
         self.state_spec = int(mujoco.mjtState.mjSTATE_INTEGRATION)
         self.nstate = mujoco.mj_stateSize(m, self.state_spec)
@@ -144,11 +148,6 @@ class _Rows(Mapping):
 
     def __len__(self) -> int:
         return len(self._a)
-
-
-def _fixture_joint_ids(task: TaskModel) -> list[int]:
-    b = task.scene.binding
-    return [j for n in task.desc["fixtures"] for j in b.joints.get(n, [])]
 
 
 class HeberoVectorEnv(gymnasium.vector.VectorEnv):
@@ -335,7 +334,7 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
                 objs = np.array(
                     [arr["xpos"][j, t.scene.binding.bodies[n]] for n in demo.object_names]
                 ).reshape(-1, 3)
-                art = arr["qpos"][j, [t.model.jnt_qposadr[i] for i in _fixture_joint_ids(t)]]
+                art = arr["qpos"][j, t.fixture_q]
                 one = tracking_errors(
                     demo,
                     m,
