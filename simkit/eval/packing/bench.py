@@ -131,16 +131,15 @@ def load_bench(path: str | Path | None = None, tiers: Iterable[str] | None = Non
 
 def _corpus_cases(corpus: str | Path) -> Iterable[tuple[str, dict]]:
     """(episode key, case json) of every stored episode of a ``packing`` corpus (only the ``case`` member is decoded)."""
-    from simkit.episodes.reader import iter_shard, shard_paths
+    from simkit.episodes.reader import iter_corpus
 
-    for shard in shard_paths(corpus):
-        for sample in iter_shard(shard, decode_fields=False):
-            raw = sample.get("case")
-            if raw is None:
-                raise SimkitError(
-                    f"{shard}: episode {sample['__key__']} has no 'case' field (not a packing corpus)"
-                )
-            yield sample["__key__"], json.loads(raw)
+    for sample in iter_corpus(corpus, decode_fields=False):  # one manifest read, shards in index order
+        raw = sample.get("case")
+        if raw is None:
+            raise SimkitError(
+                f"{corpus}: episode {sample['__key__']} has no 'case' field (not a packing corpus)"
+            )
+        yield sample["__key__"], json.loads(raw)
 
 
 def overlap_with_corpus(corpus: str | Path, bench: list[EvalCase] | None = None) -> dict[str, Any]:
