@@ -87,7 +87,7 @@ def cpu_backend(monkeypatch):
 
 def test_warp_env_logic_on_cpu(cache, cpu_backend):
     out, tasks = cache
-    env = hw.HeberoWarpBatch(out, 4, config=hw.WarpEnvConfig(max_steps=3))
+    env = hw.HeberoWarpBatch(out, 4, config={"horizon": 3})
     assert env.task_ids == tasks and env.map.env_task.tolist() == [0, 1, 0, 1]
     obs = env.reset(seed=0)
     assert obs.shape == (4, 300) and torch.isfinite(obs).all()
@@ -107,7 +107,7 @@ def test_warp_env_logic_on_cpu(cache, cpu_backend):
     assert torch.allclose(obs[:, :7], a)
     assert torch.isfinite(rew).all() and not term.any() and not trunc.any()
     assert torch.all(g.sim.t["site_xpos"][:, g.site, 0] - site_x0 > 0.01)
-    # truncation after max_steps resets every env: previous action cleared, step counter restarted
+    # truncation after horizon steps resets every env: previous action cleared, step counter restarted
     env.step(a)
     obs, rew, term, trunc, succ = env.step(a)
     assert trunc.all() and torch.all(obs[:, :7] == 0) and torch.all(env.steps == 0)
@@ -115,7 +115,7 @@ def test_warp_env_logic_on_cpu(cache, cpu_backend):
 
 def test_warp_env_success_terminates_and_resets(cache, cpu_backend):
     out, tasks = cache
-    env = hw.HeberoWarpBatch(out, 2, config=hw.WarpEnvConfig(max_steps=100))
+    env = hw.HeberoWarpBatch(out, 2, config={"horizon": 100})
     env.reset(seed=0)
     g = env.groups[0]
     stove = [int(a) for a in g.prog["qadr"][0, 0] if a >= 0]  # env 0: turn_on_the_stove
@@ -124,6 +124,6 @@ def test_warp_env_success_terminates_and_resets(cache, cpu_backend):
     g.sim.forward()
     obs, rew, term, trunc, succ = env.step(torch.zeros(2, 7))
     assert term.tolist() == [True, False] and succ.tolist() == [True, False]
-    assert rew[0] > 0.5 > rew[1]  # w_succ = 1 minus small penalties
+    assert rew[0] > 5 > 0.5 > rew[1]  # w_succ = 10 (HeberoConfig) minus small penalties
     # the succeeded env restarted from its bank: knob back at the init value, counter at 0
     assert float(g.sim.t["qpos"][0, stove[0]]) < 0.5 and int(env.steps[0]) == 0
