@@ -12,6 +12,7 @@ from conftest import fixture_path
 
 import simkit.envs.hebero_warp as hw
 import simkit.sims.mujoco_warp_batch as mwb
+from simkit.core.errors import InputError
 from simkit.scenes.bddl import compile_task, suite_files
 from simkit.sims.layout_models import export_groups
 
@@ -33,6 +34,8 @@ class CpuGroup:
         self.t["contact_world"] = torch.zeros(nworld * 400, dtype=torch.int32)
         self.t["nacon"] = torch.zeros(1, dtype=torch.int32)
         self.stream = None
+        #: after the substeps compute the position stage at the new state, like the CPU backend
+        self.position_stage = True
 
     def capture(self):
         pass
@@ -58,6 +61,8 @@ class CpuGroup:
         def steps(d):
             for _ in range(self.substeps):
                 mujoco.mj_step(self.m, d)
+            if self.position_stage:
+                mujoco.mj_fwdPosition(self.m, d)  # kinematics and contacts at the new state
 
         self._run(steps)
 
@@ -127,3 +132,80 @@ def test_warp_env_success_terminates_and_resets(cache, cpu_backend):
     assert rew[0] > 5 > 0.5 > rew[1]  # w_succ = 10 (HeberoConfig) minus small penalties
     # the succeeded env restarted from its bank: knob back at the init value, counter at 0
     assert float(g.sim.t["qpos"][0, stove[0]]) < 0.5 and int(env.steps[0]) == 0
+
+
+def _agreement_tool():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "tools" / "hebero_gpu_agreement.py"
+    spec = importlib.util.spec_from_file_location("hebero_gpu_agreement", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def cpu_env(cache):
+    from simkit.envs.hebero.vector_env import HeberoVectorEnv
+
+    _, tasks = cache
+    env = HeberoVectorEnv(
+        num_envs=2, tasks=tasks, libero_root=fixture_path("libero"), config={"bank_size": 2, **REPLAY}
+    )
+    yield env
+    env.close()
+
+
+REPLAY = {"terminate_on_success": False, "horizon": 10**6}
+
+
+def test_same_start_and_steps_as_the_cpu_env(cache, cpu_env, cpu_backend):
+    """Bank entry b of the GPU env (union model, stand-in physics) is the CPU env's bank entry b (the
+    task's own model): the same 300-dim observation; the same actions then give the same observations
+    and rewards (float32 state on the GPU side)."""
+    out, tasks = cache
+    gpu = hw.HeberoWarpBatch(
+        out, 2, config={"bank_size": 2, **REPLAY}, warp=hw.WarpEnvConfig(autoreset=False)
+    )
+    starts = []
+    for entry in (0, 1):
+        og = gpu.reset_to_bank(entry).double().numpy()
+        oc, _ = cpu_env.reset(options={"bank_entry": entry})
+        assert np.allclose(og, oc, atol=1e-5), np.abs(og - oc).max()
+        starts.append(oc.copy())
+    assert np.abs(starts[0][:, 66:] - starts[1][:, 66:]).max() > 0.01  # the two entries are two layouts
+    rng = np.random.default_rng(0)
+    a = np.zeros((2, 7))
+    for _ in range(8):
+        a = np.clip(a + rng.normal(0, 0.3, (2, 7)), -1, 1)
+        oc, rc, tc, uc, ic = cpu_env.step(a)
+        og, rg, tg, ug, sg = gpu.step(torch.as_tensor(a, dtype=torch.float32))
+        assert np.allclose(og.double().numpy(), oc, atol=2e-4), np.abs(og.double().numpy() - oc).max()
+        assert np.allclose(rg.double().numpy(), rc, rtol=1e-3, atol=1e-4)
+        assert sg.numpy().tolist() == ic["success"].tolist()
+    with pytest.raises(InputError, match="bank entry"):
+        gpu.reset_to_bank(2)
+    with pytest.raises(InputError, match="bank_entry"):
+        cpu_env.reset(options={"bank_entry": 5})
+
+
+@pytest.mark.slow
+def test_scripted_demos_agree_from_bank_starts(cache, cpu_env, cpu_backend):
+    """The agreement tool's pipeline on 2 goal tasks: scripted demos recorded in the CPU env from bank
+    entry 0 reach the goal; replayed there they give the same run bit for bit; replayed on the GPU
+    env (stand-in physics) they reach the same predicate outcome with objects within 5 mm."""
+    tool = _agreement_tool()
+    out, tasks = cache
+    actions = tool.record_demos(cpu_env, 300)
+    assert actions.shape[0] == 2 and 20 < actions.shape[1] < 300
+    cpu1, cpu2 = tool.replay_cpu(cpu_env, actions), tool.replay_cpu(cpu_env, actions)
+    assert np.array_equal(cpu1["obs"], cpu2["obs"])  # deterministic replay
+    assert cpu1["success"].any(0).all()  # both goals reached on the CPU
+    gpu = hw.HeberoWarpBatch(
+        out, 2, config={"bank_size": 2, **REPLAY}, warp=hw.WarpEnvConfig(autoreset=False)
+    )
+    report = tool.compare(cpu1, tool.replay_gpu(gpu, actions), tasks, steps=100)
+    for tid, r in report.items():
+        assert r["cpu_success"] and r["gpu_success"], (tid, r)
+        assert r["max_slot_pos_err_m"] < 5e-3 and r["max_grip_pos_err_m"] < 5e-3, (tid, r)

@@ -371,6 +371,42 @@ class HeberoWarpBatch:
         self._phase("reset_observe", t0)
         return self.obs, reward, term, truncated, success
 
+    def reset_to_bank(self, entry=0):
+        """Restart every environment from a chosen layout-bank entry of its task (no random draw).
+
+        Entry b of a task is the state its scene compiler draws with seed b, which the CPU env starts
+        from with ``reset(options={"bank_entry": b})``: the two backends then start from the same state.
+
+        Args:
+            entry: int, or (N,) ints (torch or numpy) in [0, bank size).
+
+        Returns:
+            observations (N, 300) float32 on the device.
+
+        Raises:
+            InputError: an entry out of range.
+        """
+        torch = self.torch
+        b = torch.as_tensor(entry, device=self.device, dtype=torch.int64).expand(self.num_envs)
+        nbank = min(g.nbank for g in self.groups)
+        if int(b.min()) < 0 or int(b.max()) >= nbank:
+            raise InputError(None, f"bank entry must be in [0, {nbank}), got {b.tolist()}")
+        for g in self.groups:
+            t, w = g.sim.t, b[g.envs]
+            t["qpos"].copy_(g.bank["qpos"][g.wtask, w])
+            t["qvel"].zero_()
+            t["ctrl"].copy_(g.home[None].expand_as(t["ctrl"]))
+            for k in ("mocap_pos", "mocap_quat"):
+                t[k].copy_(g.bank[k][g.wtask, w])
+            for k, v in g.kin.items():
+                t[k].copy_(v[g.wtask, w].view_as(t[k]))
+            self._observe(g)
+        self.prev.zero_()
+        self.steps.zero_()
+        self.obs[:, :7] = 0
+        self.obs[:, 7:43] = self.task_code
+        return self.obs
+
     def _reward(self, a, q, qd, success):
         """Task reward (N,) float32: :func:`torch_kernels.task_reward` with ``HeberoConfig.reward``; the
         terms (``r_goal`` ... ``reward``) stay in :attr:`reward_terms`."""
