@@ -181,7 +181,7 @@ def test_same_start_and_steps_as_the_cpu_env(cache, cpu_env, cpu_backend):
         a = np.clip(a + rng.normal(0, 0.3, (2, 7)), -1, 1)
         oc, rc, tc, uc, ic = cpu_env.step(a)
         og, rg, tg, ug, sg = gpu.step(torch.as_tensor(a, dtype=torch.float32))
-        assert np.allclose(og.double().numpy(), oc, atol=2e-4), np.abs(og.double().numpy() - oc).max()
+        assert np.allclose(og.double().numpy(), oc, atol=2e-5), np.abs(og.double().numpy() - oc).max()
         assert np.allclose(rg.double().numpy(), rc, rtol=1e-3, atol=1e-4)
         assert sg.numpy().tolist() == ic["success"].tolist()
     with pytest.raises(InputError, match="bank entry"):
