@@ -209,3 +209,22 @@ def test_scripted_demos_agree_from_bank_starts(cache, cpu_env, cpu_backend):
     for tid, r in report.items():
         assert r["cpu_success"] and r["gpu_success"], (tid, r)
         assert r["max_slot_pos_err_m"] < 5e-3 and r["max_grip_pos_err_m"] < 5e-3, (tid, r)
+
+
+def test_solver_settings_reach_both_backends(cache, cpu_backend):
+    """HeberoConfig's solver fields are written into the models of both backends (None keeps the model's)."""
+    from simkit.envs.hebero.config import HeberoConfig
+    from simkit.envs.hebero.vector_env import HeberoVectorEnv
+
+    out, tasks = cache
+    solver = {"solver_iterations": 7, "solver_ls_iterations": 3, "solver_tolerance": 1e-5}
+    gpu = hw.HeberoWarpBatch(out, 2, config=solver)
+    cpu = HeberoVectorEnv(num_envs=1, tasks=tasks[:1], libero_root=fixture_path("libero"), **solver)
+    for m in [g.sim.m for g in gpu.groups] + [t.model for t in cpu.tasks]:
+        assert (m.opt.iterations, m.opt.ls_iterations, m.opt.tolerance) == (7, 3, 1e-5)
+    cpu.close()
+    model = hw.HeberoWarpBatch(out, 2).groups[0].sim.m  # defaults: the compiled model's own values
+    HeberoConfig().apply_solver(model)
+    assert (model.opt.iterations, model.opt.ls_iterations, model.opt.tolerance) == (100, 50, 1e-8)
+    with pytest.raises(InputError, match="solver_iterations"):
+        hw.HeberoWarpBatch(out, 2, config={"solver_iterations": 0})

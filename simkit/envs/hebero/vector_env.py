@@ -167,7 +167,8 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
         num_envs: N environments; env i runs task ``i mod K``.
         suite: goal | object | spatial | long | all (ignored when ``tasks`` is given).
         tasks: explicit task ids (``goal/turn_on_the_stove``) or names.
-        backend: "cpu" (``mujoco.batch``); "warp" raises until the GPU backend lands.
+        backend: "cpu" (``mujoco.batch``). ``gymnasium.make_vec(..., backend="warp")`` builds the GPU
+            env (:mod:`simkit.envs.hebero_warp`) from the same config instead of this class.
         render_mode: None or "rgb_array" (``render()`` returns env 0's agent-view image). Without a
             render mode the task models drop their visual meshes (about 4 MB instead of 200 MB per
             task; masses and inertias are kept, so the dynamics are bit-identical).
