@@ -228,3 +228,32 @@ def test_solver_settings_reach_both_backends(cache, cpu_backend):
     assert (model.opt.iterations, model.opt.ls_iterations, model.opt.tolerance) == (100, 50, 1e-8)
     with pytest.raises(InputError, match="solver_iterations"):
         hw.HeberoWarpBatch(out, 2, config={"solver_iterations": 0})
+
+
+def test_make_vec_warp_takes_the_cpu_config(cache, cpu_backend):
+    """gymnasium.make_vec(..., backend="warp") takes the CPU backend's config dict and keyword fields;
+    GPU-only knobs go in ``warp``; bad values are one InputError line."""
+    import gymnasium
+
+    out, tasks = cache
+    kw = {"num_envs": 2, "tasks": tasks, "backend": "warp", "cache_dir": out, "output": "numpy"}
+    env = gymnasium.make_vec(
+        "simkit/Hebero-v0",
+        **kw,
+        config={"horizon": 5, "pos_scale": 0.02},
+        max_episode_steps=4,
+        warp={"nconmax": 32},
+    )
+    batch = env.unwrapped.batch
+    assert (batch.config.horizon, batch.config.pos_scale, batch.cfg.nconmax) == (4, 0.02, 32)
+    assert batch.groups[0].sim.substeps == 25  # round(1 / (20 Hz * 2 ms))
+    obs, info = env.reset(seed=0)
+    obs, rew, term, trunc, info = env.step(np.zeros((2, 7), np.float32))
+    assert obs.shape == (2, 300) and isinstance(obs, np.ndarray)
+    assert np.allclose(rew, -info["r_joint_vel"] - info["r_joint_limit"] - info["r_vel_limit"], atol=1e-6)
+    assert np.all(info["r_smooth"] == 0) and np.all(info["r_goal"] == 0)
+    for bad, match in (({"config": {"horizon": 0}}, "horizon"), ({"ik_gain": 1.0}, "ik_gain")):
+        with pytest.raises(InputError, match=match):
+            gymnasium.make_vec("simkit/Hebero-v0", **kw, **bad)
+    with pytest.raises(InputError, match="render"):
+        gymnasium.make_vec("simkit/Hebero-v0", **kw, render_mode="rgb_array")

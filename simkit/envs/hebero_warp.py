@@ -497,7 +497,8 @@ class HeberoWarpVecEnv(_vector_env_base()):  # type: ignore[misc]
     Spaces: observation Box(-inf, inf, (N, 300), float32); action Box(-1, 1, (N, 7), float32).
     ``reset``/``step`` return torch CUDA tensors (``output="torch"``, what GPU PPO code consumes)
     or numpy arrays (``output="numpy"``, one device-to-host copy per step). ``info`` holds
-    ``task_id`` (N,) int (index into :attr:`task_ids`) and ``success`` (N,) bool.
+    ``task_id`` (N,) int (index into :attr:`task_ids`), ``success`` (N,) bool and, after a step, the
+    reward terms (``r_goal``, ``r_smooth``, ... as the CPU env's), (N,) each.
     """
 
     def __init__(self, batch: HeberoWarpBatch, output: str = "torch"):
@@ -525,6 +526,7 @@ class HeberoWarpVecEnv(_vector_env_base()):  # type: ignore[misc]
     def step(self, actions):
         obs, reward, term, trunc, success = self.batch.step(actions)
         info = {"task_id": self._out(self.batch.task_index), "success": self._out(success)}
+        info.update({k: self._out(v) for k, v in self.batch.reward_terms.items() if k != "reward"})
         return self._out(obs.clone()), self._out(reward), self._out(term), self._out(trunc), info
 
     def close(self, **kwargs: Any) -> None:
