@@ -257,3 +257,24 @@ def test_make_vec_warp_takes_the_cpu_config(cache, cpu_backend):
             gymnasium.make_vec("simkit/Hebero-v0", **kw, **bad)
     with pytest.raises(InputError, match="render"):
         gymnasium.make_vec("simkit/Hebero-v0", **kw, render_mode="rgb_array")
+
+
+def test_cpu_bank_mode_draws_bank_entries_deterministically(cpu_env):
+    """reset_mode="bank": every reset starts each env from one of its task's bank entries, drawn by the
+    env's own seeded generator (same seed, same entries)."""
+    starts = [cpu_env.reset(options={"bank_entry": b})[0].copy() for b in (0, 1)]
+    cpu_env.cfg.reset_mode = "bank"
+    try:
+        seen = set()
+        for seed in range(12):
+            obs = cpu_env.reset(seed=seed)[0]
+            assert np.array_equal(obs, cpu_env.reset(seed=seed)[0])
+            for i in range(2):
+                hit = [b for b in (0, 1) if np.array_equal(obs[i], starts[b][i])]
+                assert len(hit) == 1, (seed, i)
+                seen.add((i, hit[0]))
+        assert seen == {(0, 0), (0, 1), (1, 0), (1, 1)}  # both entries drawn for both tasks
+    finally:
+        cpu_env.cfg.reset_mode = "fresh"
+    fresh = cpu_env.reset(seed=0)[0]
+    assert not any(np.array_equal(fresh[0], s[0]) for s in starts)  # a fresh layout is none of them
