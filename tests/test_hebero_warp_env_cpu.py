@@ -22,7 +22,8 @@ VIEWS = ("qpos", "qvel", "ctrl", "xpos", "xquat", "xanchor", "xaxis", "site_xpos
 class CpuGroup:
     """WarpGroup's interface over one MuJoCo CPU (model, data) per world."""
 
-    def __init__(self, mjm, nworld, substeps=25, nconmax=96, njmax=384):
+    def __init__(self, mjm, nworld, substeps=25, nconmax=96, njmax=384, solver=None):
+        mwb.apply_solver_options(mjm, solver)
         self.m, self.nworld, self.substeps = mjm, nworld, substeps
         self.datas = [mujoco.MjData(mjm) for _ in range(nworld)]
         d = self.datas[0]
@@ -33,6 +34,7 @@ class CpuGroup:
         self.t["contact_geom"] = torch.zeros(nworld * 400, 2, dtype=torch.int32)
         self.t["contact_world"] = torch.zeros(nworld * 400, dtype=torch.int32)
         self.t["nacon"] = torch.zeros(1, dtype=torch.int32)
+        self.t["solver_niter"] = torch.zeros(nworld, dtype=torch.int32)
         self.stream = None
         #: after the substeps compute the position stage at the new state, like the CPU backend
         self.position_stage = True
@@ -278,3 +280,22 @@ def test_cpu_bank_mode_draws_bank_entries_deterministically(cpu_env):
         cpu_env.cfg.reset_mode = "fresh"
     fresh = cpu_env.reset(seed=0)[0]
     assert not any(np.array_equal(fresh[0], s[0]) for s in starts)  # a fresh layout is none of them
+
+
+def test_solver_overrides_reach_the_model(cache, cpu_backend):
+    out, _ = cache
+    cfg = hw.WarpEnvConfig(iterations=12, ls_iterations=7, tolerance=1e-6)
+    # the GPU-only overrides win over HeberoConfig's shared solver fields
+    env = hw.HeberoWarpBatch(out, 2, config={"solver_iterations": 30}, warp=cfg)
+    opt = env.groups[0].sim.m.opt
+    assert (opt.iterations, opt.ls_iterations, opt.tolerance) == (12, 7, 1e-6)
+    default = hw.HeberoWarpBatch(out, 2).groups[0].sim.m.opt
+    assert (default.iterations, default.ls_iterations, default.tolerance) == (100, 50, 1e-8)
+    with pytest.raises(ValueError, match="iterations must be > 0"):
+        mwb.apply_solver_options(default_model(out), {"iterations": 0})
+    with pytest.raises(ValueError, match="unknown solver option"):
+        mwb.apply_solver_options(default_model(out), {"noslip": 3})
+
+
+def default_model(out):
+    return mujoco.MjModel.from_binary_path(str(out / "group_0.mjb"))
