@@ -144,13 +144,18 @@ class WarpGroup:
         self.t["solver_niter"] = tt(d.solver_niter)
 
     def capture(self) -> None:
-        """Capture ``substeps`` physics steps as one CUDA graph on this group's stream (compiles kernels)."""
+        """Capture ``substeps`` physics steps and a position pass as one CUDA graph on this group's stream
+        (compiles kernels)."""
         wp, mjw = self.wp, self.mjw
         with wp.ScopedStream(self.stream):
             mjw.step(self.m, self.d)  # load modules outside the capture
             with wp.ScopedCapture() as cap:
                 for _ in range(self.substeps):
                     mjw.step(self.m, self.d)
+                # a step evaluates positions before it integrates: recompute kinematics, contacts and
+                # constraints of the state it returns (MuJoCo's position stage, what mujoco.batch's
+                # stage POS gives the CPU backend), so observations and predicates read the new state
+                mjw.fwd_position(self.m, self.d)
         self.graph = cap.graph
 
     def launch(self, after: Any = None) -> None:
