@@ -72,6 +72,13 @@ def lid_closed(box: Motion, lid: Motion, height: float) -> np.ndarray:
     return (np.abs(d[:, 2] - (height / 2 + LID_T / 2)) < 1e-3) & (np.linalg.norm(d[:, :2], axis=1) < 0.01)
 
 
+def lid_open(box: Motion, lid: Motion, height: float, width: float, rise: float = 0.5) -> np.ndarray:
+    """Frames (bool (T,)) on which the lid is clear of the box's opening: at least ``rise`` m above its closed
+    height over the box, or at least ``width`` m aside of the box axis in depth (y)."""
+    d = lid.pos - box.pos
+    return (d[:, 2] - (height / 2 + LID_T / 2) >= rise) | (np.abs(d[:, 1]) >= width)
+
+
 def hinge(m: Motion, f0: int, f1: int, pivot, angle: float, axis: int = 1, easing: str = "smooth") -> Motion:
     """Rotate ``m`` rigidly by ``angle`` rad about the world ``axis`` (0 = x, 1 = y) through ``pivot`` (3,)
     over ``f0 .. f1`` (right-hand rule; ``f1 == f0`` turns at once) and hold the end pose: position ``p = c + R(a u)(p0 - c)`` with
@@ -158,6 +165,7 @@ __all__ = [
     "crate",
     "hinge",
     "lid_closed",
+    "lid_open",
     "lidded_box",
     "shuffle_pairs",
     "swap_arc",
