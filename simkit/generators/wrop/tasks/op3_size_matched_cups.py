@@ -57,17 +57,17 @@ class SizeMatchedCups(Task):
             )
             e, hid, vis = cover_expectations(T, f"{k}_ball", 2 * rad[k], rims, k, clear=0.4)
             exps += e
-        end = float(cups["big"].at(T - 1)[0])
+        x_end = float(cups["big"].at(T - 1)[0])
         exps.append(
             X.side(
                 "big_ball",
                 "small_ball",
                 [f for f in vis if f > t["move1"]],
-                1 if end > 0 else -1,
+                1 if x_end > 0 else -1,
                 space="world",
             )
         )
-        side = "right" if end > 0 else "left"
+        side = "right" if x_end > 0 else "left"
         legal = [
             f"the big ball is revealed under the big cup on the {p}, the small ball under the small cup"
             for p in ("left", "right")
@@ -80,7 +80,7 @@ class SizeMatchedCups(Task):
             prompt=f"A small {look.colour('small_ball')} ball and a big {look.colour('big_ball')} ball lie on the "
             f"floor under a raised small {look.colour('small')} cup and a raised big {look.colour('big')} cup. "
             "Continue the video.",
-            outcome=legal[1 if end > 0 else 0],
+            outcome=legal[1 if x_end > 0 else 0],
             legal_outcomes=legal,
             derived={"big_end_side": side},
         )
