@@ -52,7 +52,6 @@ class BoxLeavesView(Task):
         exps = [
             X.hidden("target", hid),
             X.hidden("box", away),
-            X.visible("box", [f for f in range(T) if abs(box.pos[f, 0]) <= 1.5]),
             X.visible("target", [f for f in range(T) if opened[f]]),
             X.bound("target", "box", list(range(T))),
         ]
