@@ -48,8 +48,8 @@ class ShellGameTwoBalls(Task):
             swap_arc(cups[ci], cups[cj], t["move0"] + k * span, t["move0"] + (k + 1) * span - 1, 2.2 * CUP_R)
             slot_of[ci], slot_of[cj] = j, i
         for c in cups.values():
-            e = c.at(t["lift0"])
-            c.move(t["lift0"], t["lift1"], (e[0], 0, lifted()), "smooth")
+            end = c.at(t["lift0"])
+            c.move(t["lift0"], t["lift1"], (end[0], 0, lifted()), "smooth")
         rims = {nm: m.pos[:, 2] - CUP_H / 2 for nm, m in cups.items()}
         objs = [look.ground(T)] + [cup(nm, look, nm, m.track()) for nm, m in cups.items()]
         exps: list[dict] = []
