@@ -10,8 +10,9 @@ Containers of this family (ground top at z = 0, metres, camera on the -y side):
 
 Helpers: :func:`hinge` (rotation about a horizontal axis through a pivot: lids that swing open, containers
 that tip over), :func:`swap_arc` (two containers exchange places on curved paths), :func:`shuffle_pairs`
-(a sequence of swaps decoded from a structural integer) and :func:`cover_expectations` (hidden / visible /
-bound expectations of a covered object for any set of covers).
+(a sequence of swaps decoded from a structural integer), :func:`rising_column` (a lift column that grows
+from the floor, carrying what stands on it) and :func:`cover_expectations` (hidden / visible / bound
+expectations of a covered object for any set of covers).
 """
 
 from __future__ import annotations
@@ -109,6 +110,27 @@ def hinge(m: Motion, f0: int, f1: int, pivot, angle: float, axis: int = 1, easin
     return m
 
 
+def rising_column(T: int, fps: float, xy, h0: float, h1: float, f0: int, f1: int) -> Motion:
+    """Track of a lift column: a ``box`` of unit height (dims ``(sx, sy, 1.0)``) whose height (z scale) goes
+    from ``h0`` to ``h1`` m over ``f0 .. f1`` (smoothstep) with its bottom on the floor (centre z = h / 2),
+    so whatever rests on its top rises by ``h1 - h0``. ``column_top(m)`` gives the top height per frame.
+
+    Raises:
+        ValueError: a height <= 0 or frames outside the track.
+    """
+    if min(h0, h1) <= 0:
+        raise ValueError(f"column heights must be > 0, got {h0}, {h1}")
+    m = Motion(T, fps, (xy[0], xy[1], h0 / 2))
+    m.move(f0, f1, (xy[0], xy[1], h1 / 2), "smooth")
+    m.scl[:, 2] = 2 * m.pos[:, 2]
+    return m
+
+
+def column_top(m: Motion) -> np.ndarray:
+    """Top height (m, (T,)) of a :func:`rising_column` track: its z scale (unit-height box on the floor)."""
+    return m.scl[:, 2].copy()
+
+
 def swap_arc(a: Motion, b: Motion, f0: int, f1: int, bulge: float) -> None:
     """Containers ``a`` and ``b`` exchange their positions at ``f0`` over ``f0 .. f1`` on eased arcs that bow
     ``bulge`` m apart in depth (``a`` toward -y, ``b`` toward +y), so they pass without touching when
@@ -161,12 +183,14 @@ __all__ = [
     "CRATE_ROT",
     "LID_T",
     "box_height",
+    "column_top",
     "cover_expectations",
     "crate",
     "hinge",
     "lid_closed",
     "lid_open",
     "lidded_box",
+    "rising_column",
     "shuffle_pairs",
     "swap_arc",
 ]
