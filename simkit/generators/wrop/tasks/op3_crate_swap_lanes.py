@@ -17,7 +17,7 @@ class CrateSwapLanes(Task):
     description = (
         "Two upturned crates of different colours stand side by side, one covering a block. After the cut the "
         "crates may trade places zero, one or two times: each swap moves one crate forward and the other "
-        "back, slides them past each other (the front crate briefly hiding the back one) and returns them to "
+        "back, slides them past each other (the front crate passing between the other and the camera) and returns them to "
         "the row; then both crates are lifted. The input never shows how many swaps follow, so the block may "
         "legally end up on either side; it must come out under the crate that covered it, as the same block, "
         "even though that crate was itself out of sight for a moment. Which crate holds the block, block size, "

@@ -13,7 +13,7 @@ class CupTrapsRollingBall(Task):
         "a cup drops over a rolling ball; the trapped ball rolls on to the cup's far wall and stops there"
     )
     description = (
-        "A ball rolls along the floor toward a cup hanging just above the floor. After the cut, as the ball "
+        "A ball rolls along the floor toward a cup hanging low above the floor. After the cut, as the ball "
         "passes under it, the cup drops and traps it. Inside, the ball keeps rolling until it meets the cup's "
         "far wall and stops against it; later the cup is lifted. The ball must be revealed at rest against "
         "the side of the cup's footprint it was heading for, not at the cup's centre where it was trapped and "
@@ -72,7 +72,7 @@ class CupTrapsRollingBall(Task):
             {"trap": f_land, "stop": f_stop, "lift": lift0},
             "trap",
             exps,
-            prompt=f"A {look.colour('target')} ball rolls toward a {look.colour('cup')} cup hanging just above "
+            prompt=f"A {look.colour('target')} ball rolls toward a {look.colour('cup')} cup hanging low above "
             "the floor. Continue the video.",
             outcome="the cup drops over the ball; the ball rolls on to the far wall inside and is revealed resting "
             "there when the cup lifts",
