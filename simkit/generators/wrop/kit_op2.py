@@ -10,11 +10,15 @@ clearing from geometry, with the renderer's pinhole model (Blender's camera, hor
   kinds (``box``, ``open_box``, ``wedge``) their 8 corners, ``cylinder``/``cup`` 2 x 48 rim points; the
   image region of a convex body is the convex hull of its projected outline points;
 * an object is *hidden* on a frame when, for every camera of :func:`jitter_cameras` (the nominal view and
-  the 8 corners of the surface camera jitter box of :data:`simkit.generators.wrop.base.SURFACE`), the outline
-  of the object inflated by ``cover`` m lies inside the hull of one occluder that is nearer to the camera
-  (its centre) than the object's nearest point;
-* an object is *clear* on a frame when, for every camera, its outline inflated by ``clear`` m projects
-  disjoint (separating axis test) from every occluder's hull.
+  the 8 corners of the surface camera jitter box of :data:`simkit.generators.wrop.base.SURFACE`), its
+  projected outline lies inside the hull of one occluder whose centre is nearer to the camera than the
+  object's centre, at least ``cover`` m (measured at the object's distance, i.e. ``cover / depth``
+  in the image) from the hull's edges;
+* an occluder standing on the floor is extended below it (the opaque ground hides what is under its
+  bottom edge), one sunk entirely below the floor hides nothing;
+* an object is *clear* on a frame when, for every camera, its projected outline lies inside the frame and
+  is separated by more than ``clear`` m at its distance (separating axis test) from the hull of every
+  occluder whose centre is nearer to the camera than its own (an occluder behind it cannot hide it).
 
 The image of a convex polyhedron is exactly the hull of its projected corners, so for box occluders the
 prediction is exact up to the inflation margins; the hull of a sphere's surface points lies inside its
@@ -36,10 +40,10 @@ from simkit.scenes.wrop.motion import Motion, ease
 from simkit.scenes.wrop.params import Uniform
 from simkit.scenes.wrop.spec import Camera, SceneObject, Track, orbit_camera
 
-#: inflation (m) of an object's outline that must still be covered for it to count as hidden
+#: margin (m, at the object's distance) by which an occluder must overlap an object for it to count as hidden
 COVER = 0.05
-#: inflation (m) of an object's outline that must be uncovered for it to count as clear
-CLEAR = 0.12
+#: margin (m, at the object's distance) that must separate an object from every occluder for it to be clear
+CLEAR = 0.05
 #: image aspect (height / width) assumed for the in-frame test (the wrop defaults and the paper are 16:9)
 ASPECT = 9 / 16
 
@@ -149,25 +153,34 @@ def _hull(pts: np.ndarray) -> np.ndarray:
     return np.asarray(lower[:-1] + upper[:-1], float)
 
 
-def _inside(pts: np.ndarray, hull: np.ndarray) -> bool:
-    """Whether every point (N, 2) lies inside the counter-clockwise convex polygon ``hull`` (K, 2)."""
+def _inside(pts: np.ndarray, hull: np.ndarray, margin: float) -> bool:
+    """Whether every point (N, 2) lies inside the counter-clockwise convex polygon ``hull`` (K, 2), at least
+    ``margin`` from each of its edges."""
     if len(hull) < 3:
         return False
     e = np.roll(hull, -1, axis=0) - hull  # (K, 2) edges
     rel = pts[:, None, :] - hull[None, :, :]  # (N, K, 2)
-    cross = e[None, :, 0] * rel[..., 1] - e[None, :, 1] * rel[..., 0]
-    return bool(np.all(cross > 0))
+    cross = (e[None, :, 0] * rel[..., 1] - e[None, :, 1] * rel[..., 0]) / np.linalg.norm(e, axis=1)[None, :]
+    return bool(np.all(cross > margin))
 
 
-def _disjoint(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether convex polygons ``a`` and ``b`` (K, 2) are separated (separating axis theorem)."""
+def _disjoint(a: np.ndarray, b: np.ndarray, margin: float) -> bool:
+    """Whether convex polygons ``a`` and ``b`` (K, 2) are more than ``margin`` apart along some edge normal
+    (separating axis theorem)."""
     for poly in (a, b):
         e = np.roll(poly, -1, axis=0) - poly
-        for n in np.stack([-e[:, 1], e[:, 0]], 1):
-            pa, pb = a @ n, b @ n
-            if pa.max() < pb.min() or pb.max() < pa.min():
-                return True
+        n = np.stack([-e[:, 1], e[:, 0]], 1) / np.maximum(np.linalg.norm(e, axis=1), 1e-12)[:, None]
+        pa, pb = a @ n.T, b @ n.T  # (Ka, K), (Kb, K)
+        if np.any((pa.max(0) + margin < pb.min(0)) | (pb.max(0) + margin < pa.min(0))):
+            return True
     return False
+
+
+def _grounded(pts: np.ndarray) -> np.ndarray:
+    """An occluder's outline (N, 3) extended 1 m below the ground where it stands on it: the ground is opaque,
+    so nothing is seen below an occluder's bottom edge that rests on the floor."""
+    low = pts[pts[:, 2] <= 1e-6]
+    return np.concatenate([pts, low - [0.0, 0.0, 1.0]]) if len(low) else pts
 
 
 def _static(obj: SceneObject) -> bool:
@@ -176,23 +189,22 @@ def _static(obj: SceneObject) -> bool:
 
 
 def _view_state(
-    cov: tuple[np.ndarray, np.ndarray], clr: np.ndarray, occ: list[tuple[np.ndarray, np.ndarray]]
+    uv: np.ndarray, depth: float, margins: tuple[float, float], occ: list[tuple[np.ndarray, np.ndarray]]
 ) -> tuple[bool, bool]:
-    """(covered, clear) in one camera: ``cov`` (image points, depths) of the cover-inflated target, ``clr``
-    image points of the clear-inflated target, ``occ`` (image points, depths) per occluder. Bounding boxes
-    reject most pairs before any hull is built."""
-    uv_cov, d_cov = cov
-    c_lo, c_hi = uv_cov.min(0), uv_cov.max(0)
-    t_lo, t_hi = clr.min(0), clr.max(0)
+    """(covered, clear) in one camera: ``uv`` the target's projected outline, ``depth`` its centre's, ``margins`` the image
+    margins (cover, clear), ``occ`` (image points, depths) per occluder. Bounding boxes reject most pairs
+    before any hull is built."""
+    mc, mk = margins
+    t_lo, t_hi = uv.min(0), uv.max(0)
     covered, clear, hull_t = False, True, None
     for uv_o, d_o in occ:
         o_lo, o_hi = uv_o.min(0), uv_o.max(0)
-        if not covered and np.all(c_lo > o_lo) and np.all(c_hi < o_hi) and d_o.mean() < d_cov.min():
-            covered = _inside(uv_cov, _hull(uv_o))
-        if clear and np.all(t_lo < o_hi) and np.all(o_lo < t_hi):
-            hull_t = _hull(clr) if hull_t is None else hull_t
-            clear = _disjoint(hull_t, _hull(uv_o))
-    in_frame = bool(np.all(np.abs(clr[:, 0]) < 0.48) and np.all(np.abs(clr[:, 1]) < ASPECT / 2 - 0.02))
+        if not covered and np.all(t_lo - mc > o_lo) and np.all(t_hi + mc < o_hi) and d_o.mean() < depth:
+            covered = _inside(uv, _hull(uv_o), mc)
+        if clear and d_o.mean() < depth and np.all(t_lo - mk < o_hi) and np.all(o_lo < t_hi + mk):
+            hull_t = _hull(uv) if hull_t is None else hull_t
+            clear = _disjoint(hull_t, _hull(uv_o), mk)
+    in_frame = bool(np.all(np.abs(uv[:, 0]) < 0.5 - mk) and np.all(np.abs(uv[:, 1]) < ASPECT / 2 - mk))
     return covered, clear and in_frame
 
 
@@ -211,13 +223,18 @@ def occlusion_frames(
     cache: dict[int, tuple] = {}
     for f in range(frames):
         if not fixed or not cache:
-            t_cov, t_clr = world_outline(target, f, cover), world_outline(target, f, clear)
-            cache = {i: (project(c, t_cov), project(c, t_clr)[0]) for i, c in enumerate(cams)}
-        occ = [world_outline(o, f) for o in occluders]
+            pts = world_outline(target, f)
+            centre = target.pose.position[f]
+            cache = {}
+            for i, c in enumerate(cams):
+                uv = project(c, pts)[0]
+                dc = float(project(c, centre[None, :])[1][0])
+                cache[i] = (uv, dc, (cover / dc, clear / dc))
+        occ = [_grounded(p) for p in (world_outline(o, f) for o in occluders) if p[:, 2].max() > 1e-6]
         is_hidden = is_clear = True
         for i, cam in enumerate(cams):
-            cov, clr_uv = cache[i]
-            covered, clear_here = _view_state(cov, clr_uv, [project(cam, p) for p in occ])
+            uv, depth, margins = cache[i]
+            covered, clear_here = _view_state(uv, depth, margins, [project(cam, p) for p in occ])
             is_hidden &= covered
             is_clear &= clear_here
             if not is_hidden and not is_clear:
@@ -281,6 +298,37 @@ def key_frames(
     return {"covered": first, "restored": last + 1}
 
 
+def sweep_motion(
+    clip: Clip,
+    lo: float,
+    hi: float,
+    width: float,
+    z: float,
+    direction: int,
+    speed: float,
+    start_at: float,
+    y: float = 0.0,
+    lead: float = 0.2,
+) -> tuple[Motion, float]:
+    """(motion, speed m/s) of an occluder of ``width`` (centre height ``z``, depth ``y``) that waits with its near
+    edge ``lead`` m before the span ``lo .. hi`` (m along x) on the side opposite ``direction`` and, from frame
+    ``at(start_at)`` (>= cut), crosses it at constant speed: ``speed`` m/s, or faster when needed so that its far
+    edge is ``lead`` m past the span 3 frames before the end of the clip."""
+    T, fps, d = clip.frames, clip.fps, direction
+    f0 = clip.at(start_at, lo=clip.cut)
+    x_start = (lo if d > 0 else hi) - d * (width / 2 + lead)
+    x_end = (hi if d > 0 else lo) + d * (width / 2 + lead)
+    v = max(speed, abs(x_end - x_start) / max(T - 3 - f0, 1) * fps)
+    m = Motion(T, fps, (x_start, y, z))
+    m.velocity(f0, (d * v, 0.0, 0.0))
+    return m, float(v)
+
+
+def the_objects(n: int, noun: str = "object") -> str:
+    """English phrase for ``n`` things: "the object", "both objects", "all 3 objects"."""
+    return f"the {noun}" if n == 1 else (f"both {noun}s" if n == 2 else f"all {n} {noun}s")
+
+
 def static_body(
     name: str, kind: str, size: float, look: Look, slot: str, T: int, x: float, y: float, z0: float = 0.0
 ) -> SceneObject:
@@ -337,5 +385,7 @@ __all__ = [
     "project",
     "static_body",
     "static_scene",
+    "sweep_motion",
+    "the_objects",
     "world_outline",
 ]

@@ -2,7 +2,7 @@
 
 from simkit.generators.wrop.base import Composition, Task
 from simkit.generators.wrop.kit import NOUN, half_height, listing, row_positions
-from simkit.generators.wrop.kit_op2 import key_frames, moving_screen, static_body, static_scene
+from simkit.generators.wrop.kit_op2 import key_frames, moving_screen, static_body, static_scene, the_objects
 from simkit.scenes.wrop.motion import Motion
 from simkit.scenes.wrop.params import Choice, IntRange, Uniform
 
@@ -59,7 +59,7 @@ class ScreenRises(Task):
             exps,
             prompt=f"{nouns[0].upper()}{nouns[1:]} {'rests' if n == 1 else 'rest'} on the floor behind a "
             f"narrow slot in the floor. Continue the video.",
-            outcome=f"a screen rises out of the slot, hides the {n} object(s) and sinks back; "
-            f"they are unchanged",
+            outcome=f"a screen rises out of the slot, hides {the_objects(n)} and sinks back; "
+            f"nothing has changed",
             derived={"screen_width": round(w, 4), "screen_height": round(h, 4), "up_frames": f2 - f1},
         )
