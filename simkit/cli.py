@@ -154,7 +154,12 @@ def config_cmd(
 def generate(
     name: str = typer.Argument(..., help="Generator name (see `simkit list`)."),
     n: int = typer.Option(..., "--n", help="Number of episodes in the corpus."),
-    out: Path = typer.Option(..., "--out", help="Output corpus directory (created; re-run to resume)."),
+    out: str = typer.Option(
+        ...,
+        "--out",
+        help="Output corpus: a directory (created), or an object-store URL (s3://BUCKET/PATH, gs://..., "
+        "credentials and endpoint from the standard environment, e.g. AWS_ENDPOINT_URL); re-run to resume.",
+    ),
     seed: int = typer.Option(
         0, "--seed", help="Master seed; episode i depends only on (seed, generator, i)."
     ),
@@ -266,7 +271,7 @@ def _print_summary(s) -> None:
 
 @app.command()
 def validate(
-    corpus: Path = typer.Argument(..., help="Corpus directory."),
+    corpus: str = typer.Argument(..., help="Corpus directory or object-store URL (s3://BUCKET/PATH ...)."),
     no_checks: bool = typer.Option(False, "--no-checks", help="Skip the generator's own checks (faster)."),
     strict: bool = typer.Option(
         False, "--strict", help="Also fail a corpus that is a --shard slice or an unfinished run (exit 5)."
@@ -279,7 +284,11 @@ def validate(
     """
     from simkit.episodes.validate import validate_corpus
 
-    rep = validate_corpus(corpus, run_checks=not no_checks)
+    try:
+        rep = validate_corpus(corpus, run_checks=not no_checks)
+    except SimkitError as exc:
+        fail(str(exc))
+        return
     for p in rep.problems:
         typer.echo(f"FAIL {p}")
     for e in rep.environment:
@@ -297,8 +306,10 @@ def validate(
 
 @app.command()
 def inspect(
-    corpus: Path = typer.Argument(..., help="Corpus directory."),
-    out: Path | None = typer.Option(None, "--out", help="Where to write pictures (default CORPUS/inspect)."),
+    corpus: str = typer.Argument(..., help="Corpus directory or object-store URL (s3://BUCKET/PATH ...)."),
+    out: Path | None = typer.Option(
+        None, "--out", help="Where to write pictures (default CORPUS/inspect; needed for a URL)."
+    ),
     samples: int = typer.Option(
         16, "--samples", min=1, help="How many episodes to draw pictures of (stats always cover all)."
     ),
@@ -322,8 +333,10 @@ def inspect(
 
 @app.command()
 def merge(
-    sources: list[Path] = typer.Argument(..., help="Corpus directories (slices of one corpus)."),
-    out: Path = typer.Option(..., "--out", help="Merged corpus directory."),
+    sources: list[str] = typer.Argument(
+        ..., help="Corpus directories or object-store URLs (slices of one corpus)."
+    ),
+    out: str = typer.Option(..., "--out", help="Merged corpus directory or object-store URL."),
 ) -> None:
     """Merge corpus slices produced with --shard K/N (or on several machines) into one corpus."""
     from simkit.episodes.merge import merge_corpora

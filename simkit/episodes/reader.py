@@ -34,6 +34,7 @@ from simkit.episodes.corpus import (
     sha256,
     shard_sort_key,
 )
+from simkit.episodes.storage import corpus_path
 from simkit.episodes.tario import safe_member_name, split_member
 
 OnError = Literal["raise", "skip"]
@@ -54,7 +55,7 @@ class CorpusDamaged(SimkitError):
             super().__init__(str(root))
             self.root, self.shard, self.member, self.reason = None, shard, member, str(root)
             return
-        self.root, self.shard, self.member, self.reason = Path(root), shard, member, reason
+        self.root, self.shard, self.member, self.reason = corpus_path(root), shard, member, reason
         where = str(self.root) + (f": {shard}" if shard else "") + (f": member {member!r}" if member else "")
         super().__init__(f"{where}: {reason} (run `simkit validate {self.root}` for a full report)")
 
@@ -100,7 +101,7 @@ def corpus_info(root: str | Path) -> dict[str, Any]:
     Raises:
         SimkitError: the directory or its corpus.json is missing, unreadable or not a JSON object.
     """
-    layout = CorpusLayout(Path(root))
+    layout = CorpusLayout(corpus_path(root))
     if not layout.root.is_dir():
         what = "not a directory" if layout.root.exists() else "no such corpus directory"
         raise SimkitError(f"{layout.root}: {what}")
@@ -117,8 +118,8 @@ def corpus_info(root: str | Path) -> dict[str, Any]:
 
 def _as_roots(roots: str | Path | Iterable[str | Path]) -> list[Path]:
     if isinstance(roots, (str, Path)):
-        return [Path(roots)]
-    return [Path(r) for r in roots]
+        return [corpus_path(roots)]
+    return [corpus_path(r) for r in roots]
 
 
 def _entry(root: Path, row: Any) -> EpisodeEntry:
@@ -262,12 +263,12 @@ def index_shard(path: str | Path) -> ShardIndex:
     zeros to a whole tar record (POSIX.1-2001 ustar/pax, 512-byte blocks, 10240-byte records); a
     file with fewer bytes is truncated, one with non-zero bytes there has trailing garbage.
     """
-    idx = ShardIndex(Path(path))
+    idx = ShardIndex(corpus_path(path))
     if not idx.path.is_file():
         idx.problem = (None, "shard file is missing")
         return idx
     try:
-        with open(idx.path, "rb") as fh, tarfile.open(fileobj=fh, mode="r:") as tf:
+        with idx.path.open("rb") as fh, tarfile.open(fileobj=fh, mode="r:") as tf:
             for info in tf:
                 if not safe_member_name(info.name):
                     idx.problem = (info.name, "unsafe member name (absolute or '..')")
@@ -323,7 +324,7 @@ class ShardCache:
         if path != self.path:
             self._close_file()
             self.path = path
-            self.fh = open(path, "rb") if index.problem is None else None  # noqa: SIM115 (closed by close())
+            self.fh = path.open("rb") if index.problem is None else None  # closed by close()
         return index, self.fh
 
     def _close_file(self) -> None:
@@ -453,7 +454,7 @@ def iter_corpus(
 
 def iter_shard(path: str | Path, decode_fields: bool = True) -> Iterator[dict[str, Any]]:
     """Yield the verified episodes of one shard file of a corpus (``CORPUS/shards/NAME.tar``)."""
-    path = Path(path)
+    path = corpus_path(path)
     root = path.parent.parent
     entries = [e for e in corpus_episodes(root) if e.shard == path.name]
     yield from iter_episodes(entries, decode_fields=decode_fields)
