@@ -34,7 +34,7 @@ from simkit.episodes.corpus import (
     sha256,
     shard_sort_key,
 )
-from simkit.episodes.storage import corpus_path
+from simkit.episodes.storage import corpus_path, fork_safe
 from simkit.episodes.tario import safe_member_name, split_member
 
 OnError = Literal["raise", "skip"]
@@ -263,7 +263,7 @@ def index_shard(path: str | Path) -> ShardIndex:
     zeros to a whole tar record (POSIX.1-2001 ustar/pax, 512-byte blocks, 10240-byte records); a
     file with fewer bytes is truncated, one with non-zero bytes there has trailing garbage.
     """
-    idx = ShardIndex(corpus_path(path))
+    idx = ShardIndex(fork_safe(corpus_path(path)))
     if not idx.path.is_file():
         idx.problem = (None, "shard file is missing")
         return idx
@@ -324,7 +324,7 @@ class ShardCache:
         if path != self.path:
             self._close_file()
             self.path = path
-            self.fh = path.open("rb") if index.problem is None else None  # closed by close()
+            self.fh = index.path.open("rb") if index.problem is None else None  # closed by close()
         return index, self.fh
 
     def _close_file(self) -> None:

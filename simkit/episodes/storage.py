@@ -23,7 +23,7 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from simkit.core.errors import SimkitError
 
@@ -82,6 +82,21 @@ def corpus_path(location: str | Path) -> Path:
 def is_remote(path: Path) -> bool:
     """True for a path on an object store (what :func:`corpus_path` made of a URL)."""
     return not isinstance(path, Path)
+
+
+def fork_safe(path: Path) -> Path:
+    """``path`` bound to a filesystem instance of this process.
+
+    fsspec's async clients (s3fs, gcsfs) cannot be used across ``fork`` (DataLoader workers): a remote
+    path made in the parent is rebuilt from its URL and storage options, which gives the child its own
+    client (fsspec's instance cache is per process). Local paths are returned as they are.
+    """
+    if not is_remote(path):
+        return path
+    from upath import UPath
+
+    options: dict[str, Any] = path.storage_options  # type: ignore[attr-defined]
+    return cast(Path, UPath(str(path), **options))
 
 
 def put_bytes(path: Path, data: bytes) -> None:
