@@ -201,3 +201,37 @@ def test_bad_urls_are_one_clear_line(s3, tmp_path):
     assert rep.problems == ["s3://no-such-bucket/c: no such directory"]
     with pytest.raises(SimkitError, match="no such corpus directory"):
         CorpusReader("s3://no-such-bucket/c")
+
+
+RECIPES = Path(__file__).resolve().parent.parent / "docs" / "recipes"
+
+
+def _recipe_env(**extra: str) -> dict[str, str]:
+    """The test's environment (AWS_* pointing at the local endpoint) with this venv's ``simkit`` on PATH."""
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    return {**os.environ, "PATH": path, **extra}
+
+
+@pytest.mark.slow
+def test_slurm_array_recipe_then_merge_gives_the_whole_corpus(s3, toy_ref):
+    """docs/recipes/slurm-array.sh and slurm-merge.sh as a farm runs them, the array variables set by hand."""
+    make_bucket("farm")
+    env = _recipe_env(OUT="s3://farm/run", GENERATOR="toy", N=str(TOY["n"]))
+    args = ["--seed", str(TOY["seed"]), "--episodes-per-shard", str(TOY["episodes_per_shard"])]
+    for k in range(2):
+        task = {"SLURM_ARRAY_TASK_ID": str(k), "SLURM_ARRAY_TASK_COUNT": "2", "SLURM_CPUS_PER_TASK": "1"}
+        proc = subprocess.run(
+            ["bash", str(RECIPES / "slurm-array.sh"), *args],
+            env={**env, **task},
+            capture_output=True,
+            text=True,
+        )
+        assert proc.returncode == 0, proc.stderr
+    assert sorted(s3_shard_bytes("s3://farm/run/slice-1")) == ["shard-000001.tar", "shard-000003.tar"]
+    proc = subprocess.run(
+        ["bash", str(RECIPES / "slurm-merge.sh")], env={**env, "SLICES": "2"}, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "PASS s3://farm/run/corpus: 10 episodes (10 ok, 0 failed), 4 shards, 0 problems" in proc.stdout
+    assert s3_shard_bytes("s3://farm/run/corpus") == shard_bytes(toy_ref)
+    assert _rows("s3://farm/run/corpus") == manifest_rows(toy_ref)
