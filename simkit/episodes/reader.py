@@ -16,6 +16,7 @@ Faults raise :class:`CorpusDamaged` naming the corpus, the shard and the member;
 from __future__ import annotations
 
 import json
+import os
 import tarfile
 import warnings
 from collections.abc import Iterable, Iterator
@@ -34,7 +35,7 @@ from simkit.episodes.corpus import (
     sha256,
     shard_sort_key,
 )
-from simkit.episodes.storage import corpus_path, fork_safe
+from simkit.episodes.storage import corpus_path, fork_safe, is_remote
 from simkit.episodes.tario import safe_member_name, split_member
 
 OnError = Literal["raise", "skip"]
@@ -246,6 +247,7 @@ class ShardIndex:
     duplicates: set[str] = field(default_factory=set)
     unknown_keys: list[str] | None = None  # stored keys the manifest does not place here (set by the reader)
     problem: tuple[str | None, str] | None = None  # (member or None, reason)
+    handle: Any = field(default=None, repr=False)  # the open shard, with index_shard(keep_open=True)
 
 
 def _zero_tail(fh: Any, start: int) -> bool:
@@ -256,39 +258,61 @@ def _zero_tail(fh: Any, start: int) -> bool:
     return True
 
 
-def index_shard(path: str | Path) -> ShardIndex:
+def index_shard(path: str | Path, keep_open: bool = False) -> ShardIndex:
     """Index a shard's members from its tar headers and check its structure (never raises on bad data).
 
     The writer ends every shard with the two zero blocks of the end-of-archive marker padded with
     zeros to a whole tar record (POSIX.1-2001 ustar/pax, 512-byte blocks, 10240-byte records); a
     file with fewer bytes is truncated, one with non-zero bytes there has trailing garbage.
+    ``keep_open``: leave the file open in ``handle`` for reading members (a readable shard only;
+    on an object store this saves a request and a fetch per shard).
     """
     idx = ShardIndex(fork_safe(corpus_path(path)))
-    if not idx.path.is_file():
+    remote = is_remote(idx.path)
+    if not remote and not idx.path.is_file():
         idx.problem = (None, "shard file is missing")
         return idx
     try:
-        with idx.path.open("rb") as fh, tarfile.open(fileobj=fh, mode="r:") as tf:
+        fh: Any = idx.path.open("rb")
+    except FileNotFoundError:
+        idx.problem = (None, "shard file is missing")
+        return idx
+    except OSError as exc:
+        idx.problem = (None, f"cannot be read as a tar archive ({type(exc).__name__}: {exc})")
+        return idx
+    try:
+        size = fh.size if remote else os.fstat(fh.fileno()).st_size
+        _scan_tar(idx, fh, size)
+    finally:
+        if keep_open and idx.problem is None:
+            idx.handle = fh
+        else:
+            fh.close()
+    return idx
+
+
+def _scan_tar(idx: ShardIndex, fh: Any, size: int) -> None:
+    """Fill ``idx`` from the tar headers of the open shard ``fh`` of ``size`` bytes (sets ``idx.problem``)."""
+    try:
+        with tarfile.open(fileobj=fh, mode="r:") as tf:
             for info in tf:
                 if not safe_member_name(info.name):
                     idx.problem = (info.name, "unsafe member name (absolute or '..')")
-                    return idx
+                    return
                 if not info.isreg():
                     idx.problem = (info.name, "member is not a regular file")
-                    return idx
+                    return
                 if info.name in idx.members:
                     idx.duplicates.add(info.name)
                 idx.members[info.name] = (info.offset_data, info.size)
                 idx.by_key.setdefault(split_member(info.name)[0], set()).add(info.name)
             end = tf.offset
-            size = idx.path.stat().st_size
             if size < end + 2 * tarfile.BLOCKSIZE:
                 idx.problem = (None, "truncated (no end-of-archive marker)")
             elif not _zero_tail(fh, end):
                 idx.problem = (None, "bytes after the end-of-archive marker (trailing garbage)")
     except (tarfile.TarError, EOFError, OSError, UnicodeError) as exc:
         idx.problem = (None, f"cannot be read as a tar archive ({type(exc).__name__}: {exc})")
-    return idx
 
 
 def _check_members(
@@ -319,12 +343,16 @@ class ShardCache:
 
     def get(self, path: Path) -> tuple[ShardIndex, Any]:
         index = self.indexes.get(path)
+        fresh = None
         if index is None:
-            index = self.indexes[path] = index_shard(path)
+            index = self.indexes[path] = index_shard(path, keep_open=True)
+            fresh, index.handle = index.handle, None
         if path != self.path:
             self._close_file()
             self.path = path
-            self.fh = index.path.open("rb") if index.problem is None else None  # closed by close()
+            if fresh is None and index.problem is None:
+                fresh = index.path.open("rb")
+            self.fh = fresh  # closed by close()
         return index, self.fh
 
     def _close_file(self) -> None:
