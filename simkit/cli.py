@@ -205,6 +205,7 @@ def generate(
     """
     from simkit.core.config import build_config
     from simkit.core.registry import load
+    from simkit.episodes.storage import store_errors
     from simkit.executors.run import generate_corpus, parse_shard, shard_bytes_from_mb
 
     try:
@@ -214,22 +215,23 @@ def generate(
             f"{k}={v}" for k, v in (("generator", sub), ("split", split), ("sounds", sounds)) if v is not None
         ]
         cfg = build_config(cls.Config, config, sets)
-        summary = generate_corpus(
-            name,
-            n,
-            out,
-            seed=seed,
-            config=cfg.model_dump(mode="json"),
-            workers=workers,
-            shard=parse_shard(shard),
-            executor=executor,
-            address=address,
-            episodes_per_shard=episodes_per_shard,
-            max_shard_bytes=max_shard_bytes,
-            retries=retries,
-            progress=progress,
-            overwrite=overwrite,
-        )
+        with store_errors(out):
+            summary = generate_corpus(
+                name,
+                n,
+                out,
+                seed=seed,
+                config=cfg.model_dump(mode="json"),
+                workers=workers,
+                shard=parse_shard(shard),
+                executor=executor,
+                address=address,
+                episodes_per_shard=episodes_per_shard,
+                max_shard_bytes=max_shard_bytes,
+                retries=retries,
+                progress=progress,
+                overwrite=overwrite,
+            )
     except SimkitError as exc:
         fail(str(exc))
         return
@@ -282,10 +284,12 @@ def validate(
     Exit code: 0 pass, 1 the corpus is damaged or inconsistent, 4 this machine cannot check something
     (an optional package is missing: install the extra named), 5 a slice or unfinished corpus (--strict).
     """
+    from simkit.episodes.storage import store_errors
     from simkit.episodes.validate import validate_corpus
 
     try:
-        rep = validate_corpus(corpus, run_checks=not no_checks)
+        with store_errors(corpus):
+            rep = validate_corpus(corpus, run_checks=not no_checks)
     except SimkitError as exc:
         fail(str(exc))
         return
@@ -318,9 +322,11 @@ def inspect(
     import json
 
     from simkit.episodes.inspect import inspect_corpus
+    from simkit.episodes.storage import store_errors
 
     try:
-        stats, paths = inspect_corpus(corpus, out, samples)
+        with store_errors(corpus):
+            stats, paths = inspect_corpus(corpus, out, samples)
     except SimkitError as exc:
         fail(str(exc))
         return
@@ -340,9 +346,11 @@ def merge(
 ) -> None:
     """Merge corpus slices produced with --shard K/N (or on several machines) into one corpus."""
     from simkit.episodes.merge import merge_corpora
+    from simkit.episodes.storage import store_errors
 
     try:
-        info = merge_corpora(list(sources), out)
+        with store_errors(*sources, out):
+            info = merge_corpora(list(sources), out)
     except SimkitError as exc:
         fail(str(exc))
         return

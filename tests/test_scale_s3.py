@@ -201,6 +201,15 @@ def test_bad_urls_are_one_clear_line(s3, tmp_path):
     assert rep.problems == ["s3://no-such-bucket/c: no such directory"]
     with pytest.raises(SimkitError, match="no such corpus directory"):
         CorpusReader("s3://no-such-bucket/c")
+    env = {k: v for k, v in os.environ.items() if k not in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "simkit", "validate", "s3://bucket/run"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("error: s3://bucket/run: object store error: NoCredentialsError")
 
 
 RECIPES = Path(__file__).resolve().parent.parent / "docs" / "recipes"

@@ -18,10 +18,12 @@ processes or Ray tasks completed.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, cast
 
@@ -77,6 +79,36 @@ def corpus_path(location: str | Path) -> Path:
         raise SimkitError(f"{text}: unknown storage protocol {protocol}://") from None
     options: dict[str, Any] = {"use_listings_cache": False} if protocol in ("s3", "s3a", "gs", "gcs") else {}
     return UPath(text, **options)
+
+
+#: top-level packages whose exceptions are object-store client errors (no credentials, endpoint unreachable...)
+_CLIENT_PACKAGES = frozenset(
+    {"botocore", "aiobotocore", "aiohttp", "s3fs", "gcsfs", "google", "adlfs", "azure"}
+)
+
+
+@contextlib.contextmanager
+def store_errors(*locations: str | Path) -> Iterator[None]:
+    """Turn an object-store client failure (missing credentials, unreachable endpoint, access denied) raised
+    inside the block into one :class:`SimkitError` line naming the URL, when one of ``locations`` is a URL.
+
+    Raises:
+        SimkitError: ``"s3://b/run: object store error: NoCredentialsError: Unable to locate credentials
+            (...)"``; other exceptions pass through unchanged.
+    """
+    urls = [str(x) for x in locations if is_url(x)]
+    try:
+        yield
+    except SimkitError:
+        raise
+    except Exception as exc:
+        if not urls or type(exc).__module__.split(".", 1)[0] not in _CLIENT_PACKAGES:
+            raise
+        first = (str(exc).splitlines() or [""])[0]
+        raise SimkitError(
+            f"{', '.join(urls)}: object store error: {type(exc).__name__}: {first} (credentials and endpoint "
+            "come from the environment: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_ENDPOINT_URL, ...)"
+        ) from None
 
 
 def is_remote(path: Path) -> bool:
