@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from enginehelp import manifest_rows, shard_bytes
+from rayhelp import start_cluster
 from s3help import make_bucket, moto_s3, s3_shard_bytes, s3fs
 
 from simkit.episodes.corpus import read_manifest
@@ -27,7 +28,6 @@ pytestmark = pytest.mark.slow
 EASY = {"tier_mix": {"easy": 1.0, "medium": 0.0, "hard": 0.0}}
 N, PER_SHARD = 64, 16
 RECIPES = Path(__file__).resolve().parent.parent / "docs" / "recipes"
-NODE = {"num_cpus": 1, "object_store_memory": 80 * 2**20}
 
 
 def _free_port() -> int:
@@ -46,13 +46,10 @@ def s3():
 def cluster(s3):
     """A head and two worker nodes of one CPU each (started after the AWS variables are set: nodes inherit them)."""
     pytest.importorskip("ray")
-    from ray.cluster_utils import Cluster
-
     dashboard = _free_port()
-    head = {**NODE, "include_dashboard": True, "dashboard_host": "127.0.0.1", "dashboard_port": dashboard}
-    c = Cluster(initialize_head=True, head_node_args=head)
-    workers = [c.add_node(**NODE) for _ in range(2)]
-    c.wait_for_nodes()
+    c, workers = start_cluster(
+        3, include_dashboard=True, dashboard_host="127.0.0.1", dashboard_port=dashboard
+    )
     c.dashboard_url = f"http://127.0.0.1:{dashboard}"  # type: ignore[attr-defined]
     c.simkit_workers = workers  # type: ignore[attr-defined]
     yield c

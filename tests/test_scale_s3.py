@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -157,7 +158,7 @@ def test_sigkill_on_s3_then_resume_gives_the_uninterrupted_corpus(s3, toy_ref):
     cfg = {"sleep_s": 0.2}
     proc = _start(url)
     _kill_after(proc, url, 1)
-    stale = list(Path(os.environ.get("TMPDIR", "/tmp")).glob(f"{STAGE_PREFIX}{proc.pid}-*"))
+    stale = list(Path(tempfile.gettempdir()).glob(f"{STAGE_PREFIX}{proc.pid}-*"))
     assert stale, "the killed run kept its unfinished episodes in a staging folder"
     proc = _start(url)  # killed again, later
     _kill_after(proc, url, 2)
@@ -177,6 +178,8 @@ def test_grow_on_s3_gives_the_larger_fresh_corpus(s3, toy_ref):
     assert summary.resumed == 7 and summary.produced == 3  # the short last shard is reopened and refilled
     assert s3_shard_bytes(url) == shard_bytes(toy_ref)
     assert _rows(url) == manifest_rows(toy_ref)
+    stage = Path(tempfile.gettempdir())
+    assert not list(stage.glob(f"{STAGE_PREFIX}{os.getpid()}-*")), "a finished run left its staging folder"
 
 
 @pytest.mark.slow

@@ -31,23 +31,17 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 os.environ["SIMKIT_GENERATORS"] = "toy=toygen:ToyGenerator"
 
+from rayhelp import start_cluster  # noqa: E402
 from s3help import make_bucket, moto_s3  # noqa: E402
 
 from simkit.adapters.reader import CorpusReader  # noqa: E402
 from simkit.executors.run import generate_corpus  # noqa: E402
 
-NODE = {"num_cpus": 1, "object_store_memory": 80 * 2**20}
-
 
 def ray_run(nodes: int, n: int, per_shard: int, url: str) -> float:
     """Seconds for ``generate_corpus(packing, n)`` on a fresh cluster of ``nodes`` one-CPU nodes."""
-    from ray.cluster_utils import Cluster
-
-    cluster = Cluster(initialize_head=True, head_node_args={**NODE, "include_dashboard": False})
+    cluster, _ = start_cluster(nodes, include_dashboard=False)
     try:
-        for _ in range(nodes - 1):
-            cluster.add_node(**NODE)
-        cluster.wait_for_nodes()
         t0 = time.perf_counter()
         generate_corpus(
             "packing", n, url, episodes_per_shard=per_shard, executor="ray", address=cluster.address
@@ -119,6 +113,7 @@ def main() -> None:
     ap.add_argument("--payload-kb", type=int, default=64, help="toy payload per episode, KiB")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--skip-ray", action="store_true")
+    ap.add_argument("--skip-store", action="store_true")
     args = ap.parse_args()
     print(
         f"# simkit scale-out benchmark  {time.strftime('%Y-%m-%d')}  {platform.processor() or platform.machine()}  "
@@ -127,7 +122,8 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="simkit-bench-scaleout-"))
     try:
         with moto_s3():
-            store_overhead(args, tmp)
+            if not args.skip_store:
+                store_overhead(args, tmp)
             if not args.skip_ray:
                 scaling(args, tmp)
     finally:
