@@ -182,6 +182,34 @@ def test_grow_on_s3_gives_the_larger_fresh_corpus(s3, toy_ref):
     assert not list(stage.glob(f"{STAGE_PREFIX}{os.getpid()}-*")), "a finished run left its staging folder"
 
 
+def test_another_corpus_at_the_url_is_refused_and_overwrite_starts_over(s3, toy_ref):
+    make_bucket("overwrite")
+    url = "s3://overwrite/c"
+    generate_corpus("toy", out=url, **{**TOY, "seed": 12})
+    with pytest.raises(
+        SimkitError, match=r"already holds a different corpus \(these settings differ: seed \(12 -> 11\)"
+    ):
+        generate_corpus("toy", out=url, **TOY)
+    s3fs().pipe("overwrite/c/notes.txt", b"not the corpus's")
+    generate_corpus("toy", out=url, overwrite=True, **TOY)
+    assert s3_shard_bytes(url) == shard_bytes(toy_ref)
+    assert "notes.txt" in s3_names(url)  # --overwrite removes the corpus, nothing else
+
+
+def test_inspect_stats_of_an_s3_corpus(s3, toy_ref):
+    from simkit.episodes.inspect import corpus_stats, inspect_corpus
+
+    make_bucket("inspect")
+    generate_corpus("toy", out="s3://inspect/c", **TOY)
+    stats, local = corpus_stats("s3://inspect/c"), corpus_stats(toy_ref)
+    assert stats["bytes"] == local["bytes"] == sum(len(b) for b in shard_bytes(toy_ref).values())
+    assert {k: stats[k] for k in ("ok", "shards", "fields")} == {
+        k: local[k] for k in ("ok", "shards", "fields")
+    }
+    with pytest.raises(SimkitError, match="a corpus URL needs --out"):
+        inspect_corpus("s3://inspect/c")
+
+
 @pytest.mark.slow
 def test_merge_slices_from_several_urls(s3, toy_ref, tmp_path):
     make_bucket("slices")
