@@ -31,9 +31,13 @@ def moto_s3() -> Iterator[str]:
         AWS_SECRET_ACCESS_KEY="simkit-test",
         AWS_DEFAULT_REGION="us-east-1",
     )
+    from s3fs import S3FileSystem
+
+    S3FileSystem.clear_instance_cache()  # a client cached for an earlier server keeps that server's endpoint
     try:
         yield endpoint
     finally:
+        S3FileSystem.clear_instance_cache()
         for k, v in saved.items():
             if v is None:
                 os.environ.pop(k, None)
