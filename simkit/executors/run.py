@@ -621,11 +621,14 @@ def _drop_lost_shards(layout: CorpusLayout, shards: range) -> int:
     import json
 
     lost = 0
+    # on an object store one listing answers for every shard (a request per tar object would not)
+    listed = {p.name for p in layout.shards.glob("*.tar")} if is_remote(layout.root) else None
     for j in sorted(layout.complete_shards()):
         if j not in shards:
             continue
         rows = json.loads(layout.rows_path(j).read_text())  # checked by load_rows before
-        if all((layout.shards / r["shard"]).is_file() for r in rows if r["members"]):
+        names = {r["shard"] for r in rows if r["members"]}
+        if all(n in listed if listed is not None else (layout.shards / n).is_file() for n in names):
             continue
         for p in layout.shards.glob(f"shard-{j:06d}*.tar"):
             p.unlink()
