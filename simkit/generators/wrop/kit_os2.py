@@ -78,4 +78,32 @@ def rest_between(radius: float, gap: float) -> float:
     return float(np.sqrt(radius * radius - (gap / 2) ** 2))
 
 
-__all__ = ["ball", "block", "drop_time", "fall_checks", "rest_between", "slab", "yank"]
+def clamp_jaws(
+    clip: Clip, look: Look, held: str, half: float, centre: Motion, f_open: int, open_frames: int, gap: float
+) -> tuple[list[SceneObject], list[dict]]:
+    """Two jaws (role ``support``) gripping the block ``held`` of half size ``half`` at the position of
+    ``centre`` (its track, followed frame by frame); from ``f_open`` they move ``gap`` m outward each over
+    ``open_frames`` frames (while still following ``centre``'s motion along x). Returns (objects,
+    expectations): touching the block up to ``f_open``, apart from it from ``f_open + 2`` on, never
+    penetrating it."""
+    T, fps = clip.frames, clip.fps
+    jaw_h, jaw_t = 2 * half + 0.3, 0.08
+    objs, exps = [], []
+    for nm, sgn in (("jaw_left", -1), ("jaw_right", 1)):
+        m = Motion(T, fps, (0.0, 0.0, 0.0))
+        spread = np.zeros(T)
+        fr = np.arange(T)
+        spread[:] = np.clip((fr - f_open) / open_frames, 0.0, 1.0) * gap
+        m.pos[:, 0] = centre.pos[:, 0] + sgn * (half + jaw_t / 2 + spread)
+        m.pos[:, 1] = centre.pos[:, 1]
+        m.pos[:, 2] = centre.pos[f_open, 2] + 0.1
+        objs.append(block(nm, (jaw_t, 0.36, jaw_h), look, "jaws", m.track(), role="support"))
+        exps += [
+            X.touching(held, nm, list(range(f_open + 1))),
+            X.apart(held, nm, list(range(f_open + 2, T))),
+            X.no_penetration(held, nm),
+        ]
+    return objs, exps
+
+
+__all__ = ["ball", "block", "clamp_jaws", "drop_time", "fall_checks", "rest_between", "slab", "yank"]

@@ -3,7 +3,7 @@
 import numpy as np
 
 from simkit.generators.wrop.base import Composition, Task
-from simkit.generators.wrop.kit_os2 import block, drop_time, slab
+from simkit.generators.wrop.kit_os2 import block, clamp_jaws, drop_time, slab
 from simkit.scenes.wrop import expect as X
 from simkit.scenes.wrop.motion import Motion
 from simkit.scenes.wrop.params import IntRange, Uniform
@@ -34,23 +34,13 @@ class ClampReleases(Task):
         f_rel = f_o + 1  # the jaws lose contact one frame into the opening
         k, H = drop_time(clip, f_rel, s["height"])
         zc = H + b
-        jaw_h, jaw_t, gap = 2 * b + 0.3, 0.08, 0.25
-        objs, exps = [look.ground(T)], []
-        for nm, sgn in (("jaw_left", -1), ("jaw_right", 1)):
-            m = Motion(T, fps, (sgn * (b + jaw_t / 2), 0.0, zc + 0.1))
-            m.move(f_o, f_o + s["open_frames"], (sgn * (b + jaw_t / 2 + gap), 0.0, zc + 0.1))
-            objs.append(block(nm, (jaw_t, 0.36, jaw_h), look, "jaws", m.track(), role="support"))
-            exps += [
-                X.touching("target", nm, list(range(f_o + 1))),
-                X.apart("target", nm, list(range(f_rel + 1, T))),
-                X.no_penetration("target", nm),
-            ]
+        gap, jaw_t, jaw_h = 0.25, 0.08, 2 * b + 0.3
+        m = Motion(T, fps, (0.0, 0.0, zc))
+        jaws, exps = clamp_jaws(clip, look, "target", b, m, f_o, s["open_frames"], gap)
         top = zc + 0.1 + jaw_h / 2
         half_bar = b + jaw_t + gap + 0.15
-        objs.append(
-            slab("bar", "support", "bar", look, T, (-half_bar, -0.1, top), (half_bar, 0.1, top + 0.1))
-        )
-        m = Motion(T, fps, (0.0, 0.0, zc))
+        bar = slab("bar", "support", "bar", look, T, (-half_bar, -0.1, top), (half_bar, 0.1, top + 0.1))
+        objs = [look.ground(T), *jaws, bar]
         m.fall(f_rel, f_rel + k, b)
         objs.append(block("target", (2 * b,) * 3, look, "target", m.track()))
         exps += [X.contact("target", "ground", f_rel + k), X.no_penetration("target", "ground")]
