@@ -23,6 +23,7 @@ Kinds (``frames`` are lists of 0-based frame numbers):
                 v from one-sided 2nd-order differences (3p0 - 4p-1 + p-2)/(2 dt), (-3p0 + 4p1 - p2)/(2 dt)
 ``same_place``  position of ``object`` equal (within ``tol`` m) at every frame in ``frames``
 ``bound``       offset ``object - reference`` constant (within ``tol`` m) over ``frames``
+``velocity``    velocity of ``object`` along ``axis`` just after (or before) ``frame`` equals ``value``
 ============== ===================================================================================
 
 Gaps (:func:`pair_gap`): sphere-sphere and sphere-box distances are exact for
@@ -195,6 +196,40 @@ def solid_gap(objs: dict[str, Any], a: str, b: str) -> np.ndarray:
     return np.where(out > 0, out - r, -(r + np.maximum(depth, 0.0)))
 
 
+def velocity(
+    obj: str, frame: int, value: float, axis: int = 0, side: str = "after", rtol: float = 0.03
+) -> dict:
+    """Velocity (m/s) of ``obj`` along world ``axis`` just ``after`` (or ``before``) ``frame`` equals ``value``
+    within ``rtol`` of it plus 0.02 m/s (one-sided 2nd-order differences, as for ``momentum``)."""
+    return {
+        "kind": "velocity",
+        "object": obj,
+        "frame": int(frame),
+        "value": float(value),
+        "axis": int(axis),
+        "side": side,
+        "rtol": rtol,
+    }
+
+
+def _check_velocity(e: dict, objs: dict[str, Any], fps: float) -> list[str]:
+    p = np.asarray(objs[e["object"]]["position"], float)[:, e["axis"]]
+    f = e["frame"]
+    if e["side"] == "after":
+        v = (-3 * p[f] + 4 * p[f + 1] - p[f + 2]) * fps / 2
+    else:
+        v = (3 * p[f] - 4 * p[f - 1] + p[f - 2]) * fps / 2
+    if abs(v - e["value"]) > e["rtol"] * abs(e["value"]) + 0.02:
+        return [
+            f"{e['object']} should move at {e['value']:+.3f} m/s {e['side']} frame {f}; moves at {v:+.3f} m/s"
+        ]
+    return []
+
+
+#: expectation kinds added after the first set: kind -> check(expectation, trajectory objects, fps) -> problems
+EXTRA_KINDS = {"velocity": _check_velocity}
+
+
 def evaluate(expectations: list[dict[str, Any]], trajectory: dict[str, Any]) -> list[str]:
     """Check ``expectations`` against a measured ``trajectory``; return problems (empty = all hold).
 
@@ -213,7 +248,9 @@ def evaluate(expectations: list[dict[str, Any]], trajectory: dict[str, Any]) -> 
     for e in expectations:
         kind = e.get("kind")
         try:
-            if kind == "hidden":
+            if kind in EXTRA_KINDS:
+                problems += EXTRA_KINDS[kind](e, objs, fps)
+            elif kind == "hidden":
                 v = arr(e["object"], "visibility")
                 bad = [f for f in _frames(e) if v[f] > e["max"]]
                 if bad:
