@@ -40,9 +40,9 @@ def path(
     path is shifted so that it passes through ``anchor`` (D,) on ``anchor_frame``."""
     anchor = np.asarray(anchor, float)
     pos = np.zeros((frames, anchor.size))
-    for i, (f0, v) in enumerate(phases):
+    for i, (f0, vel) in enumerate(phases):
         f1 = phases[i + 1][0] if i + 1 < len(phases) else frames - 1
-        v = np.asarray(v, float)
+        v = np.asarray(vel, float)
         t = (np.arange(f0, f1 + 1) - f0) / fps
         speed = float(np.linalg.norm(v))
         if i == len(phases) - 1 and decel > 0 and speed > 0:

@@ -41,8 +41,8 @@ class GlancingBlow(Task):
         va, vb = impulse(1.0, v0, 1.0, np.zeros(2), n, s["restitution"])
         pa = np.array([-0.6, -s["side"] * 0.3])
         pb = pa + 2 * r * n
-        xa = path(T, fps, [(0, v0), (f_c, va)], f_c, pa, decel=0.4)
-        xb = path(T, fps, [(0, (0.0, 0.0)), (f_c, vb)], f_c, pb, decel=0.4)
+        xa = path(T, fps, [(0, tuple(v0)), (f_c, tuple(va))], f_c, pa, decel=0.4)
+        xb = path(T, fps, [(0, (0.0, 0.0)), (f_c, tuple(vb))], f_c, pb, decel=0.4)
         objs = [look.ground(T), floor_ball("target", r, look, "target", xa, fps)]
         objs.append(floor_ball("struck", r, look, "struck", xb, fps))
         exps = [

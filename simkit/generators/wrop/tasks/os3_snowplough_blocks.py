@@ -35,9 +35,12 @@ class SnowploughBlocks(Task):
         sizes = [2 * s["h_pusher"]] + [2 * s["h_line"]] * n
         masses = [box_mass((w, w, w)) for w in sizes]
         f = clip.at(s["contact_at"], lo=clip.cut)
-        hits, speeds, total = [], [s["speed"]], masses[0]
+        hits: list[int] = []
+        speeds, total = [s["speed"]], masses[0]
         for i in range(1, n + 1):
-            if i > 1:  # frames to close the gap at the current speed (at least 2; short clips shrink the gaps)
+            if (
+                i > 1
+            ):  # frames to close the gap at the current speed (at least 2; short clips shrink the gaps)
                 f += max(2, min(round(s["gap"] / speeds[-1] * fps), (T - 3 - hits[0]) // (n - 1)))
             hits.append(f)
             total += masses[i]
