@@ -13,7 +13,7 @@ import numpy as np
 
 from simkit.generators.wrop.base import Clip, Look
 from simkit.scenes.wrop import expect as X
-from simkit.scenes.wrop.motion import Motion, fall_frames, fall_height
+from simkit.scenes.wrop.motion import G, Motion, fall_frames, fall_height
 from simkit.scenes.wrop.spec import SceneObject, Track
 
 
@@ -106,4 +106,69 @@ def clamp_jaws(
     return objs, exps
 
 
-__all__ = ["ball", "block", "clamp_jaws", "drop_time", "fall_checks", "rest_between", "slab", "yank"]
+#: rolling without slipping down a slope of angle theta: a = (5/7) g sin(theta) for a solid ball
+#: (I = 2/5 m r^2; e.g. Kleppner & Kolenkow, "An Introduction to Mechanics", sec. 7.4)
+ROLL_FACTOR = 5.0 / 7.0
+
+
+def ramp(
+    name: str,
+    look: Look,
+    slot: str,
+    frames: int,
+    x_low: float,
+    z_base: float,
+    d: int,
+    height: float,
+    angle: float,
+) -> SceneObject:
+    """A ``wedge`` ramp ``height`` m tall at slope ``angle`` (rad) standing on z = ``z_base``, descending toward
+    direction ``d`` (+1: +x) with its low edge at x = ``x_low`` (turned by pi about z when ``d`` = +1)."""
+    length = height / np.tan(angle)
+    centre = (x_low - d * length / 2, 0.0, z_base + height / 2)
+    rot = (0.0, 0.0, np.pi if d > 0 else 0.0)
+    return SceneObject(
+        name, "support", "wedge", (length, 0.8, height), look.mat(slot), Track.static(frames, centre, rot)
+    )
+
+
+def ramp_descent(
+    frames: int,
+    fps: float,
+    radius: float,
+    angle: float,
+    x_low: float,
+    z_base: float,
+    d: int,
+    f_bottom: int,
+    m: int,
+) -> tuple[np.ndarray, float, float]:
+    """A ball released from rest on the ramp of :func:`ramp` rolls down it for ``m`` frames (a = ROLL_FACTOR g
+    sin(angle)) and reaches the flat at the foot on frame ``f_bottom``. Returns (centre positions (T, 3) up to
+    and including ``f_bottom``, held before the release; speed v_b (m/s) at the foot; the centre's x there).
+
+    On the slope the centre runs on the line r above it, ending at the concave corner where it is r above both
+    the slope and the flat: x = x_low + d r tan(angle / 2), z = z_base + r."""
+    a = ROLL_FACTOR * G * np.sin(angle)
+    k_x = x_low + d * radius * np.tan(angle / 2)
+    t = np.clip((f_bottom - np.arange(frames)) / fps, 0.0, m / fps)  # time left until the foot
+    u = 0.5 * a * t * t  # distance (along the slope) still to roll
+    pos = np.zeros((frames, 3))
+    pos[:, 0] = k_x - d * u * np.cos(angle)
+    pos[:, 2] = z_base + radius + u * np.sin(angle)
+    return pos, float(a * m / fps), float(k_x)
+
+
+__all__ = [
+    "ROLL_FACTOR",
+    "ball",
+    "block",
+    "clamp_jaws",
+    "drop_time",
+    "fall_checks",
+    "ramp",
+    "ramp_descent",
+    "rest_between",
+    "slab",
+    "yank",
+]
