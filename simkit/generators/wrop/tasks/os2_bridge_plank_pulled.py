@@ -6,6 +6,9 @@ from simkit.scenes.wrop import expect as X
 from simkit.scenes.wrop.motion import Motion, fall_frames, fall_height
 from simkit.scenes.wrop.params import Choice, IntRange, Uniform
 
+THROUGH = "the plank is pulled away and the ball drops through the gap to the floor"
+WEDGED = "the plank is pulled away and the ball drops a little and rests wedged between the pillars"
+
 
 class BridgePlankPulled(Task):
     family, name = "OS-2", "bridge_plank_pulled"
@@ -71,7 +74,7 @@ class BridgePlankPulled(Task):
         exps += [X.no_penetration("target", p) for p in ("pillar_left", "pillar_right", "ground")]
         if s["fits"]:
             exps.append(X.contact("target", "ground", f_rel + k))
-            outcome = "the plank is pulled away and the ball drops through the gap to the floor"
+            outcome = THROUGH
         else:
             exps += [X.contact("target", p, f_rel + k) for p in ("pillar_left", "pillar_right")]
             exps.append(X.touching("target", "pillar_left", list(range(f_rel + k, T))))
@@ -86,6 +89,7 @@ class BridgePlankPulled(Task):
             prompt=f"A {look.colour('target')} ball rests on a {look.colour('plank')} plank that bridges the "
             f"gap between two {look.colour('pillars')} pillars. Continue the video.",
             outcome=outcome,
+            legal_outcomes=[THROUGH, WEDGED],
             derived={
                 "gap": round(gap, 4),
                 "pillar_height": round(H, 4),
