@@ -74,6 +74,7 @@ class CartStopsSuddenly(Task):
         x0 = (
             L / 2 + b - room if s["leaves"] else L / 2 - b - room
         )  # block centre on the cart (from its centre)
+        # the cart speeds up at 0.35 mu g, below the mu g friction can give the block, so the block does not slip
         cart_x = x_stop + d * cart_approach(t, v, 0.35 * a, min(1.2 / v, f_s / fps))
         cm = Motion(T, fps, (0.0, 0.0, H / 2))
         cm.pos[:, 0] = cart_x
