@@ -51,7 +51,8 @@ def corpus_path(location: str | Path) -> Path:
 
     Raises:
         SimkitError: a URL whose fsspec backend (or ``universal-pathlib``) is not installed, naming the
-            package and the ``[cloud]`` extra, or an unknown protocol.
+            package and the ``[cloud]`` extra, an unknown protocol, or an object-store URL without a
+            bucket (``s3://``, ``s3:///x``).
     """
     if not isinstance(location, str):
         return location  # a Path, or already a remote path
@@ -77,8 +78,13 @@ def corpus_path(location: str | Path) -> Path:
         raise SimkitError(f"{text}: {protocol}:// needs {pkg}; pip install 'simkit[cloud]'") from None
     except ValueError:
         raise SimkitError(f"{text}: unknown storage protocol {protocol}://") from None
+    if protocol in _BACKENDS and not text[m.end() :].split("/", 1)[0]:
+        raise SimkitError(f"{text}: no bucket in the URL; write {protocol}://BUCKET/PATH")
     options: dict[str, Any] = {"use_listings_cache": False} if protocol in ("s3", "s3a", "gs", "gcs") else {}
-    return UPath(text, **options)
+    try:
+        return UPath(text, **options)
+    except ValueError as exc:
+        raise SimkitError(f"{text}: not a valid corpus URL ({exc})") from None
 
 
 #: top-level packages whose exceptions are object-store client errors (no credentials, endpoint unreachable...)
