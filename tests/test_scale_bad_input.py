@@ -20,3 +20,24 @@ def test_an_object_store_url_without_a_bucket_is_one_line(url):
         assert "Traceback" not in proc.stderr
         assert proc.stderr.startswith(f"error: {url}: "), proc.stderr
         assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+def test_a_ray_shard_task_works_in_a_stage_folder_a_later_run_can_clean(tmp_path, monkeypatch):
+    """A node killed mid-shard cannot remove its own working folder: the next run on that machine must."""
+    import tempfile
+
+    from s3help import make_bucket, moto_s3, s3_names
+
+    from simkit.episodes.storage import STAGE_PREFIX
+    from simkit.executors.worker import RunSpec, produce_shard
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    stale = tmp_path / f"{STAGE_PREFIX}999999999-dead"  # left by a process that no longer exists
+    (stale / "shards").mkdir(parents=True)
+    spec = RunSpec(generator="toy", config={}, seed=11, out="unused", episodes_per_shard=3)
+    with moto_s3():
+        make_bucket("nodes")
+        rows = produce_shard(spec, 1, [3, 4, 5], None, "s3://nodes/run")
+        assert s3_names("s3://nodes/run") == ["shards/shard-000001.rows.json", "shards/shard-000001.tar"]
+    assert [r["key"] for r in rows] == ["toy_00000003", "toy_00000004", "toy_00000005"]
+    assert list(tmp_path.iterdir()) == []  # the stale folder removed, this task's own folder too

@@ -198,22 +198,27 @@ def produce_shard(
 ) -> list[dict[str, Any]]:
     """Produce every episode of one shard and publish the shard to the object store ``dest`` (one Ray task).
 
-    The episodes are stored and the shard assembled in a temporary folder of this node (removed at
-    the end; ``spec.out`` is not used), then the tar part(s) are uploaded, then the rows object that
+    The episodes are stored and the shard assembled in a staging folder of this node
+    (:func:`~simkit.episodes.storage.make_stage`: removed at the end, or by the next run on the node
+    when a kill prevented that; ``spec.out`` is not used), then the tar part(s) are uploaded, then the rows object that
     marks the shard complete (:func:`~simkit.episodes.corpus.publish_shard`). ``indices`` must be the
     whole shard. Returns the shard's manifest rows.
     """
     import dataclasses
-    import tempfile
+    import shutil
 
     from simkit.episodes.corpus import assemble_shard, publish_shard
+    from simkit.episodes.storage import make_stage
 
-    with tempfile.TemporaryDirectory(prefix="simkit-shard-") as tmp:
-        local = CorpusLayout(Path(tmp))
+    tmp = make_stage()  # named after this process: one a killed node leaves is removed by the next run there
+    try:
+        local = CorpusLayout(tmp)
         local.ensure()
-        produce_batch(dataclasses.replace(spec, out=tmp), indices)
+        produce_batch(dataclasses.replace(spec, out=str(tmp)), indices)
         rows = assemble_shard(local, shard_id, indices, max_shard_bytes)
         publish_shard(local, CorpusLayout(corpus_path(dest)), shard_id)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     return rows
 
 
