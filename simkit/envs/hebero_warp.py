@@ -31,6 +31,7 @@ task's layout bank; the returned observation is the new episode's first.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -543,7 +544,7 @@ def make_warp_vector_env(
 
     Raises:
         GpuUnavailable: no CUDA GPU, or warp-lang / mujoco-warp missing (one line).
-        InputError: unknown suite/task, bad ``output``, a bad config value, ``render_mode`` set
+        InputError: unknown suite/task, bad ``output``, a bad config value or ``warp`` key, ``render_mode`` set
             (no rendering on the GPU backend), N not a multiple of K with ``equal_groups``, an
             unreadable cache.
     """
@@ -559,6 +560,7 @@ def make_warp_vector_env(
             None, f"the GPU backend does not render (render_mode={render_mode!r}); use backend='cpu'"
         )
     cfg = make_config(config, overrides)
+    knobs = _warp_knobs(warp)
     ids = task_ids(suite, tasks)
     if equal_groups and num_envs % len(ids):
         raise InputError(
@@ -567,8 +569,18 @@ def make_warp_vector_env(
     cache = Path(cache_dir) if cache_dir is not None else default_cache_dir(ids)
     if not (cache / "groups.json").is_file():
         export_groups(descriptors(ids, libero_root), libero_root, cache, bank=cfg.bank_size)
-    knobs = WarpEnvConfig(**warp) if isinstance(warp, dict) else warp
     return HeberoWarpVecEnv(HeberoWarpBatch(cache, num_envs, ids, cfg, seed, knobs), output)
+
+
+def _warp_knobs(warp: WarpEnvConfig | dict | None) -> WarpEnvConfig | None:
+    """``warp=`` as a :class:`WarpEnvConfig`; raises InputError (one line) for a key it does not have."""
+    if not isinstance(warp, dict):
+        return warp
+    unknown = sorted(set(warp) - {f.name for f in dataclasses.fields(WarpEnvConfig)})
+    if unknown:
+        names = ", ".join(f.name for f in dataclasses.fields(WarpEnvConfig))
+        raise InputError(None, f"Hebero warp config {', '.join(unknown)}: unknown; known: {names}")
+    return WarpEnvConfig(**warp)
 
 
 def _vector_env_base() -> type:

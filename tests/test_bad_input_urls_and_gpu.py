@@ -1,4 +1,4 @@
-"""Bad input to the object-store surfaces, as a new user types it: one clear line, never a traceback."""
+"""Bad input to the object-store and GPU-backend surfaces, as a new user types it: one clear line, no traceback."""
 
 from __future__ import annotations
 
@@ -41,3 +41,21 @@ def test_a_ray_shard_task_works_in_a_stage_folder_a_later_run_can_clean(tmp_path
         assert s3_names("s3://nodes/run") == ["shards/shard-000001.rows.json", "shards/shard-000001.tar"]
     assert [r["key"] for r in rows] == ["toy_00000003", "toy_00000004", "toy_00000005"]
     assert list(tmp_path.iterdir()) == []  # the stale folder removed, this task's own folder too
+
+
+def test_an_unknown_warp_knob_is_one_line_before_any_compile(tmp_path, monkeypatch):
+    """``warp={...}`` with a typo: one InputError line, before minutes of layout-group compilation."""
+    pytest.importorskip("torch")
+    import simkit.envs.hebero_warp as hw
+    import simkit.sims.layout_models as lm
+    import simkit.sims.mujoco_warp_batch as mwb
+    from simkit.core.errors import InputError
+
+    def no_compile(*args, **kwargs):
+        raise AssertionError("compiled the layout groups before checking the warp keys")
+
+    monkeypatch.setattr(mwb, "require_gpu", lambda: None)  # stands in for a GPU machine
+    monkeypatch.setattr(lm, "export_groups", no_compile)
+    with pytest.raises(InputError, match=r"^Hebero warp config bogus, nconmx: unknown; known: autoreset, "):
+        hw.make_warp_vector_env(num_envs=4, suite="goal", cache_dir=tmp_path, warp={"nconmx": 9, "bogus": 1})
+    assert list(tmp_path.iterdir()) == []
