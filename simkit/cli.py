@@ -354,6 +354,9 @@ def merge(
     except SimkitError as exc:
         fail(str(exc))
         return
+    except OSError as exc:
+        fail(f"--out {out}: {exc.strerror or exc}")
+        return
     c = info["counts"]
     typer.echo(
         f"merged {len(sources)} sources -> {out}: {c['present']} of {c['planned']} episodes "

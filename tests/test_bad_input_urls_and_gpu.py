@@ -59,3 +59,16 @@ def test_an_unknown_warp_knob_is_one_line_before_any_compile(tmp_path, monkeypat
     with pytest.raises(InputError, match=r"^Hebero warp config bogus, nconmx: unknown; known: autoreset, "):
         hw.make_warp_vector_env(num_envs=4, suite="goal", cache_dir=tmp_path, warp={"nconmx": 9, "bogus": 1})
     assert list(tmp_path.iterdir()) == []
+
+
+def test_merge_into_a_bucket_that_does_not_exist_is_one_line(tmp_path):
+    from s3help import moto_s3
+
+    from simkit.executors.run import generate_corpus
+
+    generate_corpus("toy", out=tmp_path / "slice", n=4, episodes_per_shard=2, seed=11)
+    with moto_s3():
+        proc = simkit_cli("merge", str(tmp_path / "slice"), "--out", "s3://no-such-bucket/x")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.strip() == "error: --out s3://no-such-bucket/x: The specified bucket does not exist"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["slice"]  # nothing written beside it
