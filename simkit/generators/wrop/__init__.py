@@ -181,9 +181,8 @@ class WropGenerator(BlenderBacked, Generator[WropConfig]):
         from simkit.scenes.wrop.spec import Scene
 
         cfg = self.config
-        scene = Scene(
-            cfg.frames, cfg.fps, comp.objects, look.camera(task.view), look.sun(), look.background()
-        )
+        camera = look.camera(task.view) if comp.camera is None else look.camera_path(comp.camera)
+        scene = Scene(cfg.frames, cfg.fps, comp.objects, camera, look.sun(), look.background())
         ses = self.session()
         ses.reset()
         ses.configure(

@@ -384,7 +384,26 @@ class BlenderSession:
                 bsdf.inputs["Metallic"].default_value = float(m.metallic)
         # the viewport colour Workbench shows is scene-linear too
         mat.diffuse_color = _srgb_to_linear(rgba)
+        if m.alpha < 1.0:
+            self._clear_material(mat, m.alpha)
         return mat
+
+    def _clear_material(self, mat, alpha: float) -> None:
+        """Make ``mat`` see-through with opacity ``alpha`` (a clear pane: glass, clear plastic).
+
+        All three engines blend the surface over what lies behind it without refraction, so an object behind
+        shows where a straight camera ray sees it (the visibility measure's model): Workbench through the
+        viewport colour's alpha, EEVEE through the Principled BSDF's ``Alpha`` with the ``BLENDED`` render
+        method, Cycles through the same ``Alpha`` (transparent BSDF mix). Shadows are transparent as well.
+        """
+        mat.diffuse_color = (*tuple(mat.diffuse_color)[:3], float(alpha))
+        mat.surface_render_method = "BLENDED"
+        mat.use_transparent_shadow = True
+        mat.show_transparent_back = False
+        tree = getattr(mat, "node_tree", None)
+        bsdf = tree.nodes.get("Principled BSDF") if tree is not None else None
+        if bsdf is not None:
+            bsdf.inputs["Alpha"].default_value = float(alpha)
 
     def _build_camera(self, scene: Scene) -> None:
         bpy, sc = self.bpy, self.scene
