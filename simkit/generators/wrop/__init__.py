@@ -148,6 +148,25 @@ class WropGenerator(BlenderBacked, Generator[WropConfig]):
         w = max(len(k) for k in cat)
         return [f"{k:<{w}}  {c.summary}" for k, c in cat.items()]
 
+    @classmethod
+    def catalogue_ids(cls, spec: str = "all") -> list[str]:
+        """Ids of the task generators ``spec`` selects (``all``, a family or one id).
+
+        Raises:
+            ValueError: ``spec`` selects nothing.
+        """
+        return [t.id() for t in select(spec)]
+
+    @classmethod
+    def write_catalogue(
+        cls, path: Path, spec: str = "all", thumbnails: bool = True, workers: int = 1, on_done=None
+    ) -> tuple[Path, list[str]]:
+        """Write the catalogue page (``simkit list wrop --catalogue PATH``); see
+        :func:`simkit.generators.wrop.catalogue_page.write_catalogue`."""
+        from simkit.generators.wrop.catalogue_page import write_catalogue
+
+        return write_catalogue(path, spec, thumbnails, workers, on_done)
+
     def setup(self, config: WropConfig) -> None:
         super().setup(config)
         self.tasks = select(config.generator)
