@@ -69,6 +69,13 @@ class WropConfig(GeneratorConfig):
     samples: int = Field(16, ge=1, le=4096, description="samples per pixel (Cycles path samples, EEVEE TAA)")
     denoise: bool = Field(True, description="Cycles denoising (OpenImageDenoise)")
     device: Literal["auto", "cpu", "gpu"] = Field("auto", description="Cycles device")
+    cycles_backend: Literal["auto", "optix", "cuda", "hip", "metal", "oneapi"] = Field(
+        "auto",
+        description="GPU API of Cycles (auto: the first of OptiX, CUDA, HIP, Metal, oneAPI with a device)",
+    )
+    frame_progress: Literal["auto", "on", "off"] = Field(
+        "auto", description="one stderr line per rendered frame (auto: EEVEE and Cycles on, Workbench off)"
+    )
     view_transform: ViewTransform = Field(
         "Standard",
         description="Blender colour management view transform (for the sRGB display Blender 5.0 ships)",
@@ -206,7 +213,15 @@ class WropGenerator(BlenderBacked, Generator[WropConfig]):
         ses.reset()
         ses.configure(
             RenderSettings(
-                cfg.engine, cfg.width, cfg.height, cfg.samples, cfg.denoise, cfg.device, cfg.view_transform
+                cfg.engine,
+                cfg.width,
+                cfg.height,
+                cfg.samples,
+                cfg.denoise,
+                cfg.device,
+                cfg.view_transform,
+                cycles_backend=cfg.cycles_backend,
+                frame_progress={"auto": None, "on": True, "off": False}[cfg.frame_progress],
             ),
             cfg.frames,
             cfg.fps,
