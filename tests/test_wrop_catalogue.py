@@ -98,12 +98,13 @@ def test_catalogue_rows_and_page():
     r = row(cat["OP-3/marked_cups_swap"])
     assert r["family"] == "OP-3" and r["params"]["swaps"] == "integer 0..2"
     assert r["key_event"] == "manipulation_start" and r["events"]["manipulation_start"] == 60
-    # several legal outcomes: the ball ends under its cup on either side
-    assert len(r["legal_outcomes"]) == 2 and all("revealed under" in o for o in r["legal_outcomes"])
+    # several legal outcomes of one sample: the ball ends under its cup on either side, whatever the swaps
+    assert len(r["outcomes"]) == 1 and len(r["outcomes"][0]) == 2
+    assert all("revealed under" in o for o in r["outcomes"][0])
     turn = row(cat["OP-3/turntable_rotate"])  # numbers in the wording do not make new outcomes
-    assert len(turn["legal_outcomes"]) == 1
+    assert len(turn["outcomes"]) == 1
     passing = row(cat["OS-1/ball_through_aperture"])  # structure decides: passes or is blocked
-    assert len(passing["legal_outcomes"]) == 2
+    assert len(passing["outcomes"]) == 2 and all(len(o) == 1 for o in passing["outcomes"])
     page = markdown([r, turn, passing], {r["id"]: "wrop_catalogue/" + thumbnail_name(r["id"])})
     assert (
         "| OP-3 | container permanence | 2 | 35 |" in page
@@ -112,6 +113,7 @@ def test_catalogue_rows_and_page():
     assert "![OP-3/marked_cups_swap: input | cut | target](wrop_catalogue/OP-3_marked_cups_swap.png)" in page
     assert page.count("![") == 1  # generators without a thumbnail get no image link
     assert "`swaps` integer 0..2" in page and "key event: `manipulation_start` at frame 60" in page
+    assert f"- outcomes: {r['outcomes'][0][0]} *or* {r['outcomes'][0][1]}\n" in page
     assert page.index("## OP-3") < page.index("## OS-1")
 
 

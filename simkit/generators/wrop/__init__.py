@@ -129,7 +129,8 @@ class WropGenerator(BlenderBacked, Generator[WropConfig]):
             description="frames, fps, cut, resolution, camera (position, rotation, lens, sensor); "
             "objects[name]: role, kind, dims, colour, and per frame position, rotation, scale, image_xy "
             "(normalised, origin bottom-left), bbox_min/bbox_max (world AABB of the evaluated mesh), "
-            "visibility (0..1), occluded_by (name -> share)",
+            "visibility (0..1), occluded_by (name -> share), seen_through (name -> share seen through a clear "
+            "object; scenes with one); camera.track: per-frame position and rotation of a moving camera",
         ),
     )
     smoke_config = {"frames": 24, "width": 64, "height": 36, "visibility_points": 16}

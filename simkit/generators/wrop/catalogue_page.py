@@ -1,13 +1,13 @@
 """The WROP catalogue page (``simkit list wrop --catalogue docs/wrop_catalogue.md``).
 
 Per task generator: family, one-line summary, structural parameters with their ranges, the key event (and
-the other events, with frames at the paper's clip of 120 frames at 24 fps), the legal outcomes, and a
+the other events, with frames at the paper's clip of 120 frames at 24 fps), the outcomes, and a
 contact-sheet thumbnail ``input | cut | target``: a small PNG beside the markdown, in
 ``<markdown stem>/<FAMILY>_<name>.png``, rendered with Workbench at low resolution (first and last input
-frame, a red cut bar, the key-event frame and the last target frame). The legal outcomes listed are the
-distinct ones over the structural seeds 0..7 under one surface look (seed 0), wordings that differ only in
-their numbers counted once, so a generator whose outcome depends on its structure (an object that passes or
-is blocked) shows each.
+frame, a red cut bar, the key-event frame and the last target frame). The outcomes listed are the distinct
+ones over the structural seeds 0..7 under one surface look (seed 0), wordings that differ only in their
+numbers counted once, so a generator whose outcome depends on its structure (an object that passes or is
+blocked) shows each; the several legal outcomes of one sample are joined by *or*.
 
 Thumbnails are rendered in worker processes (``workers``), each with its own Blender session; PNGs are
 quantised to a 64-colour palette so each stays a few KB.
@@ -36,19 +36,20 @@ OUTCOME_SEEDS = range(8)
 
 def row(task_cls: type[Task]) -> dict[str, Any]:
     """The catalogue entry of one generator (no rendering): ``id``, ``family``, ``summary``, ``params``
-    (name -> range text), ``key_event``, ``events`` (name -> frame at 120 frames, 24 fps), ``legal_outcomes``.
+    (name -> range text), ``key_event``, ``events`` (name -> frame at 120 frames, 24 fps), ``outcomes``: one
+    list per distinct structure (module docstring) of the legal outcomes of a sample of that structure.
     """
     _, _, comp = compose_fixed(task_cls, RECIPE_CLIP)
     task = task_cls()
     look = task.sample_surface(0)
-    outcomes: dict[str, str] = {}  # outcome with its numbers masked -> first wording seen
+    outcomes: dict[str, list[str]] = {}  # legal outcomes with their numbers masked -> first wording seen
     for seed in OUTCOME_SEEDS:
         try:
             c = task.compose(task.sample_structural(seed), RECIPE_CLIP, look)
         except ValueError:  # this draw does not fit the clip (the engine would redraw it)
             continue
-        for o in c.legal_outcomes or [c.outcome]:
-            outcomes.setdefault(re.sub(r"\d+(\.\d+)?", "#", o), o)
+        legal = list(c.legal_outcomes or [c.outcome])
+        outcomes.setdefault(re.sub(r"\d+(\.\d+)?", "#", " | ".join(legal)), legal)
     return {
         "id": task_cls.id(),
         "family": task_cls.family,
@@ -56,7 +57,7 @@ def row(task_cls: type[Task]) -> dict[str, Any]:
         "params": {k: v.describe() for k, v in task_cls.structural.items()},
         "key_event": comp.key_event,
         "events": dict(comp.events),
-        "legal_outcomes": list(outcomes.values()),
+        "outcomes": list(outcomes.values()),
     }
 
 
@@ -130,7 +131,9 @@ def markdown(rows: list[dict[str, Any]], thumbs: dict[str, str]) -> str:
         f"{len(rows)} generators. Event frames are those of the first structural seed that composes at "
         f"{RECIPE_CLIP.frames} frames, {RECIPE_CLIP.fps:g} fps (the cut is frame {RECIPE_CLIP.cut}). "
         f"Thumbnails: input frames 0 and {THUMB_FRAMES // 2 - 1} | red cut bar | the key-event frame and the "
-        f"last frame of a {THUMB_FRAMES}-frame {THUMB_W}x{THUMB_H} Workbench render.",
+        f"last frame of a {THUMB_FRAMES}-frame {THUMB_W}x{THUMB_H} Workbench render. Outcomes: the distinct "
+        "outcomes over structural seeds 0..7 (one per structure class; several legal outcomes of one sample "
+        "joined by *or*).",
         "",
         "| family | title | generators | paper |",
         "| --- | --- | ---: | ---: |",
@@ -156,7 +159,7 @@ def _entry(r: dict[str, Any], thumb: str | None) -> list[str]:
         f"- structural parameters: {params}",
         f"- key event: `{r['key_event']}` at frame {r['events'][r['key_event']]}"
         + (f" (other events: {others})" if others else ""),
-        "- legal outcomes: " + "; ".join(r["legal_outcomes"]),
+        "- outcomes: " + "; ".join(" *or* ".join(legal) for legal in r["outcomes"]),
         "",
     ]
     return lines
