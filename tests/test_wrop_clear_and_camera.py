@@ -9,10 +9,14 @@ import numpy as np
 import pytest
 
 from simkit.core.scene import CLEAR_ALPHA, Camera, CameraTrack, Material
-from simkit.generators.wrop.base import SURFACE, Look
-from simkit.generators.wrop.kit import clear
+from simkit.core.seeding import episode_rng
+from simkit.generators.wrop import WropConfig, WropGenerator
+from simkit.generators.wrop.base import SURFACE, Composition, Look, Task
+from simkit.generators.wrop.kit import X, clear
 from simkit.renderers.blender import RenderSettings, get_session
 from simkit.scenes.wrop import Scene, SceneObject, Sun, Track, ViewPath, material, orbit_camera
+from simkit.scenes.wrop.expect import evaluate
+from simkit.scenes.wrop.params import Uniform
 
 FPS = 24.0
 W, H = 96, 54
@@ -159,3 +163,60 @@ def test_view_path_pan_brings_a_wall_between_camera_and_ball():
         assert tr["objects"]["wall"]["image_xy"][f][0] == pytest.approx(u, abs=1e-4)
     loc = np.array(tr["camera"]["track"]["position"])
     assert loc[-1][:2] == pytest.approx([7.0 * np.cos(np.radians(14.0)), 0.0], abs=1e-4)
+
+
+class _PanPastGlass(Task):
+    """A probe task (not registered): a ball behind a clear pane; the camera then pans to the +x side, where
+    an opaque wall hides it."""
+
+    family, name = "OP-2", "probe_pan_past_glass"
+    structural = {"radius": Uniform(0.2, 0.25)}
+    colour_slots = ("target", "screen", "wall")
+
+    def compose(self, s, clip, look):
+        T, r = clip.frames, s["radius"]
+        ball = SceneObject(
+            "target", "target", "sphere", (r,), look.mat("target"), Track.static(T, (0, 0.5, r))
+        )
+        pane = SceneObject(
+            "pane",
+            "occluder",
+            "box",
+            (1.2, 0.08, 1.2),
+            clear(look.mat("screen")),
+            Track.static(T, (0, 0, 0.6)),
+        )
+        wall = SceneObject(
+            "wall", "wall", "box", (0.1, 2.0, 1.4), look.mat("wall"), Track.static(T, (1.2, 0.3, 0.7))
+        )
+        path = ViewPath.hold(T, {"target": (0.0, 0.3, 0.5)}).move(clip.cut, T - 4, azimuth_deg=90.0)
+        return Composition(
+            [look.ground(T), ball, pane, wall],
+            {"pan_start": clip.cut},
+            "pan_start",
+            [X.visible("target", range(clip.cut)), X.hidden("target", range(T - 3, T))],
+            "A ball behind a glass pane.",
+            "the ball stays where it is",
+            camera=path,
+        )
+
+
+def test_a_task_with_a_clear_pane_and_a_camera_pan_renders_through_the_generator():
+    import json
+
+    g = WropGenerator()
+    g.setup(WropConfig(frames=24, width=64, height=36, visibility_points=64))
+    g.tasks = [_PanPastGlass]
+    eps = [g.generate(0, episode_rng(0, "wrop", 0)) for _ in range(2)]
+    tr = eps[0].fields["trajectory"]
+    assert evaluate(eps[0].meta["expectations"], tr) == []
+    ball = tr["objects"]["target"]
+    assert ball["seen_through"][0] == {"pane": pytest.approx(1.0, abs=0.02)} and ball["occluded_by"][0] == {}
+    assert ball["occluded_by"][-1] == {"wall": 1.0}
+    cam = np.array(tr["camera"]["track"]["position"])
+    assert (
+        cam.shape == (24, 3) and np.allclose(cam[0], cam[11]) and cam[-1][0] > 6.0
+    )  # still, then panned to +x
+    # the same seed gives the same trajectory and frames in a reused session
+    assert json.dumps(tr, sort_keys=True) == json.dumps(eps[1].fields["trajectory"], sort_keys=True)
+    assert np.array_equal(eps[0].fields["target_video"].frames, eps[1].fields["target_video"].frames)
