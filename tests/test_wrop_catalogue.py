@@ -16,6 +16,7 @@ from simkit.generators.wrop.recipe import Recipe, compose_owner, duplicates, str
 from simkit.scenes.wrop.params import Choice, Uniform
 
 
+@pytest.mark.slow  # one compose per generator: about 0.1 s each, some line-of-sight planners take seconds
 def test_no_two_generators_share_a_structural_recipe():
     pairs = duplicates(catalogue())
     assert pairs == [], "generators with the same structural recipe: " + "; ".join(

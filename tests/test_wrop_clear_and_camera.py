@@ -46,7 +46,7 @@ def _pane_scene(alpha, with_ball):
         "occluder",
         "box",
         (1.2, 0.08, 1.2),
-        Material("blue", (0.3, 0.5, 0.9), 0.1, 0.0, alpha),
+        Material("blue", (0.3, 0.5, 0.9), 0.1, 0.0, alpha=alpha),
         Track.static(1, (0, 0, 0.6)),
     )
     ball = SceneObject("ball", "target", "sphere", (0.3,), material("red"), Track.static(1, (0, 0.5, 0.3)))

@@ -67,7 +67,8 @@ class Material:
     rgb: tuple[float, float, float]
     roughness: float = 0.5
     metallic: float = 0.0
-    alpha: float = 1.0
+    #: keyword-only, so positional construction (name, rgb, roughness, metallic, ...) is unaffected
+    alpha: float = field(default=1.0, kw_only=True)
 
     def __post_init__(self) -> None:
         if not (0.0 <= self.alpha <= CLEAR_ALPHA or self.alpha == 1.0):
