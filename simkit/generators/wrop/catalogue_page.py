@@ -165,6 +165,19 @@ def _entry(r: dict[str, Any], thumb: str | None) -> list[str]:
     return lines
 
 
+def entry(task_id: str, png: str | None) -> tuple[dict[str, Any], str | None]:
+    """(:func:`row`, problem) of one generator, rendering its thumbnail to ``png`` unless ``None``; problem is
+    ``None`` or names why the thumbnail failed (the row is kept)."""
+    r = row(select(task_id)[0])
+    if png is None:
+        return r, None
+    try:
+        render_thumbnail(task_id, png)
+    except Exception as exc:  # one bad generator must not lose the other entries
+        return r, f"{task_id}: thumbnail failed ({type(exc).__name__}: {exc})"
+    return r, None
+
+
 def write_catalogue(
     path: Path,
     spec: str = "all",
@@ -173,8 +186,9 @@ def write_catalogue(
     on_done: Callable[[str], None] | None = None,
 ) -> tuple[Path, list[str]]:
     """Write the catalogue page of the generators selected by ``spec`` (``all``, a family or one id) to
-    ``path``, with thumbnails in ``<path stem>/`` unless ``thumbnails`` is false; ``workers`` processes
-    render them; ``on_done(id)`` is called once per finished generator. Returns (path, problems): a
+    ``path``, with thumbnails in ``<path stem>/`` unless ``thumbnails`` is false. ``workers`` processes
+    compose the entries and render the thumbnails (with ``workers=1`` and no thumbnails everything runs in
+    this process); ``on_done(id)`` is called once per finished generator. Returns (path, problems): a
     generator whose thumbnail cannot be rendered is listed without one and named in ``problems``.
 
     Raises:
@@ -182,30 +196,25 @@ def write_catalogue(
     """
     import multiprocessing as mp
 
-    tasks = select(spec)
+    ids = [t.id() for t in select(spec)]
     path = Path(path)
-    thumbs = path.parent / path.stem
-    rows = [row(t) for t in tasks]
-    problems: list[str] = []
-    made: dict[str, str] = {}
-    if thumbnails:
+    pngs = {gid: str(path.parent / path.stem / thumbnail_name(gid)) if thumbnails else None for gid in ids}
+    done: dict[str, tuple[dict[str, Any], str | None]] = {}
+    if workers == 1 and not thumbnails:
+        for gid in ids:
+            done[gid] = entry(gid, None)
+            if on_done is not None:
+                on_done(gid)
+    else:
         with ProcessPoolExecutor(max(1, workers), mp_context=mp.get_context("spawn")) as pool:
-            futures = {
-                pool.submit(render_thumbnail, t.id(), str(thumbs / thumbnail_name(t.id()))): t.id()
-                for t in tasks
-            }
+            futures = {pool.submit(entry, gid, pngs[gid]): gid for gid in ids}
             for fut in as_completed(futures):
-                gid = futures[fut]
-                try:
-                    fut.result()
-                    made[gid] = f"{path.stem}/{thumbnail_name(gid)}"
-                except Exception as exc:  # one bad generator must not lose the other thumbnails
-                    problems.append(f"{gid}: thumbnail failed ({type(exc).__name__}: {exc})")
+                done[futures[fut]] = fut.result()
                 if on_done is not None:
-                    on_done(gid)
-    elif on_done is not None:
-        for t in tasks:
-            on_done(t.id())
+                    on_done(futures[fut])
+    rows = [done[gid][0] for gid in ids]
+    problems = sorted(p for _, p in done.values() if p is not None)
+    made = {gid: f"{path.stem}/{thumbnail_name(gid)}" for gid in ids if thumbnails and done[gid][1] is None}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(markdown(rows, made))
-    return path, sorted(problems)
+    return path, problems
