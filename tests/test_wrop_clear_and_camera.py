@@ -10,6 +10,7 @@ import pytest
 
 from simkit.core.scene import CLEAR_ALPHA, Camera, CameraTrack, Material
 from simkit.core.seeding import episode_rng
+from simkit.eval.wrop.evidence import project
 from simkit.generators.wrop import WropConfig, WropGenerator
 from simkit.generators.wrop.base import SURFACE, Composition, Look, Task
 from simkit.generators.wrop.kit import X, clear
@@ -161,6 +162,12 @@ def test_view_path_pan_brings_a_wall_between_camera_and_ball():
     for f in range(T):
         u = path.image_x(f, [[1.2, 0.0, 0.6]])[0]
         assert tr["objects"]["wall"]["image_xy"][f][0] == pytest.approx(u, abs=1e-4)
+    # the checker's projection (exam evidence) follows the moving camera frame by frame
+    pos = np.array(tr["objects"]["wall"]["position"])
+    uv = project(tr, pos[:, None, :])[:, 0]
+    assert uv == pytest.approx(np.array(tr["objects"]["wall"]["image_xy"]), abs=1e-4)
+    static = {**tr, "camera": {k: v for k, v in tr["camera"].items() if k != "track"}}
+    assert project(static, pos[:1])[0] != pytest.approx(uv[0], abs=0.05)  # the static record is the last pose
     loc = np.array(tr["camera"]["track"]["position"])
     assert loc[-1][:2] == pytest.approx([7.0 * np.cos(np.radians(14.0)), 0.0], abs=1e-4)
 
