@@ -87,6 +87,11 @@ def list_cmd(
     with ``--catalogue``, write their catalogue page instead."""
     from simkit.core.registry import available, load
 
+    if name is None and catalogue is not None:
+        fail(
+            "--catalogue needs a generator whose sub-generators to catalogue (e.g. simkit list wrop --catalogue ...)"
+        )
+        return
     if name is not None:
         try:
             cls = load(name)

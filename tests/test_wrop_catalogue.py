@@ -166,6 +166,14 @@ def test_catalogue_command_writes_the_page_and_small_thumbnails(tmp_path):
         text=True,
     )
     assert bad.returncode == 2 and "--only OP-9" in bad.stderr and "Traceback" not in bad.stderr
+    for argv, says in (
+        (["list", "--catalogue", str(tmp_path / "x.md")], "needs a generator"),
+        (["list", "wrop", "--catalogue", str(tmp_path)], "is a folder"),
+        (["list", "packing", "--catalogue", str(tmp_path / "p.md")], "has no catalogue"),
+    ):
+        r = subprocess.run([sys.executable, "-m", "simkit.cli", *argv], capture_output=True, text=True)
+        assert r.returncode == 2 and says in r.stderr and "Traceback" not in r.stderr, (argv, r.stderr)
+    assert not (tmp_path / "x.md").exists() and not (tmp_path / "p.md").exists()
 
 
 def test_list_keeps_one_line_per_generator():
