@@ -227,3 +227,19 @@ def test_a_task_with_a_clear_pane_and_a_camera_pan_renders_through_the_generator
     # the same seed gives the same trajectory and frames in a reused session
     assert json.dumps(tr, sort_keys=True) == json.dumps(eps[1].fields["trajectory"], sort_keys=True)
     assert np.array_equal(eps[0].fields["target_video"].frames, eps[1].fields["target_video"].frames)
+
+
+def test_view_path_keys_every_orbit_value_and_holds_it():
+    p = ViewPath.hold(11, {"distance": 6.0}).move(2, 6, "linear", target=(1.0, 2.0, 0.5), distance=8.0)
+    assert p.target[0].tolist() == [0.0, 0.0, 0.5] and p.distance[0] == 6.0 and p.elevation_deg[5] == 14.0
+    assert p.target[4] == pytest.approx([0.5, 1.0, 0.5]) and p.distance[4] == pytest.approx(7.0)
+    assert p.target[6:].tolist() == [[1.0, 2.0, 0.5]] * 5 and p.distance[6:].tolist() == [8.0] * 5
+    cam = p.camera(10)  # the nominal orbit of the last frame: 8 m from the target, 14 deg up, azimuth 0
+    off = np.subtract(cam.location, (1.0, 2.0, 0.5))
+    assert np.linalg.norm(off) == pytest.approx(8.0) and off[2] == pytest.approx(
+        8.0 * np.sin(np.radians(14.0))
+    )
+    with pytest.raises(ValueError, match="unknown view keys"):
+        p.move(0, 3, roll_deg=5.0)
+    with pytest.raises(ValueError, match="outside"):
+        p.move(5, 11, azimuth_deg=5.0)
