@@ -84,7 +84,7 @@ def list_cmd(
     workers: int = typer.Option(1, "--workers", min=1, help="Processes rendering catalogue thumbnails."),
 ) -> None:
     """List the registered generators (name, version, extra, description), or one generator's sub-generators;
-    with ``--catalogue``, write their catalogue page instead."""
+    with --catalogue, write their catalogue page instead."""
     from simkit.core.registry import available, load
 
     if name is None and catalogue is not None:
