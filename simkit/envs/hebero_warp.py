@@ -56,7 +56,9 @@ class WarpEnvConfig:
 
     autoreset: bool = True  #: restart finished environments in the same step (off: they run on)
     nconmax: int = 96  #: contacts allocated per world
-    njmax: int = 640  #: constraint rows per world (random arm motion reaches about 590)
+    njmax: int = (
+        1024  #: constraint rows per world (random arm motion reached 758 at 8,192 worlds; 640 overflowed)
+    )
     iterations: int | None = None  #: solver iterations (None: HeberoConfig.solver_iterations)
     ls_iterations: int | None = None  #: line-search iterations (None: HeberoConfig.solver_ls_iterations)
     tolerance: float | None = None  #: solver tolerance (None: HeberoConfig.solver_tolerance)

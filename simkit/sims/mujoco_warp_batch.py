@@ -126,7 +126,9 @@ class WarpGroup:
         self.nworld, self.substeps = nworld, substeps
         self.m = mjw.put_model(mjm, batch_sizes=dict.fromkeys(PER_WORLD_FIELDS, nworld))
         if overrides:
-            mjw.override_model(self.m, dict(overrides))
+            from mujoco_warp._src.io import override_model  # not re-exported by mujoco_warp 4.0.0
+
+            override_model(self.m, dict(overrides))
         # contacts are pooled over worlds: a floor keeps small batches from overflowing on one busy world
         naconmax = max(nworld * nconmax, MIN_NACONMAX)
         self.d = mjw.make_data(mjm, nworld=nworld, nconmax=nconmax, njmax=njmax, naconmax=naconmax)
