@@ -42,17 +42,44 @@ KINDS: tuple[str, ...] = (*PRIMITIVES, "mesh")
 MESH_FORMATS: dict[str, str] = {".glb": "gltf", ".gltf": "gltf", ".obj": "obj", ".ply": "ply"}
 
 
+#: opacity at or below which a material counts as clear (glass, clear plastic) for visibility: objects behind
+#: it stay visible (see :mod:`simkit.renderers.blender.visibility`)
+CLEAR_ALPHA = 0.5
+
+
 @dataclass
 class Material:
-    """A surface: sRGB-encoded colour in [0, 1] (as Blender's colour pickers take it), roughness, metallic.
+    """A surface: sRGB-encoded colour in [0, 1] (as Blender's colour pickers take it), roughness, metallic and
+    ``alpha`` (opacity in [0, 1]; 1 = opaque).
 
     ``name`` is a human name (a palette name such as "red", used in prompts and trajectories).
+    A material with ``alpha <= CLEAR_ALPHA`` is *clear* (a pane of glass or clear plastic tinted by ``rgb``):
+    renderers draw it see-through without refraction, so an object behind it shows where a straight camera
+    ray sees it, and visibility measurement does not count it as an occluder. Opacities between
+    :data:`CLEAR_ALPHA` and 1 are refused: such a surface is neither hidden behind nor seen through, so no
+    visibility label would be true of it.
+
+    Raises:
+        ValueError: ``alpha`` outside [0, CLEAR_ALPHA] and not 1.
     """
 
     name: str
     rgb: tuple[float, float, float]
     roughness: float = 0.5
     metallic: float = 0.0
+    #: keyword-only, so positional construction (name, rgb, roughness, metallic, ...) is unaffected
+    alpha: float = field(default=1.0, kw_only=True)
+
+    def __post_init__(self) -> None:
+        if not (0.0 <= self.alpha <= CLEAR_ALPHA or self.alpha == 1.0):
+            raise ValueError(
+                f"material {self.name!r}: alpha {self.alpha} is neither opaque (1) nor clear (<= {CLEAR_ALPHA})"
+            )
+
+    @property
+    def clear(self) -> bool:
+        """Whether objects behind this surface stay visible (``alpha <= CLEAR_ALPHA``)."""
+        return self.alpha <= CLEAR_ALPHA
 
 
 @dataclass

@@ -15,6 +15,7 @@ from __future__ import annotations
 from simkit.core.scene import (
     PRIMITIVES,
     Camera,
+    CameraTrack,
     Material,
     Scene,
     SceneObject,
@@ -43,6 +44,7 @@ __all__ = [
     "PRIMITIVES",
     "ROLES",
     "Camera",
+    "CameraTrack",
     "Material",
     "Scene",
     "SceneObject",
