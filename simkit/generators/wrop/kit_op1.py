@@ -383,5 +383,12 @@ def hop_z(t: np.ndarray, apex: float, phase: float) -> np.ndarray:
 
 
 def side_frames(sg: Sight, x: np.ndarray, ref: float, sign: int, lo: int = 0) -> list[int]:
-    """Clear frames from ``lo`` on where ``sign (x - ref) > 0`` (for ``side`` expectations)."""
-    return [f for f in clear_frames(sg, lo) if np.sign(x[f] - ref) == sign]
+    """Clear frames from ``lo`` on where ``sign (x - ref) > 0`` (for ``side`` expectations).
+
+    Raises:
+        ValueError: there is none (an expectation on no frame would check nothing).
+    """
+    out = [f for f in clear_frames(sg, lo) if np.sign(x[f] - ref) == sign]
+    if not out:
+        raise ValueError(f"no clear frame from {lo} on the {'right' if sign > 0 else 'left'} of x = {ref}")
+    return out

@@ -47,7 +47,7 @@ class BounceBehindScreen(Task):
         end = c.events["occlusion_end"]
         c.expectations += [
             X.side("target", "screen", side_frames(sg, x, 0.0, d, end), d),
-            X.side("target", "screen", side_frames(sg, x, 0.0, -d)[:1] or [0], -d),
+            X.side("target", "screen", side_frames(sg, x, 0.0, -d), -d),
             X.no_penetration("target", "ground"),
         ]
         tau = 2 * np.sqrt(2 * s["apex"] / 9.81)
