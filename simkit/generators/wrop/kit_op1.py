@@ -256,17 +256,19 @@ def occlusion_composition(
     blockers: list[SceneObject],
     view: dict | None,
     after: int | None = None,
+    need_clear: bool = True,
 ) -> tuple[Composition, Sight]:
     """A composition whose key event is the first full occlusion of ``target`` by ``blockers`` at or after
     the cut (or ``after``), with ``hidden``/``visible`` expectations from :func:`sight`; the prompt and
     outcome are left for the task. ``derived['hidden_with_margin']`` lists the robustly hidden frames.
+    ``need_clear=False`` allows a target that stays hidden to the end (no clear frame after the occlusion).
 
     Raises:
         ValueError: see :func:`occlusion_events` and :func:`sight_expectations` (the engine redraws).
     """
     sg = sight(target, blockers, view)
     ev = occlusion_events(sg, clip.cut, after)
-    exps = sight_expectations(target.name, sg, ev["occlusion_end"])
+    exps = sight_expectations(target.name, sg, ev["occlusion_end"] if need_clear else None)
     hid = [int(f) for f in np.nonzero(sg.hidden)[0]]
     comp = Composition(
         objects,
