@@ -42,7 +42,7 @@ class PendulumBehindScreen(Task):
         pivot = np.array([0.0, DEPTH, CLEARANCE + r + L])
         bob = pivot + L * np.stack([np.sin(phi), np.zeros(T), -np.cos(phi)], 1)
         ball = ball_on_path("target", look, "target", clip, r, bob)
-        ball.track.rotation[:] = 0.0  # a hanging bob swings, it does not roll
+        ball.pose.rotation[:] = 0.0  # a hanging bob swings, it does not roll
         rod_m = Motion(T, fps, pivot)
         rod_m.pos[:] = pivot + 0.5 * (bob - pivot)
         rod_m.rot[:, 1] = -phi
