@@ -68,7 +68,7 @@ class RaisedScreen(Task):
         cam = sight_cameras(self.view)[0]
         cy, cz = -cam.location[1], cam.location[2]
         # the sightline under the screen's lower back edge reaches z_line at the ball's front (similar triangles)
-        z_line = 2 * r + s["margin"] if s["fits"] else 2 * r - s["margin"]
+        z_line = 2 * r + s["margin"] + 0.06 if s["fits"] else 2 * r - s["margin"]
         k = (DEPTH - r + SCREEN_T / 2) / (cy - SCREEN_T / 2)  # from the screen's lower front edge
         g = (z_line + cz * k) / (1 + k)
         x = steady_x(clip, 0.0, s["centre_at"], d, span=6.0)

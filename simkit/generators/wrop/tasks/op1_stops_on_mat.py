@@ -40,9 +40,14 @@ class StopsOnMat(Task):
         inner = w / 2 - b - 0.15
         u = s["stop"] * 2 * inner if s["stops_behind"] else w / 2 + b + 0.3 + (s["stop"] + 0.5) * 0.5
         x_m, x_s = -d * (w / 2 + s["run_up"]), d * u
-        f_e, f_s = clip.at(0.38), clip.at(s["stop_at"])
+        f_s, D = clip.at(s["stop_at"]), abs(x_s - x_m)
+        f_e = clip.at(0.38)
+        # enter the mat late enough that the block is still clear of the screen on the cut frame
+        while (
+            f_e < clip.cut - 1 and D * (1 - (1 - (clip.cut - f_e) / (f_s - f_e)) ** 2) > s["run_up"] - b - 0.1
+        ):
+            f_e += 1
         tau = (f_s - f_e) / fps
-        D = abs(x_s - x_m)
         v, a = 2 * D / tau, 2 * D / tau**2  # entry speed (m/s) and deceleration (m/s^2) that stop it at x_s
         m = Motion(T, fps, (x_m - d * v * f_e / fps, DEPTH, b))
         m.velocity(0, (d * v, 0, 0), f_e)
