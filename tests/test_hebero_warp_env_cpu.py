@@ -22,7 +22,7 @@ VIEWS = ("qpos", "qvel", "ctrl", "xpos", "xquat", "xanchor", "xaxis", "site_xpos
 class CpuGroup:
     """WarpGroup's interface over one MuJoCo CPU (model, data) per world."""
 
-    def __init__(self, mjm, nworld, substeps=25, nconmax=96, njmax=384, solver=None):
+    def __init__(self, mjm, nworld, substeps=25, nconmax=96, njmax=384, solver=None, overrides=None):
         mwb.apply_solver_options(mjm, solver)
         self.m, self.nworld, self.substeps = mjm, nworld, substeps
         self.datas = [mujoco.MjData(mjm) for _ in range(nworld)]

@@ -126,13 +126,26 @@ def _counts(groups) -> dict:
 
 
 def _variant(spec: str) -> dict:
-    """``"iterations=20,ls_iterations=10"`` -> WarpEnvConfig overrides (``"default"`` -> {})."""
+    """``"iterations=20,broadphase=SAP_TILE"`` -> WarpEnvConfig overrides (``"default"`` -> {}).
+
+    ``broadphase``, ``filter`` and ``deterministic`` become MuJoCo Warp model overrides
+    (``opt.broadphase``, ``opt.broadphase_filter``, ``opt.deterministic``; ``filter`` takes ``+``-joined
+    flags such as ``PLANE+SPHERE+AABB``).
+    """
     out: dict = {}
+    mjw_keys = {
+        "broadphase": "opt.broadphase",
+        "filter": "opt.broadphase_filter",
+        "deterministic": "opt.deterministic",
+    }
     for kv in filter(None, spec.split(",")):
         if kv == "default":
             continue
         k, v = kv.split("=")
-        out[k] = bool(int(v)) if k == "cuda_graphs" else (float(v) if k == "tolerance" else int(v))
+        if k in mjw_keys:
+            out.setdefault("overrides", {})[mjw_keys[k]] = v.replace("+", "|")
+        else:
+            out[k] = bool(int(v)) if k == "cuda_graphs" else (float(v) if k == "tolerance" else int(v))
     return out
 
 

@@ -56,11 +56,15 @@ class WarpEnvConfig:
 
     autoreset: bool = True  #: restart finished environments in the same step (off: they run on)
     nconmax: int = 96  #: contacts allocated per world
-    njmax: int = 640  #: constraint rows per world (random arm motion reaches about 590)
+    njmax: int = (
+        1024  #: constraint rows per world (random arm motion reached 758 at 8,192 worlds; 640 overflowed)
+    )
     iterations: int | None = None  #: solver iterations (None: HeberoConfig.solver_iterations)
     ls_iterations: int | None = None  #: line-search iterations (None: HeberoConfig.solver_ls_iterations)
     tolerance: float | None = None  #: solver tolerance (None: HeberoConfig.solver_tolerance)
     cuda_graphs: bool = True  #: replay the torch work of a step as two CUDA graphs (captured on step 2)
+    #: MuJoCo Warp model overrides (``mujoco_warp.override_model`` syntax), e.g. ``{"opt.broadphase": "SAP_TILE"}``
+    overrides: dict[str, str] | None = None
 
     def solver(self) -> dict[str, Any]:
         """The solver overrides handed to :class:`~simkit.sims.mujoco_warp_batch.WarpGroup`."""
@@ -104,7 +108,7 @@ class _Group:
             "tolerance": config.solver_tolerance,
         }
         solver.update({k: v for k, v in cfg.solver().items() if v is not None})
-        self.sim = WarpGroup(m, len(envs), self.substeps, cfg.nconmax, cfg.njmax, solver)
+        self.sim = WarpGroup(m, len(envs), self.substeps, cfg.nconmax, cfg.njmax, solver, cfg.overrides)
         self.envs = torch.as_tensor(envs, device=dev)
         self.wtask = torch.as_tensor(world_task, device=dev)
         progs = {k[5:]: a[k] for k in a if k.startswith("prog_")}

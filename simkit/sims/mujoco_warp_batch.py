@@ -93,6 +93,8 @@ class WarpGroup:
             ``ls_iterations`` (int, line-search iterations; default 50), ``tolerance`` (float, default
             1e-8). MuJoCo Warp stops iterating when every world has converged, so the slowest world of
             a group sets the cost of the whole group.
+        overrides: MuJoCo Warp model overrides applied after ``put_model`` (``mujoco_warp.override_model``
+            syntax, e.g. ``{"opt.broadphase": "SAP_TILE", "opt.deterministic": "true"}``).
 
     Attributes:
         m, d: ``mujoco_warp`` Model and Data. stream: its ``warp.Stream``.
@@ -111,6 +113,7 @@ class WarpGroup:
         nconmax: int = 96,
         njmax: int = 384,
         solver: dict[str, Any] | None = None,
+        overrides: dict[str, str] | None = None,
     ):
         import mujoco
 
@@ -122,6 +125,10 @@ class WarpGroup:
         apply_solver_options(mjm, solver)
         self.nworld, self.substeps = nworld, substeps
         self.m = mjw.put_model(mjm, batch_sizes=dict.fromkeys(PER_WORLD_FIELDS, nworld))
+        if overrides:
+            from mujoco_warp._src.io import override_model  # not re-exported by mujoco_warp 4.0.0
+
+            override_model(self.m, dict(overrides))
         # contacts are pooled over worlds: a floor keeps small batches from overflowing on one busy world
         naconmax = max(nworld * nconmax, MIN_NACONMAX)
         self.d = mjw.make_data(mjm, nworld=nworld, nconmax=nconmax, njmax=njmax, naconmax=naconmax)
