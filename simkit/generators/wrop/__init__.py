@@ -94,7 +94,7 @@ class WropConfig(GeneratorConfig):
 
 class WropGenerator(BlenderBacked, Generator[WropConfig]):
     name = "wrop"
-    version = "1"
+    version = "2"  # 2: procedural materials, lighting set-ups and props in the surface draw
     description = "object permanence / solidity video continuation (Blender; OP-1..OS-3 task generators)"
     extra = "blender"
     Config = WropConfig
@@ -120,7 +120,8 @@ class WropGenerator(BlenderBacked, Generator[WropConfig]):
             units="m",
             frame="world, z up; quaternion (w, x, y, z)",
             description="frames, fps, cut, resolution, camera (position, rotation, lens, sensor); "
-            "objects[name]: role, kind, dims, colour, and per frame position, rotation, scale, image_xy "
+            "objects[name]: role, kind, dims, colour, mesh (asset id of a prop standing in for a primitive, whose "
+            "bounding box dims records; else empty), and per frame position, rotation, scale, image_xy "
             "(normalised, origin bottom-left), bbox_min/bbox_max (world AABB of the evaluated mesh), "
             "visibility (0..1), occluded_by (name -> share)",
         ),
@@ -138,7 +139,14 @@ class WropGenerator(BlenderBacked, Generator[WropConfig]):
         "camera_azimuth_jitter_deg",
         "camera_elevation_jitter_deg",
         "camera_distance_scale",
+        "lighting",
+        "floor_pattern",
+        "floor_pattern_scale",
         "colour_<slot>",
+        "pattern_<slot>",
+        "pattern_scale_<slot>",
+        "pattern_contrast_<slot>",
+        "mesh_<slot>",
     )
 
     @classmethod
@@ -181,8 +189,16 @@ class WropGenerator(BlenderBacked, Generator[WropConfig]):
         from simkit.scenes.wrop.spec import Scene
 
         cfg = self.config
+        sun, world_strength, lamps = look.lights()
         scene = Scene(
-            cfg.frames, cfg.fps, comp.objects, look.camera(task.view), look.sun(), look.background()
+            cfg.frames,
+            cfg.fps,
+            comp.objects,
+            look.camera(task.view),
+            sun,
+            look.background(),
+            world_strength=world_strength,
+            lamps=lamps,
         )
         ses = self.session()
         ses.reset()

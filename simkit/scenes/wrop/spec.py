@@ -15,6 +15,7 @@ from __future__ import annotations
 from simkit.core.scene import (
     PRIMITIVES,
     Camera,
+    Lamp,
     Material,
     Scene,
     SceneObject,
@@ -43,6 +44,7 @@ __all__ = [
     "PRIMITIVES",
     "ROLES",
     "Camera",
+    "Lamp",
     "Material",
     "Scene",
     "SceneObject",
