@@ -88,10 +88,7 @@ def measure(session, scene: Scene, points: int = 192) -> dict[str, Any]:
     cam = sc.camera
     W, H = sc.render.resolution_x, sc.render.resolution_y
     k = cam.data.lens / cam.data.sensor_width
-    samples = {}
-    for o in scene.objects:
-        ob = session.objects[o.name]
-        samples[o.name] = _surface_samples(ob.data, points)
+    samples = {o.name: _surface_samples(session.objects[o.name].data, points) for o in scene.objects}
     T = scene.frames
     out: dict[str, dict[str, Any]] = {
         o.name: {
