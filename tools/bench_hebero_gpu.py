@@ -2,7 +2,7 @@
 
 Two subcommands:
 
-``export --libero-root ROOT --out DIR [--bank 4]``
+``export [--libero-root ROOT] --out DIR [--bank 4]``
     CPU side. Compiles the 40 tasks, writes the layout-group cache
     (``DIR/groups``, :func:`simkit.sims.layout_models.export_groups`) and, for the bare
     reference, each task's own scene as a physics-only model (``DIR/tasks/task_<i>.mjb`` +
@@ -50,7 +50,7 @@ def export(args) -> None:
     from simkit.sims.layout_models import export_groups, physics_only
     from simkit.sims.mujoco_scene import build_scene
 
-    root = Path(args.libero_root)
+    root = Path(args.libero_root) if args.libero_root else None
     descs = [compile_task(p, s, i, root) for s in SUITES for i, p in suite_files(root, s)]
     out = Path(args.out)
     t0 = time.perf_counter()
@@ -271,7 +271,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     e = sub.add_parser("export", help="compile the models on the CPU side")
-    e.add_argument("--libero-root", required=True)
+    e.add_argument("--libero-root", default=None, help="LIBERO tree (default: the [libero] asset wheels)")
     e.add_argument("--out", required=True)
     e.add_argument("--bank", type=int, default=4)
     r = sub.add_parser("run", help="measure on the GPU")
