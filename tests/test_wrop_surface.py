@@ -250,6 +250,13 @@ def test_a_prop_sample_is_reproducible_and_passes_validate_checks():
     sample = {k: (v.frames if hasattr(v, "frames") else v) for k, v in ep.fields.items()}
     sample["meta"] = {**ep.meta, "params": ep.params}
     assert g.check(sample) == []
+    # the audit's prop check: a prompt that names another object, or another mesh built, is flagged
+    prop = ep.params["surface"]["mesh_target"]
+    wrong = {**sample, "prompt": sample["prompt"].replace(PROPS[prop].noun, "block")}
+    assert any("does not name" in p for p in g.check(wrong))
+    objs = {**traj["objects"], "target": {**traj["objects"]["target"], "mesh": "pybullet_data/other.obj"}}
+    swapped = {**sample, "trajectory": {**traj, "objects": objs}}
+    assert any("the surface drew" in p for p in g.check(swapped))
     r = subprocess.run(
         [sys.executable, "-c", CHILD, json.dumps(cfg), str(index)], capture_output=True, text=True, check=True
     )
