@@ -10,10 +10,12 @@ Per scene it
 
 1. builds one Blender object per scene object with the builder of its kind: the
    primitives with ``bmesh`` (:data:`PRIMITIVE_BUILDERS`) and one material each
-   (Principled BSDF for Cycles/EEVEE; the viewport colour/roughness/metallic
-   that Workbench's MATERIAL colour mode shows); ``mesh`` objects with Blender's
-   importers (:data:`MESH_IMPORTERS`, the file's materials and textures kept);
-   then the camera (static or keyed per frame), a sun and a world colour;
+   (Principled BSDF for Cycles/EEVEE, with the procedural pattern nodes of
+   :data:`PATTERN_TEXTURES`; the viewport colour/roughness/metallic that
+   Workbench's MATERIAL colour mode shows, the plain base colour); ``mesh`` objects
+   with Blender's importers (:data:`MESH_IMPORTERS`, the file's materials and
+   textures kept unless a material is set; rotated and fitted into a box on request);
+   then the camera (static or keyed per frame), a sun, the lamps and a world colour;
 2. keys location, XYZ Euler rotation and scale of every object on every frame;
 3. renders frames ``0 .. T-1`` to PNG files in a temporary directory and reads them
    back as one uint8 array (T, H, W, 3);
