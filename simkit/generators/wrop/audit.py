@@ -163,7 +163,8 @@ def prop_problems(surface: dict[str, Any], objs: dict[str, Any], prompt: str) ->
     from simkit.generators.wrop.props import PROPS
 
     problems = []
-    drawn = {k[5:]: v for k, v in surface.items() if k.startswith("mesh_") and v != "none"}
+    # slots whose object this structure does not build (e.g. a third object of a two-object row) show nothing
+    drawn = {k[5:]: v for k, v in surface.items() if k.startswith("mesh_") and v != "none" and k[5:] in objs}
     built = {name: rec.get("mesh", "") for name, rec in objs.items() if rec.get("mesh")}
     if set(drawn) != set(built):
         problems.append(f"props drawn for {sorted(drawn)} but meshes built for {sorted(built)}")
