@@ -21,7 +21,8 @@ VIEWS = ("qpos", "qvel", "ctrl", "xpos", "xquat", "xanchor", "xaxis", "site_xpos
 class CpuGroup:
     """WarpGroup's interface over one MuJoCo CPU (model, data) per world."""
 
-    def __init__(self, mjm, nworld, substeps=25, nconmax=96, njmax=384):
+    def __init__(self, mjm, nworld, substeps=25, nconmax=96, njmax=384, solver=None):
+        mwb.apply_solver_options(mjm, solver)
         self.m, self.nworld, self.substeps = mjm, nworld, substeps
         self.datas = [mujoco.MjData(mjm) for _ in range(nworld)]
         d = self.datas[0]
@@ -32,6 +33,7 @@ class CpuGroup:
         self.t["contact_geom"] = torch.zeros(nworld * 400, 2, dtype=torch.int32)
         self.t["contact_world"] = torch.zeros(nworld * 400, dtype=torch.int32)
         self.t["nacon"] = torch.zeros(1, dtype=torch.int32)
+        self.t["solver_niter"] = torch.zeros(nworld, dtype=torch.int32)
         self.stream = None
 
     def capture(self):
@@ -127,3 +129,21 @@ def test_warp_env_success_terminates_and_resets(cache, cpu_backend):
     assert rew[0] > 0.5 > rew[1]  # w_succ = 1 minus small penalties
     # the succeeded env restarted from its bank: knob back at the init value, counter at 0
     assert float(g.sim.t["qpos"][0, stove[0]]) < 0.5 and int(env.steps[0]) == 0
+
+
+def test_solver_overrides_reach_the_model(cache, cpu_backend):
+    out, _ = cache
+    cfg = hw.WarpEnvConfig(iterations=12, ls_iterations=7, tolerance=1e-6)
+    env = hw.HeberoWarpBatch(out, 2, config=cfg)
+    opt = env.groups[0].sim.m.opt
+    assert (opt.iterations, opt.ls_iterations, opt.tolerance) == (12, 7, 1e-6)
+    default = hw.HeberoWarpBatch(out, 2).groups[0].sim.m.opt
+    assert (default.iterations, default.ls_iterations, default.tolerance) == (100, 50, 1e-8)
+    with pytest.raises(ValueError, match="iterations must be > 0"):
+        mwb.apply_solver_options(default_model(out), {"iterations": 0})
+    with pytest.raises(ValueError, match="unknown solver option"):
+        mwb.apply_solver_options(default_model(out), {"noslip": 3})
+
+
+def default_model(out):
+    return mujoco.MjModel.from_binary_path(str(out / "group_0.mjb"))

@@ -123,7 +123,39 @@ def _counts(groups) -> dict:
     }
 
 
-def _measure_env(row, label, cache, tasks, n, cfg, args, env_too, wp, torch) -> None:
+def _variant(spec: str) -> dict:
+    """``"iterations=20,ls_iterations=10"`` -> WarpEnvConfig overrides (``"default"`` -> {})."""
+    out: dict = {}
+    for kv in filter(None, spec.split(",")):
+        if kv == "default":
+            continue
+        k, v = kv.split("=")
+        out[k] = bool(int(v)) if k == "cuda_graphs" else (float(v) if k == "tolerance" else int(v))
+    return out
+
+
+def _rollout(env, acts, steps: int, torch):
+    """Free-body positions of every group after ``steps`` env steps from reset(seed=0), on the host."""
+    env.reset(seed=0)
+    for k in range(steps):
+        env.step(acts[k % len(acts)])
+    torch.cuda.synchronize()
+    return [g.sim.t["qpos"].double().cpu().numpy() for g in env.groups]
+
+
+def _accuracy(row, label, env, acts, ref, torch) -> None:
+    """Drift of the qpos after 20 steps against the reference variant, and a same-seed repeat check."""
+    a = _rollout(env, acts, 20, torch)
+    b = _rollout(env, acts, 20, torch)
+    row[f"{label}_repeat_max_diff"] = float(max(np.abs(x - y).max() for x, y in zip(a, b)))
+    if "qpos" not in ref:
+        ref["qpos"] = a
+        return
+    d = np.concatenate([np.abs(x - y).ravel() for x, y in zip(a, ref["qpos"])])
+    row[f"{label}_qpos_drift_vs_first"] = {"median": float(np.median(d)), "p99": float(np.quantile(d, 0.99))}
+
+
+def _measure_env(row, label, cache, tasks, n, cfg, args, env_too, wp, torch, ref=None) -> None:
     """Build ``HeberoWarpBatch`` on a cache; time bare group stepping (streams / one stream) and env steps."""
     from simkit.envs.hebero_warp import HeberoWarpBatch
 
@@ -139,12 +171,15 @@ def _measure_env(row, label, cache, tasks, n, cfg, args, env_too, wp, torch) -> 
     row[f"{label}_mem_per_env_kib"] = (free0 - torch.cuda.mem_get_info()[0]) / n / 1024
     row[f"{label}_groups"] = [int(g.sim.nworld) for g in env.groups]
     sims = [g.sim for g in env.groups]
-    tag = label.replace("env_all", "bare_groups").replace("env_one", "bare_onegroup")
-    row[tag] = n / _timed(_launcher(sims, wp, True), args.iters, wp)
-    row[tag + "_one_stream"] = n / _timed(_launcher(sims, wp, False), args.iters, wp)
+    if args.bare:
+        tag = label.replace("env_all", "bare_groups").replace("env_one", "bare_onegroup")
+        row[tag] = n / _timed(_launcher(sims, wp, True), args.iters, wp)
+        row[tag + "_one_stream"] = n / _timed(_launcher(sims, wp, False), args.iters, wp)
     if env_too:
         gen = torch.Generator(device="cuda").manual_seed(1)
         acts = [torch.rand(n, 7, device="cuda", generator=gen) * 2 - 1 for _ in range(4)]
+        if ref is not None:
+            _accuracy(row, label, env, acts, ref, torch)
         k = [0]
 
         def env_step():
@@ -152,6 +187,11 @@ def _measure_env(row, label, cache, tasks, n, cfg, args, env_too, wp, torch) -> 
             env.step(acts[k[0] % 4])
 
         row[label] = n / _timed(env_step, args.iters, wp)
+        row[f"{label}_cuda_graphs"] = env._graphs is not None
+        row[f"{label}_solver_niter"] = [
+            [float(g.sim.t["solver_niter"].float().mean()), int(g.sim.t["solver_niter"].max())]
+            for g in env.groups
+        ]
         env.timings = {}
         for _ in range(5):
             env.step(acts[0])
@@ -215,11 +255,30 @@ def run(args) -> None:
             del gs
         for cache in args.caches.split(","):
             suffix = "" if cache == "groups" else f"@{cache}"
-            for label, tasks in (("env_all", None), ("env_one", task_ids[:1])):
-                if want(label) or (label == "env_all" and want("bare_groups")):
-                    _measure_env(
-                        row, label + suffix, root / cache, tasks, n, cfg, args, want(label), wp, torch
-                    )
+            ref: dict = {}
+            for vi, spec in enumerate(args.variants.split("|")):
+                vcfg = WarpEnvConfig(**_variant(spec))
+                vsuffix = suffix if spec == "default" else f"{suffix}[{spec}]"
+                args.bare = vi == 0
+                for label, tasks in (("env_all", None), ("env_one", task_ids[:1])):
+                    if want(label) or (label == "env_all" and want("bare_groups") and vi == 0):
+                        try:
+                            _measure_env(
+                                row,
+                                label + vsuffix,
+                                root / cache,
+                                tasks,
+                                n,
+                                vcfg,
+                                args,
+                                want(label),
+                                wp,
+                                torch,
+                                ref if label == "env_all" and args.accuracy else None,
+                            )
+                        except Exception as err:  # keep measuring the other variants
+                            row[f"{label}{vsuffix}_error"] = repr(err)[:300]
+                            print(f"{label}{vsuffix}: {err!r}", flush=True)
         res["results"].append(row)
         print(json.dumps(row), flush=True)
     _table(res)
@@ -260,7 +319,7 @@ def gym_run(args) -> None:
 
 def _table(res) -> None:
     cols = sorted({k for r in res["results"] for k, v in r.items() if isinstance(v, float) and k[0] in "be"})
-    cols = [c for c in cols if not c.endswith("_s") and "mem" not in c]
+    cols = [c for c in cols if not c.endswith("_s") and "mem" not in c and "diff" not in c]
     print(f"{res['gpu']}, driver {res['driver']}, warp {res['warp']}, mujoco_warp {res['mujoco_warp']}")
     print("| N | " + " | ".join(cols) + " |")
     for r in res["results"]:
@@ -281,6 +340,13 @@ def main() -> None:
     r.add_argument("--only", default="", help="comma-separated subset of the measurements")
     r.add_argument("--json", default="")
     r.add_argument("--caches", default="groups", help="comma-separated layout-group caches under DIR")
+    r.add_argument(
+        "--variants",
+        default="default",
+        help="'|'-separated WarpEnvConfig overrides of the env rows, e.g. "
+        "'default|iterations=20,ls_iterations=10|cuda_graphs=0' (bare rows: first variant only)",
+    )
+    r.add_argument("--accuracy", action="store_true", help="qpos drift of each variant vs the first")
     y = sub.add_parser("gym", help="gymnasium.make_vec(backend='warp') on the GPU")
     y.add_argument("cache")
     y.add_argument("--envs", default="1600,4096,8192")

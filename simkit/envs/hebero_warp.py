@@ -70,6 +70,18 @@ class WarpEnvConfig:
     soft_limit: float = 0.9  #: fraction of the joint half range / speed limit where penalties start
     nconmax: int = 96  #: contacts allocated per world
     njmax: int = 640  #: constraint rows per world (random arm motion reaches about 590)
+    iterations: int | None = None  #: solver iterations (None: the model's own, MuJoCo's default 100)
+    ls_iterations: int | None = None  #: line-search iterations (None: the model's, default 50)
+    tolerance: float | None = None  #: solver tolerance (None: the model's, default 1e-8)
+    cuda_graphs: bool = True  #: replay the torch work of a step as two CUDA graphs (captured on step 2)
+
+    def solver(self) -> dict[str, Any]:
+        """The solver overrides handed to :class:`~simkit.sims.mujoco_warp_batch.WarpGroup`."""
+        return {
+            "iterations": self.iterations,
+            "ls_iterations": self.ls_iterations,
+            "tolerance": self.tolerance,
+        }
 
 
 class _Group:
@@ -83,7 +95,7 @@ class _Group:
 
         m, a = g["model"], g["arrays"]
         dev = torch.device(DEVICE)
-        self.sim = WarpGroup(m, len(envs), cfg.substeps, cfg.nconmax, cfg.njmax)
+        self.sim = WarpGroup(m, len(envs), cfg.substeps, cfg.nconmax, cfg.njmax, cfg.solver())
         self.envs = torch.as_tensor(envs, device=dev)
         self.wtask = torch.as_tensor(world_task, device=dev)
         progs = {k[5:]: a[k] for k in a if k.startswith("prog_")}
@@ -202,6 +214,11 @@ class HeberoWarpBatch:
         for grp in self.groups:
             self.task_code[grp.envs] = grp.prog["task_code"].float()
         self.obs = torch.zeros(n, OBS_DIM, device=dev)
+        self.a_in = torch.zeros(n, 7, device=dev)  # the step's actions as given (static input of the graphs)
+        self.a = torch.zeros(n, 7, device=dev)  # clipped to [-1, 1]
+        self._graphs: tuple[Any, Any] | None = None
+        self._warm = False
+        self._out: tuple = ()
         #: torch work of a step runs on its own stream (never the legacy default stream, which would
         #: serialise with the groups' streams); callers' streams wait for it at the end of a step
         self.tstream = torch.cuda.Stream() if DEVICE == "cuda" else None
@@ -300,7 +317,9 @@ class HeberoWarpBatch:
 
         Returns:
             (obs (N, 300) float32, reward (N,) float32, terminated (N,) bool = success,
-            truncated (N,) bool, success (N,) bool), all torch tensors on the GPU.
+            truncated (N,) bool, success (N,) bool), all torch tensors on the GPU. With
+            ``cuda_graphs`` these are the env's own buffers, overwritten by the next step (clone what
+            you keep).
         """
         torch = self.torch
         if self.tstream is None:
@@ -308,9 +327,47 @@ class HeberoWarpBatch:
         caller = torch.cuda.current_stream()
         self.tstream.wait_stream(caller)
         with torch.cuda.stream(self.tstream):
-            out = self._step(actions)
+            self.a_in.copy_(torch.as_tensor(actions, device=self.device, dtype=torch.float32))
+            out = self._graphed() if self.cfg.cuda_graphs and self.timings is None else self._step(self.a_in)
         caller.wait_stream(self.tstream)
         return out
+
+    def _graphed(self):
+        """One step as: graph of the torch controller, the groups' physics graphs, graph of the rest.
+
+        The first call runs eagerly (warm-up: lazy initialisation must not happen inside a capture);
+        the second captures both torch graphs (nothing runs while capturing) and replays them.
+        """
+        torch = self.torch
+        if self._graphs is None:
+            if not self._warm:
+                self._warm = True
+                return self._step(self.a_in)
+            try:
+                self._graphs = self._capture()
+            except RuntimeError as err:  # an op that cannot be captured: run eagerly from now on
+                import warnings
+
+                torch.cuda.synchronize()
+                warnings.warn(f"CUDA graph capture failed, stepping eagerly: {err}", stacklevel=3)
+                self.cfg.cuda_graphs = False
+                return self._step(self.a_in)
+        pre, post = self._graphs
+        pre.replay()
+        self._physics()
+        post.replay()
+        return self._out
+
+    def _capture(self) -> tuple[Any, Any]:
+        """Capture the controller and the post-physics work as two CUDA graphs sharing one memory pool."""
+        torch = self.torch
+        pre, post = torch.cuda.CUDAGraph(), torch.cuda.CUDAGraph()
+        post.register_generator_state(self.gen)
+        with torch.cuda.graph(pre, stream=self.tstream):
+            self._control_all()
+        with torch.cuda.graph(post, pool=pre.pool(), stream=self.tstream):
+            self._out = self._finish()
+        return pre, post
 
     def _phase(self, name: str, t0: float) -> float:
         import time
@@ -323,22 +380,24 @@ class HeberoWarpBatch:
         self.timings[name] = self.timings.get(name, 0.0) + t1 - t0
         return t1
 
-    def _step(self, actions):
-        import time
-
-        torch, c = self.torch, self.cfg
-        t0 = self._phase("", time.perf_counter())
-        a = torch.as_tensor(actions, device=self.device, dtype=torch.float32).clamp(-1, 1)
-        main = self.wp.stream_from_torch(self.tstream) if self.tstream is not None else None
+    def _control_all(self) -> None:
+        """Clip ``a_in`` into ``a`` and write every group's actuator targets (static shapes, no sync)."""
+        self.a.copy_(self.a_in.clamp(-1, 1))
         for g in self.groups:
-            self._control(g, a[g.envs])
-        t0 = self._phase("control", t0)
+            self._control(g, self.a[g.envs])
+
+    def _physics(self) -> None:
+        """Launch every group's physics graph on its own stream after the torch stream; join them."""
+        main = self.wp.stream_from_torch(self.tstream) if self.tstream is not None else None
         for g in self.groups:
             g.sim.launch(after=main)
         for g in self.groups:
             if main is not None:
                 main.wait_stream(g.sim.stream)
-        t0 = self._phase("physics", t0)
+
+    def _finish(self):
+        """Predicates, reward, autoreset and observation after the physics (static shapes, no sync)."""
+        torch, c, a = self.torch, self.cfg, self.a
         success = torch.zeros(self.num_envs, dtype=torch.bool, device=self.device)
         qd = torch.zeros(self.num_envs, 7, device=self.device)
         q = torch.zeros(self.num_envs, 7, device=self.device)
@@ -350,15 +409,28 @@ class HeberoWarpBatch:
         self.steps += 1
         truncated = (self.steps >= c.max_steps) & ~success
         done = (success | truncated) & c.autoreset
-        t0 = self._phase("success_reward", t0)
         for g in self.groups:
             self._reset_worlds(g, done[g.envs])
             self._observe(g)
-        self.prev = torch.where(done[:, None], torch.zeros_like(a), a)
-        self.steps = torch.where(done, torch.zeros_like(self.steps), self.steps)
+        self.prev.copy_(torch.where(done[:, None], torch.zeros_like(a), a))
+        self.steps.copy_(torch.where(done, torch.zeros_like(self.steps), self.steps))
         self.obs[:, :7] = self.prev
-        self._phase("reset_observe", t0)
         return self.obs, reward, success, truncated, success
+
+    def _step(self, actions):
+        """The eager step (no graphs; with :attr:`timings`, phases are timed with device synchronisations)."""
+        import time
+
+        t0 = self._phase("", time.perf_counter())
+        if actions is not self.a_in:
+            self.a_in.copy_(self.torch.as_tensor(actions, device=self.device, dtype=self.torch.float32))
+        self._control_all()
+        t0 = self._phase("control", t0)
+        self._physics()
+        t0 = self._phase("physics", t0)
+        out = self._finish()
+        self._phase("finish", t0)
+        return out
 
     def _reward(self, a, q, qd, success):
         """Hebero task reward per environment (module docstring), float32."""
@@ -457,16 +529,17 @@ class HeberoWarpVecEnv(_vector_env_base()):  # type: ignore[misc]
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, self.num_envs)
 
     def _out(self, x):
-        return x.cpu().numpy() if self.output == "numpy" else x
+        # the batch's tensors are its own buffers, overwritten by the next step: hand out copies
+        return x.cpu().numpy() if self.output == "numpy" else x.clone()
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         obs = self.batch.reset(seed=seed)
-        return self._out(obs.clone()), {"task_id": self._out(self.batch.task_index)}
+        return self._out(obs), {"task_id": self._out(self.batch.task_index)}
 
     def step(self, actions):
         obs, reward, term, trunc, success = self.batch.step(actions)
         info = {"task_id": self._out(self.batch.task_index), "success": self._out(success)}
-        return self._out(obs.clone()), self._out(reward), self._out(term), self._out(trunc), info
+        return self._out(obs), self._out(reward), self._out(term), self._out(trunc), info
 
     def close(self, **kwargs: Any) -> None:
         self.batch.close()

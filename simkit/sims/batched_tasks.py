@@ -294,8 +294,10 @@ def touching(geom_entity: Any, geom_pairs: Any, contact_world: Any, ncontact: An
     flat = torch.zeros(trash + 1, dtype=torch.bool, device=dev)
     i12 = torch.where(ok, w * nent * nent + e1 * nent + e2, trash)
     i21 = torch.where(ok, w * nent * nent + e2 * nent + e1, trash)
-    flat[i12] = True
-    flat[i21] = True
+    # index_fill_ takes the value as a kernel argument (a ``flat[i] = True`` would copy a host tensor,
+    # which a CUDA graph capture refuses)
+    flat.index_fill_(0, i12, True)
+    flat.index_fill_(0, i21, True)
     return flat[:trash].view(nworld, nent, nent)
 
 

@@ -62,6 +62,23 @@ def require_gpu() -> tuple[Any, Any, Any]:
     return wp, mjw, torch
 
 
+def apply_solver_options(mjm: Any, solver: dict[str, Any] | None) -> None:
+    """Set ``iterations`` / ``ls_iterations`` / ``tolerance`` of ``mjm.opt`` from ``solver`` (None values and
+    a None dict leave the model's own settings).
+
+    Raises:
+        ValueError: an unknown key, or a non-positive value.
+    """
+    for key, value in (solver or {}).items():
+        if key not in ("iterations", "ls_iterations", "tolerance"):
+            raise ValueError(f"unknown solver option {key!r} (iterations, ls_iterations, tolerance)")
+        if value is None:
+            continue
+        if value <= 0:
+            raise ValueError(f"solver option {key} must be > 0, got {value}")
+        setattr(mjm.opt, key, value)
+
+
 class WarpGroup:
     """One union model over ``nworld`` worlds on the GPU.
 
@@ -71,6 +88,11 @@ class WarpGroup:
         substeps: physics steps per control step (captured into one graph).
         nconmax: contacts allocated per world (MuJoCo Warp pools them over all worlds).
         njmax: constraint rows per world.
+        solver: optional overrides of the model's solver options, applied to ``mjm.opt`` before the
+            model goes to the device: ``iterations`` (int, Newton/CG iterations; MuJoCo's default 100),
+            ``ls_iterations`` (int, line-search iterations; default 50), ``tolerance`` (float, default
+            1e-8). MuJoCo Warp stops iterating when every world has converged, so the slowest world of
+            a group sets the cost of the whole group.
 
     Attributes:
         m, d: ``mujoco_warp`` Model and Data. stream: its ``warp.Stream``.
@@ -81,7 +103,15 @@ class WarpGroup:
             (W, nmocap, 4), ``body_gravcomp`` (W, nbody), ``contact_geom`` (C, 2), ``contact_world`` (C,), ``nacon`` (1,).
     """
 
-    def __init__(self, mjm: Any, nworld: int, substeps: int = 25, nconmax: int = 96, njmax: int = 384):
+    def __init__(
+        self,
+        mjm: Any,
+        nworld: int,
+        substeps: int = 25,
+        nconmax: int = 96,
+        njmax: int = 384,
+        solver: dict[str, Any] | None = None,
+    ):
         import mujoco
 
         wp, mjw, _torch = require_gpu()
@@ -89,6 +119,7 @@ class WarpGroup:
         # the batched task logic reads the contact list, never sensordata: skip sensor evaluation
         # (task scenes carry one contact sensor per touching pair of their goal, 42 in a union model)
         mjm.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_SENSOR)
+        apply_solver_options(mjm, solver)
         self.nworld, self.substeps = nworld, substeps
         self.m = mjw.put_model(mjm, batch_sizes=dict.fromkeys(PER_WORLD_FIELDS, nworld))
         # contacts are pooled over worlds: a floor keeps small batches from overflowing on one busy world
@@ -110,6 +141,7 @@ class WarpGroup:
         self.t["contact_geom"] = tt(d.contact.geom)
         self.t["contact_world"] = tt(d.contact.worldid)
         self.t["nacon"] = tt(d.nacon)
+        self.t["solver_niter"] = tt(d.solver_niter)
 
     def capture(self) -> None:
         """Capture ``substeps`` physics steps as one CUDA graph on this group's stream (compiles kernels)."""
