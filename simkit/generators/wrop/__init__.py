@@ -14,7 +14,7 @@ keyframed animation (T = 120 at 24 fps in the paper) cut at frame T/2 into
 ==================  ==========================================================================
 
 ``Episode.params`` holds ``structural`` (task id + its structural parameters) and ``surface``
-(colours, finishes, floor, sky, sun, camera jitter); ``Episode.meta`` holds generator id,
+(colours, finishes, patterns, floor, sky, sun, lighting set-up, camera jitter, props); ``Episode.meta`` holds generator id,
 family, expected outcome, legal outcomes, event frames, cut, structural and surface seeds,
 split, engine and Blender version, and the declared expectations the checker verifies.
 Source: the WROP paper's data pipeline (spec ``wrop``), Sec. "Pipeline" steps 1-3.

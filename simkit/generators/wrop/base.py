@@ -16,8 +16,9 @@ engine's episode rng, ``structural_seed`` then ``surface_seed``. Structural para
 ``sample_space(task.structural, default_rng(structural_seed))``; surface parameters are
 ``sample_space(SURFACE, default_rng(surface_seed))`` plus the colours. So a recorded
 structural seed reproduces the structure exactly, and changing the surface seed changes
-colours, finishes, floor, sky, sun and camera jitter but never a structural value, a
-trajectory or an event frame. Exam samples use structural seeds in [2^62, 2^63), training
+colours, finishes, procedural patterns, floor, sky, lighting set-up, camera jitter and props (everyday
+meshes in the slots a task opts in with ``mesh_slots``, fitted into the primitive's bounding box) but
+never a structural value, a trajectory or an event frame. Exam samples use structural seeds in [2^62, 2^63), training
 samples in [0, 2^62): the two ranges are disjoint.
 """
 
