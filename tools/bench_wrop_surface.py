@@ -6,11 +6,12 @@ One scene (a task generator at fixed structural and surface seeds, a 24-frame cl
 look overridden: ``plain``; each pattern of :data:`simkit.core.scene.PATTERNS` on every coloured object and
 the floor; each lighting set-up of :data:`simkit.scenes.wrop.lighting.LIGHTINGS`; a prop in the task's first
 mesh slot (when it has one). Each variant is built and rendered (Cycles by default, 16 samples, 320 x 180);
-the table gives seconds per frame of ``BlenderSession.render`` and the ratio to ``plain``. Variants are
-interleaved over ``--repeats`` rounds and the median is reported, so machine load drifts alike on all.
+the table gives seconds per frame of ``BlenderSession.render`` and the ratio to ``plain``. Each variant is
+rendered right after a ``plain`` render (a pair), over ``--repeats`` rounds; the ratio is the median of the
+paired ratios, so a shared machine's load drift cancels.
 Usage::
 
-    python tools/bench_wrop_surface.py --frames 12 --repeats 3
+    python tools/bench_wrop_surface.py --frames 2 --repeats 3
 """
 
 from __future__ import annotations
@@ -72,24 +73,32 @@ def main() -> None:
     gen.setup(WropConfig(generator=a.generator, frames=24, width=a.width, height=a.height))
     cls = catalogue()[a.generator]
     ses = gen.session()
+
+    def seconds_per_frame(over: dict) -> float:
+        scene = scene_of(gen, cls, over)
+        ses.reset()
+        ses.configure(RenderSettings(a.engine, a.width, a.height, a.samples), a.frames, 24.0)
+        ses.build(scene)
+        t0 = time.perf_counter()
+        ses.render(a.frames)
+        return (time.perf_counter() - t0) / a.frames
+
     times: dict[str, list[float]] = {name: [] for name, _ in variants(cls)}
+    ratios: dict[str, list[float]] = {name: [] for name, _ in variants(cls)}
     for _ in range(a.repeats):
-        for name, over in variants(cls):
-            scene = scene_of(gen, cls, over)
-            ses.reset()
-            ses.configure(RenderSettings(a.engine, a.width, a.height, a.samples), a.frames, 24.0)
-            ses.build(scene)
-            t0 = time.perf_counter()
-            ses.render(a.frames)
-            times[name].append((time.perf_counter() - t0) / a.frames)
-    base = statistics.median(times["plain"])
+        for name, over in variants(cls)[1:]:  # each variant right after its own plain run (paired)
+            plain, t = seconds_per_frame({}), seconds_per_frame(over)
+            times["plain"].append(plain)
+            times[name].append(t)
+            ratios[name].append(t / plain)
     print(
-        f"{a.generator}, {a.engine} {a.samples} spp, {a.width}x{a.height}, {a.frames} frames, median of {a.repeats}"
+        f"{a.generator}, {a.engine} {a.samples} spp, {a.width}x{a.height}, {a.frames} frames; "
+        f"medians of {a.repeats} paired runs"
     )
-    print("| variant | s / frame | vs plain |\n| --- | ---: | ---: |")
-    for name, ts in times.items():
-        m = statistics.median(ts)
-        print(f"| {name} | {m:.3f} | {m / base:.2f}x |")
+    print("| variant | s / frame | vs plain (paired) |\n| --- | ---: | ---: |")
+    print(f"| plain | {statistics.median(times['plain']):.3f} | 1.00x |")
+    for name, ts in list(times.items())[1:]:
+        print(f"| {name} | {statistics.median(ts):.3f} | {statistics.median(ratios[name]):.2f}x |")
 
 
 if __name__ == "__main__":
