@@ -6,7 +6,7 @@ One scene (a task generator at fixed structural and surface seeds, a 24-frame cl
 look overridden: ``plain``; each pattern of :data:`simkit.core.scene.PATTERNS` on every coloured object and
 the floor; each lighting set-up of :data:`simkit.scenes.wrop.lighting.LIGHTINGS`; a prop in the task's first
 mesh slot (when it has one). Each variant is built and rendered (Cycles by default, 16 samples, 320 x 180);
-the table gives seconds per frame of ``BlenderSession.render`` and the ratio to ``plain``. Each variant is
+the table gives CPU seconds per frame of ``BlenderSession.render`` (all threads) and the ratio to ``plain``. Each variant is
 rendered right after a ``plain`` render (a pair), over ``--repeats`` rounds; the ratio is the median of the
 paired ratios, so a shared machine's load drift cancels.
 Usage::
@@ -75,13 +75,15 @@ def main() -> None:
     ses = gen.session()
 
     def seconds_per_frame(over: dict) -> float:
+        """CPU seconds (all threads of this process) per rendered frame: on a shared machine the wall
+        time follows other jobs' load, the CPU time the work done."""
         scene = scene_of(gen, cls, over)
         ses.reset()
         ses.configure(RenderSettings(a.engine, a.width, a.height, a.samples), a.frames, 24.0)
         ses.build(scene)
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         ses.render(a.frames)
-        return (time.perf_counter() - t0) / a.frames
+        return (time.process_time() - t0) / a.frames
 
     times: dict[str, list[float]] = {name: [] for name, _ in variants(cls)}
     ratios: dict[str, list[float]] = {name: [] for name, _ in variants(cls)}
@@ -95,7 +97,7 @@ def main() -> None:
         f"{a.generator}, {a.engine} {a.samples} spp, {a.width}x{a.height}, {a.frames} frames; "
         f"medians of {a.repeats} paired runs"
     )
-    print("| variant | s / frame | vs plain (paired) |\n| --- | ---: | ---: |")
+    print("| variant | CPU s / frame | vs plain (paired) |\n| --- | ---: | ---: |")
     print(f"| plain | {statistics.median(times['plain']):.3f} | 1.00x |")
     for name, ts in list(times.items())[1:]:
         print(f"| {name} | {statistics.median(ts):.3f} | {statistics.median(ratios[name]):.2f}x |")
