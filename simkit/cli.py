@@ -154,7 +154,12 @@ def config_cmd(
 def generate(
     name: str = typer.Argument(..., help="Generator name (see `simkit list`)."),
     n: int = typer.Option(..., "--n", help="Number of episodes in the corpus."),
-    out: Path = typer.Option(..., "--out", help="Output corpus directory (created; re-run to resume)."),
+    out: str = typer.Option(
+        ...,
+        "--out",
+        help="Output corpus: a directory (created), or an object-store URL (s3://BUCKET/PATH, gs://..., "
+        "credentials and endpoint from the standard environment, e.g. AWS_ENDPOINT_URL); re-run to resume.",
+    ),
     seed: int = typer.Option(
         0, "--seed", help="Master seed; episode i depends only on (seed, generator, i)."
     ),
@@ -200,6 +205,7 @@ def generate(
     """
     from simkit.core.config import build_config
     from simkit.core.registry import load
+    from simkit.episodes.storage import store_errors
     from simkit.executors.run import generate_corpus, parse_shard, shard_bytes_from_mb
 
     try:
@@ -209,22 +215,23 @@ def generate(
             f"{k}={v}" for k, v in (("generator", sub), ("split", split), ("sounds", sounds)) if v is not None
         ]
         cfg = build_config(cls.Config, config, sets)
-        summary = generate_corpus(
-            name,
-            n,
-            out,
-            seed=seed,
-            config=cfg.model_dump(mode="json"),
-            workers=workers,
-            shard=parse_shard(shard),
-            executor=executor,
-            address=address,
-            episodes_per_shard=episodes_per_shard,
-            max_shard_bytes=max_shard_bytes,
-            retries=retries,
-            progress=progress,
-            overwrite=overwrite,
-        )
+        with store_errors(out):
+            summary = generate_corpus(
+                name,
+                n,
+                out,
+                seed=seed,
+                config=cfg.model_dump(mode="json"),
+                workers=workers,
+                shard=parse_shard(shard),
+                executor=executor,
+                address=address,
+                episodes_per_shard=episodes_per_shard,
+                max_shard_bytes=max_shard_bytes,
+                retries=retries,
+                progress=progress,
+                overwrite=overwrite,
+            )
     except SimkitError as exc:
         fail(str(exc))
         return
@@ -266,7 +273,7 @@ def _print_summary(s) -> None:
 
 @app.command()
 def validate(
-    corpus: Path = typer.Argument(..., help="Corpus directory."),
+    corpus: str = typer.Argument(..., help="Corpus directory or object-store URL (s3://BUCKET/PATH ...)."),
     no_checks: bool = typer.Option(False, "--no-checks", help="Skip the generator's own checks (faster)."),
     strict: bool = typer.Option(
         False, "--strict", help="Also fail a corpus that is a --shard slice or an unfinished run (exit 5)."
@@ -277,9 +284,15 @@ def validate(
     Exit code: 0 pass, 1 the corpus is damaged or inconsistent, 4 this machine cannot check something
     (an optional package is missing: install the extra named), 5 a slice or unfinished corpus (--strict).
     """
+    from simkit.episodes.storage import store_errors
     from simkit.episodes.validate import validate_corpus
 
-    rep = validate_corpus(corpus, run_checks=not no_checks)
+    try:
+        with store_errors(corpus):
+            rep = validate_corpus(corpus, run_checks=not no_checks)
+    except SimkitError as exc:
+        fail(str(exc))
+        return
     for p in rep.problems:
         typer.echo(f"FAIL {p}")
     for e in rep.environment:
@@ -297,8 +310,10 @@ def validate(
 
 @app.command()
 def inspect(
-    corpus: Path = typer.Argument(..., help="Corpus directory."),
-    out: Path | None = typer.Option(None, "--out", help="Where to write pictures (default CORPUS/inspect)."),
+    corpus: str = typer.Argument(..., help="Corpus directory or object-store URL (s3://BUCKET/PATH ...)."),
+    out: Path | None = typer.Option(
+        None, "--out", help="Where to write pictures (default CORPUS/inspect; needed for a URL)."
+    ),
     samples: int = typer.Option(
         16, "--samples", min=1, help="How many episodes to draw pictures of (stats always cover all)."
     ),
@@ -307,9 +322,11 @@ def inspect(
     import json
 
     from simkit.episodes.inspect import inspect_corpus
+    from simkit.episodes.storage import store_errors
 
     try:
-        stats, paths = inspect_corpus(corpus, out, samples)
+        with store_errors(corpus):
+            stats, paths = inspect_corpus(corpus, out, samples)
     except SimkitError as exc:
         fail(str(exc))
         return
@@ -322,14 +339,18 @@ def inspect(
 
 @app.command()
 def merge(
-    sources: list[Path] = typer.Argument(..., help="Corpus directories (slices of one corpus)."),
-    out: Path = typer.Option(..., "--out", help="Merged corpus directory."),
+    sources: list[str] = typer.Argument(
+        ..., help="Corpus directories or object-store URLs (slices of one corpus)."
+    ),
+    out: str = typer.Option(..., "--out", help="Merged corpus directory or object-store URL."),
 ) -> None:
     """Merge corpus slices produced with --shard K/N (or on several machines) into one corpus."""
     from simkit.episodes.merge import merge_corpora
+    from simkit.episodes.storage import store_errors
 
     try:
-        info = merge_corpora(list(sources), out)
+        with store_errors(*sources, out):
+            info = merge_corpora(list(sources), out)
     except SimkitError as exc:
         fail(str(exc))
         return

@@ -289,7 +289,7 @@ def test_each_shard_is_indexed_once_in_any_episode_order(tmp_path, monkeypatch):
     shuffled = [entries[i] for i in (0, 2, 4, 1, 5, 3)]  # every step changes shard
     indexed = []
     real = reader.index_shard
-    monkeypatch.setattr(reader, "index_shard", lambda p: indexed.append(p) or real(p))
+    monkeypatch.setattr(reader, "index_shard", lambda p, **kw: indexed.append(p) or real(p, **kw))
     keys = [s["__key__"] for s in reader.iter_episodes(shuffled, decode_fields=False)]
     assert keys == [e.key for e in shuffled]
     assert sorted(indexed) == sorted({tmp_path / "c" / "shards" / e.shard for e in entries})

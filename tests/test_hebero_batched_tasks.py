@@ -1,4 +1,8 @@
-"""Batched (torch) goal predicates, slots and IK against the CPU predicate evaluator (no GPU needed)."""
+"""Batched (torch) goal predicates, slots and IK against the CPU predicate evaluator (no GPU needed).
+
+The slot buffer and the IK are :mod:`simkit.envs.hebero.torch_kernels` (the CPU env's definitions)
+fed with the union model's task programs, as the GPU backend feeds them.
+"""
 
 import mujoco
 import numpy as np
@@ -6,14 +10,13 @@ import pytest
 import torch
 from conftest import fixture_path
 
+from simkit.envs.hebero import torch_kernels as tk
 from simkit.scenes.bddl import compile_task, suite_files
 from simkit.sims.batched_tasks import (
     ATOM_JOINT,
     goal_atoms,
     goal_success,
-    ik_targets,
     rot6,
-    slot_features,
     stack_programs,
     touching,
 )
@@ -96,8 +99,23 @@ def test_batched_goal_predicates_agree_with_cpu_evaluator():
             got = goal_success(p, s["qpos"], s["xpos"], s["site_xpos"], s["site_xmat"], touch)
             assert bool(got[0]) == want, (t, reach)
             hits += want
-            # the slot buffer: bodies and sites where the task scene has them
-            f = slot_features(p, s["xpos"], s["xmat"], s["site_xpos"], s["site_xmat"])[0].numpy()
+            # the slot buffer (relative to the robot base): bodies and sites where the task scene has them
+            base = s["xpos"][:, mujoco.mj_name2id(um, mujoco.mjtObj.mjOBJ_BODY, "robot/base")]
+            f = (
+                tk.slot_features(
+                    s["xpos"],
+                    s["xmat"],
+                    s["site_xpos"],
+                    s["site_xmat"],
+                    p["slot_kind"],
+                    p["slot_idx"],
+                    base,
+                    p["slot_const"],
+                )[0]
+                .view(26, 9)
+                .numpy()
+            )
+            shift = np.concatenate([base[0].numpy(), np.zeros(6)])
             for sl in by_id[t]["entity_slots"]:
                 name = sl["name"]
                 if name in sc.binding.bodies:
@@ -112,7 +130,7 @@ def test_batched_goal_predicates_agree_with_cpu_evaluator():
                     ref = np.concatenate([sc.data.site_xpos[sid], rot6(sc.data.site_xmat[sid].reshape(3, 3))])
                 else:
                     continue
-                np.testing.assert_allclose(f[sl["slot"]], ref, atol=1e-6)
+                np.testing.assert_allclose(f[sl["slot"]], ref - shift, atol=1e-6)
     assert hits >= 6  # most goals were reached, so agreement is not all-False
 
 
@@ -134,19 +152,18 @@ def test_ik_targets_move_the_end_effector_as_asked():
     jids = [mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, f"robot/joint{i}") for i in range(1, 8)]
     adr = [m.jnt_qposadr[j] for j in jids]
     p0 = d.site_xpos[site].copy()
-    dx = torch.tensor([[0.01, -0.005, 0.008, 0.0, 0.0, 0.0]], dtype=torch.float64)
-    qt = ik_targets(
-        torch.tensor(d.qpos[adr])[None],
-        torch.tensor(p0)[None],
-        torch.tensor(d.xanchor[jids])[None],
-        torch.tensor(d.xaxis[jids])[None],
-        dx,
-        damping=1e-3,
+    dx = np.array([0.01, -0.005, 0.008])
+    action = torch.tensor([[*(dx / 0.05), 0.0, 0.0, 0.0, -1.0]], dtype=torch.float64)  # s_p = 0.05 m
+    jacp, jacr = tk.hinge_jacobian(
+        torch.tensor(d.xanchor[jids])[None], torch.tensor(d.xaxis[jids])[None], torch.tensor(p0)[None]
     )
+    limits = torch.tensor(m.jnt_range[jids])[None]
+    qt, fingers = tk.arm_targets(action, torch.tensor(d.qpos[adr])[None], jacp, jacr, limits, 0.05, 0.5, 1e-3)
+    assert fingers.tolist() == [[0.04, -0.04]]  # a[6] <= 0 opens
     d.qpos[adr] = qt[0].numpy()
     mujoco.mj_forward(m, d)
     moved = d.site_xpos[site] - p0
-    np.testing.assert_allclose(moved, dx[0, :3].numpy(), atol=5e-4)  # first order in a 1.4 cm step
+    np.testing.assert_allclose(moved, dx, atol=5e-4)  # first order in a 1.4 cm step
 
 
 def _first_goal():

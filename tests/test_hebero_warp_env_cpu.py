@@ -12,6 +12,7 @@ from conftest import fixture_path
 
 import simkit.envs.hebero_warp as hw
 import simkit.sims.mujoco_warp_batch as mwb
+from simkit.core.errors import InputError
 from simkit.scenes.bddl import compile_task, suite_files
 from simkit.sims.layout_models import export_groups
 
@@ -21,7 +22,7 @@ VIEWS = ("qpos", "qvel", "ctrl", "xpos", "xquat", "xanchor", "xaxis", "site_xpos
 class CpuGroup:
     """WarpGroup's interface over one MuJoCo CPU (model, data) per world."""
 
-    def __init__(self, mjm, nworld, substeps=25, nconmax=96, njmax=384, solver=None):
+    def __init__(self, mjm, nworld, substeps=25, nconmax=96, njmax=384, solver=None, overrides=None):
         mwb.apply_solver_options(mjm, solver)
         self.m, self.nworld, self.substeps = mjm, nworld, substeps
         self.datas = [mujoco.MjData(mjm) for _ in range(nworld)]
@@ -35,6 +36,8 @@ class CpuGroup:
         self.t["nacon"] = torch.zeros(1, dtype=torch.int32)
         self.t["solver_niter"] = torch.zeros(nworld, dtype=torch.int32)
         self.stream = None
+        #: after the substeps compute the position stage at the new state, like the CPU backend
+        self.position_stage = True
 
     def capture(self):
         pass
@@ -60,6 +63,8 @@ class CpuGroup:
         def steps(d):
             for _ in range(self.substeps):
                 mujoco.mj_step(self.m, d)
+            if self.position_stage:
+                mujoco.mj_fwdPosition(self.m, d)  # kinematics and contacts at the new state
 
         self._run(steps)
 
@@ -89,7 +94,7 @@ def cpu_backend(monkeypatch):
 
 def test_warp_env_logic_on_cpu(cache, cpu_backend):
     out, tasks = cache
-    env = hw.HeberoWarpBatch(out, 4, config=hw.WarpEnvConfig(max_steps=3))
+    env = hw.HeberoWarpBatch(out, 4, config={"horizon": 3})
     assert env.task_ids == tasks and env.map.env_task.tolist() == [0, 1, 0, 1]
     obs = env.reset(seed=0)
     assert obs.shape == (4, 300) and torch.isfinite(obs).all()
@@ -109,7 +114,7 @@ def test_warp_env_logic_on_cpu(cache, cpu_backend):
     assert torch.allclose(obs[:, :7], a)
     assert torch.isfinite(rew).all() and not term.any() and not trunc.any()
     assert torch.all(g.sim.t["site_xpos"][:, g.site, 0] - site_x0 > 0.01)
-    # truncation after max_steps resets every env: previous action cleared, step counter restarted
+    # truncation after horizon steps resets every env: previous action cleared, step counter restarted
     env.step(a)
     obs, rew, term, trunc, succ = env.step(a)
     assert trunc.all() and torch.all(obs[:, :7] == 0) and torch.all(env.steps == 0)
@@ -117,7 +122,7 @@ def test_warp_env_logic_on_cpu(cache, cpu_backend):
 
 def test_warp_env_success_terminates_and_resets(cache, cpu_backend):
     out, tasks = cache
-    env = hw.HeberoWarpBatch(out, 2, config=hw.WarpEnvConfig(max_steps=100))
+    env = hw.HeberoWarpBatch(out, 2, config={"horizon": 100})
     env.reset(seed=0)
     g = env.groups[0]
     stove = [int(a) for a in g.prog["qadr"][0, 0] if a >= 0]  # env 0: turn_on_the_stove
@@ -126,15 +131,162 @@ def test_warp_env_success_terminates_and_resets(cache, cpu_backend):
     g.sim.forward()
     obs, rew, term, trunc, succ = env.step(torch.zeros(2, 7))
     assert term.tolist() == [True, False] and succ.tolist() == [True, False]
-    assert rew[0] > 0.5 > rew[1]  # w_succ = 1 minus small penalties
+    assert rew[0] > 5 > 0.5 > rew[1]  # w_succ = 10 (HeberoConfig) minus small penalties
     # the succeeded env restarted from its bank: knob back at the init value, counter at 0
     assert float(g.sim.t["qpos"][0, stove[0]]) < 0.5 and int(env.steps[0]) == 0
+
+
+def _agreement_tool():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "tools" / "hebero_gpu_agreement.py"
+    spec = importlib.util.spec_from_file_location("hebero_gpu_agreement", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def cpu_env(cache):
+    from simkit.envs.hebero.vector_env import HeberoVectorEnv
+
+    _, tasks = cache
+    env = HeberoVectorEnv(
+        num_envs=2, tasks=tasks, libero_root=fixture_path("libero"), config={"bank_size": 2, **REPLAY}
+    )
+    yield env
+    env.close()
+
+
+REPLAY = {"terminate_on_success": False, "horizon": 10**6}
+
+
+def test_same_start_and_steps_as_the_cpu_env(cache, cpu_env, cpu_backend):
+    """Bank entry b of the GPU env (union model, stand-in physics) is the CPU env's bank entry b (the
+    task's own model): the same 300-dim observation; the same actions then give the same observations
+    and rewards (float32 state on the GPU side)."""
+    out, tasks = cache
+    gpu = hw.HeberoWarpBatch(
+        out, 2, config={"bank_size": 2, **REPLAY}, warp=hw.WarpEnvConfig(autoreset=False)
+    )
+    starts = []
+    for entry in (0, 1):
+        og = gpu.reset_to_bank(entry).double().numpy()
+        oc, _ = cpu_env.reset(options={"bank_entry": entry})
+        assert np.allclose(og, oc, atol=1e-5), np.abs(og - oc).max()
+        starts.append(oc.copy())
+    assert np.abs(starts[0][:, 66:] - starts[1][:, 66:]).max() > 0.01  # the two entries are two layouts
+    rng = np.random.default_rng(0)
+    a = np.zeros((2, 7))
+    for _ in range(8):
+        a = np.clip(a + rng.normal(0, 0.3, (2, 7)), -1, 1)
+        oc, rc, tc, uc, ic = cpu_env.step(a)
+        og, rg, tg, ug, sg = gpu.step(torch.as_tensor(a, dtype=torch.float32))
+        assert np.allclose(og.double().numpy(), oc, atol=2e-5), np.abs(og.double().numpy() - oc).max()
+        assert np.allclose(rg.double().numpy(), rc, rtol=1e-3, atol=1e-4)
+        assert sg.numpy().tolist() == ic["success"].tolist()
+    with pytest.raises(InputError, match="bank entry"):
+        gpu.reset_to_bank(2)
+    with pytest.raises(InputError, match="bank_entry"):
+        cpu_env.reset(options={"bank_entry": 5})
+
+
+@pytest.mark.slow
+def test_scripted_demos_agree_from_bank_starts(cache, cpu_env, cpu_backend):
+    """The agreement tool's pipeline on 2 goal tasks: scripted demos recorded in the CPU env from bank
+    entry 0 reach the goal; replayed there they give the same run bit for bit; replayed on the GPU
+    env (stand-in physics) they reach the same predicate outcome with objects within 5 mm."""
+    tool = _agreement_tool()
+    out, tasks = cache
+    actions = tool.record_demos(cpu_env, 300)
+    assert actions.shape[0] == 2 and 20 < actions.shape[1] < 300
+    cpu1, cpu2 = tool.replay_cpu(cpu_env, actions), tool.replay_cpu(cpu_env, actions)
+    assert np.array_equal(cpu1["obs"], cpu2["obs"])  # deterministic replay
+    assert cpu1["success"].any(0).all()  # both goals reached on the CPU
+    gpu = hw.HeberoWarpBatch(
+        out, 2, config={"bank_size": 2, **REPLAY}, warp=hw.WarpEnvConfig(autoreset=False)
+    )
+    report = tool.compare(cpu1, tool.replay_gpu(gpu, actions), tasks, steps=100)
+    for tid, r in report.items():
+        assert r["cpu_success"] and r["gpu_success"], (tid, r)
+        assert r["max_slot_pos_err_m"] < 5e-3 and r["max_grip_pos_err_m"] < 5e-3, (tid, r)
+
+
+def test_solver_settings_reach_both_backends(cache, cpu_backend):
+    """HeberoConfig's solver fields are written into the models of both backends (None keeps the model's)."""
+    from simkit.envs.hebero.config import HeberoConfig
+    from simkit.envs.hebero.vector_env import HeberoVectorEnv
+
+    out, tasks = cache
+    solver = {"solver_iterations": 7, "solver_ls_iterations": 3, "solver_tolerance": 1e-5}
+    gpu = hw.HeberoWarpBatch(out, 2, config=solver)
+    cpu = HeberoVectorEnv(num_envs=1, tasks=tasks[:1], libero_root=fixture_path("libero"), **solver)
+    for m in [g.sim.m for g in gpu.groups] + [t.model for t in cpu.tasks]:
+        assert (m.opt.iterations, m.opt.ls_iterations, m.opt.tolerance) == (7, 3, 1e-5)
+    cpu.close()
+    model = hw.HeberoWarpBatch(out, 2).groups[0].sim.m  # defaults: the compiled model's own values
+    HeberoConfig().apply_solver(model)
+    assert (model.opt.iterations, model.opt.ls_iterations, model.opt.tolerance) == (100, 50, 1e-8)
+    with pytest.raises(InputError, match="solver_iterations"):
+        hw.HeberoWarpBatch(out, 2, config={"solver_iterations": 0})
+
+
+def test_make_vec_warp_takes_the_cpu_config(cache, cpu_backend):
+    """gymnasium.make_vec(..., backend="warp") takes the CPU backend's config dict and keyword fields;
+    GPU-only knobs go in ``warp``; bad values are one InputError line."""
+    import gymnasium
+
+    out, tasks = cache
+    kw = {"num_envs": 2, "tasks": tasks, "backend": "warp", "cache_dir": out, "output": "numpy"}
+    env = gymnasium.make_vec(
+        "simkit/Hebero-v0",
+        **kw,
+        config={"horizon": 5, "pos_scale": 0.02},
+        max_episode_steps=4,
+        warp={"nconmax": 32},
+    )
+    batch = env.unwrapped.batch
+    assert (batch.config.horizon, batch.config.pos_scale, batch.cfg.nconmax) == (4, 0.02, 32)
+    assert batch.groups[0].sim.substeps == 25  # round(1 / (20 Hz * 2 ms))
+    obs, info = env.reset(seed=0)
+    obs, rew, term, trunc, info = env.step(np.zeros((2, 7), np.float32))
+    assert obs.shape == (2, 300) and isinstance(obs, np.ndarray)
+    assert np.allclose(rew, -info["r_joint_vel"] - info["r_joint_limit"] - info["r_vel_limit"], atol=1e-6)
+    assert np.all(info["r_smooth"] == 0) and np.all(info["r_goal"] == 0)
+    for bad, match in (({"config": {"horizon": 0}}, "horizon"), ({"ik_gain": 1.0}, "ik_gain")):
+        with pytest.raises(InputError, match=match):
+            gymnasium.make_vec("simkit/Hebero-v0", **kw, **bad)
+    with pytest.raises(InputError, match="render"):
+        gymnasium.make_vec("simkit/Hebero-v0", **kw, render_mode="rgb_array")
+
+
+def test_cpu_bank_mode_draws_bank_entries_deterministically(cpu_env):
+    """reset_mode="bank": every reset starts each env from one of its task's bank entries, drawn by the
+    env's own seeded generator (same seed, same entries)."""
+    starts = [cpu_env.reset(options={"bank_entry": b})[0].copy() for b in (0, 1)]
+    cpu_env.cfg.reset_mode = "bank"
+    try:
+        seen = set()
+        for seed in range(12):
+            obs = cpu_env.reset(seed=seed)[0]
+            assert np.array_equal(obs, cpu_env.reset(seed=seed)[0])
+            for i in range(2):
+                hit = [b for b in (0, 1) if np.array_equal(obs[i], starts[b][i])]
+                assert len(hit) == 1, (seed, i)
+                seen.add((i, hit[0]))
+        assert seen == {(0, 0), (0, 1), (1, 0), (1, 1)}  # both entries drawn for both tasks
+    finally:
+        cpu_env.cfg.reset_mode = "fresh"
+    fresh = cpu_env.reset(seed=0)[0]
+    assert not any(np.array_equal(fresh[0], s[0]) for s in starts)  # a fresh layout is none of them
 
 
 def test_solver_overrides_reach_the_model(cache, cpu_backend):
     out, _ = cache
     cfg = hw.WarpEnvConfig(iterations=12, ls_iterations=7, tolerance=1e-6)
-    env = hw.HeberoWarpBatch(out, 2, config=cfg)
+    # the GPU-only overrides win over HeberoConfig's shared solver fields
+    env = hw.HeberoWarpBatch(out, 2, config={"solver_iterations": 30}, warp=cfg)
     opt = env.groups[0].sim.m.opt
     assert (opt.iterations, opt.ls_iterations, opt.tolerance) == (12, 7, 1e-6)
     default = hw.HeberoWarpBatch(out, 2).groups[0].sim.m.opt

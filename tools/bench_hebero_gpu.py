@@ -80,13 +80,15 @@ def _timed(fn, iters: int, wp) -> float:
 
 def _bare_groups(models, states, counts, wp, mjw, cfg):
     """WarpGroups for (model, state, nworld) triples, initial states set, graphs captured."""
+    from simkit.envs.hebero.config import HeberoConfig
+    from simkit.envs.hebero_warp import control_substeps
     from simkit.sims.mujoco_warp_batch import WarpGroup
 
     out = []
     for m, (qpos, ctrl), n in zip(models, states, counts):
         if n == 0:
             continue
-        g = WarpGroup(m, n, cfg.substeps, cfg.nconmax, cfg.njmax)
+        g = WarpGroup(m, n, control_substeps(HeberoConfig(), float(m.opt.timestep)), cfg.nconmax, cfg.njmax)
         import torch
 
         g.t["qpos"].copy_(torch.as_tensor(qpos, dtype=torch.float32, device="cuda")[None].expand(n, -1))
@@ -124,13 +126,26 @@ def _counts(groups) -> dict:
 
 
 def _variant(spec: str) -> dict:
-    """``"iterations=20,ls_iterations=10"`` -> WarpEnvConfig overrides (``"default"`` -> {})."""
+    """``"iterations=20,broadphase=SAP_TILE"`` -> WarpEnvConfig overrides (``"default"`` -> {}).
+
+    ``broadphase``, ``filter`` and ``deterministic`` become MuJoCo Warp model overrides
+    (``opt.broadphase``, ``opt.broadphase_filter``, ``opt.deterministic``; ``filter`` takes ``+``-joined
+    flags such as ``PLANE+SPHERE+AABB``).
+    """
     out: dict = {}
+    mjw_keys = {
+        "broadphase": "opt.broadphase",
+        "filter": "opt.broadphase_filter",
+        "deterministic": "opt.deterministic",
+    }
     for kv in filter(None, spec.split(",")):
         if kv == "default":
             continue
         k, v = kv.split("=")
-        out[k] = bool(int(v)) if k == "cuda_graphs" else (float(v) if k == "tolerance" else int(v))
+        if k in mjw_keys:
+            out.setdefault("overrides", {})[mjw_keys[k]] = v.replace("+", "|")
+        else:
+            out[k] = bool(int(v)) if k == "cuda_graphs" else (float(v) if k == "tolerance" else int(v))
     return out
 
 
@@ -162,7 +177,7 @@ def _measure_env(row, label, cache, tasks, n, cfg, args, env_too, wp, torch, ref
     torch.cuda.synchronize()
     free0 = torch.cuda.mem_get_info()[0]
     t0 = time.perf_counter()
-    env = HeberoWarpBatch(cache, n, tasks=tasks, config=cfg)
+    env = HeberoWarpBatch(cache, n, tasks=tasks, warp=cfg)
     env.reset(seed=0)
     for g in env.groups:
         g.sim.capture()

@@ -1,19 +1,26 @@
-"""CPU (MuJoCo, float64) vs GPU (MuJoCo Warp, float32) agreement of the Hebero GPU backend.
+"""CPU (MuJoCo, float64) vs GPU (MuJoCo Warp, float32) agreement of ``simkit/Hebero-v0``.
 
-Two steps, so that the reference runs where MuJoCo's CPU build is:
+The same scripted demos (:mod:`simkit.envs.hebero.scripted`, the libero_goal planner) replayed
+with the same actions from the same initial state (layout-bank entry 0 of each task) on the real
+CPU env (:class:`~simkit.envs.hebero.vector_env.HeberoVectorEnv`) and the real GPU env
+(:class:`~simkit.envs.hebero_warp.HeberoWarpBatch`), one environment per task, the same
+:class:`~simkit.envs.hebero.config.HeberoConfig` on both. Three steps; the GPU machine needs only the
+layout-group cache (``tools/bench_hebero_gpu.py export`` or ``export_groups``):
 
-``gpu CACHE --out traj.npz [--steps 100]``
-    On the GPU: one world per task of the layout-group cache (``HeberoWarpBatch``, K envs), each
-    started from its bank entry 0 with the goal's objects put where the goal holds
-    (the first object of an On/In atom dropped 3 cm above its target; articulation atoms set
-    past their threshold), then ``--steps`` control steps of a scripted action sequence (the
-    same for every world: small end-effector moves, gripper open). Records per control step the
-    free-body positions of each world and the success flag.
+``demos CACHE [--tasks goal/...] [--libero-root ROOT] [--max-steps 300]``  (CPU)
+    Runs the scripted planner closed-loop in the CPU env started from bank entry 0 and writes the
+    actions (K, T, 7), the task ids and the config to ``CACHE/agreement_demos.npz`` (it travels
+    with the cache). Tasks whose plan ends early get idle actions (hold, gripper open) after it.
 
-``cpu CACHE traj.npz``
-    On the CPU: the same union models, the same initial states and actions, the same controller
-    code (torch float64), stepped by MuJoCo; prints per task the largest object position
-    difference over the run and whether the success flags agree at every step.
+``gpu CACHE --out gpu.npz``  (GPU)
+    Replays those actions on the GPU env from bank entry 0 (no autoreset, no termination) and
+    writes the observations (T + 1, K, 300), success flags and rewards per control step.
+
+``cpu CACHE gpu.npz [--steps 100] [--json report.json]``  (CPU)
+    Replays the same actions on the CPU env and compares, per task: the largest difference of the
+    entity-slot positions (objects, fixtures, regions: observation dims 66-299) and of the grip
+    site over the first ``--steps`` control steps, and the predicate outcome (goal reached at any
+    step, first success step) over the whole demo.
 """
 
 from __future__ import annotations
@@ -24,232 +31,179 @@ from pathlib import Path
 
 import numpy as np
 
-
-def scripted_actions(steps: int) -> np.ndarray:
-    """(steps, 7) actions: slow horizontal circles of the end effector (radius about 1.9 cm), gripper open."""
-    t = np.arange(steps)[:, None]
-    a = np.zeros((steps, 7))
-    a[:, 0:1] = 0.3 * np.sin(2 * np.pi * t / 40)
-    a[:, 1:2] = 0.3 * np.cos(2 * np.pi * t / 40)
-    a[:, 6] = -1.0
-    return a
+DEMOS = "agreement_demos.npz"
+#: what both sides change in HeberoConfig: whole demos, no episode end
+REPLAY = {"terminate_on_success": False, "horizon": 10**6}
 
 
-def initial_states(cache: Path):
-    """Per group and task: union qpos (bank entry 0) with the goal's first object at its target."""
-    import mujoco
-
-    from simkit.sims.batched_tasks import ATOM_IN_REGION, ATOM_JOINT, ATOM_ON_OBJ, ATOM_ON_REGION
+def goal_tasks(cache: Path) -> list[str]:
+    """The libero_goal tasks of a layout-group cache (the suite the scripted planner covers)."""
     from simkit.sims.layout_models import load_groups
-    from simkit.sims.mujoco_scene import subtree_bodies
 
-    task_ids, groups = load_groups(cache)
-    out = {}
-    for g in groups:
-        a, m = g["arrays"], g["model"]
-        d = mujoco.MjData(m)
-        for t, tid in enumerate(g["task_ids"]):
-            d.qpos[:] = a["bank_qpos"][t, 0]
-            d.mocap_pos[:] = a["bank_mocap_pos"][t, 0]
-            d.mocap_quat[:] = a["bank_mocap_quat"][t, 0]
-            mujoco.mj_forward(m, d)
-            q = d.qpos.copy()
-            for k in range(len(a["prog_kind"][t])):
-                kind = a["prog_kind"][t, k]
-                if kind == ATOM_JOINT:
-                    for adr in a["prog_qadr"][t, k]:
-                        if adr >= 0:
-                            thr, cmp = a["prog_thr"][t, k], a["prog_cmp"][t, k]
-                            q[adr] = thr - 0.02 if cmp == 0 else thr + 0.02
-                    continue
-                if kind not in (ATOM_ON_OBJ, ATOM_ON_REGION, ATOM_IN_REGION):
-                    continue
-                body = a["prog_body_a"][t, k]
-                # lift so that the object's bounding spheres clear the target point by 3 cm
-                sub = subtree_bodies(m, body).tolist()
-                gz = [d.geom_xpos[g][2] - m.geom_rbound[g] for g in range(m.ngeom) if m.geom_bodyid[g] in sub]
-                lift = d.xpos[body][2] - min(gz) + 0.03 if gz else 0.05
-                if kind == ATOM_ON_OBJ:
-                    bb = a["prog_body_b"][t, k]
-                    subb = subtree_bodies(m, bb).tolist()
-                    top = max(
-                        d.geom_xpos[g][2] + m.geom_rbound[g]
-                        for g in range(m.ngeom)
-                        if m.geom_bodyid[g] in subb
-                    )
-                    target = np.array([*d.xpos[bb][:2], top + lift])
-                elif a["prog_site"][t, k] >= 0:
-                    target = d.site_xpos[a["prog_site"][t, k]] + [0, 0, lift]
-                else:
-                    target = a["prog_region_pos"][t, k] + [0, 0, lift]
-                jnt = m.body_jntadr[body]
-                adr = m.jnt_qposadr[jnt]
-                q[adr : adr + 3] = target
-                q[adr + 3 : adr + 7] = [1, 0, 0, 0]
-            out[tid] = q
-    return task_ids, groups, out
+    ids, _ = load_groups(cache)
+    return [t for t in ids if t.startswith("goal/")]
 
 
-def gpu(args) -> None:
-    import torch
+def record_demos(env, max_steps: int) -> np.ndarray:
+    """Scripted demos in a CPU env (one env per task) from bank entry 0: actions (K, T, 7) float32.
 
-    from simkit.envs import hebero_warp
-    from simkit.envs.hebero_warp import HeberoWarpBatch
+    Each env follows its task's plan (:func:`~simkit.envs.hebero.scripted.plan_task` on its initial
+    state) until the goal holds or the plan ends, then idles (zero motion, gripper open).
+    """
+    from simkit.envs.hebero.scripted import Tracker, plan_task
 
-    dev = hebero_warp.DEVICE
+    env.reset(options={"bank_entry": 0})
+    trackers, where = [], []
+    for e in range(env.num_envs):
+        g, j = next(
+            (g, int(np.flatnonzero(grp.env_ids == e)[0]))
+            for g, grp in enumerate(env.backend.groups)
+            if e in grp.env_ids
+        )
+        task = env.tasks[int(env.task_of[e])]
+        _model, data = env.backend.get_data(g, j)
+        task.scene.data = data  # the planner reads the initial state through the scene's evaluator
+        try:
+            plan = plan_task(task.scene, data)
+        except ValueError:  # a goal with no scripted primitive: idle actions, a failed demo
+            plan = []
+        rot0 = data.site_xmat[task.ee_site].reshape(3, 3).copy()
+        trackers.append(Tracker(plan, rot0, env.cfg.pos_scale, env.cfg.rot_scale))
+        where.append((g, j, task.ee_site))
+    finished = np.zeros(env.num_envs, bool)
+    actions = []
+    for _ in range(max_steps):
+        a = np.zeros((env.num_envs, 7))
+        a[:, 6] = -1.0
+        for e, (g, j, site) in enumerate(where):
+            if not finished[e]:
+                arr = env.backend.arrays(g)
+                a[e] = trackers[e].action(arr["site_xpos"][j, site], arr["site_xmat"][j, site].reshape(3, 3))
+        _, _, _, _, info = env.step(a)
+        actions.append(a)
+        finished |= info["success"] | np.array([t.done for t in trackers])
+        if finished.all():
+            break
+    return np.asarray(actions, np.float32).transpose(1, 0, 2)
 
-    task_ids, _groups, q0 = initial_states(Path(args.cache))
-    from simkit.envs.hebero_warp import WarpEnvConfig
 
-    env = HeberoWarpBatch(args.cache, len(task_ids), config=WarpEnvConfig(nconmax=256, njmax=1280))
-    env.reset(seed=0)
-    for g in env.groups:  # bank entry 0 and the prepared state in every world
-        tids = [env.task_ids[int(e)] for e in env.map.env_task[g.envs.cpu().numpy()]]
-        t = g.sim.t
-        t["qpos"].copy_(torch.as_tensor(np.stack([q0[x] for x in tids]), device=dev, dtype=torch.float32))
-        t["mocap_pos"].copy_(g.bank["mocap_pos"][g.wtask, 0])
-        t["mocap_quat"].copy_(g.bank["mocap_quat"][g.wtask, 0])
-        t["qvel"].zero_()
-        g.sim.forward()
-    env.cfg.max_steps = 10**9
-    env.cfg.autoreset = False  # record the whole run, success or not
-    acts = torch.as_tensor(scripted_actions(args.steps), device=dev, dtype=torch.float32)
-    pos, succ = [], []
-    for k in range(args.steps):
-        env.step(acts[k][None].expand(len(task_ids), 7))
-        for_env = np.zeros((len(task_ids), 64, 3))
-        for g in env.groups:
-            qp = g.sim.t["qpos"].cpu().numpy().astype(np.float64)
-            free = _free_adr(g)
-            for w, e in enumerate(g.envs.cpu().numpy()):
-                for j, adr in enumerate(free):
-                    for_env[e, j] = qp[w, adr : adr + 3]
-        pos.append(for_env)
-        succ.append(_success_now(env))
-    np.savez(args.out, pos=np.array(pos), success=np.array(succ), tasks=np.array(task_ids))
-    print(
-        "gpu trajectories ->", args.out, "success at end:", int(np.array(succ)[-1].sum()), "/", len(task_ids)
+def replay_cpu(env, actions: np.ndarray) -> dict[str, np.ndarray]:
+    """Replay actions (K, T, 7) on a CPU env from bank entry 0: obs (T + 1, K, 300), success, reward."""
+    obs, info = env.reset(options={"bank_entry": 0})
+    out = {"obs": [obs], "success": [info["success"]], "reward": []}
+    for k in range(actions.shape[1]):
+        obs, r, _, _, info = env.step(actions[:, k])
+        out["obs"].append(obs)
+        out["success"].append(info["success"])
+        out["reward"].append(r)
+    return {k: np.asarray(v) for k, v in out.items()}
+
+
+def replay_gpu(batch, actions: np.ndarray) -> dict[str, np.ndarray]:
+    """Replay actions (K, T, 7) on a :class:`HeberoWarpBatch` from bank entry 0 (same output as :func:`replay_cpu`)."""
+    obs = batch.reset_to_bank(0)
+    out = {"obs": [obs.cpu().numpy().copy()], "success": [np.zeros(batch.num_envs, bool)], "reward": []}
+    for k in range(actions.shape[1]):
+        obs, r, _, _, success = batch.step(actions[:, k])
+        out["obs"].append(obs.cpu().numpy().copy())
+        out["success"].append(success.cpu().numpy().copy())
+        out["reward"].append(r.cpu().numpy().copy())
+    return {k: np.asarray(v) for k, v in out.items()}
+
+
+def compare(cpu: dict, gpu: dict, tasks: list[str], steps: int = 100) -> dict[str, dict]:
+    """Per task: max slot / grip-site position difference (m) over ``steps`` control steps and the outcomes."""
+    n = min(steps + 1, len(cpu["obs"]), len(gpu["obs"]))
+    report = {}
+    for e, tid in enumerate(tasks):
+        oc, og = cpu["obs"][:n, e].astype(np.float64), gpu["obs"][:n, e].astype(np.float64)
+        sc, sg = oc[:, 66:].reshape(n, 26, 9), og[:, 66:].reshape(n, 26, 9)
+        used = np.any(sc != 0, axis=(0, 2))
+        slot = float(np.abs(sc[:, used, :3] - sg[:, used, :3]).max()) if used.any() else 0.0
+        succ_c, succ_g = cpu["success"][:, e], gpu["success"][:, e]
+        report[tid] = {
+            "max_slot_pos_err_m": slot,
+            "max_grip_pos_err_m": float(np.abs(oc[:, 59:62] - og[:, 59:62]).max()),
+            "cpu_success": bool(succ_c.any()),
+            "gpu_success": bool(succ_g.any()),
+            "cpu_first_success": int(np.argmax(succ_c)) if succ_c.any() else -1,
+            "gpu_first_success": int(np.argmax(succ_g)) if succ_g.any() else -1,
+        }
+    return report
+
+
+def _cpu_env(tasks: list[str], config: dict, libero_root: str | None):
+    from simkit.envs.hebero.vector_env import HeberoVectorEnv
+
+    return HeberoVectorEnv(
+        num_envs=len(tasks), tasks=tasks, libero_root=libero_root, config={**config, **REPLAY}
     )
 
 
-def _free_adr(g) -> list[int]:
-    return g.free_qadr
+def demos(args) -> None:
+    cache = Path(args.cache)
+    tasks = args.tasks.split(",") if args.tasks else goal_tasks(cache)
+    env = _cpu_env(tasks, {}, args.libero_root)
+    actions = record_demos(env, args.max_steps)
+    config = env.cfg.model_dump_json()
+    np.savez(cache / DEMOS, actions=actions, tasks=np.array(tasks), config=np.array(config))
+    print(f"{len(tasks)} demos, {actions.shape[1]} control steps -> {cache / DEMOS}")
 
 
-def _success_now(env) -> np.ndarray:
-    import torch
+def gpu(args) -> None:
+    from simkit.envs.hebero_warp import HeberoWarpBatch, WarpEnvConfig
 
-    out = torch.zeros(env.num_envs, dtype=torch.bool, device=env.device)
-    for g in env.groups:
-        out[g.envs] = env._success(g)
-    return out.cpu().numpy()
+    d = np.load(Path(args.cache) / DEMOS)
+    tasks = [str(t) for t in d["tasks"]]
+    config = {**json.loads(str(d["config"])), **REPLAY}
+    knobs = WarpEnvConfig(autoreset=False, nconmax=256, njmax=1280)
+    batch = HeberoWarpBatch(args.cache, len(tasks), tasks=tasks, config=config, warp=knobs)
+    out = replay_gpu(batch, d["actions"])
+    np.savez(args.out, tasks=np.array(tasks), **out)
+    print(f"gpu replay -> {args.out}; goal reached: {int(out['success'].any(0).sum())} / {len(tasks)}")
 
 
 def cpu(args) -> None:
-    import mujoco
-    import torch
-
-    from simkit.envs.hebero_warp import WarpEnvConfig
-    from simkit.sims.batched_tasks import goal_success, ik_targets, stack_programs, touching
-
-    task_ids, groups, q0 = initial_states(Path(args.cache))
-    ref = np.load(args.traj)
-    cfg = WarpEnvConfig()
-    acts = scripted_actions(ref["pos"].shape[0])
-    report = {}
-    for g in groups:
-        m, a = g["model"], g["arrays"]
-        progs = {k[5:]: a[k] for k in a if k.startswith("prog_")}
-        free = [int(m.jnt_qposadr[j]) for j in range(m.njnt) if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE]
-        arm = [mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, f"robot/joint{i}") for i in range(1, 8)]
-        acts_id = [mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_ACTUATOR, f"robot/act{i}") for i in range(1, 8)]
-        fa = [
-            mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_ACTUATOR, f"robot/gripper/finger_joint{i}_act")
-            for i in (1, 2)
-        ]
-        site = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SITE, "robot/gripper/grip_site")
-        rng = m.jnt_range[arm]
-        for t, tid in enumerate(g["task_ids"]):
-            e = task_ids.index(tid)
-            d = mujoco.MjData(m)
-            m.body_gravcomp[:] = a["bank_gravcomp"][t]
-            d.qpos[:] = q0[tid]
-            d.mocap_pos[:] = a["bank_mocap_pos"][t, 0]
-            d.mocap_quat[:] = a["bank_mocap_quat"][t, 0]
-            d.ctrl[:] = a["home_ctrl"]
-            mujoco.mj_forward(m, d)
-            p = stack_programs(
-                [_PV(progs, k) for k in range(len(g["task_ids"]))], np.array([t]), dtype=torch.float64
-            )
-            ge = torch.as_tensor(a["geom_entity"])
-            err, agree = 0.0, True
-            for k in range(len(acts)):
-                ac = acts[k]
-                q = torch.tensor(d.qpos[m.jnt_qposadr[arm]])[None]
-                dx = torch.tensor(np.concatenate([ac[:3] * cfg.pos_scale, ac[3:6] * cfg.rot_scale]))[None]
-                tgt = ik_targets(
-                    q,
-                    torch.tensor(d.site_xpos[site])[None],
-                    torch.tensor(d.xanchor[arm])[None],
-                    torch.tensor(d.xaxis[arm])[None],
-                    dx,
-                    cfg.ik_damping,
-                )[0].numpy()
-                d.ctrl[acts_id] = np.clip(tgt, rng[:, 0], rng[:, 1])
-                d.ctrl[fa] = [0.0, 0.0] if ac[6] > 0 else [0.04, -0.04]
-                for _ in range(cfg.substeps):
-                    mujoco.mj_step(m, d)
-                pos = np.array([d.qpos[adr : adr + 3] for adr in free])
-                err = max(err, float(np.abs(pos - ref["pos"][k, e, : len(free)]).max()))
-                pairs = torch.tensor(np.array(d.contact.geom[: d.ncon]).reshape(-1, 2))
-                touch = touching(
-                    ge, pairs, torch.zeros(d.ncon, dtype=torch.long), d.ncon, 1, len(g["entities"])
-                )
-                s = goal_success(
-                    p,
-                    torch.tensor(d.qpos)[None],
-                    torch.tensor(d.xpos)[None],
-                    torch.tensor(d.site_xpos)[None],
-                    torch.tensor(d.site_xmat).view(1, -1, 3, 3),
-                    touch,
-                )
-                agree &= bool(s[0]) == bool(ref["success"][k, e])
-            report[tid] = {"max_pos_err_m": err, "success_agrees": agree, "success_end": bool(s[0])}
-            print(f"{tid[:60]:60s} max |dp| {err * 1000:8.3f} mm  success agrees {agree}  end {bool(s[0])}")
-    errs = np.array([r["max_pos_err_m"] for r in report.values()])
+    d = np.load(Path(args.cache) / DEMOS)
+    tasks = [str(t) for t in d["tasks"]]
+    ref = np.load(args.gpu)
+    env = _cpu_env(tasks, json.loads(str(d["config"])), args.libero_root)
+    report = compare(replay_cpu(env, d["actions"]), dict(ref), tasks, args.steps)
+    for tid, r in report.items():
+        print(
+            f"{tid[:58]:58s} slots {r['max_slot_pos_err_m'] * 1000:8.3f} mm  grip {r['max_grip_pos_err_m'] * 1000:7.3f} mm  "
+            f"goal cpu {r['cpu_success']!s:5} (step {r['cpu_first_success']:3d})  gpu {r['gpu_success']!s:5} "
+            f"(step {r['gpu_first_success']:3d})"
+        )
+    errs = np.array([r["max_slot_pos_err_m"] for r in report.values()])
+    same = sum(r["cpu_success"] == r["gpu_success"] for r in report.values())
     print(
-        f"tasks {len(report)}: success agrees {sum(r['success_agrees'] for r in report.values())}, "
-        f"median max |dp| {np.median(errs) * 1000:.3f} mm, p90 {np.percentile(errs, 90) * 1000:.3f} mm, "
-        f"max {errs.max() * 1000:.3f} mm"
+        f"tasks {len(report)}: same outcome {same}; over {args.steps} steps median max slot |dp| "
+        f"{np.median(errs) * 1000:.3f} mm, max {errs.max() * 1000:.3f} mm"
     )
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1))
 
 
-class _PV:
-    def __init__(self, arrays, t):
-        self._a, self._t = arrays, t
-
-    def arrays(self):
-        return {k: v[self._t] for k, v in self._a.items()}
-
-    def __getattr__(self, k):
-        return self._a[k][self._t]
-
-
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
-    g = sub.add_parser("gpu")
+    d = sub.add_parser("demos", help="CPU: record the scripted demos' actions into CACHE/" + DEMOS)
+    d.add_argument("cache")
+    d.add_argument("--tasks", default="", help="comma-separated task ids (default: the cache's goal tasks)")
+    d.add_argument("--libero-root", default=None)
+    d.add_argument("--max-steps", type=int, default=300)
+    g = sub.add_parser("gpu", help="GPU: replay the demos on the GPU env, write one npz")
     g.add_argument("cache")
     g.add_argument("--out", required=True)
-    g.add_argument("--steps", type=int, default=100)
-    c = sub.add_parser("cpu")
+    c = sub.add_parser("cpu", help="CPU: replay the demos on the CPU env and compare with the GPU npz")
     c.add_argument("cache")
-    c.add_argument("traj")
+    c.add_argument("gpu")
+    c.add_argument("--steps", type=int, default=100)
+    c.add_argument("--libero-root", default=None)
     c.add_argument("--json", default="")
     args = ap.parse_args()
-    gpu(args) if args.cmd == "gpu" else cpu(args)
+    {"demos": demos, "gpu": gpu, "cpu": cpu}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ import numpy as np
 
 from simkit.core.errors import SimkitError
 from simkit.episodes.reader import EpisodeEntry, OnError, corpus_episodes, corpus_info, iter_episodes
+from simkit.episodes.storage import corpus_path
 
 
 def split_for(items: list, rank: int, world_size: int, worker: int, num_workers: int) -> list:
@@ -101,7 +102,9 @@ class CorpusReader:
                 f"need 0 <= rank < world_size and 0 <= worker < num_workers, got "
                 f"rank {rank}/{world_size}, worker {worker}/{num_workers}"
             )
-        self.roots = [Path(roots)] if isinstance(roots, (str, Path)) else [Path(r) for r in roots]
+        self.roots = (
+            [corpus_path(roots)] if isinstance(roots, (str, Path)) else [corpus_path(r) for r in roots]
+        )
         self.episodes: list[EpisodeEntry] = corpus_episodes(self.roots)
         self.fields = None if fields is None else set(fields)
         if self.fields is not None:

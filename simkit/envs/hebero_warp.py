@@ -12,26 +12,20 @@ nothing to the host unless numpy output is asked for.
 Models come from a layout-group cache (:func:`simkit.sims.layout_models.export_groups`,
 ``tools/bench_hebero_gpu.py export``), so the GPU machine needs no LIBERO assets.
 
-Control (20 Hz, 25 physics steps of 2 ms): action a in [-1, 1]^7, end-effector
-displacement dp = s_p a[0:3] (m) and rotation vector s_R a[3:6] (rad), world
-frame, at the gripper's ``grip_site``; damped-least-squares IK turns it into
-arm joint targets for the scene's joint position servos
-(:func:`~simkit.sims.batched_tasks.ik_targets`); a[6] > 0 closes the gripper,
-otherwise it opens. s_p = 0.05 m and s_R = 0.5 rad are robosuite's OSC_POSE
-``output_max`` defaults (LIBERO's controller).
+Controller, observation and reward are the CPU env's (:class:`~simkit.envs.hebero.vector_env.HeberoVectorEnv`),
+computed by the same definitions in torch (:mod:`simkit.envs.hebero.torch_kernels`, equal to
+:mod:`simkit.envs.hebero.kernels` to float32 rounding) from the same
+:class:`~simkit.envs.hebero.config.HeberoConfig`: ``control_hz`` gives the physics substeps per
+control step (round(1 / (control_hz * timestep)): 25 steps of 2 ms at 20 Hz), ``pos_scale``,
+``rot_scale`` and ``ik_damping`` the delta-pose IK, ``reward`` the reward weights, ``horizon`` and
+``terminate_on_success`` the episode end, the ``solver_*`` fields the physics. The observation is
+the CPU env's 300-vector: [action (7) | task code (36) | proprioception (23): arm q, arm dq, finger q,
+grip-site position minus the robot base, hand quaternion | 26 slots x (position minus the robot
+base, 6-D rotation)]. GPU-only settings (contact and constraint pools, autoreset) are
+:class:`WarpEnvConfig`.
 
-Observation (300, float32): [previous action (7) | task code (36) |
-proprioception (23): arm q (7, rad), arm qdot (7, rad/s), grip-site position
-(3, m, world), gripper body quaternion (4, w x y z), finger q (2, m) |
-object-target buffer (26 slots x 9: position (3, m, world) + 6-D rotation)].
-
-Reward: ``w_succ 1[success] - w_smooth ||a - a_prev||^2 - w_norm ||a||^2 -
-w_qvel ||qdot||^2 - w_qlim sum relu(|q - q_mid| - k h)^2 - w_vlim sum
-relu(|qdot| - k v_max)^2`` (h the joint half range, k = ``soft_limit``, v_max
-the Franka Panda joint speed limits).
-
-Autoreset (same step): an environment whose task succeeded (terminated) or ran
-``max_steps`` control steps (truncated) restarts from a random entry of its
+Autoreset (same step): an environment whose task succeeded (terminated, with
+``terminate_on_success``) or ran ``horizon`` control steps (truncated) restarts from a random entry of its
 task's layout bank; the returned observation is the new episode's first.
 """
 
@@ -44,36 +38,33 @@ from typing import Any
 import numpy as np
 
 from simkit.core.errors import InputError
+from simkit.envs.hebero import torch_kernels as tk
+from simkit.envs.hebero.config import HeberoConfig, make_config
+from simkit.envs.hebero.kernels import OBS_DIM
 
-#: rad/s, Franka Emika Panda joint velocity limits (Franka Control Interface documentation)
-PANDA_QDOT_MAX = (2.175, 2.175, 2.175, 2.175, 2.61, 2.61, 2.61)
-OBS_DIM = 300
 DEVICE = "cuda"  #: torch device of every tensor (the GPU Warp runs on)
 
 
 @dataclass
 class WarpEnvConfig:
-    """Controller, reward and episode settings of the GPU backend (units in each field's comment)."""
+    """Settings only the GPU backend has (controller, reward, episode and physics settings are the
+    CPU env's :class:`~simkit.envs.hebero.config.HeberoConfig`).
 
-    substeps: int = 25  #: physics steps of 2 ms per control step (20 Hz, LIBERO's control_freq)
-    pos_scale: float = 0.05  #: m, s_p (robosuite OSC_POSE output_max)
-    rot_scale: float = 0.5  #: rad, s_R (robosuite OSC_POSE output_max)
-    ik_damping: float = 0.05  #: damped-least-squares lambda
-    max_steps: int = 300  #: control steps before truncation
+    ``iterations``, ``ls_iterations`` and ``tolerance`` override ``HeberoConfig``'s ``solver_*``
+    fields on the GPU only (speed tuning); leave them None when CPU and GPU runs should agree.
+    """
+
     autoreset: bool = True  #: restart finished environments in the same step (off: they run on)
-    w_succ: float = 1.0
-    w_smooth: float = 0.01
-    w_norm: float = 0.001
-    w_qvel: float = 1e-4
-    w_qlim: float = 0.1
-    w_vlim: float = 0.1
-    soft_limit: float = 0.9  #: fraction of the joint half range / speed limit where penalties start
     nconmax: int = 96  #: contacts allocated per world
-    njmax: int = 640  #: constraint rows per world (random arm motion reaches about 590)
-    iterations: int | None = None  #: solver iterations (None: the model's own, MuJoCo's default 100)
-    ls_iterations: int | None = None  #: line-search iterations (None: the model's, default 50)
-    tolerance: float | None = None  #: solver tolerance (None: the model's, default 1e-8)
+    njmax: int = (
+        1024  #: constraint rows per world (random arm motion reached 758 at 8,192 worlds; 640 overflowed)
+    )
+    iterations: int | None = None  #: solver iterations (None: HeberoConfig.solver_iterations)
+    ls_iterations: int | None = None  #: line-search iterations (None: HeberoConfig.solver_ls_iterations)
+    tolerance: float | None = None  #: solver tolerance (None: HeberoConfig.solver_tolerance)
     cuda_graphs: bool = True  #: replay the torch work of a step as two CUDA graphs (captured on step 2)
+    #: MuJoCo Warp model overrides (``mujoco_warp.override_model`` syntax), e.g. ``{"opt.broadphase": "SAP_TILE"}``
+    overrides: dict[str, str] | None = None
 
     def solver(self) -> dict[str, Any]:
         """The solver overrides handed to :class:`~simkit.sims.mujoco_warp_batch.WarpGroup`."""
@@ -84,10 +75,23 @@ class WarpEnvConfig:
         }
 
 
+def control_substeps(config: HeberoConfig, timestep: float) -> int:
+    """Physics steps per control step: round(1 / (control_hz * timestep)), at least 1 (the CPU env's rule)."""
+    return max(1, round(1.0 / (config.control_hz * timestep)))
+
+
 class _Group:
     """One layout group on the device: simulator, task tables, robot indices."""
 
-    def __init__(self, g: dict, envs: np.ndarray, world_task: np.ndarray, cfg: WarpEnvConfig, torch: Any):
+    def __init__(
+        self,
+        g: dict,
+        envs: np.ndarray,
+        world_task: np.ndarray,
+        cfg: WarpEnvConfig,
+        config: HeberoConfig,
+        torch: Any,
+    ):
         import mujoco
 
         from simkit.sims.batched_tasks import stack_programs
@@ -95,7 +99,16 @@ class _Group:
 
         m, a = g["model"], g["arrays"]
         dev = torch.device(DEVICE)
-        self.sim = WarpGroup(m, len(envs), cfg.substeps, cfg.nconmax, cfg.njmax, cfg.solver())
+        self.substeps = control_substeps(config, float(m.opt.timestep))
+        # the shared physics settings (HeberoConfig.solver_*, applied to the CPU backend's models too),
+        # then the GPU-only overrides of WarpEnvConfig where set (speed tuning; None for agreement runs)
+        solver = {
+            "iterations": config.solver_iterations,
+            "ls_iterations": config.solver_ls_iterations,
+            "tolerance": config.solver_tolerance,
+        }
+        solver.update({k: v for k, v in cfg.solver().items() if v is not None})
+        self.sim = WarpGroup(m, len(envs), self.substeps, cfg.nconmax, cfg.njmax, solver, cfg.overrides)
         self.envs = torch.as_tensor(envs, device=dev)
         self.wtask = torch.as_tensor(world_task, device=dev)
         progs = {k[5:]: a[k] for k in a if k.startswith("prog_")}
@@ -122,7 +135,8 @@ class _Group:
             for i in (1, 2)
         ]
         site = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SITE, "robot/gripper/grip_site")
-        if min([*arm, *fingers, *acts, *facts, site]) < 0:
+        self.base = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, "robot/base")
+        if min([*arm, *fingers, *acts, *facts, site, self.base]) < 0:
             raise InputError(None, f"layout group {g['key']}: the model has no Panda arm and gripper")
 
         def li(x):
@@ -136,8 +150,7 @@ class _Group:
         self.free_qadr = [int(m.jnt_qposadr[j]) for j in range(m.njnt) if int(m.jnt_type[j]) == free]
         rng = np.asarray(m.jnt_range[arm])
         self.q_lo, self.q_hi = f32(rng[:, 0]), f32(rng[:, 1])
-        self.f_open = f32([0.04, -0.04])  # m, finger targets (simkit's Panda, GRIPPER_OPEN)
-        self.f_closed = f32([0.0, 0.0])
+        self.qrange = f32(rng)[None]  # (1, 7, 2) arm joint limits, rad (one robot in every world)
         t = self.sim.t
         t["body_gravcomp"].copy_(f32(a["bank_gravcomp"])[self.wtask])
 
@@ -162,12 +175,14 @@ class HeberoWarpBatch:
         cache_dir: a layout-group cache (:func:`~simkit.sims.layout_models.export_groups`).
         num_envs: N environments; environment i runs task ``tasks[i mod K]``.
         tasks: task ids to run (default: every task in the cache, in its order).
-        config: :class:`WarpEnvConfig`.
+        config: the CPU env's :class:`~simkit.envs.hebero.config.HeberoConfig` or a dict of its fields
+            (controller, reward weights, horizon, terminate_on_success, solver settings).
         seed: seed of the layout-bank draws on reset.
+        warp: :class:`WarpEnvConfig`, the GPU-only settings.
 
     Raises:
         GpuUnavailable: no CUDA GPU or the GPU packages are missing (one line).
-        InputError: an unreadable cache, a task not in it, ``num_envs`` < 1.
+        InputError: an unreadable cache, a task not in it, ``num_envs`` < 1, a bad config value.
     """
 
     def __init__(
@@ -175,8 +190,9 @@ class HeberoWarpBatch:
         cache_dir: str | Path,
         num_envs: int,
         tasks: list[str] | None = None,
-        config: WarpEnvConfig | None = None,
+        config: HeberoConfig | dict | None = None,
         seed: int = 0,
+        warp: WarpEnvConfig | None = None,
     ):
         from simkit.sims.layout_groups import LayoutGroup, WorldMap
         from simkit.sims.layout_models import load_groups
@@ -184,7 +200,8 @@ class HeberoWarpBatch:
 
         self.wp, _mjw, torch = require_gpu()
         self.torch = torch
-        self.cfg = config or WarpEnvConfig()
+        self.config = make_config(config, {})
+        self.cfg = warp or WarpEnvConfig()
         all_ids, groups = load_groups(cache_dir)
         self.task_ids = list(tasks) if tasks is not None else all_ids
         unknown = [t for t in self.task_ids if t not in all_ids]
@@ -203,7 +220,7 @@ class HeberoWarpBatch:
             if len(envs) == 0:
                 continue
             wtask = np.array([g["task_ids"].index(ts[k]) for k in self.map.group_task[gi]], np.int64)
-            self.groups.append(_Group(g, envs, wtask, self.cfg, torch))
+            self.groups.append(_Group(g, envs, wtask, self.cfg, self.config, torch))
         self.gen = torch.Generator(device=dev)
         self.gen.manual_seed(seed)
         n = num_envs
@@ -224,7 +241,7 @@ class HeberoWarpBatch:
         self.tstream = torch.cuda.Stream() if DEVICE == "cuda" else None
         #: set to a dict to accumulate seconds per step phase (synchronises between phases: profiling only)
         self.timings: dict[str, float] | None = None
-        self.qdot_max = torch.tensor(PANDA_QDOT_MAX, device=dev)
+        self.reward_terms: dict[str, Any] = {}
         self.q_lo = torch.zeros(n, 7, device=dev)
         self.q_hi = torch.zeros(n, 7, device=dev)
         for grp in self.groups:
@@ -249,16 +266,15 @@ class HeberoWarpBatch:
             cur.copy_(torch.where(sel, v[g.wtask, b].view_as(cur), cur))
 
     def _control(self, g: _Group, a) -> None:
-        from simkit.sims.batched_tasks import ik_targets
-
-        torch, t, c = self.torch, g.sim.t, self.cfg
-        dx = torch.cat([a[:, :3] * c.pos_scale, a[:, 3:6] * c.rot_scale], 1)
-        q = t["qpos"][:, g.arm_q]
-        tgt = ik_targets(
-            q, t["site_xpos"][:, g.site], t["xanchor"][:, g.arm_j], t["xaxis"][:, g.arm_j], dx, c.ik_damping
+        """Arm and finger targets of group g's worlds for actions a (W, 7): :func:`torch_kernels.arm_targets`."""
+        t, c = g.sim.t, self.config
+        jacp, jacr = tk.hinge_jacobian(
+            t["xanchor"][:, g.arm_j], t["xaxis"][:, g.arm_j], t["site_xpos"][:, g.site]
         )
-        t["ctrl"][:, g.acts] = torch.maximum(torch.minimum(tgt, g.q_hi), g.q_lo)
-        t["ctrl"][:, g.facts] = torch.where(a[:, 6:7] > 0, g.f_closed, g.f_open)
+        q = t["qpos"][:, g.arm_q]
+        target, fingers = tk.arm_targets(a, q, jacp, jacr, g.qrange, c.pos_scale, c.rot_scale, c.ik_damping)
+        t["ctrl"][:, g.acts] = target
+        t["ctrl"][:, g.facts] = fingers
 
     def _success(self, g: _Group):
         from simkit.sims.batched_tasks import goal_success, touching
@@ -270,20 +286,28 @@ class HeberoWarpBatch:
         return goal_success(g.prog, t["qpos"], t["xpos"], t["site_xpos"], t["site_xmat"], touch)
 
     def _observe(self, g: _Group) -> None:
-        from simkit.sims.batched_tasks import slot_features
-
-        torch, t = self.torch, g.sim.t
-        proprio = torch.cat(
-            [
-                t["qpos"][:, g.arm_q],
-                t["qvel"][:, g.arm_v],
-                t["site_xpos"][:, g.site],
-                t["xquat"][:, g.hand],
-                t["qpos"][:, g.fing_q],
-            ],
-            1,
+        """Proprioception and slot buffer (obs[:, 43:300]) of group g: the CPU env's, in torch."""
+        t = g.sim.t
+        base = t["xpos"][:, g.base]
+        proprio = tk.proprioception(
+            t["qpos"][:, g.arm_q],
+            t["qvel"][:, g.arm_v],
+            t["qpos"][:, g.fing_q],
+            t["site_xpos"][:, g.site],
+            t["xquat"][:, g.hand],
+            base,
         )
-        slots = slot_features(g.prog, t["xpos"], t["xmat"], t["site_xpos"], t["site_xmat"]).flatten(1)
+        p = g.prog
+        slots = tk.slot_features(
+            t["xpos"],
+            t["xmat"],
+            t["site_xpos"],
+            t["site_xmat"],
+            p["slot_kind"],
+            p["slot_idx"],
+            base,
+            p["slot_const"],
+        )
         self.obs[g.envs, 43:66] = proprio
         self.obs[g.envs, 66:] = slots
 
@@ -316,10 +340,10 @@ class HeberoWarpBatch:
             actions: (N, 7) in [-1, 1] (clipped), torch (any device) or numpy.
 
         Returns:
-            (obs (N, 300) float32, reward (N,) float32, terminated (N,) bool = success,
-            truncated (N,) bool, success (N,) bool), all torch tensors on the GPU. With
-            ``cuda_graphs`` these are the env's own buffers, overwritten by the next step (clone what
-            you keep).
+            (obs (N, 300) float32, reward (N,) float32, terminated (N,) bool = success where
+            ``terminate_on_success``, truncated (N,) bool (``horizon`` steps), success (N,) bool),
+            all torch tensors on the GPU. With ``cuda_graphs`` these are the env's own buffers,
+            overwritten by the next step (clone what you keep).
         """
         torch = self.torch
         if self.tstream is None:
@@ -407,15 +431,52 @@ class HeberoWarpBatch:
             q[g.envs] = g.sim.t["qpos"][:, g.arm_q]
         reward = self._reward(a, q, qd, success)
         self.steps += 1
-        truncated = (self.steps >= c.max_steps) & ~success
-        done = (success | truncated) & c.autoreset
+        term = success & self.config.terminate_on_success
+        truncated = (self.steps >= self.config.horizon) & ~term
+        done = (term | truncated) & c.autoreset
         for g in self.groups:
             self._reset_worlds(g, done[g.envs])
             self._observe(g)
         self.prev.copy_(torch.where(done[:, None], torch.zeros_like(a), a))
         self.steps.copy_(torch.where(done, torch.zeros_like(self.steps), self.steps))
         self.obs[:, :7] = self.prev
-        return self.obs, reward, success, truncated, success
+        return self.obs, reward, term, truncated, success
+
+    def reset_to_bank(self, entry=0):
+        """Restart every environment from a chosen layout-bank entry of its task (no random draw).
+
+        Entry b of a task is the state its scene compiler draws with seed b, which the CPU env starts
+        from with ``reset(options={"bank_entry": b})``: the two backends then start from the same state.
+
+        Args:
+            entry: int, or (N,) ints (torch or numpy) in [0, bank size).
+
+        Returns:
+            observations (N, 300) float32 on the device.
+
+        Raises:
+            InputError: an entry out of range.
+        """
+        torch = self.torch
+        b = torch.as_tensor(entry, device=self.device, dtype=torch.int64).expand(self.num_envs)
+        nbank = min(g.nbank for g in self.groups)
+        if int(b.min()) < 0 or int(b.max()) >= nbank:
+            raise InputError(None, f"bank entry must be in [0, {nbank}), got {b.tolist()}")
+        for g in self.groups:
+            t, w = g.sim.t, b[g.envs]
+            t["qpos"].copy_(g.bank["qpos"][g.wtask, w])
+            t["qvel"].zero_()
+            t["ctrl"].copy_(g.home[None].expand_as(t["ctrl"]))
+            for k in ("mocap_pos", "mocap_quat"):
+                t[k].copy_(g.bank[k][g.wtask, w])
+            for k, v in g.kin.items():
+                t[k].copy_(v[g.wtask, w].view_as(t[k]))
+            self._observe(g)
+        self.prev.zero_()
+        self.steps.zero_()
+        self.obs[:, :7] = 0
+        self.obs[:, 7:43] = self.task_code
+        return self.obs
 
     def _step(self, actions):
         """The eager step (no graphs; with :attr:`timings`, phases are timed with device synchronisations)."""
@@ -433,15 +494,11 @@ class HeberoWarpBatch:
         return out
 
     def _reward(self, a, q, qd, success):
-        """Hebero task reward per environment (module docstring), float32."""
-        torch, c = self.torch, self.cfg
-        r = c.w_succ * success.float()
-        r = r - c.w_smooth * ((a - self.prev) ** 2).sum(1) - c.w_norm * (a**2).sum(1)
-        r = r - c.w_qvel * (qd**2).sum(1)
-        mid, half = (self.q_lo + self.q_hi) / 2, (self.q_hi - self.q_lo) / 2
-        r = r - c.w_qlim * (torch.relu((q - mid).abs() - c.soft_limit * half) ** 2).sum(1)
-        r = r - c.w_vlim * (torch.relu(qd.abs() - c.soft_limit * self.qdot_max) ** 2).sum(1)
-        return r
+        """Task reward (N,) float32: :func:`torch_kernels.task_reward` with ``HeberoConfig.reward``; the
+        terms (``r_goal`` ... ``reward``) stay in :attr:`reward_terms`."""
+        qrange = self.torch.stack([self.q_lo, self.q_hi], -1)
+        self.reward_terms = tk.task_reward(success, a, self.prev, q, qd, qrange, self.config.reward)
+        return self.reward_terms["reward"]
 
 
 def default_cache_dir(task_ids: list[str]) -> Path:
@@ -466,21 +523,29 @@ def make_warp_vector_env(
     tasks: list[str] | None = None,
     cache_dir: str | Path | None = None,
     libero_root: str | Path | None = None,
-    config: WarpEnvConfig | dict | None = None,
+    config: HeberoConfig | dict | None = None,
     output: str = "torch",
     seed: int = 0,
-    bank: int = 4,
-    **_ignored: Any,
+    warp: WarpEnvConfig | dict | None = None,
+    equal_groups: bool = False,
+    render_mode: str | None = None,
+    backend: str = "warp",
+    **overrides: Any,
 ):
     """``gymnasium.make_vec("simkit/Hebero-v0", backend="warp", ...)``: a :class:`HeberoWarpVecEnv`.
 
-    The GPU is checked first. The layout-group cache (``cache_dir``, default
-    :func:`default_cache_dir`) is compiled from the installed LIBERO assets (or ``libero_root``)
-    when it does not hold the requested tasks yet (a few minutes on the CPU, once).
+    Takes the CPU env's arguments: ``config`` (a :class:`~simkit.envs.hebero.config.HeberoConfig` or
+    dict) and keyword overrides of its fields, ``suite``/``tasks``, ``equal_groups``; ``warp`` holds
+    the GPU-only :class:`WarpEnvConfig`. The GPU is checked first. The layout-group cache
+    (``cache_dir``, default :func:`default_cache_dir`) is compiled from the installed LIBERO assets
+    (or ``libero_root``) with ``bank_size`` layouts per task when it does not hold the requested
+    tasks yet (a few minutes on the CPU, once).
 
     Raises:
         GpuUnavailable: no CUDA GPU, or warp-lang / mujoco-warp missing (one line).
-        InputError: unknown suite/task, bad ``output``, an unreadable cache.
+        InputError: unknown suite/task, bad ``output``, a bad config value, ``render_mode`` set
+            (no rendering on the GPU backend), N not a multiple of K with ``equal_groups``, an
+            unreadable cache.
     """
     from simkit.envs.hebero.tasks import descriptors, task_ids
     from simkit.sims.layout_models import export_groups
@@ -489,13 +554,21 @@ def make_warp_vector_env(
     require_gpu()
     if output not in ("torch", "numpy"):
         raise InputError(None, f"output must be 'torch' or 'numpy', not {output!r}")
+    if render_mode is not None:
+        raise InputError(
+            None, f"the GPU backend does not render (render_mode={render_mode!r}); use backend='cpu'"
+        )
+    cfg = make_config(config, overrides)
     ids = task_ids(suite, tasks)
+    if equal_groups and num_envs % len(ids):
+        raise InputError(
+            None, f"num_envs={num_envs} is not a multiple of the {len(ids)} tasks (equal_groups=True)"
+        )
     cache = Path(cache_dir) if cache_dir is not None else default_cache_dir(ids)
     if not (cache / "groups.json").is_file():
-        export_groups(descriptors(ids, libero_root), libero_root, cache, bank=bank)
-    if isinstance(config, dict):
-        config = WarpEnvConfig(**config)
-    return HeberoWarpVecEnv(HeberoWarpBatch(cache, num_envs, ids, config, seed), output)
+        export_groups(descriptors(ids, libero_root), libero_root, cache, bank=cfg.bank_size)
+    knobs = WarpEnvConfig(**warp) if isinstance(warp, dict) else warp
+    return HeberoWarpVecEnv(HeberoWarpBatch(cache, num_envs, ids, cfg, seed, knobs), output)
 
 
 def _vector_env_base() -> type:
@@ -510,7 +583,8 @@ class HeberoWarpVecEnv(_vector_env_base()):  # type: ignore[misc]
     Spaces: observation Box(-inf, inf, (N, 300), float32); action Box(-1, 1, (N, 7), float32).
     ``reset``/``step`` return torch CUDA tensors (``output="torch"``, what GPU PPO code consumes)
     or numpy arrays (``output="numpy"``, one device-to-host copy per step). ``info`` holds
-    ``task_id`` (N,) int (index into :attr:`task_ids`) and ``success`` (N,) bool.
+    ``task_id`` (N,) int (index into :attr:`task_ids`), ``success`` (N,) bool and, after a step, the
+    reward terms (``r_goal``, ``r_smooth``, ... as the CPU env's), (N,) each.
     """
 
     def __init__(self, batch: HeberoWarpBatch, output: str = "torch"):
@@ -539,6 +613,7 @@ class HeberoWarpVecEnv(_vector_env_base()):  # type: ignore[misc]
     def step(self, actions):
         obs, reward, term, trunc, success = self.batch.step(actions)
         info = {"task_id": self._out(self.batch.task_index), "success": self._out(success)}
+        info.update({k: self._out(v) for k, v in self.batch.reward_terms.items() if k != "reward"})
         return self._out(obs), self._out(reward), self._out(term), self._out(trunc), info
 
     def close(self, **kwargs: Any) -> None:

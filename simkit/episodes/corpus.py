@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from simkit.episodes.codecs import dumps_json
+from simkit.episodes.storage import corpus_path, download_file, is_remote, put_bytes, remove_tree, upload_file
 from simkit.episodes.tario import split_member, write_tar
 
 ROW_MEMBER = "__row__.json"
@@ -157,12 +158,12 @@ def episode_key(generator: str, index: int) -> str:
 
 @dataclass
 class CorpusLayout:
-    """Paths of a corpus directory."""
+    """Paths of a corpus directory, or of a corpus under an object-store URL (see :mod:`.storage`)."""
 
     root: Path
 
     def __post_init__(self) -> None:
-        self.root = Path(self.root)
+        self.root = corpus_path(self.root)
 
     @property
     def shards(self) -> Path:
@@ -190,6 +191,8 @@ class CorpusLayout:
         return self.partial_dir(shard_id) / f"{index:09d}.tar"
 
     def ensure(self) -> None:
+        if is_remote(self.root):  # an object store has no directories: objects are written under prefixes
+            return
         self.shards.mkdir(parents=True, exist_ok=True)
         self.partial.mkdir(parents=True, exist_ok=True)
 
@@ -214,6 +217,8 @@ class CorpusLayout:
     def clean_temporaries(self) -> int:
         """Remove ``*.tmp`` files left by a killed run; returns how many were removed."""
         n = 0
+        if is_remote(self.root):  # nothing is ever written under a temporary name on an object store
+            return 0
         for base in (self.root, self.shards, self.partial):
             if base.is_dir():
                 for p in base.rglob("*.tmp"):
@@ -369,12 +374,13 @@ def remove_corpus(layout: CorpusLayout) -> None:
     """Remove what a run wrote into ``layout.root`` (corpus.json, manifest, shards/, .partial/, .lock).
 
     Other files in the directory are left alone (``--overwrite`` starts the corpus over, nothing else).
+    On an object store: the objects under ``shards/`` and ``.partial/``, the manifest and corpus.json.
     """
     for d in (layout.shards, layout.partial):
-        if d.is_dir():
-            shutil.rmtree(d)
+        remove_tree(d)
     for p in (layout.manifest, layout.corpus_json, layout.root / ".lock"):
-        p.unlink(missing_ok=True)
+        if p.exists():
+            p.unlink()
 
 
 def read_rows_file(path: Path) -> list[dict]:
@@ -449,28 +455,46 @@ def write_manifest(layout: CorpusLayout, rows: list[dict]) -> None:
             f"{layout.root}: a rows file holds malformed rows ({type(exc).__name__}: {exc}); "
             f"run `simkit validate {layout.root}`"
         ) from None
+    if is_remote(layout.root):
+        import io
+
+        buf = io.BytesIO()
+        pq.write_table(table, buf)
+        put_bytes(layout.manifest, buf.getvalue())
+        return
     tmp = layout.manifest.with_suffix(".parquet.tmp")
     pq.write_table(table, tmp)
     os.replace(tmp, layout.manifest)
 
 
 def read_manifest(path: str | Path) -> list[dict]:
-    """Rows of a ``manifest.parquet`` as dicts."""
+    """Rows of a ``manifest.parquet`` (a local path or an object-store path/URL) as dicts.
+
+    Raises:
+        FileNotFoundError: no such file or object.
+    """
     import pyarrow.parquet as pq
 
+    path = corpus_path(path)
+    if is_remote(path):
+        with path.open("rb") as fh:
+            return pq.read_table(fh).to_pylist()
     return pq.read_table(path).to_pylist()
 
 
 class CorpusLock:
     """An exclusive advisory lock on ``OUT/.lock`` (``fcntl.flock``) around manifest rebuilds, so runs of
     several ``--shard K/N`` slices writing into one directory never publish a manifest that misses a
-    shard another slice completed. A no-op where ``fcntl`` is unavailable."""
+    shard another slice completed. A no-op where ``fcntl`` is unavailable and on object stores (which
+    have no locks: there, run the command once more without ``--shard`` when all slices are done)."""
 
     def __init__(self, root: Path):
-        self.path = Path(root) / ".lock"
+        self.path: Path | None = None if is_remote(root) else Path(root) / ".lock"
         self.fh: Any = None
 
     def __enter__(self) -> CorpusLock:
+        if self.path is None:
+            return self
         try:
             import fcntl
         except ImportError:  # pragma: no cover - non-POSIX
@@ -489,6 +513,39 @@ class CorpusLock:
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
+    """Write ``data`` as indented, key-sorted JSON to ``path`` atomically (rename, or one object-store PUT)."""
+    if is_remote(path):
+        put_bytes(path, (json.dumps(data, indent=2, sort_keys=True, default=str) + "\n").encode())
+        return
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
     os.replace(tmp, path)
+
+
+def shard_files(layout: CorpusLayout, shard_id: int) -> list[Path]:
+    """The tar file(s) of shard ``shard_id`` present under ``layout`` (the shard and its parts), in part order."""
+    return sorted(layout.shards.glob(f"{shard_name(shard_id)}*.tar"), key=lambda p: shard_sort_key(p.name))
+
+
+def publish_shard(work: CorpusLayout, dest: CorpusLayout, shard_id: int) -> None:
+    """Move an assembled shard from the local ``work`` layout to the object store ``dest``.
+
+    Each tar part is uploaded first (one PUT each: visible only when complete), then the rows file:
+    the rows object is the completion marker, so readers, ``validate`` and resume see the shard
+    only once all its parts are there. The local copies are removed afterwards.
+    """
+    for part in shard_files(work, shard_id):
+        upload_file(part, dest.shards / part.name)
+    upload_file(work.rows_path(shard_id), dest.rows_path(shard_id))
+    for part in shard_files(work, shard_id):
+        part.unlink()
+    work.rows_path(shard_id).unlink()
+
+
+def fetch_shard(src: CorpusLayout, work: CorpusLayout, shard_id: int) -> None:
+    """Copy a complete shard (its tar parts, then its rows file) from the object store ``src`` into the local
+    ``work`` layout, e.g. to reopen it when the corpus grows."""
+    work.shards.mkdir(parents=True, exist_ok=True)
+    for part in shard_files(src, shard_id):
+        download_file(part, work.shards / part.name)
+    download_file(src.rows_path(shard_id), work.rows_path(shard_id))

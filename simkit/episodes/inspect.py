@@ -21,13 +21,14 @@ from simkit.episodes.reader import (
     iter_corpus,
     iter_episodes,
 )
+from simkit.episodes.storage import corpus_path, is_url
 
 __all__ = ["corpus_stats", "default_contact_sheet", "inspect_corpus", "save_png", "tile"]
 
 
 def corpus_stats(root: str | Path) -> dict[str, Any]:
     """Counts, timing and structural-parameter distributions from corpus.json and the manifest."""
-    layout = CorpusLayout(Path(root))
+    layout = CorpusLayout(corpus_path(root))
     info = corpus_info(root)
     try:
         rows = read_manifest(layout.manifest)
@@ -100,6 +101,8 @@ def inspect_corpus(
         samples = list(itertools.islice(iter_corpus(root, on_error="skip"), n_samples))
     stats["damaged"] = sorted({str(w.message) for w in caught if issubclass(w.category, CorpusWarning)})
     stats["pictured_episodes"] = len(samples)
+    if not out_dir and is_url(root):
+        raise SimkitError(f"{root}: a corpus URL needs --out, a local folder for the pictures")
     out = Path(out_dir) if out_dir else Path(root) / "inspect"
     try:
         out.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,6 @@ written outside ``--out``.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from simkit.episodes.corpus import (
     write_manifest,
 )
 from simkit.episodes.reader import index_shard
+from simkit.episodes.storage import copy_file, corpus_path, is_remote, same_location
 from simkit.episodes.tario import split_member
 
 
@@ -52,12 +52,12 @@ def _read_infos(sources: list[Path]) -> list[dict]:
 
 
 def _check_out(dst: CorpusLayout, sources: list[Path], ref: dict) -> None:
-    for p in [dst.root, *dst.root.parents]:
+    for p in [] if is_remote(dst.root) else [dst.root, *dst.root.parents]:
         if p.exists():
             if not p.is_dir():
                 raise SimkitError(f"--out {dst.root}: {p} exists and is not a directory")
             break
-    if not dst.corpus_json.exists() or any(s.resolve() == dst.root.resolve() for s in sources):
+    if not dst.corpus_json.exists() or any(same_location(s, dst.root) for s in sources):
         return
     try:
         existing = json.loads(dst.corpus_json.read_text())
@@ -107,7 +107,7 @@ def _check_shard_members(src: CorpusLayout, rows: list[dict]) -> None:
             why = idx.problem[1] if idx.problem else f"duplicate members {sorted(idx.duplicates)}"
             raise SimkitError(f"{path}: cannot be read ({why}); run `simkit validate {src.root}`")
         got = {}
-        with open(path, "rb") as fh:
+        with path.open("rb") as fh:
             for n, (offset, size) in idx.members.items():
                 fh.seek(offset)
                 got[n] = (sha256(fh.read(size)), size)
@@ -119,16 +119,10 @@ def _check_shard_members(src: CorpusLayout, rows: list[dict]) -> None:
             )
 
 
-def _copy_atomic(a: Path, b: Path) -> None:
-    tmp = b.with_name(b.name + ".tmp")
-    shutil.copyfile(a, tmp)
-    tmp.replace(b)
-
-
 def _same_file(a: Path, b: Path) -> bool:
     if a.stat().st_size != b.stat().st_size:
         return False
-    with open(a, "rb") as fa, open(b, "rb") as fb:
+    with a.open("rb") as fa, b.open("rb") as fb:
         while True:
             x, y = fa.read(1 << 22), fb.read(1 << 22)
             if x != y:
@@ -138,9 +132,9 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 def _copy_shards(sources: list[Path], dst: CorpusLayout, plan: dict[tuple[Path, int], list[dict]]) -> None:
-    for (s, j), rows in sorted(plan.items()):
+    for (s, j), rows in sorted(plan.items(), key=lambda kv: (str(kv[0][0]), kv[0][1])):
         src = CorpusLayout(s)
-        if src.root.resolve() == dst.root.resolve():
+        if same_location(src.root, dst.root):
             continue
         for name in sorted({r["shard"] for r in rows if r["status"] == "ok"}):
             a, b = src.shards / name, dst.shards / name
@@ -148,9 +142,9 @@ def _copy_shards(sources: list[Path], dst: CorpusLayout, plan: dict[tuple[Path, 
                 if not _same_file(a, b):
                     raise SimkitError(f"{name} exists in several sources with different bytes")
                 continue
-            _copy_atomic(a, b)
+            copy_file(a, b)
         if not dst.rows_path(j).exists():
-            _copy_atomic(src.rows_path(j), dst.rows_path(j))
+            copy_file(src.rows_path(j), dst.rows_path(j))  # last: marks the shard complete
 
 
 def merge_corpora(sources: list[str | Path], out: str | Path) -> dict[str, Any]:
@@ -166,15 +160,13 @@ def merge_corpora(sources: list[str | Path], out: str | Path) -> dict[str, Any]:
     """
     if not sources:
         raise SimkitError("merge needs at least one source corpus")
-    srcs = [Path(s) for s in sources]
+    srcs = [corpus_path(s) for s in sources]
     infos = _read_infos(srcs)
-    dst = CorpusLayout(Path(out))
+    dst = CorpusLayout(corpus_path(out))
     _check_out(dst, srcs, infos[0])
     plan: dict[tuple[Path, int], list[dict]] = {}
     existing = (
-        [dst.root]
-        if dst.corpus_json.exists() and all(s.resolve() != dst.root.resolve() for s in srcs)
-        else []
+        [dst.root] if dst.corpus_json.exists() and not any(same_location(s, dst.root) for s in srcs) else []
     )
     for s in (
         srcs + existing

@@ -16,6 +16,7 @@ Faults raise :class:`CorpusDamaged` naming the corpus, the shard and the member;
 from __future__ import annotations
 
 import json
+import os
 import tarfile
 import warnings
 from collections.abc import Iterable, Iterator
@@ -34,6 +35,7 @@ from simkit.episodes.corpus import (
     sha256,
     shard_sort_key,
 )
+from simkit.episodes.storage import corpus_path, fork_safe, is_remote
 from simkit.episodes.tario import safe_member_name, split_member
 
 OnError = Literal["raise", "skip"]
@@ -54,7 +56,7 @@ class CorpusDamaged(SimkitError):
             super().__init__(str(root))
             self.root, self.shard, self.member, self.reason = None, shard, member, str(root)
             return
-        self.root, self.shard, self.member, self.reason = Path(root), shard, member, reason
+        self.root, self.shard, self.member, self.reason = corpus_path(root), shard, member, reason
         where = str(self.root) + (f": {shard}" if shard else "") + (f": member {member!r}" if member else "")
         super().__init__(f"{where}: {reason} (run `simkit validate {self.root}` for a full report)")
 
@@ -100,7 +102,7 @@ def corpus_info(root: str | Path) -> dict[str, Any]:
     Raises:
         SimkitError: the directory or its corpus.json is missing, unreadable or not a JSON object.
     """
-    layout = CorpusLayout(Path(root))
+    layout = CorpusLayout(corpus_path(root))
     if not layout.root.is_dir():
         what = "not a directory" if layout.root.exists() else "no such corpus directory"
         raise SimkitError(f"{layout.root}: {what}")
@@ -117,8 +119,8 @@ def corpus_info(root: str | Path) -> dict[str, Any]:
 
 def _as_roots(roots: str | Path | Iterable[str | Path]) -> list[Path]:
     if isinstance(roots, (str, Path)):
-        return [Path(roots)]
-    return [Path(r) for r in roots]
+        return [corpus_path(roots)]
+    return [corpus_path(r) for r in roots]
 
 
 def _entry(root: Path, row: Any) -> EpisodeEntry:
@@ -245,6 +247,7 @@ class ShardIndex:
     duplicates: set[str] = field(default_factory=set)
     unknown_keys: list[str] | None = None  # stored keys the manifest does not place here (set by the reader)
     problem: tuple[str | None, str] | None = None  # (member or None, reason)
+    handle: Any = field(default=None, repr=False)  # the open shard, with index_shard(keep_open=True)
 
 
 def _zero_tail(fh: Any, start: int) -> bool:
@@ -255,39 +258,61 @@ def _zero_tail(fh: Any, start: int) -> bool:
     return True
 
 
-def index_shard(path: str | Path) -> ShardIndex:
+def index_shard(path: str | Path, keep_open: bool = False) -> ShardIndex:
     """Index a shard's members from its tar headers and check its structure (never raises on bad data).
 
     The writer ends every shard with the two zero blocks of the end-of-archive marker padded with
     zeros to a whole tar record (POSIX.1-2001 ustar/pax, 512-byte blocks, 10240-byte records); a
     file with fewer bytes is truncated, one with non-zero bytes there has trailing garbage.
+    ``keep_open``: leave the file open in ``handle`` for reading members (a readable shard only;
+    on an object store this saves a request and a fetch per shard).
     """
-    idx = ShardIndex(Path(path))
-    if not idx.path.is_file():
+    idx = ShardIndex(fork_safe(corpus_path(path)))
+    remote = is_remote(idx.path)
+    if not remote and not idx.path.is_file():
         idx.problem = (None, "shard file is missing")
         return idx
     try:
-        with open(idx.path, "rb") as fh, tarfile.open(fileobj=fh, mode="r:") as tf:
+        fh: Any = idx.path.open("rb")
+    except FileNotFoundError:
+        idx.problem = (None, "shard file is missing")
+        return idx
+    except OSError as exc:
+        idx.problem = (None, f"cannot be read as a tar archive ({type(exc).__name__}: {exc})")
+        return idx
+    try:
+        size = fh.size if remote else os.fstat(fh.fileno()).st_size
+        _scan_tar(idx, fh, size)
+    finally:
+        if keep_open and idx.problem is None:
+            idx.handle = fh
+        else:
+            fh.close()
+    return idx
+
+
+def _scan_tar(idx: ShardIndex, fh: Any, size: int) -> None:
+    """Fill ``idx`` from the tar headers of the open shard ``fh`` of ``size`` bytes (sets ``idx.problem``)."""
+    try:
+        with tarfile.open(fileobj=fh, mode="r:") as tf:
             for info in tf:
                 if not safe_member_name(info.name):
                     idx.problem = (info.name, "unsafe member name (absolute or '..')")
-                    return idx
+                    return
                 if not info.isreg():
                     idx.problem = (info.name, "member is not a regular file")
-                    return idx
+                    return
                 if info.name in idx.members:
                     idx.duplicates.add(info.name)
                 idx.members[info.name] = (info.offset_data, info.size)
                 idx.by_key.setdefault(split_member(info.name)[0], set()).add(info.name)
             end = tf.offset
-            size = idx.path.stat().st_size
             if size < end + 2 * tarfile.BLOCKSIZE:
                 idx.problem = (None, "truncated (no end-of-archive marker)")
             elif not _zero_tail(fh, end):
                 idx.problem = (None, "bytes after the end-of-archive marker (trailing garbage)")
     except (tarfile.TarError, EOFError, OSError, UnicodeError) as exc:
         idx.problem = (None, f"cannot be read as a tar archive ({type(exc).__name__}: {exc})")
-    return idx
 
 
 def _check_members(
@@ -318,12 +343,16 @@ class ShardCache:
 
     def get(self, path: Path) -> tuple[ShardIndex, Any]:
         index = self.indexes.get(path)
+        fresh = None
         if index is None:
-            index = self.indexes[path] = index_shard(path)
+            index = self.indexes[path] = index_shard(path, keep_open=True)
+            fresh, index.handle = index.handle, None
         if path != self.path:
             self._close_file()
             self.path = path
-            self.fh = open(path, "rb") if index.problem is None else None  # noqa: SIM115 (closed by close())
+            if fresh is None and index.problem is None:
+                fresh = index.path.open("rb")
+            self.fh = fresh  # closed by close()
         return index, self.fh
 
     def _close_file(self) -> None:
@@ -453,7 +482,7 @@ def iter_corpus(
 
 def iter_shard(path: str | Path, decode_fields: bool = True) -> Iterator[dict[str, Any]]:
     """Yield the verified episodes of one shard file of a corpus (``CORPUS/shards/NAME.tar``)."""
-    path = Path(path)
+    path = corpus_path(path)
     root = path.parent.parent
     entries = [e for e in corpus_episodes(root) if e.shard == path.name]
     yield from iter_episodes(entries, decode_fields=decode_fields)

@@ -37,6 +37,7 @@ from simkit.episodes.corpus import (
     shard_sort_key,
 )
 from simkit.episodes.reader import META_IDENTITY, index_shard, meta_fault
+from simkit.episodes.storage import corpus_path
 from simkit.episodes.tario import split_member
 
 #: exit codes of ``simkit validate``
@@ -228,7 +229,7 @@ def _check_shard_files(layout: CorpusLayout, rows: list[dict], rep: ValidationRe
             rep.problem(f"{layout.shards}: missing")
         return
     complete = layout.complete_shards()
-    for p in sorted(layout.shards.iterdir()):
+    for p in sorted(layout.shards.iterdir(), key=lambda p: p.name):
         if p.name.endswith(".rows.json") or p.name in named:
             continue
         unfinished = p.name.endswith(".tmp") or (
@@ -281,7 +282,7 @@ def _check_shard(
         rep.problem(f"{shard}: member {name!r} is stored more than once (duplicate)")
     damaged = {want[n][1] for n in idx.duplicates if n in want}
     samples: dict[str, dict] = {}
-    with open(idx.path, "rb") as fh:
+    with idx.path.open("rb") as fh:
         for name, (m, key) in sorted(want.items()):
             if name not in idx.members:
                 rep.problem(f"{shard}: member {name!r} listed in the manifest is missing")
@@ -354,7 +355,7 @@ def validate_corpus(root: str | Path, run_checks: bool = True, max_problems: int
 
     ``report.passed``: no damage found; ``report.exit_code(strict)`` gives the CLI's exit code.
     """
-    layout = CorpusLayout(Path(root))
+    layout = CorpusLayout(corpus_path(root))
     rep = ValidationReport(root=layout.root, max_problems=max_problems)
     info = _load_info(layout, rep)
     if info is None:

@@ -15,7 +15,7 @@ import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,21 +29,26 @@ from simkit.episodes.corpus import (
     CorpusLayout,
     CorpusLock,
     assemble_shard,
+    fetch_shard,
     identity_diff,
     load_rows,
     member_schema,
+    publish_shard,
     remove_corpus,
     reopen_shard,
+    shard_files,
     verify_partial,
     write_json_atomic,
     write_manifest,
 )
+from simkit.episodes.storage import corpus_path, is_remote, make_stage
 from simkit.executors.worker import (
     RunSpec,
     Worker,
     init_process,
     produce_batch,
     produce_in_process,
+    produce_shard,
     write_failure,
 )
 
@@ -366,14 +371,13 @@ def execute_local(
                 on_row(write_failure(spec, i, msg))
 
 
-def execute_ray(
-    spec: RunSpec,
-    batches: list[list[int]],
-    address: str | None,
-    on_row: Callable[[dict], None],
-    num_cpus: int | None = None,
-) -> None:
-    """Produce each batch of indices as one Ray task on the cluster at ``address`` (or a local Ray)."""
+@contextlib.contextmanager
+def _ray_session(address: str | None, num_cpus: int | None) -> Iterator[Any]:
+    """``ray`` connected to the cluster at ``address`` (or a local Ray started here and shut down after).
+
+    Raises:
+        SimkitError: Ray is not installed (naming the extra) or cannot be started or reached.
+    """
     from simkit.core.errors import require
 
     ray = require("ray", "ray")
@@ -400,15 +404,67 @@ def execute_ray(
             ) from None
         started = True
     try:
+        yield ray
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def execute_ray(
+    spec: RunSpec,
+    batches: list[list[int]],
+    address: str | None,
+    on_row: Callable[[dict], None],
+    num_cpus: int | None = None,
+) -> None:
+    """Produce each batch of indices as one Ray task on the cluster at ``address`` (or a local Ray).
+
+    The tasks store finished episodes under ``spec.out`` (which every node must see: a shared disk);
+    this process assembles the shards. Without a shared disk, see :func:`execute_ray_shards`.
+    """
+    with _ray_session(address, num_cpus) as ray:
         task = ray.remote(produce_batch)
         pending = [task.remote(spec, b) for b in batches if b]
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
             for row in ray.get(done[0]):
                 on_row(row)
-    finally:
-        if started:
-            ray.shutdown()
+
+
+def execute_ray_shards(
+    spec: RunSpec,
+    shards: list[tuple[int, list[int]]],
+    dest: str,
+    max_shard_bytes: int | None,
+    address: str | None,
+    on_shard: Callable[[int, list[dict]], None],
+    num_cpus: int | None = None,
+) -> None:
+    """Produce whole shards as Ray tasks that write them straight to the object store ``dest`` (no shared disk).
+
+    Each task (:func:`~simkit.executors.worker.produce_shard`) produces the episodes of one shard in a
+    temporary folder of its node, assembles the shard and uploads its tar part(s), then its rows
+    object (the completion marker). Ray re-runs a task whose node died (the same bytes: episode ``i``
+    depends only on the seed). ``on_shard(shard_id, rows)`` is called as each task ends.
+
+    Raises:
+        SimkitError: Ray cannot be reached, or a task failed for good (the shards finished so far are
+            kept: running the same command again resumes).
+    """
+    with _ray_session(address, num_cpus) as ray:
+        task = ray.remote(produce_shard).options(max_retries=3, retry_exceptions=False)
+        pending = {task.remote(spec, j, idx, max_shard_bytes, dest): j for j, idx in shards if idx}
+        while pending:
+            done, _ = ray.wait(list(pending), num_returns=1)
+            j = pending.pop(done[0])
+            try:
+                rows = ray.get(done[0])
+            except Exception as exc:
+                raise SimkitError(
+                    f"Ray task of shard {j} failed ({type(exc).__name__}: {str(exc).splitlines()[0]}); "
+                    "the shards already finished are kept: run the same command again to resume"
+                ) from None
+            on_shard(j, rows)
 
 
 def _preflight(spec: RunSpec, parallel: bool) -> Worker | None:
@@ -429,12 +485,23 @@ def _preflight(spec: RunSpec, parallel: bool) -> Worker | None:
 class _Run:
     """One run's state: the lazy plan, the shards still waiting for episodes, the summary."""
 
-    def __init__(self, spec: RunSpec, layout: CorpusLayout, n: int, shard: tuple[int, int], max_shard_bytes):
+    def __init__(
+        self,
+        spec: RunSpec,
+        layout: CorpusLayout,
+        n: int,
+        shard: tuple[int, int],
+        max_shard_bytes,
+        dest: CorpusLayout | None = None,
+    ):
+        """``layout``: where episodes are stored and shards assembled; ``dest``: the object store each
+        assembled shard is then moved to (``None``: ``layout`` is the corpus itself)."""
         self.spec, self.layout, self.n, self.max_shard_bytes = spec, layout, n, max_shard_bytes
+        self.dest = dest
         self.shards = plan_shards(n, spec.episodes_per_shard, shard)
-        self.summary = RunSummary(out=layout.root, generator=spec.generator)
+        self.summary = RunSummary(out=(dest or layout).root, generator=spec.generator)
         self.pending: dict[int, set[int]] = {}
-        self.complete = layout.complete_shards()
+        self.complete = (dest or layout).complete_shards()
         self.bar: _Progress | None = None
 
     def indices(self, j: int) -> range:
@@ -466,8 +533,9 @@ class _Run:
         self.summary.resumed += len(done)
         return set(idx) - done
 
-    def todo(self) -> Iterator[int]:
-        """Episode indices to produce, shard by shard (memory: the shards in flight only)."""
+    def todo_shards(self) -> Iterator[tuple[int, list[int]]]:
+        """(shard id, episode indices still to produce) of each unfinished shard, in order; a shard
+        whose episodes are all in ``.partial/`` is assembled on the way."""
         for j in self.shards:
             if j in self.complete:
                 continue
@@ -475,13 +543,31 @@ class _Run:
             if not left:
                 self.finish_shard(j)
                 continue
-            self.pending[j] = left
-            yield from sorted(left)
+            yield j, sorted(left)
+
+    def todo(self) -> Iterator[int]:
+        """Episode indices to produce, shard by shard (memory: the shards in flight only)."""
+        for j, left in self.todo_shards():
+            self.pending[j] = set(left)
+            yield from left
 
     def finish_shard(self, j: int) -> None:
         rows = assemble_shard(self.layout, j, list(self.indices(j)), self.max_shard_bytes)
+        if self.dest is not None:
+            publish_shard(self.layout, self.dest, j)
+        self.shard_done(rows)
+
+    def shard_done(self, rows: list[dict]) -> None:
         self.summary.shards_written += 1
         self.summary.errors.extend(f"{r['key']}: {r['error']}" for r in rows if r["status"] != "ok")
+
+    def on_shard(self, j: int, rows: list[dict]) -> None:
+        """A whole shard was produced and published elsewhere (a Ray task): count its episodes."""
+        self.summary.produced += len(rows)
+        self.summary.redraws += sum(int(r.get("redraws") or 0) for r in rows)
+        self.shard_done(rows)
+        if self.bar is not None:
+            self.bar.advance(len(rows))
 
     def on_row(self, row: dict) -> None:
         self.summary.produced += 1
@@ -514,17 +600,35 @@ def _open_dir(layout: CorpusLayout, reopen: list[int], shards: range) -> int:
     return lost
 
 
+def _open_remote(layout: CorpusLayout, work: CorpusLayout, reopen: list[int], shards: range) -> int:
+    """Bring an object-store corpus to a state a run can continue from; episodes are stored in the local
+    ``work`` layout until their shard is published. Grown shards are fetched into ``work`` and reopened
+    there, then removed from the store (rows object first: the shard stops being complete before its
+    parts go). Lost shards are re-planned as on a disk. Returns the episodes re-planned."""
+    work.ensure()
+    for j in reopen:
+        fetch_shard(layout, work, j)
+        reopen_shard(work, j)
+        layout.rows_path(j).unlink()
+        for p in shard_files(layout, j):
+            p.unlink()
+    return _drop_lost_shards(layout, shards)
+
+
 def _drop_lost_shards(layout: CorpusLayout, shards: range) -> int:
     """Mark complete shards of this plan whose tar files are gone as incomplete, so they are produced again
     (episode i depends only on the seed: the same bytes come back). Returns how many episodes that re-plans."""
     import json
 
     lost = 0
+    # on an object store one listing answers for every shard (a request per tar object would not)
+    listed = {p.name for p in layout.shards.glob("*.tar")} if is_remote(layout.root) else None
     for j in sorted(layout.complete_shards()):
         if j not in shards:
             continue
         rows = json.loads(layout.rows_path(j).read_text())  # checked by load_rows before
-        if all((layout.shards / r["shard"]).is_file() for r in rows if r["members"]):
+        names = {r["shard"] for r in rows if r["members"]}
+        if all(n in listed if listed is not None else (layout.shards / n).is_file() for n in names):
             continue
         for p in layout.shards.glob(f"shard-{j:06d}*.tar"):
             p.unlink()
@@ -547,7 +651,13 @@ def _execute(
     planned, resumed = run.count()
     run.bar = _Progress(progress, total=planned - resumed, label=run.spec.generator)
     try:
-        if executor == "ray":
+        if executor == "ray" and run.dest is not None:
+            shards = list(run.todo_shards())
+            dest = str(run.dest.root)
+            execute_ray_shards(
+                run.spec, shards, dest, run.max_shard_bytes, address, run.on_shard, num_cpus=ray_num_cpus
+            )
+        elif executor == "ray":
             batches: list[list[int]] = []
             for i in run.todo():  # Ray batches: one per shard
                 if not batches or run.spec.shard_of(batches[-1][-1]) != run.spec.shard_of(i):
@@ -599,42 +709,53 @@ def generate_corpus(
         raise SimkitError(f"unknown executor {executor!r}; choose local or ray")
     if address and executor != "ray":
         raise SimkitError("--address is the Ray cluster address; it needs --executor ray")
-    layout = CorpusLayout(Path(out))
-    check_out_path(layout.root)
+    layout = CorpusLayout(corpus_path(out))
+    remote = is_remote(layout.root)
+    if not remote:
+        check_out_path(layout.root)
     gen_cls = load(generator)
     cfg = gen_cls.Config.model_validate(config or {})
-    spec = RunSpec(generator, cfg.model_dump(mode="json"), int(seed), str(out), episodes_per_shard, retries)
+    spec = RunSpec(
+        generator, cfg.model_dump(mode="json"), int(seed), str(layout.root), episodes_per_shard, retries
+    )
     identity = {"generator": generator, "version": gen_cls.version, "seed": int(seed), "n": n}
     identity.update(episodes_per_shard=episodes_per_shard, config=spec.config)
     reopen = prepare_out(layout, identity, overwrite)
     if layout.corpus_json.exists():
         load_rows(layout)  # a damaged rows file is one clear error before anything is written
-    preflight = _preflight(spec, parallel=workers > 1 or executor == "ray")
+    # an object store has no rename: episodes wait in a local staging folder until their shard is published
+    work = CorpusLayout(make_stage()) if remote else layout
     try:
-        lost = _open_dir(layout, reopen, plan_shards(n, episodes_per_shard, shard))
-    except BaseException:
-        if preflight is not None:
-            preflight.close()
-        raise
-    run = _Run(spec, layout, n, shard, max_shard_bytes)
-    run.summary.discarded += lost
-    versions = _versions(gen_cls, preflight)
+        spec = replace(spec, out=str(work.root))
+        preflight = _preflight(spec, parallel=workers > 1 or executor == "ray")
+        try:
+            plan = plan_shards(n, episodes_per_shard, shard)
+            lost = _open_remote(layout, work, reopen, plan) if remote else _open_dir(layout, reopen, plan)
+        except BaseException:
+            if preflight is not None:
+                preflight.close()
+            raise
+        run = _Run(spec, work, n, shard, max_shard_bytes, dest=layout if remote else None)
+        run.summary.discarded += lost
+        versions = _versions(gen_cls, preflight)
 
-    def publish() -> list[dict]:
-        with CorpusLock(layout.root):
-            rows = load_rows(layout)
-            write_manifest(layout, rows)
-            write_json_atomic(
-                layout.corpus_json, corpus_info(spec, n, gen_cls, gen_cls.Config, versions, rows)
-            )
-        return rows
+        def publish() -> list[dict]:
+            with CorpusLock(layout.root):
+                rows = load_rows(layout)
+                write_manifest(layout, rows)
+                info = corpus_info(spec, n, gen_cls, gen_cls.Config, versions, rows)
+                write_json_atomic(layout.corpus_json, info)
+            return rows
 
-    publish()  # corpus.json first: it marks the directory as this corpus, so a killed run can resume
-    t0 = time.perf_counter()
-    run.summary.planned, run.summary.resumed = run.count()
-    _execute(run, executor, workers, address, preflight, ray_num_cpus, progress)
-    rows = publish()
-    if layout.partial.is_dir() and not any(layout.partial.iterdir()):
+        publish()  # corpus.json first: it marks the directory as this corpus, so a killed run can resume
+        t0 = time.perf_counter()
+        run.summary.planned, run.summary.resumed = run.count()
+        _execute(run, executor, workers, address, preflight, ray_num_cpus, progress)
+        rows = publish()
+    finally:
+        if remote:
+            shutil.rmtree(work.root, ignore_errors=True)
+    if not remote and layout.partial.is_dir() and not any(layout.partial.iterdir()):
         layout.partial.rmdir()
     summary = run.summary
     summary.failed = sum(1 for r in rows if r["status"] != "ok" and spec.shard_of(r["index"]) in run.shards)

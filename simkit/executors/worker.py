@@ -21,6 +21,7 @@ from simkit.core.registry import load
 from simkit.core.seeding import episode_rng
 from simkit.episodes.codecs import dumps_json, encode
 from simkit.episodes.corpus import CorpusLayout, episode_key, sha256, write_partial
+from simkit.episodes.storage import corpus_path
 
 
 @dataclass(frozen=True)
@@ -190,6 +191,30 @@ def init_process(spec: RunSpec, parent_pid: int) -> None:
 def produce_in_process(index: int) -> dict[str, Any]:
     assert _WORKER is not None, "init_process was not called"
     return _WORKER.produce(index)
+
+
+def produce_shard(
+    spec: RunSpec, shard_id: int, indices: list[int], max_shard_bytes: int | None, dest: str
+) -> list[dict[str, Any]]:
+    """Produce every episode of one shard and publish the shard to the object store ``dest`` (one Ray task).
+
+    The episodes are stored and the shard assembled in a temporary folder of this node (removed at
+    the end; ``spec.out`` is not used), then the tar part(s) are uploaded, then the rows object that
+    marks the shard complete (:func:`~simkit.episodes.corpus.publish_shard`). ``indices`` must be the
+    whole shard. Returns the shard's manifest rows.
+    """
+    import dataclasses
+    import tempfile
+
+    from simkit.episodes.corpus import assemble_shard, publish_shard
+
+    with tempfile.TemporaryDirectory(prefix="simkit-shard-") as tmp:
+        local = CorpusLayout(Path(tmp))
+        local.ensure()
+        produce_batch(dataclasses.replace(spec, out=tmp), indices)
+        rows = assemble_shard(local, shard_id, indices, max_shard_bytes)
+        publish_shard(local, CorpusLayout(corpus_path(dest)), shard_id)
+    return rows
 
 
 def produce_batch(spec: RunSpec, indices: list[int]) -> list[dict[str, Any]]:

@@ -11,8 +11,10 @@ device-to-host copy:
 * :func:`touching` -- per-world entity contact matrix from the contact list;
 * :func:`goal_success` -- the goal predicates (LIBERO semantics, the same tests
   and thresholds as :class:`simkit.sims.predicates.PredicateEvaluator`);
-* :func:`slot_features` -- the 26 x 9 object-target buffer (position, 6-D rotation);
-* :func:`ik_targets` -- the end-effector delta action to arm joint targets.
+* :func:`solve_spd6` -- small SPD solves without library calls (the controller's IK).
+
+Controller, observation and reward are the env's own definitions
+(``simkit.envs.hebero.torch_kernels``), fed with these programs' slot tables.
 
 Atoms supported on batched backends: ``On(a, b)`` (object on object), ``On(a,
 region)``, ``In(a, region)``, ``Open/Close/Turnon/Turnoff(x)``, ``Up(a)`` --
@@ -357,28 +359,6 @@ def goal_success(p: dict[str, Any], qpos, xpos, site_xpos, site_xmat, touch):
     return res.all(-1)
 
 
-def slot_features(p: dict[str, Any], xpos, xmat, site_xpos, site_xmat):
-    """Object-target buffer (W, 26, 9): per slot position (3, m, world) and 6-D rotation (6); 0 unused.
-
-    Args:
-        p: per-world program tensors; xmat: (W, nbody, 3, 3); others as in :func:`goal_success`.
-    """
-    import torch
-
-    w = torch.arange(xpos.shape[0], device=xpos.device)[:, None]
-    k, i = p["slot_kind"], p["slot_idx"]
-    nb, ns = xpos.shape[1], site_xpos.shape[1]
-    bi, si = i.clamp(0, nb - 1), i.clamp(0, max(ns - 1, 0))
-    fb = torch.cat([xpos[w, bi], xmat[w, bi][..., :, 0], xmat[w, bi][..., :, 1]], -1)
-    if ns:
-        fs = torch.cat([site_xpos[w, si], site_xmat[w, si][..., :, 0], site_xmat[w, si][..., :, 1]], -1)
-    else:
-        fs = torch.zeros_like(fb)
-    out = torch.where((k == SLOT_BODY)[..., None], fb, torch.zeros_like(fb))
-    out = torch.where((k == SLOT_SITE)[..., None], fs, out)
-    return torch.where((k == SLOT_CONST)[..., None], p["slot_const"].to(out.dtype), out)
-
-
 def solve_spd6(a, b):
     """Solve a batch of small symmetric positive definite systems ``a x = b`` by Gauss-Jordan elimination.
 
@@ -402,29 +382,3 @@ def solve_spd6(a, b):
         row = m[:, k : k + 1, :] / m[:, k : k + 1, k : k + 1]
         m = torch.where(rows == k, row, m - m[:, :, k : k + 1] * row)
     return m[..., n]
-
-
-def ik_targets(q, ee_pos, anchors, axes, dx, damping: float = 0.05):
-    """Arm joint targets for an end-effector displacement (damped least squares).
-
-    ``q_target = q + J^T (J J^T + lambda^2 I)^-1 dx`` with the geometric Jacobian of a chain of
-    hinge joints: column k = (a_k x (p_ee - o_k), a_k), a_k the joint axis and o_k its anchor
-    (world frame). Source: Buss, "Introduction to Inverse Kinematics with Jacobian Transpose,
-    Pseudoinverse and Damped Least Squares methods" (2004), eq. 11; lambda = ``damping``.
-
-    Args:
-        q: (W, 7) arm joint positions, rad.
-        ee_pos: (W, 3) end-effector point, m. anchors, axes: (W, 7, 3) world joint anchors / unit axes.
-        dx: (W, 6) desired displacement: translation (m) then rotation vector (rad), world frame.
-
-    Returns:
-        (W, 7) joint targets, rad.
-    """
-    import torch
-
-    jp = torch.cross(axes, ee_pos[:, None, :] - anchors, dim=-1)  # (W, 7, 3)
-    jac = torch.cat([jp, axes], -1).transpose(1, 2)  # (W, 6, 7)
-    eye = torch.eye(6, device=q.device, dtype=q.dtype)
-    jjt = jac @ jac.transpose(1, 2) + (damping**2) * eye
-    y = solve_spd6(jjt, dx)
-    return q + (jac.transpose(1, 2) @ y[..., None])[..., 0]

@@ -93,6 +93,8 @@ class WarpGroup:
             ``ls_iterations`` (int, line-search iterations; default 50), ``tolerance`` (float, default
             1e-8). MuJoCo Warp stops iterating when every world has converged, so the slowest world of
             a group sets the cost of the whole group.
+        overrides: MuJoCo Warp model overrides applied after ``put_model`` (``mujoco_warp.override_model``
+            syntax, e.g. ``{"opt.broadphase": "SAP_TILE", "opt.deterministic": "true"}``).
 
     Attributes:
         m, d: ``mujoco_warp`` Model and Data. stream: its ``warp.Stream``.
@@ -111,6 +113,7 @@ class WarpGroup:
         nconmax: int = 96,
         njmax: int = 384,
         solver: dict[str, Any] | None = None,
+        overrides: dict[str, str] | None = None,
     ):
         import mujoco
 
@@ -122,6 +125,10 @@ class WarpGroup:
         apply_solver_options(mjm, solver)
         self.nworld, self.substeps = nworld, substeps
         self.m = mjw.put_model(mjm, batch_sizes=dict.fromkeys(PER_WORLD_FIELDS, nworld))
+        if overrides:
+            from mujoco_warp._src.io import override_model  # not re-exported by mujoco_warp 4.0.0
+
+            override_model(self.m, dict(overrides))
         # contacts are pooled over worlds: a floor keeps small batches from overflowing on one busy world
         naconmax = max(nworld * nconmax, MIN_NACONMAX)
         self.d = mjw.make_data(mjm, nworld=nworld, nconmax=nconmax, njmax=njmax, naconmax=naconmax)
@@ -144,13 +151,18 @@ class WarpGroup:
         self.t["solver_niter"] = tt(d.solver_niter)
 
     def capture(self) -> None:
-        """Capture ``substeps`` physics steps as one CUDA graph on this group's stream (compiles kernels)."""
+        """Capture ``substeps`` physics steps and a position pass as one CUDA graph on this group's stream
+        (compiles kernels)."""
         wp, mjw = self.wp, self.mjw
         with wp.ScopedStream(self.stream):
             mjw.step(self.m, self.d)  # load modules outside the capture
             with wp.ScopedCapture() as cap:
                 for _ in range(self.substeps):
                     mjw.step(self.m, self.d)
+                # a step evaluates positions before it integrates: recompute kinematics, contacts and
+                # constraints of the state it returns (MuJoCo's position stage, what mujoco.batch's
+                # stage POS gives the CPU backend), so observations and predicates read the new state
+                mjw.fwd_position(self.m, self.d)
         self.graph = cap.graph
 
     def launch(self, after: Any = None) -> None:

@@ -8,7 +8,11 @@ LIBERO's evaluation horizon.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from simkit.core.errors import InputError
 
 
 class RewardWeights(BaseModel):
@@ -75,3 +79,59 @@ class HeberoConfig(BaseModel):
     reward: RewardWeights = RewardWeights()
     demo_reward: DemoRewardWeights = DemoRewardWeights()
     image_size: int = Field(default=128, ge=16, le=1024, description="side of rendered camera images, px")
+    reset_mode: Literal["fresh", "bank"] = Field(
+        default="fresh",
+        description="CPU backend: 'fresh' draws a new layout at every reset; 'bank' starts from one of "
+        "bank_size layouts per task (the GPU backend's layout bank; the GPU backend always uses it)",
+    )
+    bank_size: int = Field(
+        default=4, ge=1, description="layouts per task in a layout bank: scene-compiler seeds 0..bank_size-1"
+    )
+    solver_iterations: int | None = Field(
+        default=None,
+        ge=1,
+        description="constraint solver iterations (MuJoCo opt.iterations; None: the model's)",
+    )
+    solver_ls_iterations: int | None = Field(
+        default=None, ge=1, description="solver line-search iterations (opt.ls_iterations; None: the model's)"
+    )
+    solver_tolerance: float | None = Field(
+        default=None,
+        ge=0,
+        description="solver tolerance for early termination (opt.tolerance; None: the model's)",
+    )
+
+    def apply_solver(self, model: Any) -> None:
+        """Write the solver fields that are set into ``model.opt`` (a ``mujoco.MjModel``, in place).
+
+        Both backends apply them to their models, so CPU and GPU runs that should agree must use
+        the same values (MuJoCo's ``mjOption`` fields ``iterations``, ``ls_iterations``, ``tolerance``).
+        """
+        for field, opt in (
+            ("solver_iterations", "iterations"),
+            ("solver_ls_iterations", "ls_iterations"),
+            ("solver_tolerance", "tolerance"),
+        ):
+            value = getattr(self, field)
+            if value is not None:
+                setattr(model.opt, opt, value)
+
+
+def make_config(config: HeberoConfig | dict | None, overrides: dict[str, Any]) -> HeberoConfig:
+    """A :class:`HeberoConfig` from a config object or dict plus keyword overrides of the same names
+    (``max_episode_steps`` is an alias of ``horizon``); the same for the CPU and GPU backends.
+
+    Raises:
+        InputError: an unknown field or a value out of range (one line naming the field).
+    """
+    base = config.model_dump() if isinstance(config, HeberoConfig) else dict(config or {})
+    overrides = dict(overrides)
+    if "max_episode_steps" in overrides:
+        overrides["horizon"] = overrides.pop("max_episode_steps")
+    base.update(overrides)
+    try:
+        return HeberoConfig(**base)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = ".".join(str(x) for x in first["loc"])
+        raise InputError(None, f"Hebero config {key}: {first['msg']}") from None

@@ -23,7 +23,7 @@ from simkit.assets.mujoco_log import import_mujoco
 from simkit.core.errors import InputError, SimkitError
 from simkit.envs.hebero import kernels
 from simkit.envs.hebero.backend import Backend, make_backend
-from simkit.envs.hebero.config import HeberoConfig
+from simkit.envs.hebero.config import HeberoConfig, make_config
 from simkit.envs.hebero.tasks import descriptors, task_ids
 from simkit.sims.batch_predicates import BatchGoal
 from simkit.sims.mujoco_scene import SIM_DT, Scene, build_scene
@@ -69,6 +69,16 @@ class TaskModel:
         self.task_code = np.asarray(scene.descriptor["task_code"], np.float64)
         self.state_spec = int(mujoco.mjtState.mjSTATE_INTEGRATION)
         self.nstate = mujoco.mj_stateSize(m, self.state_spec)
+        self._bank: dict[int, np.ndarray] = {}
+
+    def bank_state(self, b: int) -> np.ndarray:
+        """Initial state (nstate,) of layout-bank entry ``b``: the layout the scene compiler draws with
+        ``np.random.default_rng(b)`` -- the state ``build_scene(desc, root, default_rng(b))`` starts
+        from, which is entry b of the GPU backend's bank (:func:`~simkit.sims.layout_models.task_layouts`,
+        seeds 0..B-1) on this task's own model. Computed once per entry."""
+        if b not in self._bank:
+            self._bank[b] = self.sample_state(np.random.default_rng(b))
+        return self._bank[b].copy()
 
     def sample_state(
         self, rng: np.random.Generator, boxes: dict | None = None, tries: int = 100
@@ -157,7 +167,8 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
         num_envs: N environments; env i runs task ``i mod K``.
         suite: goal | object | spatial | long | all (ignored when ``tasks`` is given).
         tasks: explicit task ids (``goal/turn_on_the_stove``) or names.
-        backend: "cpu" (``mujoco.batch``); "warp" raises until the GPU backend lands.
+        backend: "cpu" (``mujoco.batch``). ``gymnasium.make_vec(..., backend="warp")`` builds the GPU
+            env (:mod:`simkit.envs.hebero_warp`) from the same config instead of this class.
         render_mode: None or "rgb_array" (``render()`` returns env 0's agent-view image). Without a
             render mode the task models drop their visual meshes (about 4 MB instead of 200 MB per
             task; masses and inertias are kept, so the dynamics are bit-identical).
@@ -187,7 +198,7 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
         config: HeberoConfig | dict | None = None,
         **overrides: Any,
     ):
-        self.cfg = _config(config, overrides)
+        self.cfg = make_config(config, overrides)
         if render_mode not in (None, "rgb_array"):
             raise InputError(None, f"render_mode must be None or 'rgb_array', not {render_mode!r}")
         if render_mode == "rgb_array" and "mujoco" not in sys.modules:
@@ -207,6 +218,8 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
         self.num_envs = num_envs
         self.render_mode = render_mode
         self.task_of = np.arange(num_envs) % k
+        for t in self.tasks:
+            self.cfg.apply_solver(t.model)
         self.backend: Backend = make_backend(
             backend, [t.model for t in self.tasks], self.task_of, self.cfg.nthread
         )
@@ -249,10 +262,25 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
 
     # ---- gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        """Reset every env (``seed`` re-seeds each env's own generator: SeedSequence(seed).spawn(N))."""
+        """Reset every env (``seed`` re-seeds each env's own generator: SeedSequence(seed).spawn(N)).
+
+        ``options={"bank_entry": b}`` (an int or (N,) ints in [0, ``bank_size``)) starts env i from
+        layout-bank entry b[i] of its task (:meth:`TaskModel.bank_state`), whatever ``reset_mode``:
+        the same initial states as the GPU backend's bank entries.
+
+        Raises:
+            InputError: a bank entry out of range or of the wrong shape.
+        """
         if seed is not None:
             self._rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(self.num_envs)]
-        self._reset_envs(np.arange(self.num_envs))
+        entries = None
+        if options and "bank_entry" in options:
+            entries = np.broadcast_to(np.asarray(options["bank_entry"]), (self.num_envs,)).astype(int)
+            if entries.min() < 0 or entries.max() >= self.cfg.bank_size:
+                raise InputError(
+                    None, f"bank_entry must be in [0, {self.cfg.bank_size}), got {entries.tolist()}"
+                )
+        self._reset_envs(np.arange(self.num_envs), entries)
         obs, success, _ = self._observe(np.zeros((self.num_envs, 7)))
         return obs, {"task_id": self.task_of.copy(), "success": success}
 
@@ -300,25 +328,29 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
         by_index = {k: list(demos.get(t, [])) for k, t in enumerate(self.task_names)}
         self.stream = CommandStream(by_index, self.task_of, demo_start)
 
-    def _reset_envs(self, envs: np.ndarray) -> None:
+    def _reset_envs(self, envs: np.ndarray, entries: np.ndarray | None = None) -> None:
         start = self.stream.on_reset(envs, self._rngs) if self.stream is not None else {}
         for g, grp in enumerate(self.backend.groups):
             local = np.flatnonzero(np.isin(grp.env_ids, envs))
             if len(local) == 0:
                 continue
             states = np.stack(
-                [
-                    start[int(grp.env_ids[j])]
-                    if int(grp.env_ids[j]) in start
-                    else self.tasks[int(grp.tasks[j])].sample_state(
-                        self._rngs[int(grp.env_ids[j])], self.boxes.get(int(grp.tasks[j]))
-                    )
-                    for j in local
-                ]
+                [self._initial_state(int(grp.env_ids[j]), int(grp.tasks[j]), start, entries) for j in local]
             )
             self.backend.set_state(g, local, states)
         self.prev_action[envs] = 0.0
         self.elapsed[envs] = 0
+
+    def _initial_state(self, e: int, t: int, start: dict, entries: np.ndarray | None) -> np.ndarray:
+        """Env e's (task t) next initial state: a demo start, an explicit or drawn bank entry, or a fresh layout."""
+        if e in start:
+            return start[e]
+        task = self.tasks[t]
+        if entries is not None:
+            return task.bank_state(int(entries[e]))
+        if self.cfg.reset_mode == "bank":
+            return task.bank_state(int(self._rngs[e].integers(self.cfg.bank_size)))
+        return task.sample_state(self._rngs[e], self.boxes.get(t))
 
     def _demo_terms(self) -> dict[str, np.ndarray]:
         """r_demo, phi and the active demo per env (command stream attached by :meth:`set_demos`)."""
@@ -441,18 +473,3 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
 
     def close_extras(self, **kwargs: Any) -> None:
         self.backend = None  # type: ignore[assignment]
-
-
-def _config(config: HeberoConfig | dict | None, overrides: dict[str, Any]) -> HeberoConfig:
-    from pydantic import ValidationError
-
-    base = config.model_dump() if isinstance(config, HeberoConfig) else dict(config or {})
-    if "max_episode_steps" in overrides:
-        overrides["horizon"] = overrides.pop("max_episode_steps")
-    base.update(overrides)
-    try:
-        return HeberoConfig(**base)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        key = ".".join(str(x) for x in first["loc"])
-        raise InputError(None, f"Hebero config {key}: {first['msg']}") from None

@@ -23,12 +23,16 @@ Kinds (``frames`` are lists of 0-based frame numbers):
                 v from one-sided 2nd-order differences (3p0 - 4p-1 + p-2)/(2 dt), (-3p0 + 4p1 - p2)/(2 dt)
 ``same_place``  position of ``object`` equal (within ``tol`` m) at every frame in ``frames``
 ``bound``       offset ``object - reference`` constant (within ``tol`` m) over ``frames``
+``velocity``    velocity of ``object`` along ``axis`` just after (or before) ``frame`` equals ``value``
 ============== ===================================================================================
 
 Gaps (:func:`pair_gap`): sphere-sphere and sphere-box distances are exact for
 spheres against axis-aligned boxes; other pairs use the AABB gap, the Euclidean
 distance between the two boxes (0 when they touch) or minus the smallest
 overlap depth when they intersect.
+Gap expectations made with ``exact=True`` use :func:`solid_gap` instead: the sphere's distance to
+the oriented solid (box or wedge, from the object's per-frame rotation), for tilted plates, hinged
+doors and ramps, whose axis-aligned boxes are much larger than the solid.
 """
 
 from __future__ import annotations
@@ -64,20 +68,27 @@ def side(obj: str, reference: str, frames, sign: int, space: str = "image", axis
     }
 
 
-def contact(a: str, b: str, frame: int, tol: float = DEFAULT_TOL) -> dict:
-    return {"kind": "contact", "a": a, "b": b, "frame": int(frame), "tol": tol}
+def _exact(e: dict, exact: bool) -> dict:
+    """Mark a gap expectation to use :func:`solid_gap` (oriented solids) instead of :func:`pair_gap`."""
+    if exact:
+        e["exact"] = True
+    return e
 
 
-def touching(a: str, b: str, frames, tol: float = DEFAULT_TOL) -> dict:
-    return {"kind": "touching", "a": a, "b": b, "frames": [int(f) for f in frames], "tol": tol}
+def contact(a: str, b: str, frame: int, tol: float = DEFAULT_TOL, exact: bool = False) -> dict:
+    return _exact({"kind": "contact", "a": a, "b": b, "frame": int(frame), "tol": tol}, exact)
 
 
-def apart(a: str, b: str, frames, tol: float = DEFAULT_TOL) -> dict:
-    return {"kind": "apart", "a": a, "b": b, "frames": [int(f) for f in frames], "tol": tol}
+def touching(a: str, b: str, frames, tol: float = DEFAULT_TOL, exact: bool = False) -> dict:
+    return _exact({"kind": "touching", "a": a, "b": b, "frames": [int(f) for f in frames], "tol": tol}, exact)
 
 
-def no_penetration(a: str, b: str, tol: float = DEFAULT_TOL) -> dict:
-    return {"kind": "no_penetration", "a": a, "b": b, "tol": tol}
+def apart(a: str, b: str, frames, tol: float = DEFAULT_TOL, exact: bool = False) -> dict:
+    return _exact({"kind": "apart", "a": a, "b": b, "frames": [int(f) for f in frames], "tol": tol}, exact)
+
+
+def no_penetration(a: str, b: str, tol: float = DEFAULT_TOL, exact: bool = False) -> dict:
+    return _exact({"kind": "no_penetration", "a": a, "b": b, "tol": tol}, exact)
 
 
 def momentum(objects: list[str], masses: list[float], frame: int, axis: int = 0, rtol: float = 0.03) -> dict:
@@ -138,6 +149,87 @@ def pair_gap(objs: dict[str, Any], a: str, b: str) -> np.ndarray:
     )
 
 
+def _triangle_distance(px: np.ndarray, pz: np.ndarray, a: float, c: float) -> tuple[np.ndarray, np.ndarray]:
+    """(distance outside, depth inside) of points (px, pz) (n,) to the wedge's cross-section, the triangle
+    (-a, -c), (a, -c), (a, c) in the local x-z plane (distance 0 inside; depth 0 outside)."""
+    verts = np.array([[-a, -c], [a, -c], [a, c]])
+    p = np.stack([px, pz], -1)
+    dists, signed = [], []
+    for k in range(3):
+        v0, v1 = verts[k], verts[(k + 1) % 3]
+        e = v1 - v0
+        t = np.clip(((p - v0) @ e) / float(e @ e), 0.0, 1.0)
+        dists.append(np.linalg.norm(p - (v0 + t[:, None] * e), axis=-1))
+        n = np.array([e[1], -e[0]]) / np.linalg.norm(e)  # outward normal (vertices are counter-clockwise)
+        signed.append((p - v0) @ n)
+    s = np.stack(signed, -1)
+    inside = np.all(s <= 0, axis=-1)
+    d = np.min(np.stack(dists, -1), axis=-1)
+    return np.where(inside, 0.0, d), np.where(inside, -np.max(s, axis=-1), 0.0)
+
+
+def solid_gap(objs: dict[str, Any], a: str, b: str) -> np.ndarray:
+    """Gap (m) per frame between a sphere and an oriented solid: the distance from the sphere's centre to a
+    ``box`` (any rotation) or ``wedge`` (ramp rising along local +x, see :mod:`simkit.core.scene`) in the
+    solid's own frame, minus the radius; negative: minus (radius + depth of the centre inside). The solid's
+    frame comes from its per-frame ``position`` and ``rotation`` quaternion (w, x, y, z). Pairs without a
+    sphere, or with another solid kind, fall back to :func:`pair_gap`."""
+    from simkit.core.rotations import quaternion_to_matrix
+
+    A, B = objs[a], objs[b]
+    if B.get("kind") == "sphere" and A.get("kind") != "sphere":
+        A, B = B, A
+    if A.get("kind") != "sphere" or B.get("kind") not in ("box", "wedge"):
+        return pair_gap(objs, a, b)
+    r = float(A["dims"][0])
+    h = np.asarray(B["dims"], float) / 2
+    centre, origin = np.asarray(A["position"], float), np.asarray(B["position"], float)
+    local = np.stack([quaternion_to_matrix(q).T @ (c - o) for q, c, o in zip(B["rotation"], centre, origin)])
+    if B["kind"] == "box":
+        out = np.linalg.norm(local - np.clip(local, -h, h), axis=-1)
+        depth = np.min(h - np.abs(local), axis=-1)
+        return np.where(out > 0, out - r, -(r + np.maximum(depth, 0.0)))
+    d_xz, depth_xz = _triangle_distance(local[:, 0], local[:, 2], h[0], h[2])
+    dy = np.abs(local[:, 1]) - h[1]
+    out = np.hypot(d_xz, np.maximum(dy, 0.0))
+    depth = np.minimum(depth_xz, -dy)
+    return np.where(out > 0, out - r, -(r + np.maximum(depth, 0.0)))
+
+
+def velocity(
+    obj: str, frame: int, value: float, axis: int = 0, side: str = "after", rtol: float = 0.03
+) -> dict:
+    """Velocity (m/s) of ``obj`` along world ``axis`` just ``after`` (or ``before``) ``frame`` equals ``value``
+    within ``rtol`` of it plus 0.02 m/s (one-sided 2nd-order differences, as for ``momentum``)."""
+    return {
+        "kind": "velocity",
+        "object": obj,
+        "frame": int(frame),
+        "value": float(value),
+        "axis": int(axis),
+        "side": side,
+        "rtol": rtol,
+    }
+
+
+def _check_velocity(e: dict, objs: dict[str, Any], fps: float) -> list[str]:
+    p = np.asarray(objs[e["object"]]["position"], float)[:, e["axis"]]
+    f = e["frame"]
+    if e["side"] == "after":
+        v = (-3 * p[f] + 4 * p[f + 1] - p[f + 2]) * fps / 2
+    else:
+        v = (3 * p[f] - 4 * p[f - 1] + p[f - 2]) * fps / 2
+    if abs(v - e["value"]) > e["rtol"] * abs(e["value"]) + 0.02:
+        return [
+            f"{e['object']} should move at {e['value']:+.3f} m/s {e['side']} frame {f}; moves at {v:+.3f} m/s"
+        ]
+    return []
+
+
+#: expectation kinds added after the first set: kind -> check(expectation, trajectory objects, fps) -> problems
+EXTRA_KINDS = {"velocity": _check_velocity}
+
+
 def evaluate(expectations: list[dict[str, Any]], trajectory: dict[str, Any]) -> list[str]:
     """Check ``expectations`` against a measured ``trajectory``; return problems (empty = all hold).
 
@@ -156,7 +248,9 @@ def evaluate(expectations: list[dict[str, Any]], trajectory: dict[str, Any]) -> 
     for e in expectations:
         kind = e.get("kind")
         try:
-            if kind == "hidden":
+            if kind in EXTRA_KINDS:
+                problems += EXTRA_KINDS[kind](e, objs, fps)
+            elif kind == "hidden":
                 v = arr(e["object"], "visibility")
                 bad = [f for f in _frames(e) if v[f] > e["max"]]
                 if bad:
@@ -184,7 +278,7 @@ def evaluate(expectations: list[dict[str, Any]], trajectory: dict[str, Any]) -> 
                         f"({e.get('space', 'image')} axis {ax}) on frames {bad[0]}..{bad[-1]}"
                     )
             elif kind in ("contact", "touching", "apart", "no_penetration"):
-                g = pair_gap(objs, e["a"], e["b"])
+                g = (solid_gap if e.get("exact") else pair_gap)(objs, e["a"], e["b"])
                 tol = e["tol"]
                 if kind == "contact":
                     f = e["frame"]

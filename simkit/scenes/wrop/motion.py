@@ -30,13 +30,16 @@ G = 9.81
 
 
 def ease(u: np.ndarray, kind: str = "linear") -> np.ndarray:
-    """Easing of ``u`` in [0, 1]: ``linear`` (u) or ``smooth`` (smoothstep 3u^2 - 2u^3)."""
+    """Easing of ``u`` in [0, 1]: ``linear`` (u), ``smooth`` (smoothstep 3u^2 - 2u^3) or ``accelerate`` (u^2:
+    constant acceleration from rest, e.g. a released trapdoor)."""
     u = np.clip(np.asarray(u, float), 0.0, 1.0)
     if kind == "linear":
         return u
     if kind == "smooth":
         return u * u * (3 - 2 * u)
-    raise ValueError(f"unknown easing {kind!r}; use linear or smooth")
+    if kind == "accelerate":
+        return u * u
+    raise ValueError(f"unknown easing {kind!r}; use linear, smooth or accelerate")
 
 
 def collide_1d(m1: float, v1: float, m2: float, v2: float, restitution: float = 1.0) -> tuple[float, float]:
@@ -55,6 +58,13 @@ def fall_frames(height: float, fps: float) -> int:
 def fall_height(frames: int, fps: float) -> float:
     """Height (m) a body falls from rest in exactly ``frames`` frames: g (frames/fps)^2 / 2."""
     return 0.5 * G * (frames / fps) ** 2
+
+
+def flight_drop(vz: float, frames: int, fps: float) -> float:
+    """Height (m) a body launched with vertical velocity ``vz`` (m/s, up positive) has lost after ``frames``
+    frames of ballistic flight: ``-(vz t - g t^2 / 2)``, t = frames / fps (negative: it is higher)."""
+    t = frames / fps
+    return -(vz * t - 0.5 * G * t * t)
 
 
 class Motion:
@@ -195,3 +205,61 @@ class Motion:
     def track(self) -> Track:
         """The finished :class:`Track` (copies)."""
         return Track(self.pos.copy(), self.rot.copy(), self.scl.copy())
+
+    # -- appended: ballistic flight, bounces, hinges ----------------------------------------------------------
+    def projectile(self, f0: int, f1: int, v, z_end: float) -> Motion:
+        """Ballistic flight from the position at ``f0`` with initial velocity ``v`` (m/s, (3,)):
+        ``p(t) = p0 + v t - (0, 0, g t^2 / 2)``, landing at ``z_end`` on frame ``f1``; x and y keep their
+        velocity. The drop must equal :func:`flight_drop` of ``v_z`` over ``f1 - f0`` frames to within 1 mm
+        (raises ``ValueError`` otherwise); the landing position is held afterwards."""
+        fr = self._range(f0, f1)
+        v = np.asarray(v, float)
+        p0 = self.pos[f0].copy()
+        h = flight_drop(float(v[2]), f1 - f0, self.fps)
+        if abs((p0[2] - z_end) - h) > 1e-3:
+            raise ValueError(f"flight of {f1 - f0} frames drops {h:.4f} m, not {p0[2] - z_end:.4f} m")
+        t = ((fr - f0) / self.fps)[:, None]
+        self.pos[fr] = p0 + v * t - np.array([0.0, 0.0, 0.5 * G]) * t * t
+        self.pos[f1, 2] = z_end
+        self.pos[f1 + 1 :] = self.pos[f1]
+        return self
+
+    def bounce(
+        self, f0: int, v_impact: float, restitution: float, z_floor: float, min_speed: float = 0.3
+    ) -> Motion:
+        """Vertical bounces on a floor after a landing at ``f0`` with downward speed ``v_impact`` (m/s): each hop
+        leaves at ``restitution`` times the previous impact speed (Newton's law of restitution) and follows
+        ``z = z_floor + u t - g t^2 / 2`` until it is back at ``z_floor``; hops stop once the speed falls below
+        ``min_speed`` (the body then rests). x and y are held; z is written from ``f0`` to the last frame."""
+        fr = self._range(f0, self.frames - 1)
+        t = (fr - f0) / self.fps
+        z = np.full(len(fr), float(z_floor))
+        t0, u = 0.0, restitution * v_impact
+        while u >= min_speed and t0 < t[-1]:
+            hop = 2 * u / G
+            on = (t > t0) & (t < t0 + hop)
+            z[on] = z_floor + u * (t[on] - t0) - 0.5 * G * (t[on] - t0) ** 2
+            t0, u = t0 + hop, u * restitution
+        self.pos[fr, 2] = z
+        return self
+
+    def hinge(
+        self, f0: int, f1: int, pivot, angle: float, axis: int = 1, easing: str = "accelerate"
+    ) -> Motion:
+        """Swing about the horizontal world ``axis`` (0 = x, 1 = y) through ``pivot`` (m) by ``angle`` rad
+        (right-handed) over ``f0 .. f1``: the position rotates about the hinge line and the same angle is added
+        to that Euler component (exact when the other Euler components are 0, as for an unrotated plate)."""
+        fr = self._range(f0, f1)
+        c = np.asarray(pivot, float)
+        r0 = self.pos[f0] - c
+        a = angle * ease((fr - f0) / max(f1 - f0, 1), easing)
+        ca, sa = np.cos(a), np.sin(a)
+        i, j = (1, 2) if axis == 0 else (2, 0)  # rotation in the (i, j) plane: Rx turns y->z, Ry turns z->x
+        self.pos[fr, i] = c[i] + ca * r0[i] - sa * r0[j]
+        self.pos[fr, j] = c[j] + sa * r0[i] + ca * r0[j]
+        self.pos[fr, axis] = self.pos[f0, axis]
+        self.pos[f1 + 1 :] = self.pos[f1]
+        a0 = self.rot[f0, axis]
+        self.rot[fr, axis] = a0 + a
+        self.rot[f1 + 1 :, axis] = self.rot[f1, axis]
+        return self
