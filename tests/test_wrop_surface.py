@@ -149,12 +149,13 @@ def test_props_stand_inside_the_primitive_box_on_the_ground():
         assert o["visibility"][0] > 0.5  # measured on the real mesh, in view
 
 
+@pytest.mark.slow
 def test_surface_seeds_change_the_look_never_the_structure():
     seen: dict[str, set] = {"lighting": set(), "pattern": set(), "prop": set()}
     for j, (gid, cls) in enumerate(catalogue().items()):
         g = make(gid, frames=120)
         base = None
-        for surface_seed in range(100 * j, 100 * j + 6):
+        for surface_seed in range(100 * j, 100 * j + 3):
             try:
                 _, s, look, comp = g.compose(cls, 11, surface_seed)
             except ValueError:
