@@ -50,19 +50,30 @@ MESH_FORMATS: dict[str, str] = {".glb": "gltf", ".gltf": "gltf", ".obj": "obj", 
 #: a cloth weave)
 PATTERNS: tuple[str, ...] = ("plain", "wood", "checker", "marble", "brushed", "weave")
 
+#: opacity at or below which a material counts as clear (glass, clear plastic) for visibility: objects behind
+#: it stay visible (see :mod:`simkit.renderers.blender.visibility`)
+CLEAR_ALPHA = 0.5
+
 
 @dataclass
 class Material:
     """A surface: sRGB-encoded colour in [0, 1] (as Blender's colour pickers take it), roughness, metallic,
-    and an optional procedural ``pattern`` (one of :data:`PATTERNS`) with ``pattern_scale`` (features per
-    metre, in the object's own frame) and ``pattern_contrast`` in [0, 1) (how much darker the dark tone is).
+    an optional procedural ``pattern`` (one of :data:`PATTERNS`) with ``pattern_scale`` (features per metre,
+    in the object's own frame) and ``pattern_contrast`` in [0, 1) (how much darker the dark tone is), and
+    ``alpha`` (opacity in [0, 1]; 1 = opaque).
 
     ``name`` is a human name (a palette name such as "red", used in prompts and trajectories); the pattern
     never changes the hue of ``rgb``, so the name stays true. Backends that cannot draw procedural textures
     (Blender's Workbench) show the plain base colour.
+    A material with ``alpha <= CLEAR_ALPHA`` is *clear* (a pane of glass or clear plastic tinted by ``rgb``):
+    renderers draw it see-through without refraction, so an object behind it shows where a straight camera
+    ray sees it, and visibility measurement does not count it as an occluder. Opacities between
+    :data:`CLEAR_ALPHA` and 1 are refused: such a surface is neither hidden behind nor seen through, so no
+    visibility label would be true of it.
 
     Raises:
-        ValueError: unknown pattern, or a contrast outside [0, 1) or a scale <= 0.
+        ValueError: unknown pattern, a contrast outside [0, 1) or a scale <= 0; ``alpha`` outside
+            [0, CLEAR_ALPHA] and not 1.
     """
 
     name: str
@@ -72,6 +83,8 @@ class Material:
     pattern: str = "plain"
     pattern_scale: float = 4.0
     pattern_contrast: float = 0.0
+    #: keyword-only, so positional construction (name, rgb, roughness, metallic, ...) is unaffected
+    alpha: float = field(default=1.0, kw_only=True)
 
     def __post_init__(self) -> None:
         if self.pattern not in PATTERNS:
@@ -81,6 +94,15 @@ class Material:
                 f"pattern_contrast must be in [0, 1) and pattern_scale > 0, got "
                 f"{self.pattern_contrast}, {self.pattern_scale}"
             )
+        if not (0.0 <= self.alpha <= CLEAR_ALPHA or self.alpha == 1.0):
+            raise ValueError(
+                f"material {self.name!r}: alpha {self.alpha} is neither opaque (1) nor clear (<= {CLEAR_ALPHA})"
+            )
+
+    @property
+    def clear(self) -> bool:
+        """Whether objects behind this surface stay visible (``alpha <= CLEAR_ALPHA``)."""
+        return self.alpha <= CLEAR_ALPHA
 
 
 @dataclass

@@ -69,6 +69,13 @@ class WropConfig(GeneratorConfig):
     samples: int = Field(16, ge=1, le=4096, description="samples per pixel (Cycles path samples, EEVEE TAA)")
     denoise: bool = Field(True, description="Cycles denoising (OpenImageDenoise)")
     device: Literal["auto", "cpu", "gpu"] = Field("auto", description="Cycles device")
+    cycles_backend: Literal["auto", "optix", "cuda", "hip", "metal", "oneapi"] = Field(
+        "auto",
+        description="GPU API of Cycles (auto: the first of OptiX, CUDA, HIP, Metal, oneAPI with a device)",
+    )
+    frame_progress: Literal["auto", "on", "off"] = Field(
+        "auto", description="one stderr line per rendered frame (auto: EEVEE and Cycles on, Workbench off)"
+    )
     view_transform: ViewTransform = Field(
         "Standard",
         description="Blender colour management view transform (for the sRGB display Blender 5.0 ships)",
@@ -123,7 +130,8 @@ class WropGenerator(BlenderBacked, Generator[WropConfig]):
             "objects[name]: role, kind, dims, colour, mesh (asset id of a prop standing in for a primitive, whose "
             "bounding box dims records; else empty), and per frame position, rotation, scale, image_xy "
             "(normalised, origin bottom-left), bbox_min/bbox_max (world AABB of the evaluated mesh), "
-            "visibility (0..1), occluded_by (name -> share)",
+            "visibility (0..1), occluded_by (name -> share), seen_through (name -> share seen through a clear "
+            "object; scenes with one); camera.track: per-frame position and rotation of a moving camera",
         ),
     )
     smoke_config = {"frames": 24, "width": 64, "height": 36, "visibility_points": 16}
@@ -155,6 +163,25 @@ class WropGenerator(BlenderBacked, Generator[WropConfig]):
         cat = catalogue()
         w = max(len(k) for k in cat)
         return [f"{k:<{w}}  {c.summary}" for k, c in cat.items()]
+
+    @classmethod
+    def catalogue_ids(cls, spec: str = "all") -> list[str]:
+        """Ids of the task generators ``spec`` selects (``all``, a family or one id).
+
+        Raises:
+            ValueError: ``spec`` selects nothing.
+        """
+        return [t.id() for t in select(spec)]
+
+    @classmethod
+    def write_catalogue(
+        cls, path: Path, spec: str = "all", thumbnails: bool = True, workers: int = 1, on_done=None
+    ) -> tuple[Path, list[str]]:
+        """Write the catalogue page (``simkit list wrop --catalogue PATH``); see
+        :func:`simkit.generators.wrop.catalogue_page.write_catalogue`."""
+        from simkit.generators.wrop.catalogue_page import write_catalogue
+
+        return write_catalogue(path, spec, thumbnails, workers, on_done)
 
     def setup(self, config: WropConfig) -> None:
         super().setup(config)
@@ -189,12 +216,13 @@ class WropGenerator(BlenderBacked, Generator[WropConfig]):
         from simkit.scenes.wrop.spec import Scene
 
         cfg = self.config
+        camera = look.camera(task.view) if comp.camera is None else look.camera_path(comp.camera)
         sun, world_strength, lamps = look.lights()
         scene = Scene(
             cfg.frames,
             cfg.fps,
             comp.objects,
-            look.camera(task.view),
+            camera,
             sun,
             look.background(),
             world_strength=world_strength,
@@ -204,7 +232,15 @@ class WropGenerator(BlenderBacked, Generator[WropConfig]):
         ses.reset()
         ses.configure(
             RenderSettings(
-                cfg.engine, cfg.width, cfg.height, cfg.samples, cfg.denoise, cfg.device, cfg.view_transform
+                cfg.engine,
+                cfg.width,
+                cfg.height,
+                cfg.samples,
+                cfg.denoise,
+                cfg.device,
+                cfg.view_transform,
+                cycles_backend=cfg.cycles_backend,
+                frame_progress={"auto": None, "on": True, "off": False}[cfg.frame_progress],
             ),
             cfg.frames,
             cfg.fps,

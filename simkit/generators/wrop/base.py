@@ -36,10 +36,11 @@ import numpy as np
 
 from simkit.core.scene import PATTERNS
 from simkit.generators.wrop.props import PROPS, prop_object
+from simkit.scenes.wrop.camera import ViewPath
 from simkit.scenes.wrop.lighting import LIGHTINGS, lighting
 from simkit.scenes.wrop.palette import FLOORS, SKIES, material, pick_colours
 from simkit.scenes.wrop.params import Choice, Uniform, sample_space
-from simkit.scenes.wrop.spec import Camera, Lamp, Material, SceneObject, Sun, Track, orbit_camera
+from simkit.scenes.wrop.spec import Camera, CameraTrack, Lamp, Material, SceneObject, Sun, Track, orbit_camera
 
 FAMILIES = ("OP-1", "OP-2", "OP-3", "OS-1", "OS-2", "OS-3")
 FAMILY_TITLES = {
@@ -174,6 +175,16 @@ class Look:
             view.get("lens_mm", 35.0),
         )
 
+    def camera_path(self, path: ViewPath) -> Camera:
+        """A moving camera: :meth:`camera` of every frame's view of ``path`` (the same surface jitter on every
+        frame), keyed as a :class:`~simkit.core.scene.CameraTrack`; the static pose is frame 0's."""
+        cams = [self.camera(path.view(f)) for f in range(path.frames)]
+        track = CameraTrack(
+            np.array([c.location for c in cams], float), np.stack([c.quaternion() for c in cams])
+        )
+        first = cams[0]
+        return Camera(first.location, first.look_at, first.lens_mm, first.sensor_mm, track)
+
     def lights(self) -> tuple[Sun, float, list[Lamp]]:
         """(sun, world strength, lamps) of the drawn lighting set-up (:mod:`simkit.scenes.wrop.lighting`)."""
         v = self.values
@@ -202,7 +213,8 @@ class Composition:
 
     ``events``: name -> frame (the key event at or after the cut); ``expectations``: see
     :mod:`simkit.scenes.wrop.expect`; ``derived``: values computed from structural parameters and
-    the clip (e.g. a drop height rounded to whole frames), recorded for traceability.
+    the clip (e.g. a drop height rounded to whole frames), recorded for traceability; ``camera``: a moving
+    camera's nominal path (:class:`~simkit.scenes.wrop.camera.ViewPath`, ``None``: the task's static ``view``).
     """
 
     objects: list[SceneObject]
@@ -213,6 +225,7 @@ class Composition:
     outcome: str
     legal_outcomes: list[str] = field(default_factory=list)
     derived: dict[str, Any] = field(default_factory=dict)
+    camera: ViewPath | None = None
 
 
 class Task(ABC):

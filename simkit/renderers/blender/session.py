@@ -23,7 +23,9 @@ Per scene it
 
 Engines: ``workbench`` (BLENDER_WORKBENCH), ``eevee`` (BLENDER_EEVEE, EEVEE Next in
 Blender >= 4.2), ``cycles`` (CPU, or GPU when ``device`` is ``gpu``/``auto`` and
-one is available through OptiX, CUDA, HIP, Metal or oneAPI).
+one is available through OptiX, CUDA, HIP, Metal or oneAPI; ``cycles_backend`` picks one).
+EEVEE and Cycles animations print one progress line per frame to stderr
+(``Cycles frame k/T: s (about s left)``, :class:`FrameProgress`).
 """
 
 from __future__ import annotations
@@ -74,8 +76,11 @@ class RenderSettings:
     (Cycles path samples, EEVEE TAA samples; Workbench anti-aliasing is fixed at 8 samples), ``denoise``
     (Cycles OpenImageDenoise), ``device`` (auto|cpu|gpu, Cycles only), ``view_transform`` (Blender colour
     management: Standard, AgX, Filmic, ...), ``threads`` (0 = Blender decides), ``workbench_light`` (Workbench
-    lighting: STUDIO, MATCAP, FLAT = unlit and without shadows) and ``workbench_color`` (Workbench colour source: MATERIAL, TEXTURE
-    = the image textures of textured materials, ...)."""
+    lighting: STUDIO, MATCAP, FLAT = unlit and without shadows), ``workbench_color`` (Workbench colour source: MATERIAL, TEXTURE
+    = the image textures of textured materials, ...), ``cycles_backend`` (the GPU API Cycles uses: ``auto``
+    tries OptiX, CUDA, HIP, Metal, oneAPI in this order; or one of :data:`CYCLES_BACKENDS`) and
+    ``frame_progress`` (one stderr line per rendered frame; ``None``: on for EEVEE and Cycles animations of
+    more than one frame, off for Workbench)."""
 
     engine: str = "workbench"
     width: int = 320
@@ -87,6 +92,8 @@ class RenderSettings:
     threads: int = 0
     workbench_light: str = "STUDIO"
     workbench_color: str = "MATERIAL"
+    cycles_backend: str = "auto"
+    frame_progress: bool | None = None
 
 
 @contextlib.contextmanager
@@ -145,14 +152,19 @@ def eevee_cpu_warning(width: int, height: int, samples: int, frames: int) -> str
     )
 
 
-class FrameProgress:
-    """A ``bpy.app.handlers.render_write`` handler: one line per written frame with its time, written to a
-    duplicate of the process's stderr taken before rendering (Blender's own output is silenced then)."""
+#: Cycles GPU back-ends by config name (``cycles_backend``), in the order ``auto`` tries them
+CYCLES_BACKENDS = {"optix": "OPTIX", "cuda": "CUDA", "hip": "HIP", "metal": "METAL", "oneapi": "ONEAPI"}
 
-    def __init__(self, frames: int) -> None:
+
+class FrameProgress:
+    """A ``bpy.app.handlers.render_write`` handler: one line per written frame with its time,
+    ``<label> frame k/T: s (about s left)``, written to a duplicate of the process's stderr taken before
+    rendering (Blender's own output is silenced then)."""
+
+    def __init__(self, frames: int, label: str = "EEVEE") -> None:
         import time
 
-        self.frames, self.done, self._clock = frames, 0, time.perf_counter
+        self.frames, self.done, self._clock, self.label = frames, 0, time.perf_counter, label
         self._t0 = self._last = self._clock()
         self.stream = os.fdopen(os.dup(2), "w")
 
@@ -160,7 +172,9 @@ class FrameProgress:
         """The progress line after one more frame at time ``now`` (s)."""
         self.done += 1
         eta = (now - self._t0) / self.done * (self.frames - self.done)
-        return f"EEVEE frame {self.done}/{self.frames}: {now - self._last:.1f} s (about {eta:.0f} s left)"
+        return (
+            f"{self.label} frame {self.done}/{self.frames}: {now - self._last:.1f} s (about {eta:.0f} s left)"
+        )
 
     def __call__(self, *_args: Any) -> None:
         now = self._clock()
@@ -184,8 +198,8 @@ class BlenderSession:
             self.bpy.ops.wm.read_factory_settings(use_empty=True)
         self.scene = self.bpy.context.scene
         self.version = self.bpy.app.version_string
-        self._gpu: bool | None = None
-        self._eevee_cpu = False  # EEVEE without a GPU: per-frame progress lines while rendering
+        self._gpu: dict[str, bool] = {}  # cycles_backend -> whether Cycles found a GPU through it
+        self._progress: str | None = None  # the engine label of per-frame progress lines while rendering
         self._warned_eevee = False
         self.objects: dict[str, Any] = {}
 
@@ -239,8 +253,8 @@ class BlenderSession:
             sc.display.render_aa = "8"
         elif s.engine == "eevee":
             sc.eevee.taa_render_samples = int(s.samples)
-        self._eevee_cpu = s.engine == "eevee" and not self._has_gpu(False)
-        if self._eevee_cpu and not self._warned_eevee:
+        eevee_cpu = s.engine == "eevee" and not self._has_gpu(False)
+        if eevee_cpu and not self._warned_eevee:
             self._warned_eevee = True
             logger.warning(eevee_cpu_warning(s.width, s.height, s.samples, frames))
         else:
@@ -248,14 +262,31 @@ class BlenderSession:
             cy.samples = int(s.samples)
             cy.use_denoising = bool(s.denoise)
             cy.use_adaptive_sampling = True
-            cy.device = "GPU" if (s.device != "cpu" and self._has_gpu(s.device == "gpu")) else "CPU"
+            gpu = s.device != "cpu" and self._has_gpu(s.device == "gpu", s.cycles_backend)
+            cy.device = "GPU" if gpu else "CPU"
+        auto = eevee_cpu or (s.engine != "workbench" and frames > 1)
+        on = auto if s.frame_progress is None else s.frame_progress
+        self._progress = (
+            {"workbench": "Workbench", "eevee": "EEVEE", "cycles": "Cycles"}[s.engine] if on else None
+        )
 
-    def _has_gpu(self, required: bool) -> bool:
-        if self._gpu is None:
-            self._gpu = False
+    def _has_gpu(self, required: bool, backend: str = "auto") -> bool:
+        """Whether Cycles finds a GPU through ``backend`` (``auto``: the first of :data:`CYCLES_BACKENDS`
+        that has a device); selects that back-end's devices. Cached per back-end.
+
+        Raises:
+            InputError: ``required`` and no GPU found; an unknown ``backend``.
+        """
+        from simkit.core.errors import InputError
+
+        if backend != "auto" and backend not in CYCLES_BACKENDS:
+            raise InputError(None, f"cycles_backend={backend}: use auto or one of {sorted(CYCLES_BACKENDS)}")
+        if backend not in self._gpu:
+            self._gpu[backend] = False
+            kinds = CYCLES_BACKENDS.values() if backend == "auto" else [CYCLES_BACKENDS[backend]]
             try:
                 prefs = self.bpy.context.preferences.addons["cycles"].preferences
-                for kind in ("OPTIX", "CUDA", "HIP", "METAL", "ONEAPI"):
+                for kind in kinds:
                     try:
                         prefs.compute_device_type = kind
                     except TypeError:
@@ -266,15 +297,14 @@ class BlenderSession:
                     if devs:
                         for d in prefs.devices:
                             d.use = d.type == kind
-                        self._gpu = True
+                        self._gpu[backend] = True
                         break
             except (KeyError, AttributeError, RuntimeError):
-                self._gpu = False
-        if required and not self._gpu:
-            from simkit.core.errors import InputError
-
-            raise InputError(None, "device=gpu but Cycles finds no GPU (OptiX/CUDA/HIP/Metal/oneAPI)")
-        return self._gpu
+                self._gpu[backend] = False
+        if required and not self._gpu[backend]:
+            apis = "OptiX/CUDA/HIP/Metal/oneAPI" if backend == "auto" else CYCLES_BACKENDS[backend]
+            raise InputError(None, f"device=gpu but Cycles finds no GPU ({apis})")
+        return self._gpu[backend]
 
     # -- build ------------------------------------------------------------------------------------
     def _primitive_mesh(self, o: SceneObject):
@@ -402,7 +432,26 @@ class BlenderSession:
         # the viewport colour Workbench shows is scene-linear too (Workbench draws no node texture: a
         # patterned material shows its plain base colour there)
         mat.diffuse_color = _srgb_to_linear(rgba)
+        if m.alpha < 1.0:
+            self._clear_material(mat, m.alpha)
         return mat
+
+    def _clear_material(self, mat, alpha: float) -> None:
+        """Make ``mat`` see-through with opacity ``alpha`` (a clear pane: glass, clear plastic).
+
+        All three engines blend the surface over what lies behind it without refraction, so an object behind
+        shows where a straight camera ray sees it (the visibility measure's model): Workbench through the
+        viewport colour's alpha, EEVEE through the Principled BSDF's ``Alpha`` with the ``BLENDED`` render
+        method, Cycles through the same ``Alpha`` (transparent BSDF mix). Shadows are transparent as well.
+        """
+        mat.diffuse_color = (*tuple(mat.diffuse_color)[:3], float(alpha))
+        mat.surface_render_method = "BLENDED"
+        mat.use_transparent_shadow = True
+        mat.show_transparent_back = False
+        tree = getattr(mat, "node_tree", None)
+        bsdf = tree.nodes.get("Principled BSDF") if tree is not None else None
+        if bsdf is not None:
+            bsdf.inputs["Alpha"].default_value = float(alpha)
 
     def _build_camera(self, scene: Scene) -> None:
         bpy, sc = self.bpy, self.scene
@@ -527,7 +576,7 @@ class BlenderSession:
         sc = self.scene
         with tempfile.TemporaryDirectory(prefix="simkit-blender-") as tmp:
             sc.render.filepath = str(Path(tmp) / "f_")
-            progress = FrameProgress(frames) if self._eevee_cpu else None
+            progress = FrameProgress(frames, self._progress) if self._progress else None
             if progress is not None:
                 self.bpy.app.handlers.render_write.append(progress)
             try:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from simkit.core.scene import (
     PRIMITIVES,
     Camera,
+    CameraTrack,
     Lamp,
     Material,
     Scene,
@@ -44,6 +45,7 @@ __all__ = [
     "PRIMITIVES",
     "ROLES",
     "Camera",
+    "CameraTrack",
     "Lamp",
     "Material",
     "Scene",
