@@ -14,7 +14,7 @@ keyframed animation (T = 120 at 24 fps in the paper) cut at frame T/2 into
 ==================  ==========================================================================
 
 ``Episode.params`` holds ``structural`` (task id + its structural parameters) and ``surface``
-(colours, finishes, floor, sky, sun, camera jitter); ``Episode.meta`` holds generator id,
+(colours, finishes, patterns, floor, sky, sun, lighting set-up, camera jitter, props); ``Episode.meta`` holds generator id,
 family, expected outcome, legal outcomes, event frames, cut, structural and surface seeds,
 split, engine and Blender version, and the declared expectations the checker verifies.
 Source: the WROP paper's data pipeline (spec ``wrop``), Sec. "Pipeline" steps 1-3.
@@ -101,7 +101,7 @@ class WropConfig(GeneratorConfig):
 
 class WropGenerator(BlenderBacked, Generator[WropConfig]):
     name = "wrop"
-    version = "1"
+    version = "2"  # 2: procedural materials, lighting set-ups and props in the surface draw
     description = "object permanence / solidity video continuation (Blender; OP-1..OS-3 task generators)"
     extra = "blender"
     Config = WropConfig
@@ -127,7 +127,8 @@ class WropGenerator(BlenderBacked, Generator[WropConfig]):
             units="m",
             frame="world, z up; quaternion (w, x, y, z)",
             description="frames, fps, cut, resolution, camera (position, rotation, lens, sensor); "
-            "objects[name]: role, kind, dims, colour, and per frame position, rotation, scale, image_xy "
+            "objects[name]: role, kind, dims, colour, mesh (asset id of a prop standing in for a primitive, whose "
+            "bounding box dims records; else empty), and per frame position, rotation, scale, image_xy "
             "(normalised, origin bottom-left), bbox_min/bbox_max (world AABB of the evaluated mesh), "
             "visibility (0..1), occluded_by (name -> share), seen_through (name -> share seen through a clear "
             "object; scenes with one); camera.track: per-frame position and rotation of a moving camera",
@@ -146,7 +147,14 @@ class WropGenerator(BlenderBacked, Generator[WropConfig]):
         "camera_azimuth_jitter_deg",
         "camera_elevation_jitter_deg",
         "camera_distance_scale",
+        "lighting",
+        "floor_pattern",
+        "floor_pattern_scale",
         "colour_<slot>",
+        "pattern_<slot>",
+        "pattern_scale_<slot>",
+        "pattern_contrast_<slot>",
+        "mesh_<slot>",
     )
 
     @classmethod
@@ -209,7 +217,17 @@ class WropGenerator(BlenderBacked, Generator[WropConfig]):
 
         cfg = self.config
         camera = look.camera(task.view) if comp.camera is None else look.camera_path(comp.camera)
-        scene = Scene(cfg.frames, cfg.fps, comp.objects, camera, look.sun(), look.background())
+        sun, world_strength, lamps = look.lights()
+        scene = Scene(
+            cfg.frames,
+            cfg.fps,
+            comp.objects,
+            camera,
+            sun,
+            look.background(),
+            world_strength=world_strength,
+            lamps=lamps,
+        )
         ses = self.session()
         ses.reset()
         ses.configure(

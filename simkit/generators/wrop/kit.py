@@ -31,9 +31,10 @@ NOUN = {"sphere": "ball", "box": "block", "cylinder": "cylinder"}
 
 
 def body(name: str, role: str, kind: str, size: float, look: Look, slot: str, track: Track) -> SceneObject:
-    """A target body of characteristic ``size``: sphere radius, cube half-side, cylinder radius (height 2.4 r)."""
+    """A target body of characteristic ``size``: sphere radius, cube half-side, cylinder radius (height 2.4 r);
+    the slot's prop instead when the task opts the slot in (``Task.mesh_slots``) and the surface drew one."""
     dims = {"sphere": (size,), "box": (2 * size, 2 * size, 2 * size), "cylinder": (size, 2.4 * size)}[kind]
-    return SceneObject(name, role, kind, dims, look.mat(slot), track)
+    return look.solid(name, role, kind, dims, slot, track)
 
 
 def half_height(kind: str, size: float) -> float:

@@ -154,6 +154,7 @@ def _record(o) -> dict[str, Any]:
         "kind": o.kind,
         "dims": [float(x) for x in o.dims],
         "colour": o.material.name if o.material is not None else "",
+        "mesh": o.mesh.asset_id if o.mesh is not None else "",
         "position": [],
         "rotation": [],
         "scale": [],
@@ -172,7 +173,7 @@ def measure(session, scene: Scene, points: int = 192) -> dict[str, Any]:
 
         {"frames": T, "fps": float, "resolution": [W, H],
          "camera": {"position": [x, y, z], "rotation": [w, x, y, z], "lens_mm": f, "sensor_mm": s},
-         "objects": {name: {"role", "kind", "dims", "colour",
+         "objects": {name: {"role", "kind", "dims", "colour", "mesh" (asset id of a mesh object, else ""),
                             "position": (T, 3) m, "rotation": (T, 4) quaternion wxyz, "scale": (T, 3),
                             "image_xy": (T, 2) normalised image coords of the origin (0,0 bottom-left),
                             "bbox_min"/"bbox_max": (T, 3) m, "visibility": (T,) in [0, 1],
