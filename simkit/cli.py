@@ -70,15 +70,36 @@ def register_command_modules() -> None:
 @app.command("list")
 def list_cmd(
     name: str | None = typer.Argument(None, help="A generator whose sub-generators to list (e.g. wrop)."),
+    catalogue: Path | None = typer.Option(
+        None,
+        "--catalogue",
+        help="Write the sub-generators' catalogue page (markdown; thumbnails in a folder named after it).",
+    ),
+    only: str = typer.Option(
+        "all", "--only", help="Catalogue only these sub-generators (wrop: a family or id)."
+    ),
+    thumbnails: bool = typer.Option(
+        True, "--thumbnails/--no-thumbnails", help="Render catalogue thumbnails."
+    ),
+    workers: int = typer.Option(1, "--workers", min=1, help="Processes rendering catalogue thumbnails."),
 ) -> None:
-    """List the registered generators (name, version, extra, description), or one generator's sub-generators."""
+    """List the registered generators (name, version, extra, description), or one generator's sub-generators;
+    with --catalogue, write their catalogue page instead."""
     from simkit.core.registry import available, load
 
+    if name is None and catalogue is not None:
+        fail(
+            "--catalogue needs a generator whose sub-generators to catalogue (e.g. simkit list wrop --catalogue ...)"
+        )
+        return
     if name is not None:
         try:
             cls = load(name)
         except SimkitError as exc:
             fail(str(exc))
+            return
+        if catalogue is not None:
+            _write_catalogue(cls, name, catalogue, only, thumbnails, workers)
             return
         lines = getattr(cls, "list_lines", None)
         if lines is None:
@@ -103,6 +124,30 @@ def list_cmd(
     typer.echo(f"{'generator':<{w}}  {'version':<8} {'extra':<8} description")
     for r in rows:
         typer.echo(f"{r[0]:<{w}}  {r[1]:<8} {r[2]:<8} {r[3]}")
+
+
+def _write_catalogue(cls, name: str, path: Path, only: str, thumbnails: bool, workers: int) -> None:
+    """``simkit list NAME --catalogue PATH``: one progress step per sub-generator, exit 3 when a thumbnail
+    failed (the page is written without it)."""
+    from simkit.commands import check_out, progress_bar
+
+    ids_of, writer = getattr(cls, "catalogue_ids", None), getattr(cls, "write_catalogue", None)
+    if ids_of is None or writer is None:
+        fail(f"generator {name!r} has no catalogue")
+        return
+    check_out(path, flag="--catalogue")
+    try:
+        ids = ids_of(only)
+    except ValueError as exc:
+        fail(f"--only {only}: {exc}")
+        return
+    with progress_bar(f"catalogue of {len(ids)} {name} generators", len(ids)) as advance:
+        out, problems = writer(path, only, thumbnails, workers, advance)
+    typer.echo(f"wrote {out} ({len(ids)} generators" + (", with thumbnails)" if thumbnails else ")"))
+    for p in problems:
+        typer.echo(f"warning: {p}", err=True)
+    if problems:
+        raise typer.Exit(3)
 
 
 @app.command("config")

@@ -1,4 +1,4 @@
-"""EEVEE on a CPU machine: the up-front estimate and the per-frame progress lines (no rendering here)."""
+"""Long renders: EEVEE's up-front estimate on a CPU machine and the per-frame progress lines (EEVEE, Cycles)."""
 
 import pytest
 
@@ -35,3 +35,41 @@ def test_progress_lines_count_frames_and_estimate_the_rest():
         assert p.line(106.0) == "EEVEE frame 2/4: 4.0 s (about 6 s left)"
     finally:
         p.close()
+
+
+def test_cycles_animation_prints_one_progress_line_per_frame(capfd):
+    import re
+
+    from simkit.renderers.blender import RenderSettings, get_session
+    from simkit.scenes.wrop import Scene, SceneObject, Sun, Track, material, orbit_camera
+
+    T = 3
+    ball = SceneObject("ball", "target", "sphere", (0.3,), material("red"), Track.static(T, (0, 0, 0.3)))
+    sc = Scene(T, 24.0, [ball], orbit_camera((0, 0, 0.3), 5.0, 0.0, 0.2), Sun(0.3, 0.8))
+    ses = get_session()
+    for progress, expected in ((None, T), (False, 0)):
+        ses.reset()
+        ses.configure(RenderSettings("cycles", 32, 18, 1, False, "cpu", frame_progress=progress), T, 24.0)
+        ses.build(sc)
+        capfd.readouterr()
+        frames = ses.render(T)
+        err = capfd.readouterr().err
+        lines = re.findall(r"^Cycles frame (\d+)/3: \d+\.\d s \(about \d+ s left\)$", err, re.M)
+        assert frames.shape == (T, 18, 32, 3) and lines == [str(k + 1) for k in range(expected)], err
+    ses.reset()  # Workbench stays quiet
+    ses.configure(RenderSettings("workbench", 32, 18), T, 24.0)
+    ses.build(sc)
+    capfd.readouterr()
+    ses.render(T)
+    assert "frame" not in capfd.readouterr().err
+
+
+def test_unknown_or_missing_cycles_backend_is_one_clear_error():
+    from simkit.core.errors import InputError
+    from simkit.renderers.blender import RenderSettings, get_session
+
+    ses = get_session()
+    with pytest.raises(InputError, match="cycles_backend=vulkan"):
+        ses.configure(RenderSettings("cycles", 32, 18, 1, device="gpu", cycles_backend="vulkan"), 2, 24.0)
+    with pytest.raises(InputError, match=r"device=gpu but Cycles finds no GPU \(HIP\)"):
+        ses.configure(RenderSettings("cycles", 32, 18, 1, device="gpu", cycles_backend="hip"), 2, 24.0)

@@ -145,7 +145,10 @@ def test_os1_input_half_shows_the_approach():
             mover = next(o for o in c.objects if o.role == "target")
             f = c.events[c.key_event]
             assert mover.track.position[f, 0] - mover.track.position[0, 0] <= OS1_APPROACH + 1e-9
-            assert c.derived["speed_m_per_s"] <= s["speed"] + 1e-9
+            # one barrier run records its speed; a task running two (one per lane) records each run's
+            runs = [c.derived] + [v for v in c.derived.values() if isinstance(v, dict)]
+            speeds = [r["speed_m_per_s"] for r in runs if "speed_m_per_s" in r]
+            assert speeds and max(speeds) <= s["speed"] + 1e-9, gid
     # ... so in a paper-length clip the ball is in view for (nearly) all of the input half
     g = make("OS-1/ball_through_aperture", frames=120, visibility_points=64)
     ep = g.generate(0, episode_rng(0, "wrop", 0))

@@ -42,17 +42,67 @@ KINDS: tuple[str, ...] = (*PRIMITIVES, "mesh")
 MESH_FORMATS: dict[str, str] = {".glb": "gltf", ".gltf": "gltf", ".obj": "obj", ".ply": "ply"}
 
 
+#: procedural surface patterns a backend draws over a material's base colour (no image files). Each pattern
+#: varies only the brightness of the base colour (the darker tone is ``rgb * (1 - contrast)``, the same hue in
+#: scene-linear RGB), so the named colour stays the colour of every pixel: ``plain`` (uniform), ``wood``
+#: (rings around the object's z axis with noise-distorted grain), ``checker`` (3-D checkerboard), ``marble``
+#: (turbulent noise veins), ``brushed`` (noise stretched along x, metallic), ``weave`` (two crossed bands,
+#: a cloth weave)
+PATTERNS: tuple[str, ...] = ("plain", "wood", "checker", "marble", "brushed", "weave")
+
+#: opacity at or below which a material counts as clear (glass, clear plastic) for visibility: objects behind
+#: it stay visible (see :mod:`simkit.renderers.blender.visibility`)
+CLEAR_ALPHA = 0.5
+
+
 @dataclass
 class Material:
-    """A surface: sRGB-encoded colour in [0, 1] (as Blender's colour pickers take it), roughness, metallic.
+    """A surface: sRGB-encoded colour in [0, 1] (as Blender's colour pickers take it), roughness, metallic,
+    an optional procedural ``pattern`` (one of :data:`PATTERNS`) with ``pattern_scale`` (features per metre,
+    in the object's own frame) and ``pattern_contrast`` in [0, 1) (how much darker the dark tone is), and
+    ``alpha`` (opacity in [0, 1]; 1 = opaque).
 
-    ``name`` is a human name (a palette name such as "red", used in prompts and trajectories).
+    ``name`` is a human name (a palette name such as "red", used in prompts and trajectories); the pattern
+    never changes the hue of ``rgb``, so the name stays true. Backends that cannot draw procedural textures
+    (Blender's Workbench) show the plain base colour.
+    A material with ``alpha <= CLEAR_ALPHA`` is *clear* (a pane of glass or clear plastic tinted by ``rgb``):
+    renderers draw it see-through without refraction, so an object behind it shows where a straight camera
+    ray sees it, and visibility measurement does not count it as an occluder. Opacities between
+    :data:`CLEAR_ALPHA` and 1 are refused: such a surface is neither hidden behind nor seen through, so no
+    visibility label would be true of it.
+
+    Raises:
+        ValueError: unknown pattern, a contrast outside [0, 1) or a scale <= 0; ``alpha`` outside
+            [0, CLEAR_ALPHA] and not 1.
     """
 
     name: str
     rgb: tuple[float, float, float]
     roughness: float = 0.5
     metallic: float = 0.0
+    pattern: str = "plain"
+    pattern_scale: float = 4.0
+    pattern_contrast: float = 0.0
+    #: keyword-only, so positional construction (name, rgb, roughness, metallic, ...) is unaffected
+    alpha: float = field(default=1.0, kw_only=True)
+
+    def __post_init__(self) -> None:
+        if self.pattern not in PATTERNS:
+            raise ValueError(f"unknown material pattern {self.pattern!r}; known: {list(PATTERNS)}")
+        if not 0.0 <= self.pattern_contrast < 1.0 or self.pattern_scale <= 0:
+            raise ValueError(
+                f"pattern_contrast must be in [0, 1) and pattern_scale > 0, got "
+                f"{self.pattern_contrast}, {self.pattern_scale}"
+            )
+        if not (0.0 <= self.alpha <= CLEAR_ALPHA or self.alpha == 1.0):
+            raise ValueError(
+                f"material {self.name!r}: alpha {self.alpha} is neither opaque (1) nor clear (<= {CLEAR_ALPHA})"
+            )
+
+    @property
+    def clear(self) -> bool:
+        """Whether objects behind this surface stay visible (``alpha <= CLEAR_ALPHA``)."""
+        return self.alpha <= CLEAR_ALPHA
 
 
 @dataclass
@@ -63,6 +113,11 @@ class MeshSource:
     bounding-box diagonal (m) before the track applies (the paper normalises to 2.0); as in the file when
     ``None``.
     ``asset_id``: a stable identifier recorded with the episode (e.g. the Objaverse uid).
+    ``rotation``: XYZ Euler angles (rad) baked into the vertices first (e.g. to stand a y-up file upright).
+    ``fit_box``: when set (sizes x, y, z in m), the (rotated) mesh is scaled uniformly to the largest size
+    that fits inside this axis-aligned box, centred on it in x and y and standing on its bottom face
+    (z = -size_z / 2), so it replaces a primitive of that bounding box on the same track
+    (:func:`fit_box_matrix`); applied after ``diagonal``.
 
     Raises:
         ValueError: the suffix is not one of :data:`MESH_FORMATS`.
@@ -71,6 +126,8 @@ class MeshSource:
     path: str
     diagonal: float | None = None
     asset_id: str = ""
+    rotation: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    fit_box: tuple[float, float, float] | None = None
 
     def __post_init__(self) -> None:
         if Path(self.path).suffix.lower() not in MESH_FORMATS:
@@ -186,19 +243,53 @@ class Camera:
 @dataclass
 class Sun:
     """A directional light: ``azimuth``/``elevation`` (rad) of the direction it comes FROM, ``strength``
-    (W/m^2 in Blender's sun units), colour ``rgb``."""
+    (W/m^2 in Blender's sun units), colour ``rgb``, apparent ``angle`` (rad; larger: softer shadows)."""
 
     azimuth: float
     elevation: float
     strength: float = 3.0
     rgb: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    angle: float = float(np.radians(3.0))
+
+
+#: lamp kinds besides the sun: square area light, spot light, point light
+LAMP_KINDS: tuple[str, ...] = ("area", "spot", "point")
+
+
+@dataclass
+class Lamp:
+    """A local light at ``location`` (m) aimed at ``look_at`` (m): ``kind`` (one of :data:`LAMP_KINDS`),
+    radiant ``power`` (W, Blender's light power), colour ``rgb`` (linear, in [0, 1]), ``size`` (m: the side
+    of an area light, the radius of a spot or point light: larger is softer), ``spot_deg`` (full cone angle
+    of a spot light, degrees).
+
+    Raises:
+        ValueError: unknown kind or a negative power.
+    """
+
+    kind: str
+    location: tuple[float, float, float]
+    look_at: tuple[float, float, float]
+    power: float
+    rgb: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    size: float = 1.0
+    spot_deg: float = 60.0
+
+    def __post_init__(self) -> None:
+        if self.kind not in LAMP_KINDS or self.power < 0:
+            raise ValueError(f"lamp kind must be one of {list(LAMP_KINDS)} with power >= 0, got {self}")
+
+    def quaternion(self) -> np.ndarray:
+        """Orientation (w, x, y, z) pointing the lamp's -Z axis (its beam) at ``look_at``."""
+        return look_at_quaternion(np.asarray(self.location, float), np.asarray(self.look_at, float))
 
 
 @dataclass
 class Scene:
     """A complete keyframed scene of ``frames`` frames at ``fps``.
 
-    ``background``: world colour (sRGB in [0, 1]); ``world_strength``: its emission strength.
+    ``background``: world colour (sRGB in [0, 1]); ``world_strength``: its emission strength;
+    ``lamps``: local lights besides the sun (:class:`Lamp`).
     ``objects``: names must be unique, every track set and ``frames`` long.
 
     Raises:
@@ -213,6 +304,7 @@ class Scene:
     background: tuple[float, float, float] = (0.8, 0.85, 0.9)
     meta: dict[str, Any] = field(default_factory=dict)
     world_strength: float = 1.0
+    lamps: list[Lamp] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         names = [o.name for o in self.objects]
@@ -275,3 +367,17 @@ def orbit_camera(target, distance: float, azimuth: float, elevation: float, lens
         [np.sin(azimuth) * np.cos(elevation), -np.cos(azimuth) * np.cos(elevation), np.sin(elevation)]
     )
     return Camera(tuple(loc.tolist()), tuple(t.tolist()), lens_mm)
+
+
+def fit_box_matrix(vertices: np.ndarray, box) -> np.ndarray:
+    """(4, 4) matrix that scales ``vertices`` (V, 3) uniformly by the largest factor that keeps their
+    axis-aligned bounding box inside ``box`` (sizes x, y, z in m), centres them in x and y and puts their
+    lowest point on the box's bottom face z = -box_z / 2 (see :attr:`MeshSource.fit_box`)."""
+    lo, hi = vertices.min(0), vertices.max(0)
+    ext = np.maximum(hi - lo, 1e-12)
+    s = float(np.min(np.asarray(box, float) / ext))
+    m = np.eye(4) * s
+    m[3, 3] = 1.0
+    centre = (lo + hi) / 2
+    m[:3, 3] = [-s * centre[0], -s * centre[1], -float(box[2]) / 2 - s * lo[2]]
+    return m

@@ -1,7 +1,7 @@
 """Image evidence of an object in a frame: projected boxes, object masks and colour presence.
 
 The exam trajectory gives, per frame and object, the world AABB of the evaluated mesh and the camera
-(position, rotation wxyz, lens, sensor; Blender's pinhole with horizontal sensor fit:
+(position, rotation wxyz, lens, sensor, and per-frame poses of a moving camera; Blender's pinhole with horizontal sensor fit:
 ``u = 1/2 + (lens/sensor) x/(-z)``, ``v = 1/2 + (lens/sensor)(W/H) y/(-z)`` in camera coordinates, camera
 looking along -z, image origin bottom-left; the same model as the renderer's ``image_xy``). The projected
 box of an object is the pixel bounding box of its 8 AABB corners.
@@ -42,11 +42,22 @@ def quat_matrix(q: list[float] | np.ndarray) -> np.ndarray:
 
 def project(traj: dict[str, Any], points: np.ndarray) -> np.ndarray:
     """Normalised image coordinates (..., 2), origin bottom-left, of world points (..., 3) in metres,
-    seen by the trajectory's camera (module docstring)."""
+    seen by the trajectory's camera (module docstring). A moving camera (``camera.track``: per-frame
+    ``position`` (T, 3) and ``rotation`` (T, 4) wxyz) needs ``points`` of shape (T, ..., 3): frame t's
+    points are projected with frame t's pose."""
     cam = traj["camera"]
     W, H = traj["resolution"]
-    R = quat_matrix(cam["rotation"])
-    pc = (np.asarray(points, float) - np.asarray(cam["position"], float)) @ R  # world -> camera
+    pts = np.asarray(points, float)
+    track = cam.get("track")
+    if track is None:
+        pc = (pts - np.asarray(cam["position"], float)) @ quat_matrix(cam["rotation"])  # world -> camera
+    else:
+        pos = np.asarray(track["position"], float)
+        R = np.stack([quat_matrix(q) for q in track["rotation"]])  # (T, 3, 3)
+        if pts.ndim < 2 or pts.shape[0] != len(pos):
+            raise ValueError(f"a moving camera needs points of shape (T={len(pos)}, ..., 3), got {pts.shape}")
+        rel = pts - pos.reshape((len(pos),) + (1,) * (pts.ndim - 2) + (3,))
+        pc = np.einsum("t...i,tij->t...j", rel, R)
     k = float(cam["lens_mm"]) / float(cam["sensor_mm"])
     depth = np.maximum(-pc[..., 2], 1e-9)
     return np.stack([0.5 + k * pc[..., 0] / depth, 0.5 + k * (W / H) * pc[..., 1] / depth], axis=-1)

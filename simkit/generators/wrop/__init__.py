@@ -14,7 +14,7 @@ keyframed animation (T = 120 at 24 fps in the paper) cut at frame T/2 into
 ==================  ==========================================================================
 
 ``Episode.params`` holds ``structural`` (task id + its structural parameters) and ``surface``
-(colours, finishes, floor, sky, sun, camera jitter); ``Episode.meta`` holds generator id,
+(colours, finishes, patterns, floor, sky, sun, lighting set-up, camera jitter, props); ``Episode.meta`` holds generator id,
 family, expected outcome, legal outcomes, event frames, cut, structural and surface seeds,
 split, engine and Blender version, and the declared expectations the checker verifies.
 Source: the WROP paper's data pipeline (spec ``wrop``), Sec. "Pipeline" steps 1-3.
@@ -69,6 +69,13 @@ class WropConfig(GeneratorConfig):
     samples: int = Field(16, ge=1, le=4096, description="samples per pixel (Cycles path samples, EEVEE TAA)")
     denoise: bool = Field(True, description="Cycles denoising (OpenImageDenoise)")
     device: Literal["auto", "cpu", "gpu"] = Field("auto", description="Cycles device")
+    cycles_backend: Literal["auto", "optix", "cuda", "hip", "metal", "oneapi"] = Field(
+        "auto",
+        description="GPU API of Cycles (auto: the first of OptiX, CUDA, HIP, Metal, oneAPI with a device)",
+    )
+    frame_progress: Literal["auto", "on", "off"] = Field(
+        "auto", description="one stderr line per rendered frame (auto: EEVEE and Cycles on, Workbench off)"
+    )
     view_transform: ViewTransform = Field(
         "Standard",
         description="Blender colour management view transform (for the sRGB display Blender 5.0 ships)",
@@ -94,7 +101,7 @@ class WropConfig(GeneratorConfig):
 
 class WropGenerator(BlenderBacked, Generator[WropConfig]):
     name = "wrop"
-    version = "1"
+    version = "2"  # 2: procedural materials, lighting set-ups and props in the surface draw
     description = "object permanence / solidity video continuation (Blender; OP-1..OS-3 task generators)"
     extra = "blender"
     Config = WropConfig
@@ -120,9 +127,11 @@ class WropGenerator(BlenderBacked, Generator[WropConfig]):
             units="m",
             frame="world, z up; quaternion (w, x, y, z)",
             description="frames, fps, cut, resolution, camera (position, rotation, lens, sensor); "
-            "objects[name]: role, kind, dims, colour, and per frame position, rotation, scale, image_xy "
+            "objects[name]: role, kind, dims, colour, mesh (asset id of a prop standing in for a primitive, whose "
+            "bounding box dims records; else empty), and per frame position, rotation, scale, image_xy "
             "(normalised, origin bottom-left), bbox_min/bbox_max (world AABB of the evaluated mesh), "
-            "visibility (0..1), occluded_by (name -> share)",
+            "visibility (0..1), occluded_by (name -> share), seen_through (name -> share seen through a clear "
+            "object; scenes with one); camera.track: per-frame position and rotation of a moving camera",
         ),
     )
     smoke_config = {"frames": 24, "width": 64, "height": 36, "visibility_points": 16}
@@ -138,7 +147,14 @@ class WropGenerator(BlenderBacked, Generator[WropConfig]):
         "camera_azimuth_jitter_deg",
         "camera_elevation_jitter_deg",
         "camera_distance_scale",
+        "lighting",
+        "floor_pattern",
+        "floor_pattern_scale",
         "colour_<slot>",
+        "pattern_<slot>",
+        "pattern_scale_<slot>",
+        "pattern_contrast_<slot>",
+        "mesh_<slot>",
     )
 
     @classmethod
@@ -147,6 +163,25 @@ class WropGenerator(BlenderBacked, Generator[WropConfig]):
         cat = catalogue()
         w = max(len(k) for k in cat)
         return [f"{k:<{w}}  {c.summary}" for k, c in cat.items()]
+
+    @classmethod
+    def catalogue_ids(cls, spec: str = "all") -> list[str]:
+        """Ids of the task generators ``spec`` selects (``all``, a family or one id).
+
+        Raises:
+            ValueError: ``spec`` selects nothing.
+        """
+        return [t.id() for t in select(spec)]
+
+    @classmethod
+    def write_catalogue(
+        cls, path: Path, spec: str = "all", thumbnails: bool = True, workers: int = 1, on_done=None
+    ) -> tuple[Path, list[str]]:
+        """Write the catalogue page (``simkit list wrop --catalogue PATH``); see
+        :func:`simkit.generators.wrop.catalogue_page.write_catalogue`."""
+        from simkit.generators.wrop.catalogue_page import write_catalogue
+
+        return write_catalogue(path, spec, thumbnails, workers, on_done)
 
     def setup(self, config: WropConfig) -> None:
         super().setup(config)
@@ -181,14 +216,31 @@ class WropGenerator(BlenderBacked, Generator[WropConfig]):
         from simkit.scenes.wrop.spec import Scene
 
         cfg = self.config
+        camera = look.camera(task.view) if comp.camera is None else look.camera_path(comp.camera)
+        sun, world_strength, lamps = look.lights()
         scene = Scene(
-            cfg.frames, cfg.fps, comp.objects, look.camera(task.view), look.sun(), look.background()
+            cfg.frames,
+            cfg.fps,
+            comp.objects,
+            camera,
+            sun,
+            look.background(),
+            world_strength=world_strength,
+            lamps=lamps,
         )
         ses = self.session()
         ses.reset()
         ses.configure(
             RenderSettings(
-                cfg.engine, cfg.width, cfg.height, cfg.samples, cfg.denoise, cfg.device, cfg.view_transform
+                cfg.engine,
+                cfg.width,
+                cfg.height,
+                cfg.samples,
+                cfg.denoise,
+                cfg.device,
+                cfg.view_transform,
+                cycles_backend=cfg.cycles_backend,
+                frame_progress={"auto": None, "on": True, "off": False}[cfg.frame_progress],
             ),
             cfg.frames,
             cfg.fps,

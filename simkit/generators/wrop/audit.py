@@ -11,7 +11,10 @@ Checks on one decoded stored sample:
 5. the metadata reproduces the sample: the structural (and surface) parameters re-drawn from the
    recorded seeds equal the recorded ones;
 6. the key event is at or after the cut and the declared expectations hold on the measured
-   trajectory (:func:`simkit.scenes.wrop.expect.evaluate`).
+   trajectory (:func:`simkit.scenes.wrop.expect.evaluate`);
+7. props are true: every mesh the renderer built (the trajectory's ``mesh`` ids) is the prop the surface
+   draw recorded for that slot (``mesh_<slot>``) and back, the prompt names it ("the red toy duck"), and
+   its measured bounding box stays inside the primitive's box (``dims``) on every frame.
 """
 
 from __future__ import annotations
@@ -150,4 +153,31 @@ def audit(gen, sample: dict[str, Any]) -> list[str]:
         )
     if not problems:
         problems.extend(f"event check: {p}" for p in evaluate(meta["expectations"], traj))
+        problems.extend(prop_problems((params.get("surface") or {}), objs, sample.get("prompt", "")))
+    return problems
+
+
+def prop_problems(surface: dict[str, Any], objs: dict[str, Any], prompt: str) -> list[str]:
+    """Check 7 of the module docstring on the recorded surface parameters, the trajectory's objects and the
+    prompt; one message per problem."""
+    from simkit.generators.wrop.props import PROPS
+
+    problems = []
+    # slots whose object this structure does not build (e.g. a third object of a two-object row) show nothing
+    drawn = {k[5:]: v for k, v in surface.items() if k.startswith("mesh_") and v != "none" and k[5:] in objs}
+    built = {name: rec.get("mesh", "") for name, rec in objs.items() if rec.get("mesh")}
+    if set(drawn) != set(built):
+        problems.append(f"props drawn for {sorted(drawn)} but meshes built for {sorted(built)}")
+    for slot, prop in drawn.items():
+        if slot not in built or prop not in PROPS:
+            continue
+        rec, want = objs[slot], PROPS[prop]
+        colour = surface.get(f"colour_{slot}", "")
+        if built[slot] != want.asset_id:
+            problems.append(f"object {slot!r} is mesh {built[slot]!r}, the surface drew {want.asset_id!r}")
+        if f"{colour} {want.noun}" not in prompt:
+            problems.append(f"the prompt does not name the {colour} {want.noun} of slot {slot!r}")
+        ext = np.asarray(rec["bbox_max"], float) - np.asarray(rec["bbox_min"], float)
+        if np.any(ext > np.asarray(rec["dims"], float) + 1e-4):
+            problems.append(f"prop {slot!r} is larger than the primitive box {rec['dims']} it stands in for")
     return problems

@@ -16,8 +16,9 @@ engine's episode rng, ``structural_seed`` then ``surface_seed``. Structural para
 ``sample_space(task.structural, default_rng(structural_seed))``; surface parameters are
 ``sample_space(SURFACE, default_rng(surface_seed))`` plus the colours. So a recorded
 structural seed reproduces the structure exactly, and changing the surface seed changes
-colours, finishes, floor, sky, sun and camera jitter but never a structural value, a
-trajectory or an event frame. Exam samples use structural seeds in [2^62, 2^63), training
+colours, finishes, procedural patterns, floor, sky, lighting set-up, camera jitter and props (everyday
+meshes in the slots a task opts in with ``mesh_slots``, fitted into the primitive's bounding box) but
+never a structural value, a trajectory or an event frame. Exam samples use structural seeds in [2^62, 2^63), training
 samples in [0, 2^62): the two ranges are disjoint.
 """
 
@@ -33,9 +34,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from simkit.core.scene import PATTERNS
+from simkit.generators.wrop.props import PROPS, prop_object
+from simkit.scenes.wrop.camera import ViewPath
+from simkit.scenes.wrop.lighting import LIGHTINGS, lighting
 from simkit.scenes.wrop.palette import FLOORS, SKIES, material, pick_colours
 from simkit.scenes.wrop.params import Choice, Uniform, sample_space
-from simkit.scenes.wrop.spec import Camera, Material, SceneObject, Sun, Track, orbit_camera
+from simkit.scenes.wrop.spec import Camera, CameraTrack, Lamp, Material, SceneObject, Sun, Track, orbit_camera
 
 FAMILIES = ("OP-1", "OP-2", "OP-3", "OS-1", "OS-2", "OS-3")
 FAMILY_TITLES = {
@@ -59,7 +64,21 @@ SURFACE = {
     "camera_azimuth_jitter_deg": Uniform(-3.0, 3.0, 3),
     "camera_elevation_jitter_deg": Uniform(-1.5, 1.5, 3),
     "camera_distance_scale": Uniform(0.97, 1.03, 4),
+    "lighting": Choice(list(LIGHTINGS)),
+    "floor_pattern": Choice(["plain", "wood", "checker", "marble"]),
+    "floor_pattern_scale": Uniform(1.0, 3.0, 3),
 }
+
+#: per colour slot, drawn after the colours: the slot's procedural pattern, its scale (features per metre)
+#: and contrast (the dark tone is the base colour times 1 - contrast: the hue stays the named colour's)
+SLOT_SURFACE = {
+    "pattern": Choice(list(PATTERNS)),
+    "pattern_scale": Uniform(3.0, 8.0, 3),
+    "pattern_contrast": Uniform(0.2, 0.4, 3),
+}
+#: the chance that an opted-in slot (``Task.mesh_slots``) shows a prop (an everyday mesh) instead of its
+#: primitive
+PROP_CHANCE = 0.5
 
 
 @dataclass(frozen=True)
@@ -89,25 +108,58 @@ class Clip:
 
 @dataclass
 class Look:
-    """The surface parameters of one sample, with helpers that turn them into materials, lights and camera."""
+    """The surface parameters of one sample, with helpers that turn them into materials, lights, camera and
+    (for opted-in slots) props.
+
+    ``values``: the shared surface draws (:data:`SURFACE`); ``colours``: slot -> palette colour name;
+    ``patterns``: slot -> {pattern, pattern_scale, pattern_contrast} (:data:`SLOT_SURFACE`); ``props``:
+    slot -> prop name (:data:`simkit.generators.wrop.props.PROPS`) or ``"none"`` for the task's
+    ``mesh_slots``.
+    """
 
     values: dict[str, Any]
     colours: dict[str, str]
+    patterns: dict[str, dict[str, Any]] = field(default_factory=dict)
+    props: dict[str, str] = field(default_factory=dict)
 
     def colour(self, slot: str) -> str:
         return self.colours[slot]
 
     def mat(self, slot: str) -> Material:
-        return material(self.colours[slot], self.values["finish"])
+        """The slot's palette material: colour, finish and its procedural pattern (plain when not drawn)."""
+        p = self.patterns.get(slot, {})
+        return material(
+            self.colours[slot],
+            self.values["finish"],
+            p.get("pattern", "plain"),
+            p.get("pattern_scale", 4.0),
+            p.get("pattern_contrast", 0.0),
+        )
+
+    def solid(
+        self, name: str, role: str, kind: str, dims: tuple[float, ...], slot: str, track: Track
+    ) -> SceneObject:
+        """A primitive of ``kind``/``dims`` in the slot's material, or the slot's prop (an everyday mesh
+        fitted into the primitive's bounding box, same track) when the surface draw gave it one."""
+        prop = self.props.get(slot, "none")
+        if prop != "none":
+            return prop_object(name, role, kind, dims, self.mat(slot), track, prop)
+        return SceneObject(name, role, kind, dims, self.mat(slot), track)
+
+    def noun(self, slot: str, primitive: str) -> str:
+        """What prompts call the slot's object: the prop's noun ("toy duck") or ``primitive`` ("block")."""
+        prop = self.props.get(slot, "none")
+        return PROPS[prop].noun if prop != "none" else primitive
 
     def ground(self, frames: int, size: float = 30.0) -> SceneObject:
         """The ground slab (top face at z = 0); not measured for visibility."""
+        v = self.values
         return SceneObject(
             "ground",
             "ground",
             "box",
             (size, size, 0.2),
-            material(self.values["floor"], "matte"),
+            material(v["floor"], "matte", v["floor_pattern"], v["floor_pattern_scale"], 0.25),
             Track.static(frames, (0.0, 0.0, -0.1)),
             measure=False,
         )
@@ -123,16 +175,36 @@ class Look:
             view.get("lens_mm", 35.0),
         )
 
-    def sun(self) -> Sun:
+    def camera_path(self, path: ViewPath) -> Camera:
+        """A moving camera: :meth:`camera` of every frame's view of ``path`` (the same surface jitter on every
+        frame), keyed as a :class:`~simkit.core.scene.CameraTrack`; the static pose is frame 0's."""
+        cams = [self.camera(path.view(f)) for f in range(path.frames)]
+        track = CameraTrack(
+            np.array([c.location for c in cams], float), np.stack([c.quaternion() for c in cams])
+        )
+        first = cams[0]
+        return Camera(first.location, first.look_at, first.lens_mm, first.sensor_mm, track)
+
+    def lights(self) -> tuple[Sun, float, list[Lamp]]:
+        """(sun, world strength, lamps) of the drawn lighting set-up (:mod:`simkit.scenes.wrop.lighting`)."""
         v = self.values
-        return Sun(np.radians(v["sun_azimuth_deg"]), np.radians(v["sun_elevation_deg"]), v["sun_strength"])
+        return lighting(v["lighting"], v["sun_azimuth_deg"], v["sun_elevation_deg"], v["sun_strength"])
+
+    def sun(self) -> Sun:
+        return self.lights()[0]
 
     def background(self) -> tuple[float, float, float]:
         return SKIES[self.values["sky"]]
 
     def flat(self) -> dict[str, Any]:
-        """Surface parameters as one flat dict (what the episode records)."""
-        return {**self.values, **{f"colour_{k}": c for k, c in self.colours.items()}}
+        """Surface parameters as one flat dict (what the episode records): the shared values, then per slot
+        ``colour_<slot>``, ``pattern_<slot>``, ``pattern_scale_<slot>``, ``pattern_contrast_<slot>`` and,
+        for opted-in slots, ``mesh_<slot>`` (prop name or "none")."""
+        out = {**self.values, **{f"colour_{k}": c for k, c in self.colours.items()}}
+        for slot, p in self.patterns.items():
+            out.update({f"{k}_{slot}": v for k, v in p.items()})
+        out.update({f"mesh_{k}": v for k, v in self.props.items()})
+        return out
 
 
 @dataclass
@@ -141,7 +213,8 @@ class Composition:
 
     ``events``: name -> frame (the key event at or after the cut); ``expectations``: see
     :mod:`simkit.scenes.wrop.expect`; ``derived``: values computed from structural parameters and
-    the clip (e.g. a drop height rounded to whole frames), recorded for traceability.
+    the clip (e.g. a drop height rounded to whole frames), recorded for traceability; ``camera``: a moving
+    camera's nominal path (:class:`~simkit.scenes.wrop.camera.ViewPath`, ``None``: the task's static ``view``).
     """
 
     objects: list[SceneObject]
@@ -152,6 +225,7 @@ class Composition:
     outcome: str
     legal_outcomes: list[str] = field(default_factory=list)
     derived: dict[str, Any] = field(default_factory=dict)
+    camera: ViewPath | None = None
 
 
 class Task(ABC):
@@ -163,6 +237,10 @@ class Task(ABC):
     description: ClassVar[str] = ""
     structural: ClassVar[dict[str, Any]] = {}
     colour_slots: ClassVar[tuple[str, ...]] = ("target",)
+    #: colour slots whose primitive the surface draw may replace by a prop (an everyday mesh of the same
+    #: bounding box on the same track); only for objects whose shape plays no part in the physics (no
+    #: rolling, stacking or contact gaps); the prompts must name them with ``look.noun``
+    mesh_slots: ClassVar[tuple[str, ...]] = ()
     view: ClassVar[dict[str, Any]] = {}
     #: the minimum clip length (frames) the choreography fits into
     min_frames: ClassVar[int] = 24
@@ -176,10 +254,18 @@ class Task(ABC):
         return sample_space(self.structural, np.random.default_rng(seed))
 
     def sample_surface(self, seed: int) -> Look:
-        """Surface parameters of ``seed`` (deterministic; never touches structure)."""
+        """Surface parameters of ``seed`` (deterministic; never touches structure): :data:`SURFACE`, the
+        colours of ``colour_slots``, each slot's pattern (:data:`SLOT_SURFACE`), then for each of
+        ``mesh_slots`` a prop with chance :data:`PROP_CHANCE` (else ``"none"``), in this order."""
         rng = np.random.default_rng(seed)
         values = sample_space(SURFACE, rng)
-        return Look(values, pick_colours(rng, list(self.colour_slots)))
+        colours = pick_colours(rng, list(self.colour_slots))
+        patterns = {slot: sample_space(SLOT_SURFACE, rng) for slot in self.colour_slots}
+        props = {}
+        for slot in self.mesh_slots:
+            use, pick = rng.random() < PROP_CHANCE, list(PROPS)[int(rng.integers(0, len(PROPS)))]
+            props[slot] = pick if use else "none"
+        return Look(values, colours, patterns, props)
 
     @abstractmethod
     def compose(self, s: dict[str, Any], clip: Clip, look: Look) -> Composition:

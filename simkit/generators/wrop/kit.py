@@ -10,6 +10,7 @@ Margins (``COVER_MARGIN``, ``CLEAR_MARGIN``) absorb perspective and the surface 
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import numpy as np
@@ -17,7 +18,7 @@ import numpy as np
 from simkit.generators.wrop.base import Clip, Composition, Look, Task
 from simkit.scenes.wrop import expect as X
 from simkit.scenes.wrop.motion import G, Motion, collide_1d, fall_frames, fall_height
-from simkit.scenes.wrop.spec import SceneObject, Track
+from simkit.scenes.wrop.spec import Material, SceneObject, Track
 
 DEPTH = 0.5
 VIEW_X = 3.0
@@ -30,9 +31,10 @@ NOUN = {"sphere": "ball", "box": "block", "cylinder": "cylinder"}
 
 
 def body(name: str, role: str, kind: str, size: float, look: Look, slot: str, track: Track) -> SceneObject:
-    """A target body of characteristic ``size``: sphere radius, cube half-side, cylinder radius (height 2.4 r)."""
+    """A target body of characteristic ``size``: sphere radius, cube half-side, cylinder radius (height 2.4 r);
+    the slot's prop instead when the task opts the slot in (``Task.mesh_slots``) and the surface drew one."""
     dims = {"sphere": (size,), "box": (2 * size, 2 * size, 2 * size), "cylinder": (size, 2.4 * size)}[kind]
-    return SceneObject(name, role, kind, dims, look.mat(slot), track)
+    return look.solid(name, role, kind, dims, slot, track)
 
 
 def half_height(kind: str, size: float) -> float:
@@ -41,6 +43,14 @@ def half_height(kind: str, size: float) -> float:
 
 def screen(name: str, look: Look, slot: str, track: Track, width: float, height: float) -> SceneObject:
     return SceneObject(name, "occluder", "box", (width, SCREEN_T, height), look.mat(slot), track)
+
+
+def clear(m: Material, alpha: float = 0.25) -> Material:
+    """``m`` as a clear material (a pane of tinted glass or clear plastic, opacity ``alpha`` <=
+    :data:`~simkit.core.scene.CLEAR_ALPHA`, glossy): objects behind it stay visible in the image and in the
+    measured visibility (it is left out of the hiding ray casts; see
+    :mod:`simkit.renderers.blender.visibility`)."""
+    return dataclasses.replace(m, alpha=alpha, roughness=min(m.roughness, 0.1), name=f"clear {m.name}")
 
 
 def listing(items: list[str]) -> str:
@@ -330,6 +340,7 @@ __all__ = [
     "Track",
     "X",
     "body",
+    "clear",
     "collide_1d",
     "cross_behind",
     "cup",

@@ -10,10 +10,12 @@ Per scene it
 
 1. builds one Blender object per scene object with the builder of its kind: the
    primitives with ``bmesh`` (:data:`PRIMITIVE_BUILDERS`) and one material each
-   (Principled BSDF for Cycles/EEVEE; the viewport colour/roughness/metallic
-   that Workbench's MATERIAL colour mode shows); ``mesh`` objects with Blender's
-   importers (:data:`MESH_IMPORTERS`, the file's materials and textures kept);
-   then the camera (static or keyed per frame), a sun and a world colour;
+   (Principled BSDF for Cycles/EEVEE, with the procedural pattern nodes of
+   :data:`PATTERN_TEXTURES`; the viewport colour/roughness/metallic that
+   Workbench's MATERIAL colour mode shows, the plain base colour); ``mesh`` objects
+   with Blender's importers (:data:`MESH_IMPORTERS`, the file's materials and
+   textures kept unless a material is set; rotated and fitted into a box on request);
+   then the camera (static or keyed per frame), a sun, the lamps and a world colour;
 2. keys location, XYZ Euler rotation and scale of every object on every frame;
 3. renders frames ``0 .. T-1`` to PNG files in a temporary directory and reads them
    back as one uint8 array (T, H, W, 3);
@@ -21,7 +23,9 @@ Per scene it
 
 Engines: ``workbench`` (BLENDER_WORKBENCH), ``eevee`` (BLENDER_EEVEE, EEVEE Next in
 Blender >= 4.2), ``cycles`` (CPU, or GPU when ``device`` is ``gpu``/``auto`` and
-one is available through OptiX, CUDA, HIP, Metal or oneAPI).
+one is available through OptiX, CUDA, HIP, Metal or oneAPI; ``cycles_backend`` picks one).
+EEVEE and Cycles animations print one progress line per frame to stderr
+(``Cycles frame k/T: s (about s left)``, :class:`FrameProgress`).
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from simkit.core.errors import TransientError, require
-from simkit.core.scene import Scene, SceneObject
+from simkit.core.scene import Scene, SceneObject, euler_xyz_to_matrix, fit_box_matrix
 
 ENGINES = {"workbench": "BLENDER_WORKBENCH", "eevee": "BLENDER_EEVEE", "cycles": "CYCLES"}
 
@@ -72,8 +76,11 @@ class RenderSettings:
     (Cycles path samples, EEVEE TAA samples; Workbench anti-aliasing is fixed at 8 samples), ``denoise``
     (Cycles OpenImageDenoise), ``device`` (auto|cpu|gpu, Cycles only), ``view_transform`` (Blender colour
     management: Standard, AgX, Filmic, ...), ``threads`` (0 = Blender decides), ``workbench_light`` (Workbench
-    lighting: STUDIO, MATCAP, FLAT = unlit and without shadows) and ``workbench_color`` (Workbench colour source: MATERIAL, TEXTURE
-    = the image textures of textured materials, ...)."""
+    lighting: STUDIO, MATCAP, FLAT = unlit and without shadows), ``workbench_color`` (Workbench colour source: MATERIAL, TEXTURE
+    = the image textures of textured materials, ...), ``cycles_backend`` (the GPU API Cycles uses: ``auto``
+    tries OptiX, CUDA, HIP, Metal, oneAPI in this order; or one of :data:`CYCLES_BACKENDS`) and
+    ``frame_progress`` (one stderr line per rendered frame; ``None``: on for EEVEE and Cycles animations of
+    more than one frame, off for Workbench)."""
 
     engine: str = "workbench"
     width: int = 320
@@ -85,6 +92,8 @@ class RenderSettings:
     threads: int = 0
     workbench_light: str = "STUDIO"
     workbench_color: str = "MATERIAL"
+    cycles_backend: str = "auto"
+    frame_progress: bool | None = None
 
 
 @contextlib.contextmanager
@@ -143,14 +152,19 @@ def eevee_cpu_warning(width: int, height: int, samples: int, frames: int) -> str
     )
 
 
-class FrameProgress:
-    """A ``bpy.app.handlers.render_write`` handler: one line per written frame with its time, written to a
-    duplicate of the process's stderr taken before rendering (Blender's own output is silenced then)."""
+#: Cycles GPU back-ends by config name (``cycles_backend``), in the order ``auto`` tries them
+CYCLES_BACKENDS = {"optix": "OPTIX", "cuda": "CUDA", "hip": "HIP", "metal": "METAL", "oneapi": "ONEAPI"}
 
-    def __init__(self, frames: int) -> None:
+
+class FrameProgress:
+    """A ``bpy.app.handlers.render_write`` handler: one line per written frame with its time,
+    ``<label> frame k/T: s (about s left)``, written to a duplicate of the process's stderr taken before
+    rendering (Blender's own output is silenced then)."""
+
+    def __init__(self, frames: int, label: str = "EEVEE") -> None:
         import time
 
-        self.frames, self.done, self._clock = frames, 0, time.perf_counter
+        self.frames, self.done, self._clock, self.label = frames, 0, time.perf_counter, label
         self._t0 = self._last = self._clock()
         self.stream = os.fdopen(os.dup(2), "w")
 
@@ -158,7 +172,9 @@ class FrameProgress:
         """The progress line after one more frame at time ``now`` (s)."""
         self.done += 1
         eta = (now - self._t0) / self.done * (self.frames - self.done)
-        return f"EEVEE frame {self.done}/{self.frames}: {now - self._last:.1f} s (about {eta:.0f} s left)"
+        return (
+            f"{self.label} frame {self.done}/{self.frames}: {now - self._last:.1f} s (about {eta:.0f} s left)"
+        )
 
     def __call__(self, *_args: Any) -> None:
         now = self._clock()
@@ -182,8 +198,8 @@ class BlenderSession:
             self.bpy.ops.wm.read_factory_settings(use_empty=True)
         self.scene = self.bpy.context.scene
         self.version = self.bpy.app.version_string
-        self._gpu: bool | None = None
-        self._eevee_cpu = False  # EEVEE without a GPU: per-frame progress lines while rendering
+        self._gpu: dict[str, bool] = {}  # cycles_backend -> whether Cycles found a GPU through it
+        self._progress: str | None = None  # the engine label of per-frame progress lines while rendering
         self._warned_eevee = False
         self.objects: dict[str, Any] = {}
 
@@ -237,8 +253,8 @@ class BlenderSession:
             sc.display.render_aa = "8"
         elif s.engine == "eevee":
             sc.eevee.taa_render_samples = int(s.samples)
-        self._eevee_cpu = s.engine == "eevee" and not self._has_gpu(False)
-        if self._eevee_cpu and not self._warned_eevee:
+        eevee_cpu = s.engine == "eevee" and not self._has_gpu(False)
+        if eevee_cpu and not self._warned_eevee:
             self._warned_eevee = True
             logger.warning(eevee_cpu_warning(s.width, s.height, s.samples, frames))
         else:
@@ -246,14 +262,31 @@ class BlenderSession:
             cy.samples = int(s.samples)
             cy.use_denoising = bool(s.denoise)
             cy.use_adaptive_sampling = True
-            cy.device = "GPU" if (s.device != "cpu" and self._has_gpu(s.device == "gpu")) else "CPU"
+            gpu = s.device != "cpu" and self._has_gpu(s.device == "gpu", s.cycles_backend)
+            cy.device = "GPU" if gpu else "CPU"
+        auto = eevee_cpu or (s.engine != "workbench" and frames > 1)
+        on = auto if s.frame_progress is None else s.frame_progress
+        self._progress = (
+            {"workbench": "Workbench", "eevee": "EEVEE", "cycles": "Cycles"}[s.engine] if on else None
+        )
 
-    def _has_gpu(self, required: bool) -> bool:
-        if self._gpu is None:
-            self._gpu = False
+    def _has_gpu(self, required: bool, backend: str = "auto") -> bool:
+        """Whether Cycles finds a GPU through ``backend`` (``auto``: the first of :data:`CYCLES_BACKENDS`
+        that has a device); selects that back-end's devices. Cached per back-end.
+
+        Raises:
+            InputError: ``required`` and no GPU found; an unknown ``backend``.
+        """
+        from simkit.core.errors import InputError
+
+        if backend != "auto" and backend not in CYCLES_BACKENDS:
+            raise InputError(None, f"cycles_backend={backend}: use auto or one of {sorted(CYCLES_BACKENDS)}")
+        if backend not in self._gpu:
+            self._gpu[backend] = False
+            kinds = CYCLES_BACKENDS.values() if backend == "auto" else [CYCLES_BACKENDS[backend]]
             try:
                 prefs = self.bpy.context.preferences.addons["cycles"].preferences
-                for kind in ("OPTIX", "CUDA", "HIP", "METAL", "ONEAPI"):
+                for kind in kinds:
                     try:
                         prefs.compute_device_type = kind
                     except TypeError:
@@ -264,15 +297,14 @@ class BlenderSession:
                     if devs:
                         for d in prefs.devices:
                             d.use = d.type == kind
-                        self._gpu = True
+                        self._gpu[backend] = True
                         break
             except (KeyError, AttributeError, RuntimeError):
-                self._gpu = False
-        if required and not self._gpu:
-            from simkit.core.errors import InputError
-
-            raise InputError(None, "device=gpu but Cycles finds no GPU (OptiX/CUDA/HIP/Metal/oneAPI)")
-        return self._gpu
+                self._gpu[backend] = False
+        if required and not self._gpu[backend]:
+            apis = "OptiX/CUDA/HIP/Metal/oneAPI" if backend == "auto" else CYCLES_BACKENDS[backend]
+            raise InputError(None, f"device=gpu but Cycles finds no GPU ({apis})")
+        return self._gpu[backend]
 
     # -- build ------------------------------------------------------------------------------------
     def _primitive_mesh(self, o: SceneObject):
@@ -360,10 +392,23 @@ class BlenderSession:
         joined.name = joined.data.name = o.name
         if src.diagonal is not None:
             joined.data.transform(Matrix(fit_matrix(self._vertices(joined.data), src.diagonal).tolist()))
+        self._fit_to_box(joined.data, src)
         if o.material is not None:
             joined.data.materials.clear()
             joined.data.materials.append(self._material(o))
         return joined
+
+    def _fit_to_box(self, me, src) -> None:
+        """Bake ``src.rotation`` into mesh ``me`` and fit it into ``src.fit_box`` (see
+        :attr:`simkit.core.scene.MeshSource.fit_box`); nothing when neither is set."""
+        from mathutils import Matrix
+
+        if any(src.rotation):
+            rot = np.eye(4)
+            rot[:3, :3] = euler_xyz_to_matrix(src.rotation)
+            me.transform(Matrix(rot.tolist()))
+        if src.fit_box is not None:
+            me.transform(Matrix(fit_box_matrix(self._vertices(me), src.fit_box).tolist()))
 
     def _material(self, o: SceneObject):
         m = o.material
@@ -382,9 +427,31 @@ class BlenderSession:
                 bsdf.inputs["Base Color"].default_value = _srgb_to_linear(rgba)
                 bsdf.inputs["Roughness"].default_value = float(m.roughness)
                 bsdf.inputs["Metallic"].default_value = float(m.metallic)
-        # the viewport colour Workbench shows is scene-linear too
+            if bsdf is not None and m.pattern != "plain":
+                _pattern_nodes(tree, bsdf, m, _srgb_to_linear(rgba))
+        # the viewport colour Workbench shows is scene-linear too (Workbench draws no node texture: a
+        # patterned material shows its plain base colour there)
         mat.diffuse_color = _srgb_to_linear(rgba)
+        if m.alpha < 1.0:
+            self._clear_material(mat, m.alpha)
         return mat
+
+    def _clear_material(self, mat, alpha: float) -> None:
+        """Make ``mat`` see-through with opacity ``alpha`` (a clear pane: glass, clear plastic).
+
+        All three engines blend the surface over what lies behind it without refraction, so an object behind
+        shows where a straight camera ray sees it (the visibility measure's model): Workbench through the
+        viewport colour's alpha, EEVEE through the Principled BSDF's ``Alpha`` with the ``BLENDED`` render
+        method, Cycles through the same ``Alpha`` (transparent BSDF mix). Shadows are transparent as well.
+        """
+        mat.diffuse_color = (*tuple(mat.diffuse_color)[:3], float(alpha))
+        mat.surface_render_method = "BLENDED"
+        mat.use_transparent_shadow = True
+        mat.show_transparent_back = False
+        tree = getattr(mat, "node_tree", None)
+        bsdf = tree.nodes.get("Principled BSDF") if tree is not None else None
+        if bsdf is not None:
+            bsdf.inputs["Alpha"].default_value = float(alpha)
 
     def _build_camera(self, scene: Scene) -> None:
         bpy, sc = self.bpy, self.scene
@@ -412,7 +479,7 @@ class BlenderSession:
         sun = bpy.data.lights.new("sun", "SUN")
         sun.energy = scene.sun.strength
         sun.color = scene.sun.rgb
-        sun.angle = np.radians(3.0)
+        sun.angle = float(scene.sun.angle)
         so = bpy.data.objects.new("sun", sun)
         # a sun shines along its local -Z: Rx(pi/2 - el) then Rz(az) maps -Z to -(sin az cos el, -cos az cos el, sin el)
         az, el = scene.sun.azimuth, scene.sun.elevation
@@ -429,6 +496,27 @@ class BlenderSession:
             tree.nodes["Background"].inputs["Color"].default_value = bg
             tree.nodes["Background"].inputs["Strength"].default_value = float(scene.world_strength)
         sc.world = world
+        self._build_lamps(scene)
+
+    def _build_lamps(self, scene: Scene) -> None:
+        """One Blender light per :class:`simkit.core.scene.Lamp` of ``scene`` (area: square of side
+        ``size``; spot: cone ``spot_deg``, radius ``size``; point: radius ``size``), aimed at its target."""
+        bpy, sc = self.bpy, self.scene
+        for i, lamp in enumerate(scene.lamps):
+            li = bpy.data.lights.new(f"lamp{i}", lamp.kind.upper())
+            li.energy = float(lamp.power)
+            li.color = tuple(float(c) for c in lamp.rgb)
+            if lamp.kind == "area":
+                li.shape, li.size = "SQUARE", float(lamp.size)
+            else:
+                li.shadow_soft_size = float(lamp.size)
+            if lamp.kind == "spot":
+                li.spot_size, li.spot_blend = float(np.radians(lamp.spot_deg)), 0.3
+            lo = bpy.data.objects.new(f"lamp{i}", li)
+            lo.location = lamp.location
+            lo.rotation_mode = "QUATERNION"
+            lo.rotation_quaternion = tuple(float(q) for q in lamp.quaternion())
+            sc.collection.objects.link(lo)
 
     def build(self, scene: Scene) -> None:
         """Create ``scene`` (after :meth:`reset`): objects with keyed tracks, camera, sun, world.
@@ -488,7 +576,7 @@ class BlenderSession:
         sc = self.scene
         with tempfile.TemporaryDirectory(prefix="simkit-blender-") as tmp:
             sc.render.filepath = str(Path(tmp) / "f_")
-            progress = FrameProgress(frames) if self._eevee_cpu else None
+            progress = FrameProgress(frames, self._progress) if self._progress else None
             if progress is not None:
                 self.bpy.app.handlers.render_write.append(progress)
             try:
@@ -563,6 +651,85 @@ MESH_IMPORTERS: dict[str, Callable[[Any, str], Any]] = {
     "gltf": lambda bpy, p: bpy.ops.import_scene.gltf(filepath=p),
     "obj": lambda bpy, p: bpy.ops.wm.obj_import(filepath=p, forward_axis="Y", up_axis="Z"),
     "ply": lambda bpy, p: bpy.ops.wm.ply_import(filepath=p, forward_axis="Y", up_axis="Z"),
+}
+
+
+def _pattern_nodes(tree, bsdf, m, base_linear) -> None:
+    """Draw procedural pattern ``m.pattern`` (see :data:`simkit.core.scene.PATTERNS`) into the Principled
+    BSDF's base colour: ``base * (1 - contrast * f)`` with ``f`` in [0, 1] from Blender's procedural
+    textures on the object's own coordinates scaled by ``m.pattern_scale``, so every pixel keeps the base
+    colour's hue (a scalar multiple of the linear RGB). ``brushed`` also turns the surface metallic (0.8,
+    roughness 0.3); ``weave`` rough (0.9)."""
+    nodes, links = tree.nodes, tree.links
+    coord = nodes.new("ShaderNodeTexCoord")
+    mapping = nodes.new("ShaderNodeMapping")
+    scale = float(m.pattern_scale)
+    stretch = {"brushed": (scale / 8.0, scale * 6.0, scale * 6.0)}.get(m.pattern, (scale, scale, scale))
+    mapping.inputs["Scale"].default_value = stretch
+    links.new(coord.outputs["Object"], mapping.inputs["Vector"])
+    fac = PATTERN_TEXTURES[m.pattern](nodes, links, mapping.outputs["Vector"])
+    k = nodes.new("ShaderNodeMath")
+    k.operation, k.use_clamp = "MULTIPLY_ADD", True  # 1 - contrast * f, clamped to [0, 1]
+    links.new(fac, k.inputs[0])
+    k.inputs[1].default_value = -float(m.pattern_contrast)
+    k.inputs[2].default_value = 1.0
+    tint = nodes.new("ShaderNodeVectorMath")
+    tint.operation = "SCALE"
+    tint.inputs[0].default_value = tuple(base_linear[:3])
+    links.new(k.outputs[0], tint.inputs["Scale"])
+    links.new(tint.outputs["Vector"], bsdf.inputs["Base Color"])
+    if m.pattern == "brushed":
+        bsdf.inputs["Metallic"].default_value, bsdf.inputs["Roughness"].default_value = 0.8, 0.3
+    elif m.pattern == "weave":
+        bsdf.inputs["Roughness"].default_value = 0.9
+
+
+def _wave(nodes, links, vec, kind: str, axis: str, distortion: float, detail: float):
+    w = nodes.new("ShaderNodeTexWave")
+    w.wave_type = kind
+    if kind == "RINGS":
+        w.rings_direction = axis
+    else:
+        w.bands_direction = axis
+    w.inputs["Scale"].default_value = 1.0
+    w.inputs["Distortion"].default_value = distortion
+    w.inputs["Detail"].default_value = detail
+    links.new(vec, w.inputs["Vector"])
+    return w.outputs["Fac"]
+
+
+def _checker(nodes, links, vec):
+    c = nodes.new("ShaderNodeTexChecker")
+    c.inputs["Scale"].default_value = 1.0
+    c.inputs["Color1"].default_value = (0.0, 0.0, 0.0, 1.0)
+    c.inputs["Color2"].default_value = (1.0, 1.0, 1.0, 1.0)
+    links.new(vec, c.inputs["Vector"])
+    return c.outputs["Fac"]
+
+
+def _noise(nodes, links, vec):
+    n = nodes.new("ShaderNodeTexNoise")
+    n.inputs["Scale"].default_value = 1.0
+    n.inputs["Detail"].default_value = 4.0
+    links.new(vec, n.inputs["Vector"])
+    return n.outputs["Fac"]
+
+
+def _weave(nodes, links, vec):
+    mul = nodes.new("ShaderNodeMath")
+    mul.operation = "MULTIPLY"
+    links.new(_wave(nodes, links, vec, "BANDS", "X", 0.0, 0.0), mul.inputs[0])
+    links.new(_wave(nodes, links, vec, "BANDS", "Y", 0.0, 0.0), mul.inputs[1])
+    return mul.outputs[0]
+
+
+#: the texture graph of each pattern: ``(nodes, links, coordinate socket) -> factor socket`` in [0, 1]
+PATTERN_TEXTURES: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "wood": lambda n, li, v: _wave(n, li, v, "RINGS", "Z", 2.0, 3.0),
+    "checker": _checker,
+    "marble": lambda n, li, v: _wave(n, li, v, "BANDS", "DIAGONAL", 9.0, 6.0),
+    "brushed": _noise,
+    "weave": _weave,
 }
 
 

@@ -14,7 +14,10 @@ canonical order first). On each frame:
   in camera coordinates);
 * a ray from ``c`` toward ``p`` is cast; the sample is *seen* when the first hit
   is the object itself (or nothing before ``p``), otherwise it is occluded by
-  the object hit first;
+  the object hit first; objects of a clear material (``Material.clear``: glass,
+  clear plastic) never hide anything: the ray passes through them (the renderer
+  draws them without refraction, so what a straight ray meets is what shows) and
+  the shares seen through each are recorded as ``seen_through``;
 * each camera-facing sample is weighted by its projected solid angle
   ``w = (n . d) / |c - p|^2`` (``d`` the unit direction to the camera), so the
   visibility fraction approximates the visible share of the object's image
@@ -69,6 +72,100 @@ def _surface_samples(me, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return pts, normals[pick], verts
 
 
+#: most clear surfaces (two per pane: front and back face) a visibility ray passes through
+MAX_CLEAR_LAYERS = 16
+
+
+def _cast(sc, dg, origin, direction, dist: float, own: str, clear: frozenset[str]):
+    """Follow one visibility ray from the camera centre ``origin`` toward a sample ``dist`` m away.
+
+    Returns (seen, occluder, passed): ``seen`` when the first opaque hit is the object ``own`` itself or
+    lies at/after the sample; otherwise ``occluder`` names the opaque object hit first. Hits on objects in
+    ``clear`` (clear materials, :attr:`simkit.core.scene.Material.clear`) do not stop the ray: it continues
+    just past them, and ``passed`` lists the clear objects it went through.
+    """
+    start, reach = origin, float(dist) + 1e-3
+    passed: list[str] = []
+    for _ in range(MAX_CLEAR_LAYERS):
+        hit, loc, _n, _idx, hob, _mat = sc.ray_cast(dg, start, direction, distance=reach)
+        if not hit:
+            return True, None, passed
+        name = hob.original.name if hasattr(hob, "original") else hob.name
+        travelled = (loc - origin).length
+        if name == own or travelled >= dist - 1e-3 * max(1.0, dist):
+            return True, None, passed
+        if name not in clear:
+            return False, name, passed
+        if name not in passed:
+            passed.append(name)
+        start = loc + direction * 1e-4
+        reach = float(dist) + 1e-3 - travelled - 1e-4
+    return True, None, passed
+
+
+def _visibility(sc, dg, cam, c, w2c, k, aspect, o, R, t, sample, clear):
+    """(visibility, occluded_by, seen_through) of object ``o`` at world pose (R, t) on the current frame;
+    see the module docstring."""
+    from mathutils import Vector
+
+    pts, nrm, _verts = sample
+    P = pts @ R.T + t
+    Nw = nrm @ np.linalg.inv(R)  # normals transform with the inverse transpose
+    Nw = Nw / np.maximum(np.linalg.norm(Nw, axis=1), 1e-12)[:, None]
+    to_cam = c - P
+    dist = np.linalg.norm(to_cam, axis=1)
+    d = to_cam / dist[:, None]
+    cosang = np.einsum("ij,ij->i", Nw, d)
+    facing = cosang > 1e-6
+    weight = np.where(facing, cosang / np.maximum(dist, 1e-9) ** 2, 0.0)
+    total = float(weight.sum())
+    Pc = P @ w2c[:3, :3].T + w2c[:3, 3]
+    zc = -Pc[:, 2]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        u = 0.5 + k * Pc[:, 0] / zc
+        v = 0.5 + k * aspect * Pc[:, 1] / zc
+    in_frame = (zc > cam.data.clip_start) & (u >= 0) & (u <= 1) & (v >= 0) & (v <= 1)
+    origin = Vector(c.tolist())
+    seen = 0.0
+    occ: dict[str, float] = {}
+    through: dict[str, float] = {}
+    for i in np.nonzero(facing & in_frame)[0]:
+        ok, hit_name, passed = _cast(sc, dg, origin, Vector((-d[i]).tolist()), float(dist[i]), o.name, clear)
+        if ok:
+            seen += weight[i]
+            for n in passed:
+                through[n] = through.get(n, 0.0) + weight[i]
+        else:
+            occ[hit_name] = occ.get(hit_name, 0.0) + weight[i]
+
+    def shares(acc: dict[str, float]) -> dict[str, float]:
+        return (
+            {n: round(w / total, 4) for n, w in sorted(acc.items()) if w / total >= 0.005}
+            if total > 0
+            else {}
+        )
+
+    return (round(seen / total, 4) if total > 0 else 0.0), shares(occ), shares(through)
+
+
+def _record(o) -> dict[str, Any]:
+    return {
+        "role": o.role,
+        "kind": o.kind,
+        "dims": [float(x) for x in o.dims],
+        "colour": o.material.name if o.material is not None else "",
+        "mesh": o.mesh.asset_id if o.mesh is not None else "",
+        "position": [],
+        "rotation": [],
+        "scale": [],
+        "image_xy": [],
+        "bbox_min": [],
+        "bbox_max": [],
+        "visibility": [],
+        "occluded_by": [],
+    }
+
+
 def measure(session, scene: Scene, points: int = 192) -> dict[str, Any]:
     """Measure the built ``scene`` on every frame; returns the trajectory dict stored with the episode.
 
@@ -76,47 +173,43 @@ def measure(session, scene: Scene, points: int = 192) -> dict[str, Any]:
 
         {"frames": T, "fps": float, "resolution": [W, H],
          "camera": {"position": [x, y, z], "rotation": [w, x, y, z], "lens_mm": f, "sensor_mm": s},
-         "objects": {name: {"role", "kind", "dims", "colour",
+         "objects": {name: {"role", "kind", "dims", "colour", "mesh" (asset id of a mesh object, else ""),
                             "position": (T, 3) m, "rotation": (T, 4) quaternion wxyz, "scale": (T, 3),
                             "image_xy": (T, 2) normalised image coords of the origin (0,0 bottom-left),
                             "bbox_min"/"bbox_max": (T, 3) m, "visibility": (T,) in [0, 1],
                             "occluded_by": T dicts name -> share}}}
-    """
-    from mathutils import Vector
 
+    A moving camera (``scene.camera.track``): image positions and visibility are measured from the camera
+    pose of each frame, ``camera.position``/``rotation`` give the last frame's pose and ``camera.track`` holds
+    ``position`` (T, 3) and ``rotation`` (T, 4) of every frame.
+
+    Clear materials (:attr:`simkit.core.scene.Material.clear`, e.g. a glass pane) are excluded from the
+    hiding ray casts: a sample seen through one counts as seen. When the scene holds a clear object, every
+    measured object also gets ``seen_through``: T dicts name -> share of its weight seen through that clear
+    object (absent otherwise, so scenes without clear objects keep their layout).
+    """
     bpy, sc = session.bpy, session.scene
     cam = sc.camera
     W, H = sc.render.resolution_x, sc.render.resolution_y
     k = cam.data.lens / cam.data.sensor_width
-    samples = {}
-    for o in scene.objects:
-        ob = session.objects[o.name]
-        samples[o.name] = _surface_samples(ob.data, points)
+    samples = {o.name: _surface_samples(session.objects[o.name].data, points) for o in scene.objects}
+    clear = frozenset(o.name for o in scene.objects if o.material is not None and o.material.clear)
     T = scene.frames
-    out: dict[str, dict[str, Any]] = {
-        o.name: {
-            "role": o.role,
-            "kind": o.kind,
-            "dims": [float(x) for x in o.dims],
-            "colour": o.material.name if o.material is not None else "",
-            "position": [],
-            "rotation": [],
-            "scale": [],
-            "image_xy": [],
-            "bbox_min": [],
-            "bbox_max": [],
-            "visibility": [],
-            "occluded_by": [],
-        }
-        for o in scene.objects
-    }
+    out: dict[str, dict[str, Any]] = {o.name: _record(o) for o in scene.objects}
+    if clear:
+        for rec in out.values():
+            rec["seen_through"] = []
+    cam_track: dict[str, list] = {"position": [], "rotation": []}
     for f in range(T):
         sc.frame_set(f)
         dg = bpy.context.evaluated_depsgraph_get()
         cm = np.array(cam.matrix_world)
         c = cm[:3, 3]
         w2c = np.linalg.inv(cm)
-        origin = Vector(c.tolist())
+        if scene.camera.track is not None:
+            loc_f, rot_f, _ = cam.matrix_world.decompose()
+            cam_track["position"].append([round(float(x), 6) for x in loc_f])
+            cam_track["rotation"].append([round(float(x), 6) for x in (rot_f.w, rot_f.x, rot_f.y, rot_f.z)])
         for o in scene.objects:
             ob = session.objects[o.name]
             rec = out[o.name]
@@ -131,61 +224,26 @@ def measure(session, scene: Scene, points: int = 192) -> dict[str, Any]:
             rec["image_xy"].append(
                 [round(0.5 + k * pc[0] / depth, 6), round(0.5 + k * (W / H) * pc[1] / depth, 6)]
             )
-            pts, nrm, verts = samples[o.name]
-            vw = verts @ R.T + t
+            vw = samples[o.name][2] @ R.T + t
             rec["bbox_min"].append([round(float(x), 6) for x in vw.min(0)])
             rec["bbox_max"].append([round(float(x), 6) for x in vw.max(0)])
             if not o.measure:
-                rec["visibility"].append(1.0)
-                rec["occluded_by"].append({})
-                continue
-            P = pts @ R.T + t
-            Nw = nrm @ np.linalg.inv(R)  # normals transform with the inverse transpose
-            Nw = Nw / np.maximum(np.linalg.norm(Nw, axis=1), 1e-12)[:, None]
-            to_cam = c - P
-            dist = np.linalg.norm(to_cam, axis=1)
-            d = to_cam / dist[:, None]
-            cosang = np.einsum("ij,ij->i", Nw, d)
-            facing = cosang > 1e-6
-            weight = np.where(facing, cosang / np.maximum(dist, 1e-9) ** 2, 0.0)
-            total = float(weight.sum())
-            Pc = P @ w2c[:3, :3].T + w2c[:3, 3]
-            zc = -Pc[:, 2]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                u = 0.5 + k * Pc[:, 0] / zc
-                v = 0.5 + k * (W / H) * Pc[:, 1] / zc
-            in_frame = (zc > cam.data.clip_start) & (u >= 0) & (u <= 1) & (v >= 0) & (v <= 1)
-            seen = 0.0
-            occ: dict[str, float] = {}
-            for i in np.nonzero(facing & in_frame)[0]:
-                direction = Vector((-d[i]).tolist())
-                hit, _loc, _n, _idx, hob, _mat = sc.ray_cast(
-                    dg, origin, direction, distance=float(dist[i]) + 1e-3
+                vis, occ, through = 1.0, {}, {}
+            else:
+                vis, occ, through = _visibility(
+                    sc, dg, cam, c, w2c, k, W / H, o, R, t, samples[o.name], clear
                 )
-                if not hit:
-                    seen += weight[i]
-                    continue
-                name = hob.original.name if hasattr(hob, "original") else hob.name
-                if name == o.name or (_loc - origin).length >= dist[i] - 1e-3 * max(1.0, dist[i]):
-                    seen += weight[i]
-                else:
-                    occ[name] = occ.get(name, 0.0) + weight[i]
-            rec["visibility"].append(round(seen / total, 4) if total > 0 else 0.0)
-            rec["occluded_by"].append(
-                {n: round(w / total, 4) for n, w in sorted(occ.items()) if w / total >= 0.005}
-                if total > 0
-                else {}
-            )
+            rec["visibility"].append(vis)
+            rec["occluded_by"].append(occ)
+            if clear:
+                rec["seen_through"].append(through)
     cam_loc, cam_rot, _ = cam.matrix_world.decompose()
-    return {
-        "frames": T,
-        "fps": float(scene.fps),
-        "resolution": [W, H],
-        "camera": {
-            "position": [float(x) for x in cam_loc],
-            "rotation": [cam_rot.w, cam_rot.x, cam_rot.y, cam_rot.z],
-            "lens_mm": float(cam.data.lens),
-            "sensor_mm": float(cam.data.sensor_width),
-        },
-        "objects": out,
+    camera = {
+        "position": [float(x) for x in cam_loc],
+        "rotation": [cam_rot.w, cam_rot.x, cam_rot.y, cam_rot.z],
+        "lens_mm": float(cam.data.lens),
+        "sensor_mm": float(cam.data.sensor_width),
     }
+    if scene.camera.track is not None:
+        camera["track"] = cam_track
+    return {"frames": T, "fps": float(scene.fps), "resolution": [W, H], "camera": camera, "objects": out}

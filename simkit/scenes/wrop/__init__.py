@@ -1,6 +1,7 @@
 """The WROP task language: a small declarative vocabulary for object permanence / solidity scenes.
 
 * :mod:`.spec`: neutral scene data (primitives, roles, materials, sun, camera, keyframed tracks);
+* :mod:`.camera`: moving cameras (a per-frame orbit view: pans, dollies, cranes);
 * :mod:`.motion`: analytic keyframed motion (linear, eased, arcs, parabolic drops, 1-D collisions, rolling);
 * :mod:`.palette`: the surface palette (colours, finishes, floors, skies);
 * :mod:`.params`: structural / surface parameter spaces;
@@ -10,6 +11,7 @@ No rigid-body solver: every trajectory is an analytic keyframe track and every
 event happens at a frame the task author declares. Nothing here imports ``bpy``.
 """
 
+from simkit.scenes.wrop.camera import ViewPath
 from simkit.scenes.wrop.motion import G, Motion, collide_1d, fall_frames, fall_height
 from simkit.scenes.wrop.palette import COLOURS, FINISHES, FLOORS, SKIES, material, pick_colours
 from simkit.scenes.wrop.params import Choice, IntRange, Uniform, sample_space
@@ -43,6 +45,7 @@ __all__ = [
     "Sun",
     "Track",
     "Uniform",
+    "ViewPath",
     "collide_1d",
     "fall_frames",
     "fall_height",

@@ -59,10 +59,13 @@ def pick_colours(rng: np.random.Generator, slots: list[str]) -> dict[str, str]:
     return {slot: names[i] for slot, i in zip(slots, idx)}
 
 
-def material(colour: str, finish: str = "matte") -> Material:
-    """The :class:`Material` of a palette colour name (object colours or floor tones) and finish."""
+def material(
+    colour: str, finish: str = "matte", pattern: str = "plain", scale: float = 4.0, contrast: float = 0.0
+) -> Material:
+    """The :class:`Material` of a palette colour name (object colours or floor tones), finish and procedural
+    ``pattern`` (:data:`simkit.core.scene.PATTERNS`; ``scale`` features per metre, ``contrast`` in [0, 1))."""
     rgb = COLOURS.get(colour) or FLOORS.get(colour) or SKIES.get(colour)
     if rgb is None:
         raise KeyError(f"unknown palette colour {colour!r}")
     rough, metal = FINISHES[finish]
-    return Material(colour, rgb, rough, metal)
+    return Material(colour, rgb, rough, metal, pattern, scale, contrast)

@@ -15,6 +15,8 @@ from __future__ import annotations
 from simkit.core.scene import (
     PRIMITIVES,
     Camera,
+    CameraTrack,
+    Lamp,
     Material,
     Scene,
     SceneObject,
@@ -43,6 +45,8 @@ __all__ = [
     "PRIMITIVES",
     "ROLES",
     "Camera",
+    "CameraTrack",
+    "Lamp",
     "Material",
     "Scene",
     "SceneObject",

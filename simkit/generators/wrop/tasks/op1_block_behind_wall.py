@@ -14,6 +14,8 @@ class BlockBehindWall(Task):
         "existence: the block must emerge on the far side at the right time with the same size, colour and "
         "orientation, not as a ball, not rotated and not from the near side. Block size, wall width, "
         "direction and occlusion timing vary."
+        " The surface draw may show an everyday object (a toy duck, a mug, ...) of the same bounding box "
+        "in place of the primitive."
     )
     structural = {
         "half_size": Uniform(0.14, 0.26),
@@ -23,6 +25,7 @@ class BlockBehindWall(Task):
         "hide_for": Uniform(0.12, 0.22),
     }
     colour_slots = ("target", "screen")
+    mesh_slots = ("target",)
 
     def compose(self, s, clip, look):
         c = cross_behind(
@@ -36,10 +39,12 @@ class BlockBehindWall(Task):
             view=self.view,
         )
         c.prompt = (
-            f"A {look.colour('target')} block slides across the floor toward a {look.colour('screen')} "
+            f"A {look.colour('target')} {look.noun('target', 'block')} slides across the floor toward a "
+            f"{look.colour('screen')} "
             f"wall. Continue the video."
         )
         c.outcome = (
-            "the block slides behind the wall and comes out on the far side with the same size and heading"
+            f"the {look.noun('target', 'block')} slides behind the wall and comes out on the far side with the "
+            "same size and heading"
         )
         return c

@@ -14,6 +14,8 @@ class CylinderBehindScreen(Task):
         "stay hidden for the whole crossing (it is never tall enough to show above the screen) and must "
         "reappear with the same height and width rather than shrunken, stretched or swapped. Cylinder radius "
         "(and with it height), screen width, direction and occlusion timing vary."
+        " The surface draw may show an everyday object (a toy duck, a mug, ...) of the same bounding box "
+        "in place of the primitive."
     )
     structural = {
         "radius": Uniform(0.12, 0.22),
@@ -23,6 +25,7 @@ class CylinderBehindScreen(Task):
         "hide_for": Uniform(0.1, 0.2),
     }
     colour_slots = ("target", "screen")
+    mesh_slots = ("target",)
 
     def compose(self, s, clip, look):
         c = cross_behind(
@@ -36,8 +39,11 @@ class CylinderBehindScreen(Task):
             view=self.view,
         )
         c.prompt = (
-            f"A {look.colour('target')} upright cylinder glides along the floor toward a "
-            f"{look.colour('screen')} screen. Continue the video."
+            f"A {look.colour('target')} {look.noun('target', 'upright cylinder')} glides along the floor "
+            f"toward a {look.colour('screen')} screen. Continue the video."
         )
-        c.outcome = "the cylinder passes behind the screen and reappears on the far side with the same height"
+        c.outcome = (
+            f"the {look.noun('target', 'cylinder')} passes behind the screen and reappears on the far side "
+            "with the same height"
+        )
         return c

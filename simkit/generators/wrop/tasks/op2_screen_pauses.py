@@ -17,6 +17,8 @@ class ScreenPauses(Task):
         "without a persistent object representation tends to forget it; the object must be exactly where it "
         "was, with its shape and colour, when the screen withdraws. Object shape and size, screen width, "
         "side of approach and the duration of the pause vary."
+        " The surface draw may show an everyday object (a toy duck, a mug, ...) of the same bounding box "
+        "in place of the primitive."
     )
     structural = {
         "shape": Choice(["sphere", "box", "cylinder"]),
@@ -26,6 +28,7 @@ class ScreenPauses(Task):
         "pause": Uniform(0.1, 0.22),
     }
     colour_slots = ("screen", "object1")
+    mesh_slots = ("object1",)
 
     def compose(self, s, clip, look):
         T, fps, w, d = clip.frames, clip.fps, s["screen_width"], s["side"]
@@ -47,7 +50,7 @@ class ScreenPauses(Task):
             {"covered": hid[0], "uncovered": hid[-1] + 1},
             "covered",
             exps,
-            prompt=f"A {look.colour('object1')} {NOUN[s['shape']]} rests on the floor; a "
+            prompt=f"A {look.colour('object1')} {look.noun('object1', NOUN[s['shape']])} rests on the floor; a "
             f"{look.colour('screen')} screen stands beside it. Continue the video.",
             outcome="the screen covers the object, waits and withdraws; the object is still there",
             derived={"screen_height": round(h, 4)},

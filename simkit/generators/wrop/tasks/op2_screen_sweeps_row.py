@@ -26,6 +26,8 @@ class ScreenSweepsRow(Task):
         "added, moved or changed while it is covered: once the screen has passed, the same number of objects "
         "must stand in the same places with the same shapes and colours. Object count, shapes, spacing, "
         "screen width, direction and speed vary."
+        " The surface draw may show an everyday object (a toy duck, a mug, ...) of the same bounding box "
+        "in place of the primitive."
     )
     structural = {
         "n_objects": IntRange(1, 3),
@@ -38,6 +40,7 @@ class ScreenSweepsRow(Task):
         "cover_at": Uniform(0.54, 0.62),
     }
     colour_slots = ("screen", "object1", "object2", "object3")
+    mesh_slots = ("object1", "object2", "object3")
 
     def compose(self, s, clip, look):
         T, fps, d, w, n = clip.frames, clip.fps, s["direction"], s["screen_width"], s["n_objects"]
@@ -55,7 +58,12 @@ class ScreenSweepsRow(Task):
         objs, exps, hid = sweep_over(clip, look, items, sx, np.zeros(T), w, h)
         if not hid or hid[0] < clip.cut:
             raise ValueError("screen sweep hides nothing in the target half")
-        nouns = listing([f"a {look.colour(f'object{i + 1}')} {NOUN[k]}" for i, k in enumerate(kinds)])
+        nouns = listing(
+            [
+                f"a {look.colour(f'object{i + 1}')} {look.noun(f'object{i + 1}', NOUN[k])}"
+                for i, k in enumerate(kinds)
+            ]
+        )
         from simkit.generators.wrop.base import Composition
 
         return Composition(
