@@ -72,3 +72,17 @@ def test_merge_into_a_bucket_that_does_not_exist_is_one_line(tmp_path):
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
     assert proc.stderr.strip() == "error: --out s3://no-such-bucket/x: The specified bucket does not exist"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["slice"]  # nothing written beside it
+
+
+def test_a_ray_address_nobody_listens_on_is_one_line_not_a_hang(tmp_path):
+    """``ray.init`` retries a closed GCS port for many minutes; simkit says so at once."""
+    import socket
+
+    pytest.importorskip("ray")
+    with socket.socket() as s:  # a port that was free a moment ago: nothing listens on it
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    args = ["--n", "2", "--out", str(tmp_path / "c"), "--executor", "ray", "--address", f"127.0.0.1:{port}"]
+    proc = simkit_cli("generate", "toy", *args, timeout=60)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.strip() == f"error: cannot reach Ray at 127.0.0.1:{port}: Connection refused"

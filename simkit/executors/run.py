@@ -371,6 +371,26 @@ def execute_local(
                 on_row(write_failure(spec, i, msg))
 
 
+def _check_reachable(address: str, timeout_s: float = 10.0) -> None:
+    """Fail fast when ``--address HOST:PORT`` (or ``ray://HOST:PORT``) accepts no TCP connection.
+
+    ``ray.init`` retries an unreachable GCS address for a very long time without a word; one TCP connect
+    with ``timeout_s`` tells a typo or a stopped cluster at once. ``auto``/``local`` are left to Ray.
+
+    Raises:
+        SimkitError: ``"cannot reach Ray at 127.0.0.1:1: Connection refused"``.
+    """
+    import socket
+
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit() or "/" in host:
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
+    except OSError as exc:
+        raise SimkitError(f"cannot reach Ray at {address}: {exc.strerror or exc}") from None
+
+
 @contextlib.contextmanager
 def _ray_session(address: str | None, num_cpus: int | None) -> Iterator[Any]:
     """``ray`` connected to the cluster at ``address`` (or a local Ray started here and shut down after).
@@ -393,6 +413,7 @@ def _ray_session(address: str | None, num_cpus: int | None) -> Iterator[Any]:
             env["SIMKIT_GENERATORS"] = os.environ["SIMKIT_GENERATORS"]
         kwargs: dict[str, Any] = {"runtime_env": {"env_vars": env}, "log_to_driver": False}
         if address:
+            _check_reachable(address)
             kwargs["address"] = address
         elif num_cpus:
             kwargs["num_cpus"] = num_cpus
