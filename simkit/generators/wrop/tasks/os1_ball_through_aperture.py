@@ -3,7 +3,8 @@
 import numpy as np
 
 from simkit.generators.wrop.base import Task
-from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, Motion, SceneObject, barrier_run, wall_part
+from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, wall_part
+from simkit.generators.wrop.kit_os1 import roll_ball_at_barrier
 from simkit.scenes.wrop.params import Choice, Uniform
 
 
@@ -38,22 +39,8 @@ class BallThroughAperture(Task):
             wall_part("wall_right", look, T, (-t, a / 2, 0), (t, a / 2 + side, H)),
             wall_part("wall_top", look, T, (-t, -a / 2, hole_h), (t, a / 2, H)),
         ]
-        ball = SceneObject("target", "target", "sphere", (r,), look.mat("target"), None)
         x_c = -t - np.sqrt(max(r * r - a * a / 4, 0.0))
-        c = barrier_run(
-            clip,
-            look,
-            ball,
-            Motion(T, clip.fps, (0, 0, r)),
-            r,
-            parts,
-            s["fits"],
-            x_c,
-            s["speed"],
-            s["restitution"],
-            s["contact_at"],
-            "wall_left",
-        )
+        c = roll_ball_at_barrier(clip, look, s, parts, s["fits"], x_c, "wall_left")
         c.prompt = (
             f"A {look.colour('target')} ball rolls toward a {look.colour('wall')} wall with an opening. "
             f"Continue the video."

@@ -9,9 +9,9 @@ from simkit.generators.wrop.kit import (
     WALL_T,
     Motion,
     SceneObject,
-    barrier_run,
     wall_part,
 )
+from simkit.generators.wrop.kit_os1 import roll_ball_at_barrier
 from simkit.scenes.wrop.params import Choice, Uniform
 
 GATE_T = 0.05
@@ -82,22 +82,8 @@ class ClosingGate(Task):
             wall_part("lintel", look, T, (-t, -a / 2, hole_h), (t, a / 2, H)),
             gate,
         ]
-        ball = SceneObject("target", "target", "sphere", (r,), look.mat("target"), None)
         blocker = "wall_left" if s["in_time"] else "gate"
-        c = barrier_run(
-            clip,
-            look,
-            ball,
-            Motion(T, fps, (0, 0, r)),
-            r,
-            parts,
-            s["in_time"],
-            x_c,
-            s["speed"],
-            s["restitution"],
-            f_c / (T - 1),
-            blocker,
-        )
+        c = roll_ball_at_barrier(clip, look, s, parts, s["in_time"], x_c, blocker, contact_at=f_c / (T - 1))
         c.events.update({"gate_starts": g0, "gate_shut": g1})
         c.derived.update({"gate_frames": [g0, g1], "opening": round(a, 4)})
         c.prompt = (

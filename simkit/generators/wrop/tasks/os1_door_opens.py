@@ -9,9 +9,9 @@ from simkit.generators.wrop.kit import (
     WALL_T,
     Motion,
     SceneObject,
-    barrier_run,
     wall_part,
 )
+from simkit.generators.wrop.kit_os1 import roll_ball_at_barrier
 from simkit.scenes.wrop.params import Choice, Uniform
 
 DOOR_T = 0.05
@@ -73,20 +73,8 @@ class DoorOpens(Task):
             wall_part("lintel", look, T, (-t, -a / 2, hole_h), (t, a / 2, H)),
             door,
         ]
-        ball = SceneObject("target", "target", "sphere", (r,), look.mat("target"), None)
-        c = barrier_run(
-            clip,
-            look,
-            ball,
-            Motion(T, fps, (0, 0, r)),
-            r,
-            parts,
-            s["opens"],
-            -DOOR_T / 2 - r,
-            s["speed"],
-            s["restitution"],
-            s["contact_at"],
-            "wall_left" if s["opens"] else "door",
+        c = roll_ball_at_barrier(
+            clip, look, s, parts, s["opens"], -DOOR_T / 2 - r, "wall_left" if s["opens"] else "door"
         )
         c.events.update({"door_starts": o0, "door_open": o1})
         c.prompt = (
