@@ -3,7 +3,7 @@
 Each of those tasks builds its own barrier (a wall with an opening, a fence, a table, a grid, a door, a
 gate...) and decides whether the ball passes; :func:`roll_ball_at_barrier` builds the ball and its run
 toward the barrier with :func:`simkit.generators.wrop.kit.barrier_run`, so the tasks differ only in their
-geometry.
+geometry. :func:`wall_with_opening` is the wall most of them (and the slot tasks) stand in the path.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from simkit.generators.wrop.base import Clip, Composition, Look
-from simkit.generators.wrop.kit import Motion, SceneObject, barrier_run
+from simkit.generators.wrop.kit import WALL_T, Motion, SceneObject, barrier_run, wall_part
 
 
 def roll_ball_at_barrier(
@@ -53,3 +53,27 @@ def roll_ball_at_barrier(
         s["contact_at"] if contact_at is None else contact_at,
         blocker,
     )
+
+
+def wall_with_opening(
+    look: Look,
+    T: int,
+    width: float,
+    height: float,
+    *,
+    side: float = 1.0,
+    top: float | None = None,
+    top_name: str = "wall_top",
+) -> list[SceneObject]:
+    """The static wall parts (:data:`~simkit.generators.wrop.kit.WALL_T` thick, centred on the plane x = 0,
+    ``height`` m tall, for ``T`` frames) around an opening ``width`` m wide centred on y = 0: ``wall_left`` and
+    ``wall_right``, each ``side`` m wide, and, when ``top`` is given, the part ``top_name`` above the opening,
+    from ``top`` m up to ``height``. An opening without ``top`` is a slot open to the full height."""
+    t = WALL_T / 2
+    parts = [
+        wall_part("wall_left", look, T, (-t, -width / 2 - side, 0), (t, -width / 2, height)),
+        wall_part("wall_right", look, T, (-t, width / 2, 0), (t, width / 2 + side, height)),
+    ]
+    if top is not None:
+        parts.append(wall_part(top_name, look, T, (-t, -width / 2, top), (t, width / 2, height)))
+    return parts
