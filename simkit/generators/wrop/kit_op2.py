@@ -34,7 +34,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from simkit.generators.wrop.base import SURFACE, Clip, Look
-from simkit.generators.wrop.kit import SCREEN_T, body, half_height, screen
+from simkit.generators.wrop.kit import NOUN, SCREEN_T, body, half_height, listing, screen
 from simkit.scenes.wrop import expect as X
 from simkit.scenes.wrop.motion import Motion, ease
 from simkit.scenes.wrop.params import Uniform
@@ -281,6 +281,27 @@ def static_scene(
     return objs, exps, hidden
 
 
+def hide_every_target(
+    why: str,
+    clip: Clip,
+    look: Look,
+    view: dict | None,
+    targets: Sequence[SceneObject],
+    occluders: Sequence[SceneObject],
+    props: Sequence[SceneObject] = (),
+    visible_min: float = 0.6,
+) -> tuple[list[SceneObject], list[dict], dict[str, list[int]]]:
+    """:func:`static_scene` for a scene whose occluders must hide every target on some frame.
+
+    Raises:
+        ValueError: ``why`` (one of the targets is never hidden), or as :func:`static_scene`.
+    """
+    objs, exps, hidden = static_scene(clip, look, view, targets, occluders, props, visible_min)
+    if any(not hidden[t.name] for t in targets):
+        raise ValueError(why)
+    return objs, exps, hidden
+
+
 def key_frames(
     hidden: dict[str, list[int]], clip: Clip, names: Sequence[str] | None = None
 ) -> dict[str, int]:
@@ -335,6 +356,36 @@ def static_body(
     """A ``body`` (sphere radius / cube half-side / cylinder radius ``size``) resting at (x, y) on a surface at
     height ``z0`` (m), static for ``T`` frames."""
     return body(name, "target", kind, size, look, slot, Track.static(T, (x, y, z0 + half_height(kind, size))))
+
+
+def shape_kinds(shapes: str, n: int, mixed: Sequence[str]) -> list[str]:
+    """The body kinds of ``n`` objects: ``shapes`` for each, or, when ``shapes`` is ``"mixed"``, the kinds of
+    ``mixed`` in turn (object i is ``mixed[i % len(mixed)]``)."""
+    return [shapes if shapes != "mixed" else mixed[i % len(mixed)] for i in range(n)]
+
+
+def object_row(
+    look: Look,
+    T: int,
+    kinds: str | Sequence[str],
+    size: float,
+    xs: Sequence[float],
+    y: float,
+    z0: float = 0.0,
+) -> list[SceneObject]:
+    """Static bodies ``object1``, ``object2``... (colour slots of the same names) of ``kinds`` (one kind for
+    all, or one per object) and ``size`` (m, see :func:`static_body`) at x = ``xs`` on the line y = ``y``,
+    resting on a surface at height ``z0`` (m), for ``T`` frames."""
+    ks = [kinds] * len(xs) if isinstance(kinds, str) else kinds
+    return [
+        static_body(f"object{i + 1}", k, size, look, f"object{i + 1}", T, x, y, z0)
+        for i, (k, x) in enumerate(zip(ks, xs))
+    ]
+
+
+def object_nouns(look: Look, kinds: Sequence[str]) -> str:
+    """English list of the objects ``object1``, ``object2``... of ``kinds``, e.g. "a red ball and a blue box"."""
+    return listing([f"a {look.colour(f'object{i + 1}')} {NOUN[k]}" for i, k in enumerate(kinds)])
 
 
 def moving_screen(name: str, look: Look, slot: str, m: Motion, width: float, height: float) -> SceneObject:

@@ -21,7 +21,7 @@ import itertools
 
 import numpy as np
 
-from simkit.generators.wrop.base import Look
+from simkit.generators.wrop.base import Clip, Look
 from simkit.scenes.wrop import expect as X
 from simkit.scenes.wrop.motion import Motion, ease
 from simkit.scenes.wrop.spec import SceneObject, Track
@@ -59,6 +59,47 @@ def lidded_box(
             f"{prefix}lid", "lid", "box", (sx + 0.04, sy + 0.04, LID_T), look.mat(f"{prefix}lid"), lid.track()
         ),
     ]
+
+
+def box_pair(
+    clip: Clip, xa: float, xb: float, width: float, height: float, close_from: int
+) -> tuple[dict[str, Motion], dict[str, Motion]]:
+    """(boxes, lids): motions of two open boxes ``"a_"`` and ``"b_"`` (walls ``height`` m) standing at
+    x = ``xa`` and ``xb`` (m) on y = 0, and of their lids, held at y = ``width`` + 0.3 m and ``height`` + 0.9 m
+    up, which close them on an arc (0.2 m bulge) from frame ``close_from`` to the frame two before the cut."""
+    T, fps = clip.frames, clip.fps
+    boxes = {"a_": Motion(T, fps, (xa, 0, height / 2)), "b_": Motion(T, fps, (xb, 0, height / 2))}
+    lids = {k: Motion(T, fps, (m.at(0)[0], width + 0.3, height + 0.9)) for k, m in boxes.items()}
+    for k, lid in lids.items():
+        lid.arc(close_from, clip.cut - 2, (boxes[k].at(0)[0], 0, height + LID_T / 2), 0.2)
+    return boxes, lids
+
+
+def lids_ride_then_lift(
+    clip: Clip, boxes: dict[str, Motion], lids: dict[str, Motion], until: int, width: float, height: float
+) -> None:
+    """Each lid of :func:`box_pair` rides on its box from the cut to frame ``until``, then is lifted off on an
+    arc (0.2 m bulge) back to where it was held, by frame ``T - 3``."""
+    for k, lid in lids.items():
+        lid.follow(boxes[k], clip.cut, until)
+        lid.arc(until + 1, clip.frames - 3, (boxes[k].at(until)[0], width + 0.3, height + 0.9), 0.2)
+
+
+def box_pair_objects(
+    look: Look,
+    boxes: dict[str, Motion],
+    lids: dict[str, Motion],
+    width: float,
+    height: float,
+    r: float,
+    ball: Motion,
+) -> list[SceneObject]:
+    """The scene objects of :func:`box_pair` (:func:`lidded_box` ``a_`` and ``b_``, ``width`` x ``width`` x
+    ``height`` m) and the ball ``"target"`` of radius ``r`` (m) on ``ball``."""
+    objs = lidded_box(look, boxes["a_"], lids["a_"], (width, width, height), "a_")
+    objs += lidded_box(look, boxes["b_"], lids["b_"], (width, width, height), "b_")
+    objs.append(SceneObject("target", "target", "sphere", (r,), look.mat("target"), ball.track()))
+    return objs
 
 
 def box_height(content_height: float) -> float:

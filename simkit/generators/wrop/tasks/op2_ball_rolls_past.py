@@ -2,7 +2,12 @@
 
 from simkit.generators.wrop.base import Composition, Task
 from simkit.generators.wrop.kit import NOUN, listing
-from simkit.generators.wrop.kit_op2 import key_frames, static_body, static_scene, sweep_motion
+from simkit.generators.wrop.kit_op2 import (
+    hide_every_target,
+    key_frames,
+    object_row,
+    sweep_motion,
+)
 from simkit.scenes.wrop import expect as X
 from simkit.scenes.wrop.params import Choice, IntRange, Uniform
 from simkit.scenes.wrop.spec import SceneObject
@@ -34,10 +39,7 @@ class BallRollsPast(Task):
     def compose(self, s, clip, look):
         T, n, d, R = clip.frames, s["n_objects"], s["direction"], s["ball_radius"]
         xs = [(i - (n - 1) / 2) * s["spacing"] for i in range(n)]
-        targets = [
-            static_body(f"object{i + 1}", s["shape"], s["size"], look, f"object{i + 1}", T, x, 0.5)
-            for i, x in enumerate(xs)
-        ]
+        targets = object_row(look, T, s["shape"], s["size"], xs, 0.5)
         y = 0.5 - s["size"] - 0.12 - R  # the ball passes 0.12 m in front of the objects
         m, v = sweep_motion(
             clip,
@@ -53,9 +55,9 @@ class BallRollsPast(Task):
         )
         m.roll(R)
         ball = SceneObject("ball", "occluder", "sphere", (R,), look.mat("ball"), m.track())
-        objs, exps, hidden = static_scene(clip, look, self.view, targets, [ball])
-        if any(not hidden[t.name] for t in targets):
-            raise ValueError("the ball never hides every object")
+        objs, exps, hidden = hide_every_target(
+            "the ball never hides every object", clip, look, self.view, targets, [ball]
+        )
         exps += [X.apart("ball", t.name, list(range(T))) for t in targets]
         events = key_frames(hidden, clip)
         nouns = listing([f"a small {look.colour(f'object{i + 1}')} {NOUN[s['shape']]}" for i in range(n)])

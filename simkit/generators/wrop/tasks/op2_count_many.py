@@ -2,7 +2,13 @@
 
 from simkit.generators.wrop.base import Composition, Task
 from simkit.generators.wrop.kit import NOUN, half_height, row_positions
-from simkit.generators.wrop.kit_op2 import key_frames, moving_screen, static_body, static_scene
+from simkit.generators.wrop.kit_op2 import (
+    key_frames,
+    moving_screen,
+    object_row,
+    shape_kinds,
+    static_scene,
+)
 from simkit.scenes.wrop.motion import Motion
 from simkit.scenes.wrop.params import Choice, IntRange, Uniform
 
@@ -31,14 +37,9 @@ class CountMany(Task):
 
     def compose(self, s, clip, look):
         T, fps, n, d, sz = clip.frames, clip.fps, s["n_objects"], s["side"], s["size"]
-        kinds = [
-            s["shapes"] if s["shapes"] != "mixed" else ("sphere", "box", "cylinder")[i % 3] for i in range(n)
-        ]
+        kinds = shape_kinds(s["shapes"], n, ("sphere", "box", "cylinder"))
         xs = row_positions(n, s["spacing"])
-        targets = [
-            static_body(f"object{i + 1}", k, sz, look, f"object{i + 1}", T, x, 0.5)
-            for i, (k, x) in enumerate(zip(kinds, xs))
-        ]
+        targets = object_row(look, T, kinds, sz, xs, 0.5)
         w = (n - 1) * s["spacing"] + 2 * sz + 0.6
         h = 2 * max(half_height(k, sz) for k in kinds) + 0.4
         x_off = d * (w + 0.4)

@@ -1,8 +1,16 @@
 """OP-2/crossing_screens."""
 
 from simkit.generators.wrop.base import Composition, Task
-from simkit.generators.wrop.kit import NOUN, half_height, listing, row_positions
-from simkit.generators.wrop.kit_op2 import key_frames, moving_screen, static_body, static_scene, the_objects
+from simkit.generators.wrop.kit import half_height, row_positions
+from simkit.generators.wrop.kit_op2 import (
+    hide_every_target,
+    key_frames,
+    moving_screen,
+    object_nouns,
+    object_row,
+    shape_kinds,
+    the_objects,
+)
 from simkit.scenes.wrop.motion import Motion
 from simkit.scenes.wrop.params import Choice, IntRange, Uniform
 
@@ -33,14 +41,9 @@ class CrossingScreens(Task):
 
     def compose(self, s, clip, look):
         T, fps, n, d = clip.frames, clip.fps, s["n_objects"], s["front_from"]
-        kinds = [
-            s["shapes"] if s["shapes"] != "mixed" else ("cylinder", "sphere", "box")[i % 3] for i in range(n)
-        ]
+        kinds = shape_kinds(s["shapes"], n, ("cylinder", "sphere", "box"))
         xs = row_positions(n, s["spacing"])
-        targets = [
-            static_body(f"object{i + 1}", k, s["size"], look, f"object{i + 1}", T, x, 0.5)
-            for i, (k, x) in enumerate(zip(kinds, xs))
-        ]
+        targets = object_row(look, T, kinds, s["size"], xs, 0.5)
         h = 2 * max(half_height(k, s["size"]) for k in kinds) + 0.5
         reach = max(abs(x) for x in xs) + s["size"] + 0.2
         f0 = clip.cut
@@ -52,11 +55,11 @@ class CrossingScreens(Task):
             m = Motion(T, fps, (x_start, y, h / 2))
             m.velocity(f0, (v * fps, 0.0, 0.0))
             screens.append(moving_screen(f"screen{i + 1}", look, f"screen{i + 1}", m, w, h))
-        objs, exps, hidden = static_scene(clip, look, self.view, targets, screens)
-        if any(not hidden[t.name] for t in targets):
-            raise ValueError("the crossing screens leave an object never hidden")
+        objs, exps, hidden = hide_every_target(
+            "the crossing screens leave an object never hidden", clip, look, self.view, targets, screens
+        )
         events = key_frames(hidden, clip)
-        nouns = listing([f"a {look.colour(f'object{i + 1}')} {NOUN[k]}" for i, k in enumerate(kinds)])
+        nouns = object_nouns(look, kinds)
         return Composition(
             objs,
             {**events, "crossing": fc},

@@ -1,8 +1,16 @@
 """OP-2/curtain_drops_slides_off."""
 
 from simkit.generators.wrop.base import Composition, Task
-from simkit.generators.wrop.kit import NOUN, half_height, listing, row_positions
-from simkit.generators.wrop.kit_op2 import key_frames, moving_screen, static_body, static_scene, the_objects
+from simkit.generators.wrop.kit import half_height, row_positions
+from simkit.generators.wrop.kit_op2 import (
+    hide_every_target,
+    key_frames,
+    moving_screen,
+    object_nouns,
+    object_row,
+    shape_kinds,
+    the_objects,
+)
 from simkit.scenes.wrop.motion import Motion
 from simkit.scenes.wrop.params import Choice, IntRange, Uniform
 
@@ -31,12 +39,9 @@ class CurtainDropsSlidesOff(Task):
 
     def compose(self, s, clip, look):
         T, fps, n, d = clip.frames, clip.fps, s["n_objects"], s["exit_side"]
-        kinds = [s["shapes"] if s["shapes"] != "mixed" else ("cylinder", "box")[i % 2] for i in range(n)]
+        kinds = shape_kinds(s["shapes"], n, ("cylinder", "box"))
         xs = row_positions(n, s["spacing"])
-        targets = [
-            static_body(f"object{i + 1}", k, s["size"], look, f"object{i + 1}", T, x, 0.5)
-            for i, (k, x) in enumerate(zip(kinds, xs))
-        ]
+        targets = object_row(look, T, kinds, s["size"], xs, 0.5)
         w = (n - 1) * s["spacing"] + 2 * s["size"] + 0.8
         h = 2 * max(half_height(k, s["size"]) for k in kinds) + 1.0
         top = 2 * max(half_height(k, s["size"]) for k in kinds) + 0.9  # curtain bottom while hanging
@@ -49,11 +54,11 @@ class CurtainDropsSlidesOff(Task):
         m.move(f0, f0 + k, (0.0, 0.0, h / 2), "smooth")
         m.move(f2, T - 3, (d * (w + 2.2), 0.0, h / 2), "smooth")
         scr = moving_screen("curtain", look, "curtain", m, w, h)
-        objs, exps, hidden = static_scene(clip, look, self.view, targets, [scr])
-        if any(not hidden[t.name] for t in targets):
-            raise ValueError("the curtain leaves an object uncovered")
+        objs, exps, hidden = hide_every_target(
+            "the curtain leaves an object uncovered", clip, look, self.view, targets, [scr]
+        )
         events = key_frames(hidden, clip)
-        nouns = listing([f"a {look.colour(f'object{i + 1}')} {NOUN[kk]}" for i, kk in enumerate(kinds)])
+        nouns = object_nouns(look, kinds)
         return Composition(
             objs,
             {"drop_start": f0, **events, "exit_start": f2},

@@ -3,13 +3,14 @@
 import numpy as np
 
 from simkit.generators.wrop.base import Composition, Task
-from simkit.generators.wrop.kit import NOUN, half_height, listing, row_positions
+from simkit.generators.wrop.kit import half_height, row_positions
 from simkit.generators.wrop.kit_op2 import (
+    hide_every_target,
     key_frames,
     moving_screen,
+    object_nouns,
+    object_row,
     pivot_turn,
-    static_body,
-    static_scene,
     the_objects,
 )
 from simkit.scenes.wrop.motion import Motion
@@ -41,10 +42,7 @@ class DoorSwings(Task):
     def compose(self, s, clip, look):
         T, fps, n, side = clip.frames, clip.fps, s["n_objects"], s["hinge_side"]
         xs = row_positions(n, s["spacing"])
-        targets = [
-            static_body(f"object{i + 1}", s["shape"], s["size"], look, f"object{i + 1}", T, x, 0.5)
-            for i, x in enumerate(xs)
-        ]
+        targets = object_row(look, T, s["shape"], s["size"], xs, 0.5)
         reach = max(abs(x) for x in xs) + s["size"]
         x_hinge = side * (reach + 0.35)
         w = 2 * (reach + 0.35) + 0.35
@@ -62,11 +60,11 @@ class DoorSwings(Task):
         pivot_turn(m, f0, f0 + k, (x_hinge, 0.0, 0.0), offset, 2, a_open, 0.0)
         pivot_turn(m, f2, f2 + k, (x_hinge, 0.0, 0.0), offset, 2, 0.0, a_open)
         scr = moving_screen("screen", look, "screen", m, w, h)
-        objs, exps, hidden = static_scene(clip, look, self.view, targets, [scr])
-        if any(not hidden[t.name] for t in targets):
-            raise ValueError("the shut door leaves an object uncovered")
+        objs, exps, hidden = hide_every_target(
+            "the shut door leaves an object uncovered", clip, look, self.view, targets, [scr]
+        )
         events = key_frames(hidden, clip)
-        nouns = listing([f"a {look.colour(f'object{i + 1}')} {NOUN[s['shape']]}" for i in range(n)])
+        nouns = object_nouns(look, [s["shape"]] * n)
         return Composition(
             objs,
             {"swing_start": f0, **events, "opening": f2},

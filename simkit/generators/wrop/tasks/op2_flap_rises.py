@@ -3,13 +3,14 @@
 import numpy as np
 
 from simkit.generators.wrop.base import Composition, Task
-from simkit.generators.wrop.kit import NOUN, SCREEN_T, half_height, listing, row_positions
+from simkit.generators.wrop.kit import SCREEN_T, half_height, row_positions
 from simkit.generators.wrop.kit_op2 import (
+    hide_every_target,
     key_frames,
     moving_screen,
+    object_nouns,
+    object_row,
     pivot_turn,
-    static_body,
-    static_scene,
     the_objects,
 )
 from simkit.scenes.wrop.motion import Motion
@@ -41,10 +42,7 @@ class FlapRises(Task):
     def compose(self, s, clip, look):
         T, fps, n = clip.frames, clip.fps, s["n_objects"]
         xs = row_positions(n, s["spacing"])
-        targets = [
-            static_body(f"object{i + 1}", s["shape"], s["size"], look, f"object{i + 1}", T, x, 0.5)
-            for i, x in enumerate(xs)
-        ]
+        targets = object_row(look, T, s["shape"], s["size"], xs, 0.5)
         w = (n - 1) * s["spacing"] + 2 * s["size"] + 0.8
         h = 2 * half_height(s["shape"], s["size"]) + s["extra_height"]
         f0 = clip.cut
@@ -59,11 +57,11 @@ class FlapRises(Task):
         pivot_turn(m, f0, f0 + k, hinge, (0.0, 0.0, h / 2), 0, flat, 0.0)
         pivot_turn(m, f2, f2 + k, hinge, (0.0, 0.0, h / 2), 0, 0.0, flat)
         scr = moving_screen("flap", look, "flap", m, w, h)
-        objs, exps, hidden = static_scene(clip, look, self.view, targets, [scr])
-        if any(not hidden[t.name] for t in targets):
-            raise ValueError("the raised flap leaves an object uncovered")
+        objs, exps, hidden = hide_every_target(
+            "the raised flap leaves an object uncovered", clip, look, self.view, targets, [scr]
+        )
         events = key_frames(hidden, clip)
-        nouns = listing([f"a {look.colour(f'object{i + 1}')} {NOUN[s['shape']]}" for i in range(n)])
+        nouns = object_nouns(look, [s["shape"]] * n)
         return Composition(
             objs,
             {"swing_start": f0, **events, "falling": f2},

@@ -1,12 +1,14 @@
 """OP-2/objects_on_table."""
 
 from simkit.generators.wrop.base import Composition, Task
-from simkit.generators.wrop.kit import NOUN, half_height, listing, row_positions
+from simkit.generators.wrop.kit import half_height, row_positions
 from simkit.generators.wrop.kit_op2 import (
+    hide_every_target,
     key_frames,
     moving_screen,
-    static_body,
-    static_scene,
+    object_nouns,
+    object_row,
+    shape_kinds,
     sweep_motion,
     the_objects,
 )
@@ -64,27 +66,22 @@ class ObjectsOnTable(Task):
 
     def compose(self, s, clip, look):
         T, n, d, th = clip.frames, s["n_objects"], s["direction"], s["table_height"]
-        kinds = [
-            s["shapes"] if s["shapes"] != "mixed" else ("box", "sphere", "cylinder")[i % 3] for i in range(n)
-        ]
+        kinds = shape_kinds(s["shapes"], n, ("box", "sphere", "cylinder"))
         xs = row_positions(n, s["spacing"])
-        targets = [
-            static_body(f"object{i + 1}", k, s["size"], look, f"object{i + 1}", T, x, 0.5, th)
-            for i, (k, x) in enumerate(zip(kinds, xs))
-        ]
+        targets = object_row(look, T, kinds, s["size"], xs, 0.5, th)
         tw = (n - 1) * s["spacing"] + 2 * s["size"] + 0.5
         props = table(look, T, tw, 0.6, th, 0.5)
         w = tw + 0.6
         h = th + 2 * max(half_height(k, s["size"]) for k in kinds) + 0.45
         m, v = sweep_motion(clip, -tw / 2, tw / 2, w, h / 2, d, s["speed"], s["cover_at"])
         scr = moving_screen("screen", look, "screen", m, w, h)
-        objs, exps, hidden = static_scene(clip, look, self.view, targets, [scr], props)
-        if any(not hidden[t.name] for t in targets):
-            raise ValueError("the screen never hides every object")
+        objs, exps, hidden = hide_every_target(
+            "the screen never hides every object", clip, look, self.view, targets, [scr], props
+        )
         exps += [X.touching(t.name, "tabletop", list(range(T))) for t in targets]
         exps += [X.no_penetration(t.name, "tabletop") for t in targets]
         events = key_frames(hidden, clip)
-        nouns = listing([f"a {look.colour(f'object{i + 1}')} {NOUN[k]}" for i, k in enumerate(kinds)])
+        nouns = object_nouns(look, kinds)
         return Composition(
             objs,
             events,

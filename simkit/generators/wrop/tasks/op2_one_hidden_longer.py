@@ -1,8 +1,15 @@
 """OP-2/one_hidden_longer."""
 
 from simkit.generators.wrop.base import Composition, Task
-from simkit.generators.wrop.kit import NOUN, half_height, listing, row_positions
-from simkit.generators.wrop.kit_op2 import key_frames, moving_screen, static_body, static_scene
+from simkit.generators.wrop.kit import half_height, row_positions
+from simkit.generators.wrop.kit_op2 import (
+    key_frames,
+    moving_screen,
+    object_nouns,
+    object_row,
+    shape_kinds,
+    static_scene,
+)
 from simkit.scenes.wrop.motion import Motion
 from simkit.scenes.wrop.params import Choice, IntRange, Uniform
 
@@ -30,14 +37,9 @@ class OneHiddenLonger(Task):
 
     def compose(self, s, clip, look):
         T, fps, d, sp = clip.frames, clip.fps, s["direction"], s["spacing"]
-        kinds = [
-            s["shapes"] if s["shapes"] != "mixed" else ("sphere", "box", "cylinder")[i % 3] for i in range(3)
-        ]
+        kinds = shape_kinds(s["shapes"], 3, ("sphere", "box", "cylinder"))
         xs = row_positions(3, sp)
-        targets = [
-            static_body(f"object{i + 1}", k, s["size"], look, f"object{i + 1}", T, x, 0.5)
-            for i, (k, x) in enumerate(zip(kinds, xs))
-        ]
+        targets = object_row(look, T, kinds, s["size"], xs, 0.5)
         w = 2 * s["size"] + 0.45
         h = 2 * max(half_height(k, s["size"]) for k in kinds) + 0.45
         x_start, x_end = -d * (sp + w / 2 + 0.5), d * (sp + w / 2 + 0.5)
@@ -58,7 +60,7 @@ class OneHiddenLonger(Task):
         ):
             raise ValueError("the stop does not hide one object longer than the others")
         events = key_frames(hidden, clip)
-        nouns = listing([f"a {look.colour(f'object{i + 1}')} {NOUN[k]}" for i, k in enumerate(kinds)])
+        nouns = object_nouns(look, kinds)
         return Composition(
             objs,
             {**events, "stop": f0 + k1, "resume": f0 + k1 + pause},

@@ -4,7 +4,12 @@ import itertools
 
 from simkit.generators.wrop.base import Composition, Task
 from simkit.generators.wrop.kit import NOUN, half_height, listing, row_positions
-from simkit.generators.wrop.kit_op2 import key_frames, moving_screen, static_body, static_scene
+from simkit.generators.wrop.kit_op2 import (
+    hide_every_target,
+    key_frames,
+    moving_screen,
+    static_body,
+)
 from simkit.scenes.wrop.motion import Motion
 from simkit.scenes.wrop.params import Choice, Uniform
 
@@ -52,9 +57,9 @@ class SameColourShapes(Task):
         m = Motion(T, fps, (d * x_off, 0.0, h / 2))
         m.move(f0, f0 + k, (0.0, 0.0, h / 2), "smooth").move(f2, f2 + k, (-d * x_off, 0.0, h / 2), "smooth")
         scr = moving_screen("screen", look, "screen", m, w, h)
-        objs, exps, hidden = static_scene(clip, look, self.view, targets, [scr])
-        if any(not hidden[t.name] for t in targets):
-            raise ValueError("the screen never hides all three at once")
+        objs, exps, hidden = hide_every_target(
+            "the screen never hides all three at once", clip, look, self.view, targets, [scr]
+        )
         events = key_frames(hidden, clip)
         nouns = listing([f"a {NOUN[k]}" for k in kinds])
         return Composition(

@@ -3,7 +3,8 @@
 import numpy as np
 
 from simkit.generators.wrop.base import Composition, Task
-from simkit.generators.wrop.kit import NOUN, half_height, listing, row_positions, sweep_over
+from simkit.generators.wrop.kit import half_height, row_positions, sweep_over
+from simkit.generators.wrop.kit_op2 import object_nouns
 from simkit.scenes.wrop.motion import Motion
 from simkit.scenes.wrop.params import Choice, IntRange, Uniform
 
@@ -45,7 +46,7 @@ class ScreenLowers(Task):
         )
         if not hid:
             raise ValueError("the screen never hides the objects")
-        nouns = listing([f"a {look.colour(f'object{i + 1}')} {NOUN[s['shape']]}" for i in range(n)])
+        nouns = object_nouns(look, [s["shape"]] * n)
         return Composition(
             objs,
             {"covered": hid[0], "raised": hid[-1] + 1},

@@ -2,7 +2,13 @@
 
 from simkit.generators.wrop.base import Composition, Task
 from simkit.generators.wrop.kit import NOUN, half_height
-from simkit.generators.wrop.kit_op2 import key_frames, moving_screen, static_body, static_scene, sweep_motion
+from simkit.generators.wrop.kit_op2 import (
+    hide_every_target,
+    key_frames,
+    moving_screen,
+    static_body,
+    sweep_motion,
+)
 from simkit.scenes.wrop.params import Choice, IntRange, Uniform
 
 
@@ -44,9 +50,9 @@ class ScreenOverGrid(Task):
         h = 2 * half_height("cylinder", sz) + 0.75  # the back row is farther: a taller screen
         m, v = sweep_motion(clip, lo, hi, w, h / 2, d, s["speed"], s["cover_at"])
         scr = moving_screen("screen", look, "screen", m, w, h)
-        objs, exps, hidden = static_scene(clip, look, self.view, targets, [scr], visible_min=0.5)
-        if any(not hidden[t.name] for t in targets):
-            raise ValueError("the screen never hides every object")
+        objs, exps, hidden = hide_every_target(
+            "the screen never hides every object", clip, look, self.view, targets, [scr], visible_min=0.5
+        )
         events = key_frames(hidden, clip)
         front = ", ".join(f"{look.colour(t.name)} {NOUN[t.kind]}" for t in targets[:nc])
         back = ", ".join(f"{look.colour(t.name)} {NOUN[t.kind]}" for t in targets[nc:])

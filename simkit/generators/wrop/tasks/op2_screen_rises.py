@@ -1,8 +1,15 @@
 """OP-2/screen_rises."""
 
 from simkit.generators.wrop.base import Composition, Task
-from simkit.generators.wrop.kit import NOUN, half_height, listing, row_positions
-from simkit.generators.wrop.kit_op2 import key_frames, moving_screen, static_body, static_scene, the_objects
+from simkit.generators.wrop.kit import half_height, row_positions
+from simkit.generators.wrop.kit_op2 import (
+    hide_every_target,
+    key_frames,
+    moving_screen,
+    object_nouns,
+    object_row,
+    the_objects,
+)
 from simkit.scenes.wrop.motion import Motion
 from simkit.scenes.wrop.params import Choice, IntRange, Uniform
 
@@ -32,10 +39,7 @@ class ScreenRises(Task):
     def compose(self, s, clip, look):
         T, fps, n = clip.frames, clip.fps, s["n_objects"]
         xs = row_positions(n, s["spacing"])
-        targets = [
-            static_body(f"object{i + 1}", s["shape"], s["size"], look, f"object{i + 1}", T, x, 0.5)
-            for i, x in enumerate(xs)
-        ]
+        targets = object_row(look, T, s["shape"], s["size"], xs, 0.5)
         h = 2 * half_height(s["shape"], s["size"]) + 0.45
         w = (n - 1) * s["spacing"] + 2 * s["size"] + 0.8
         f0 = clip.at(s["rise_at"], lo=clip.cut)
@@ -47,11 +51,11 @@ class ScreenRises(Task):
         m = Motion(T, fps, (0.0, 0.0, -h / 2 - 0.02))
         m.move(f0, f1, (0.0, 0.0, h / 2), "smooth").move(f2, f2 + k, (0.0, 0.0, -h / 2 - 0.02), "smooth")
         scr = moving_screen("screen", look, "screen", m, w, h)
-        objs, exps, hidden = static_scene(clip, look, self.view, targets, [scr])
+        objs, exps, hidden = hide_every_target(
+            "the raised screen leaves an object uncovered", clip, look, self.view, targets, [scr]
+        )
         events = key_frames(hidden, clip)
-        if any(not hidden[t.name] for t in targets):
-            raise ValueError("the raised screen leaves an object uncovered")
-        nouns = listing([f"a {look.colour(f'object{i + 1}')} {NOUN[s['shape']]}" for i in range(n)])
+        nouns = object_nouns(look, [s["shape"]] * n)
         return Composition(
             objs,
             {"rise_start": f0, **events},

@@ -1,8 +1,15 @@
 """OP-2/screen_stops_halfway."""
 
 from simkit.generators.wrop.base import Composition, Task
-from simkit.generators.wrop.kit import NOUN, half_height, listing, row_positions
-from simkit.generators.wrop.kit_op2 import key_frames, moving_screen, static_body, static_scene
+from simkit.generators.wrop.kit import half_height, row_positions
+from simkit.generators.wrop.kit_op2 import (
+    key_frames,
+    moving_screen,
+    object_nouns,
+    object_row,
+    shape_kinds,
+    static_scene,
+)
 from simkit.scenes.wrop.motion import Motion
 from simkit.scenes.wrop.params import Choice, IntRange, Uniform
 
@@ -31,15 +38,10 @@ class ScreenStopsHalfway(Task):
 
     def compose(self, s, clip, look):
         T, fps, n, d, sp = clip.frames, clip.fps, s["n_objects"], s["side"], s["spacing"]
-        kinds = [
-            s["shapes"] if s["shapes"] != "mixed" else ("sphere", "box", "cylinder")[i % 3] for i in range(n)
-        ]
+        kinds = shape_kinds(s["shapes"], n, ("sphere", "box", "cylinder"))
         xs = row_positions(n, sp)
         order = xs[::-1] if d > 0 else xs  # the screen comes from side d: the first covered is the nearest
-        targets = [
-            static_body(f"object{i + 1}", k, s["size"], look, f"object{i + 1}", T, x, 0.5)
-            for i, (k, x) in enumerate(zip(kinds, xs))
-        ]
+        targets = object_row(look, T, kinds, s["size"], xs, 0.5)
         w = 2.2
         edge = order[s["n_covered"] - 1] - d * sp / 2  # the screen's inner edge stops between two objects
         x_stop = edge + d * w / 2
@@ -64,7 +66,7 @@ class ScreenStopsHalfway(Task):
             if e["kind"] == "visible" and e["object"] in in_view and len(e["frames"]) != T:
                 raise ValueError("an uncovered object is partly hidden")
         events = key_frames(hidden, clip)
-        nouns = listing([f"a {look.colour(f'object{i + 1}')} {NOUN[k]}" for i, k in enumerate(kinds)])
+        nouns = object_nouns(look, kinds)
         return Composition(
             objs,
             {**events, "stop": f1},

@@ -12,6 +12,7 @@ from simkit.generators.wrop.kit import (
     row_positions,
     sweep_over,
 )
+from simkit.generators.wrop.kit_op2 import shape_kinds
 from simkit.scenes.wrop.params import Choice, IntRange, Uniform
 
 
@@ -44,7 +45,7 @@ class ScreenSweepsRow(Task):
 
     def compose(self, s, clip, look):
         T, fps, d, w, n = clip.frames, clip.fps, s["direction"], s["screen_width"], s["n_objects"]
-        kinds = [s["shapes"] if s["shapes"] != "mixed" else ("sphere", "box")[i % 2] for i in range(n)]
+        kinds = shape_kinds(s["shapes"], n, ("sphere", "box"))
         xs = row_positions(n, s["spacing"])
         items = [(k, s["size"], x) for k, x in zip(kinds, xs)]
         first, last = (xs[0], xs[-1]) if d > 0 else (xs[-1], xs[0])

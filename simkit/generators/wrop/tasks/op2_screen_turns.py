@@ -4,7 +4,12 @@ import numpy as np
 
 from simkit.generators.wrop.base import Composition, Task
 from simkit.generators.wrop.kit import NOUN, half_height
-from simkit.generators.wrop.kit_op2 import key_frames, moving_screen, static_body, static_scene
+from simkit.generators.wrop.kit_op2 import (
+    hide_every_target,
+    key_frames,
+    moving_screen,
+    object_row,
+)
 from simkit.scenes.wrop.motion import Motion
 from simkit.scenes.wrop.params import Choice, Uniform
 
@@ -37,10 +42,7 @@ class ScreenTurns(Task):
         T, fps = clip.frames, clip.fps
         kinds = s["shapes"].split("-")
         a = s["offset"]
-        targets = [
-            static_body(f"object{i + 1}", k, s["size"], look, f"object{i + 1}", T, x, 0.5)
-            for i, (k, x) in enumerate(zip(kinds, (-a, a)))
-        ]
+        targets = object_row(look, T, kinds, s["size"], (-a, a), 0.5)
         w = 2 * (a + s["size"]) + 0.5
         h = 2 * max(half_height(k, s["size"]) for k in kinds) + 0.9  # it stands far in front: taller
         y = -(w / 2 + 0.1)  # edge-on, the screen's face runs along y and must stay clear of the objects
@@ -54,9 +56,9 @@ class ScreenTurns(Task):
         m = Motion(T, fps, (0.0, y, h / 2), (0.0, 0.0, spin))
         m.turn(f0, f0 + k, (0.0, 0.0, 0.0)).turn(f2, f2 + k, (0.0, 0.0, end))
         scr = moving_screen("screen", look, "screen", m, w, h)
-        objs, exps, hidden = static_scene(clip, look, self.view, targets, [scr])
-        if any(not hidden[t.name] for t in targets):
-            raise ValueError("the turned screen leaves an object uncovered")
+        objs, exps, hidden = hide_every_target(
+            "the turned screen leaves an object uncovered", clip, look, self.view, targets, [scr]
+        )
         events = key_frames(hidden, clip)
         o1, o2 = (f"{look.colour(f'object{i + 1}')} {NOUN[k]}" for i, k in enumerate(kinds))
         return Composition(

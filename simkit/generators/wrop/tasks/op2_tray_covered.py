@@ -1,8 +1,16 @@
 """OP-2/tray_covered."""
 
 from simkit.generators.wrop.base import Composition, Task
-from simkit.generators.wrop.kit import NOUN, half_height, listing, row_positions
-from simkit.generators.wrop.kit_op2 import key_frames, moving_screen, static_body, static_scene, the_objects
+from simkit.generators.wrop.kit import half_height, row_positions
+from simkit.generators.wrop.kit_op2 import (
+    hide_every_target,
+    key_frames,
+    moving_screen,
+    object_nouns,
+    object_row,
+    shape_kinds,
+    the_objects,
+)
 from simkit.scenes.wrop.motion import Motion
 from simkit.scenes.wrop.params import Choice, IntRange, Uniform
 from simkit.scenes.wrop.spec import SceneObject, Track
@@ -32,14 +40,9 @@ class TrayCovered(Task):
 
     def compose(self, s, clip, look):
         T, fps, n, d = clip.frames, clip.fps, s["n_objects"], s["side"]
-        kinds = [
-            s["shapes"] if s["shapes"] != "mixed" else ("sphere", "cylinder", "box")[i % 3] for i in range(n)
-        ]
+        kinds = shape_kinds(s["shapes"], n, ("sphere", "cylinder", "box"))
         xs = row_positions(n, s["spacing"])
-        targets = [
-            static_body(f"object{i + 1}", k, s["size"], look, f"object{i + 1}", T, x, 0.5)
-            for i, (k, x) in enumerate(zip(kinds, xs))
-        ]
+        targets = object_row(look, T, kinds, s["size"], xs, 0.5)
         tw = (n - 1) * s["spacing"] + 2 * s["size"] + 0.35
         tray = SceneObject(
             "tray",
@@ -60,11 +63,18 @@ class TrayCovered(Task):
         m = Motion(T, fps, (x_off, 0.0, h / 2))
         m.move(f0, f0 + k, (0.0, 0.0, h / 2), "smooth").move(f2, f2 + k, (x_off, 0.0, h / 2), "smooth")
         scr = moving_screen("screen", look, "screen", m, w, h)
-        objs, exps, hidden = static_scene(clip, look, self.view, targets, [scr], [tray], visible_min=0.45)
-        if any(not hidden[t.name] for t in targets):
-            raise ValueError("the screen never hides every object")
+        objs, exps, hidden = hide_every_target(
+            "the screen never hides every object",
+            clip,
+            look,
+            self.view,
+            targets,
+            [scr],
+            [tray],
+            visible_min=0.45,
+        )
         events = key_frames(hidden, clip)
-        nouns = listing([f"a {look.colour(f'object{i + 1}')} {NOUN[k]}" for i, k in enumerate(kinds)])
+        nouns = object_nouns(look, kinds)
         return Composition(
             objs,
             {**events, "rest_start": f0 + k},

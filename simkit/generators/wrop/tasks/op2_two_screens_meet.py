@@ -1,8 +1,16 @@
 """OP-2/two_screens_meet."""
 
 from simkit.generators.wrop.base import Composition, Task
-from simkit.generators.wrop.kit import NOUN, half_height, listing, row_positions
-from simkit.generators.wrop.kit_op2 import key_frames, moving_screen, static_body, static_scene, the_objects
+from simkit.generators.wrop.kit import half_height, row_positions
+from simkit.generators.wrop.kit_op2 import (
+    hide_every_target,
+    key_frames,
+    moving_screen,
+    object_nouns,
+    object_row,
+    shape_kinds,
+    the_objects,
+)
 from simkit.scenes.wrop.motion import Motion
 from simkit.scenes.wrop.params import Choice, IntRange, Uniform
 
@@ -31,14 +39,9 @@ class TwoScreensMeet(Task):
 
     def compose(self, s, clip, look):
         T, fps, n, d = clip.frames, clip.fps, s["n_objects"], s["front_side"]
-        kinds = [
-            s["shapes"] if s["shapes"] != "mixed" else ("sphere", "box", "cylinder")[i % 3] for i in range(n)
-        ]
+        kinds = shape_kinds(s["shapes"], n, ("sphere", "box", "cylinder"))
         xs = row_positions(n, s["spacing"])
-        targets = [
-            static_body(f"object{i + 1}", k, s["size"], look, f"object{i + 1}", T, x, 0.5)
-            for i, (k, x) in enumerate(zip(kinds, xs))
-        ]
+        targets = object_row(look, T, kinds, s["size"], xs, 0.5)
         reach = max(abs(x) for x in xs) + s["size"] + 0.45  # each screen reaches past the outermost object
         overlap = s["size"] + 0.3  # each screen's inner edge passes the centre line by this much
         w = reach + overlap
@@ -56,11 +59,11 @@ class TwoScreensMeet(Task):
             m = Motion(T, fps, (x_open, y, h / 2))
             m.move(f0, f1, (x_closed, y, h / 2), "smooth").move(f2, f2 + k, (x_open, y, h / 2), "smooth")
             screens.append(moving_screen(f"screen{i + 1}", look, f"screen{i + 1}", m, w, h))
-        objs, exps, hidden = static_scene(clip, look, self.view, targets, screens)
-        if any(not hidden[t.name] for t in targets):
-            raise ValueError("the closed screens leave an object uncovered")
+        objs, exps, hidden = hide_every_target(
+            "the closed screens leave an object uncovered", clip, look, self.view, targets, screens
+        )
         events = key_frames(hidden, clip)
-        nouns = listing([f"a {look.colour(f'object{i + 1}')} {NOUN[k]}" for i, k in enumerate(kinds)])
+        nouns = object_nouns(look, kinds)
         return Composition(
             objs,
             {**events, "closed": f1, "opening": f2},

@@ -1,8 +1,16 @@
 """OP-2/wall_and_screen."""
 
 from simkit.generators.wrop.base import Composition, Task
-from simkit.generators.wrop.kit import NOUN, WALL_T, half_height, listing, row_positions
-from simkit.generators.wrop.kit_op2 import key_frames, moving_screen, static_body, static_scene, sweep_motion
+from simkit.generators.wrop.kit import WALL_T, half_height, row_positions
+from simkit.generators.wrop.kit_op2 import (
+    hide_every_target,
+    key_frames,
+    moving_screen,
+    object_nouns,
+    object_row,
+    shape_kinds,
+    sweep_motion,
+)
 from simkit.scenes.wrop.params import Choice, IntRange, Uniform
 from simkit.scenes.wrop.spec import SceneObject, Track
 
@@ -32,14 +40,9 @@ class WallAndScreen(Task):
 
     def compose(self, s, clip, look):
         T, d, n, sz = clip.frames, s["direction"], s["n_objects"], s["size"]
-        kinds = [
-            s["shapes"] if s["shapes"] != "mixed" else ("box", "cylinder", "sphere")[i % 3] for i in range(n)
-        ]
+        kinds = shape_kinds(s["shapes"], n, ("box", "cylinder", "sphere"))
         xs = row_positions(n, s["spacing"])
-        targets = [
-            static_body(f"object{i + 1}", k, sz, look, f"object{i + 1}", T, x, 0.6)
-            for i, (k, x) in enumerate(zip(kinds, xs))
-        ]
+        targets = object_row(look, T, kinds, sz, xs, 0.6)
         tall = 2 * max(half_height(k, sz) for k in kinds)
         wall_h = s["wall_share"] * 2 * sz
         lo, hi = min(xs) - sz - 0.4, max(xs) + sz + 0.4
@@ -55,11 +58,18 @@ class WallAndScreen(Task):
         h = tall + 0.5
         m, v = sweep_motion(clip, lo, hi, w, h / 2, d, s["speed"], s["cover_at"], y=-0.3)
         scr = moving_screen("screen", look, "screen", m, w, h)
-        objs, exps, hidden = static_scene(clip, look, self.view, targets, [scr], [wall], visible_min=0.25)
-        if any(not hidden[t.name] for t in targets):
-            raise ValueError("the screen never hides every object")
+        objs, exps, hidden = hide_every_target(
+            "the screen never hides every object",
+            clip,
+            look,
+            self.view,
+            targets,
+            [scr],
+            [wall],
+            visible_min=0.25,
+        )
         events = key_frames(hidden, clip)
-        nouns = listing([f"a {look.colour(f'object{i + 1}')} {NOUN[k]}" for i, k in enumerate(kinds)])
+        nouns = object_nouns(look, kinds)
         return Composition(
             objs,
             events,

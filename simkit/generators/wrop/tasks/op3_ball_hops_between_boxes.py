@@ -1,8 +1,16 @@
 """OP-3/ball_hops_between_boxes."""
 
 from simkit.generators.wrop.base import Composition, Task
-from simkit.generators.wrop.kit import Motion, SceneObject, X
-from simkit.generators.wrop.kit_op3 import BOX_VIEW, LID_T, box_height, lid_closed, lid_open, lidded_box
+from simkit.generators.wrop.kit import Motion, X
+from simkit.generators.wrop.kit_op3 import (
+    BOX_VIEW,
+    box_height,
+    box_pair,
+    box_pair_objects,
+    lid_closed,
+    lid_open,
+    lids_ride_then_lift,
+)
 from simkit.scenes.wrop.params import Choice, Uniform
 
 HALF = 0.4  # box half-width (m)
@@ -35,21 +43,15 @@ class BallHopsBetweenBoxes(Task):
         w, h = 2 * HALF, box_height(2 * r)
         sa = -1 if s["start_in"] == "left" else 1
         xa, xb = sa * s["spacing"] / 2, -sa * s["spacing"] / 2
-        lid_z, top = h + LID_T / 2, h + 0.9
-        boxes = {"a_": Motion(T, fps, (xa, 0, h / 2)), "b_": Motion(T, fps, (xb, 0, h / 2))}
-        lids = {k: Motion(T, fps, (m.at(0)[0], w + 0.3, top)) for k, m in boxes.items()}
         hop0, hop1 = max(1, cut // 8), max(3, cut // 2)
+        boxes, lids = box_pair(clip, xa, xb, w, h, hop1 + 1)
         ball = Motion(T, fps, (xa, 0, r)).arc(hop0, hop1, (xb, 0, r), h + s["hop"])
-        for k, lid in lids.items():
-            lid.arc(hop1 + 1, cut - 2, (boxes[k].at(0)[0], 0, lid_z), 0.2)
         rem = T - 3 - cut
         move1 = cut + max(3, int(0.5 * rem))
         boxes["a_"].move(cut, move1, (xa + sa * s["slide_a"], 0, h / 2), "smooth")
         boxes["b_"].move(cut, move1, (xb - sa * s["slide_b"], 0, h / 2), "smooth")
         ball.follow(boxes["b_"], cut, move1)
-        for k, lid in lids.items():
-            lid.follow(boxes[k], cut, move1)
-            lid.arc(move1 + 1, T - 3, (boxes[k].at(move1)[0], w + 0.3, top), 0.2)
+        lids_ride_then_lift(clip, boxes, lids, move1, w, h)
         closed = lid_closed(boxes["b_"], lids["b_"], h)
         opened = lid_open(boxes["b_"], lids["b_"], h, w) & lid_open(boxes["a_"], lids["a_"], h, w)
         hid = [f for f in range(T) if closed[f]]
@@ -59,9 +61,7 @@ class BallHopsBetweenBoxes(Task):
             X.bound("target", "b_box", list(range(hop1, T))),
             X.side("target", "a_box", list(range(hop1, T)), -sa, space="world"),
         ]
-        objs = lidded_box(look, boxes["a_"], lids["a_"], (w, w, h), "a_")
-        objs += lidded_box(look, boxes["b_"], lids["b_"], (w, w, h), "b_")
-        objs.append(SceneObject("target", "target", "sphere", (r,), look.mat("target"), ball.track()))
+        objs = box_pair_objects(look, boxes, lids, w, h, r, ball)
         cb = look.colour("b_box")
         return Composition(
             [look.ground(T), *objs],

@@ -1,8 +1,17 @@
 """OP-3/lidded_boxes_swap (several legal outcomes)."""
 
 from simkit.generators.wrop.base import Composition, Task
-from simkit.generators.wrop.kit import Motion, SceneObject, X
-from simkit.generators.wrop.kit_op3 import BOX_VIEW, LID_T, box_height, lid_closed, lidded_box, swap_arc
+from simkit.generators.wrop.kit import Motion, X
+from simkit.generators.wrop.kit_op3 import (
+    BOX_VIEW,
+    LID_T,
+    box_height,
+    box_pair,
+    box_pair_objects,
+    lid_closed,
+    lids_ride_then_lift,
+    swap_arc,
+)
 from simkit.scenes.wrop.params import Choice, IntRange, Uniform
 
 HALF = 0.4  # box half-width (m)
@@ -32,20 +41,15 @@ class LiddedBoxesSwap(Task):
         T, fps, cut, r, sp = clip.frames, clip.fps, clip.cut, s["radius"], s["spacing"] / 2
         w, h = 2 * HALF, box_height(2 * r)
         xa = -sp if s["ball_in"] == "left" else sp
-        lid_z, top = h + LID_T / 2, h + 0.9
-        boxes = {"a_": Motion(T, fps, (xa, 0, h / 2)), "b_": Motion(T, fps, (-xa, 0, h / 2))}
-        lids = {k: Motion(T, fps, (m.at(0)[0], w + 0.3, top)) for k, m in boxes.items()}
-        for k, lid in lids.items():
-            lid.arc(max(1, cut // 4), cut - 2, (boxes[k].at(0)[0], 0, lid_z), 0.2)
+        lid_z = h + LID_T / 2
+        boxes, lids = box_pair(clip, xa, -xa, w, h, max(1, cut // 4))
         rem = T - 3 - cut
         move1 = cut + max(3, int(0.65 * rem))
         n = s["swaps"]
         for i in range(n):
             span = (move1 - cut + 1) // n
             swap_arc(boxes["a_"], boxes["b_"], cut + i * span, cut + (i + 1) * span - 1, 2.3 * HALF)
-        for k, lid in lids.items():
-            lid.follow(boxes[k], cut, move1)
-            lid.arc(move1 + 1, T - 3, (boxes[k].at(move1)[0], w + 0.3, top), 0.2)
+        lids_ride_then_lift(clip, boxes, lids, move1, w, h)
         ball = Motion(T, fps, (xa, 0, r)).follow(boxes["a_"], cut, move1)
         closed = lid_closed(boxes["a_"], lids["a_"], h)
         hid = [f for f in range(T) if closed[f]]
@@ -57,9 +61,7 @@ class LiddedBoxesSwap(Task):
             X.bound("target", "a_box", list(range(T))),
             X.side("target", "b_box", [f for f in vis if f > move1], 1 if end > 0 else -1, space="world"),
         ]
-        objs = lidded_box(look, boxes["a_"], lids["a_"], (w, w, h), "a_")
-        objs += lidded_box(look, boxes["b_"], lids["b_"], (w, w, h), "b_")
-        objs.append(SceneObject("target", "target", "sphere", (r,), look.mat("target"), ball.track()))
+        objs = box_pair_objects(look, boxes, lids, w, h, r, ball)
         ca = look.colour("a_box")
         legal = [f"the ball is found in the {ca} box, now on the {p}" for p in ("left", "right")]
         return Composition(

@@ -1,8 +1,16 @@
 """OP-3/lids_swap_boxes_stay."""
 
 from simkit.generators.wrop.base import Composition, Task
-from simkit.generators.wrop.kit import Motion, SceneObject, X
-from simkit.generators.wrop.kit_op3 import BOX_VIEW, LID_T, box_height, lid_closed, lid_open, lidded_box
+from simkit.generators.wrop.kit import Motion, X
+from simkit.generators.wrop.kit_op3 import (
+    BOX_VIEW,
+    LID_T,
+    box_height,
+    box_pair,
+    box_pair_objects,
+    lid_closed,
+    lid_open,
+)
 from simkit.scenes.wrop.params import Choice, Uniform
 
 HALF = 0.4  # box half-width (m)
@@ -33,10 +41,7 @@ class LidsSwapBoxesStay(Task):
         w, h = 2 * HALF, box_height(2 * r)
         xa = -s["spacing"] / 2 if s["ball_in"] == "left" else s["spacing"] / 2
         lid_z, top = h + LID_T / 2, h + 0.9
-        boxes = {"a_": Motion(T, fps, (xa, 0, h / 2)), "b_": Motion(T, fps, (-xa, 0, h / 2))}
-        lids = {k: Motion(T, fps, (m.at(0)[0], w + 0.3, top)) for k, m in boxes.items()}
-        for k, lid in lids.items():
-            lid.arc(max(1, cut // 4), cut - 2, (boxes[k].at(0)[0], 0, lid_z), 0.2)
+        boxes, lids = box_pair(clip, xa, -xa, w, h, max(1, cut // 4))
         rem = T - 3 - cut
         swap1 = cut + max(3, int(0.5 * rem))
         lids["a_"].arc(cut, swap1, (-xa, 0, lid_z), s["lift"], direction=(0, 0.6, 0.8))
@@ -55,9 +60,7 @@ class LidsSwapBoxesStay(Task):
             X.same_place("target", list(range(T))),
             X.touching("b_lid", "a_box", [f for f in range(T) if under_b[f]]),
         ]
-        objs = lidded_box(look, boxes["a_"], lids["a_"], (w, w, h), "a_")
-        objs += lidded_box(look, boxes["b_"], lids["b_"], (w, w, h), "b_")
-        objs.append(SceneObject("target", "target", "sphere", (r,), look.mat("target"), ball.track()))
+        objs = box_pair_objects(look, boxes, lids, w, h, r, ball)
         ca, la, lb = look.colour("a_box"), look.colour("a_lid"), look.colour("b_lid")
         return Composition(
             [look.ground(T), *objs],

@@ -3,7 +3,8 @@
 import numpy as np
 
 from simkit.generators.wrop.base import Task
-from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, Motion, SceneObject, barrier_run, wall_part
+from simkit.generators.wrop.kit import OS1_VIEW, WALL_T
+from simkit.generators.wrop.kit_os1 import roll_ball_at_barrier, wall_with_opening
 from simkit.scenes.wrop.params import Choice, Uniform
 
 
@@ -31,29 +32,11 @@ class BallThroughAperture(Task):
     def compose(self, s, clip, look):
         T, r = clip.frames, s["radius"]
         a = 2 * r + s["clearance"] if s["fits"] else 2 * r - s["clearance"]
-        hole_h, H, side = 2 * r + 0.25, 2 * r + 0.7, 1.0
+        hole_h, H = 2 * r + 0.25, 2 * r + 0.7
         t = WALL_T / 2
-        parts = [
-            wall_part("wall_left", look, T, (-t, -a / 2 - side, 0), (t, -a / 2, H)),
-            wall_part("wall_right", look, T, (-t, a / 2, 0), (t, a / 2 + side, H)),
-            wall_part("wall_top", look, T, (-t, -a / 2, hole_h), (t, a / 2, H)),
-        ]
-        ball = SceneObject("target", "target", "sphere", (r,), look.mat("target"), None)
+        parts = wall_with_opening(look, T, a, H, top=hole_h)
         x_c = -t - np.sqrt(max(r * r - a * a / 4, 0.0))
-        c = barrier_run(
-            clip,
-            look,
-            ball,
-            Motion(T, clip.fps, (0, 0, r)),
-            r,
-            parts,
-            s["fits"],
-            x_c,
-            s["speed"],
-            s["restitution"],
-            s["contact_at"],
-            "wall_left",
-        )
+        c = roll_ball_at_barrier(clip, look, s, parts, s["fits"], x_c, "wall_left")
         c.prompt = (
             f"A {look.colour('target')} ball rolls toward a {look.colour('wall')} wall with an opening. "
             f"Continue the video."

@@ -3,7 +3,8 @@
 import numpy as np
 
 from simkit.generators.wrop.base import Task
-from simkit.generators.wrop.kit import OS1_VIEW, Motion, SceneObject, barrier_run, wall_part
+from simkit.generators.wrop.kit import OS1_VIEW, wall_part
+from simkit.generators.wrop.kit_os1 import roll_ball_at_barrier
 from simkit.scenes.wrop.params import Choice, Uniform
 
 TOP_T, LEG = 0.06, 0.07
@@ -40,22 +41,8 @@ class BallUnderTable(Task):
         for i, (sx, sy) in enumerate(((-1, -1), (-1, 1), (1, -1), (1, 1))):
             x0, y0 = sx * dx - (LEG if sx > 0 else 0), sy * half_w - (LEG if sy > 0 else 0)
             parts.append(wall_part(f"leg{i + 1}", look, T, (x0, y0, 0), (x0 + LEG, y0 + LEG, hu)))
-        ball = SceneObject("target", "target", "sphere", (r,), look.mat("target"), None)
         x_c = -dx - np.sqrt(max(r * r - (hu - r) ** 2, 0.0))
-        c = barrier_run(
-            clip,
-            look,
-            ball,
-            Motion(T, clip.fps, (0, 0, r)),
-            r,
-            parts,
-            s["fits"],
-            x_c,
-            s["speed"],
-            s["restitution"],
-            s["contact_at"],
-            "table_top",
-        )
+        c = roll_ball_at_barrier(clip, look, s, parts, s["fits"], x_c, "table_top")
         c.prompt = f"A {look.colour('target')} ball rolls toward a low {look.colour('wall')} table. Continue the video."
         c.outcome = (
             "the ball rolls under the table and out the other side"

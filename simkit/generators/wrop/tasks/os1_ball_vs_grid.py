@@ -3,7 +3,8 @@
 import numpy as np
 
 from simkit.generators.wrop.base import Task
-from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, Motion, SceneObject, barrier_run, wall_part
+from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, wall_part
+from simkit.generators.wrop.kit_os1 import roll_ball_at_barrier
 from simkit.scenes.wrop.params import Choice, Uniform
 
 BAR = 0.06
@@ -46,7 +47,6 @@ class BallVsGrid(Task):
                 parts.append(wall_part(f"bar_{tag}{i + 1}", look, T, (-t, lo, 0), (t, hi, H)))
         for j, z in enumerate((hc, hc + a + BAR)):  # horizontal bars across
             parts.append(wall_part(f"rail{j + 1}", look, T, (-t, -W, z), (t, W, z + BAR)))
-        ball = SceneObject("target", "target", "sphere", (r,), look.mat("target"), None)
         # first contact: the side bars' edges (width) or the top bar's lower edge (height)
         reach = {
             "width": np.sqrt(max(r * r - a * a / 4, 0.0)),
@@ -55,20 +55,7 @@ class BallVsGrid(Task):
         fits = lim == "none"
         blocker = {"none": "bar_l1", "width": "bar_l1", "height": "rail1"}[lim]
         x_c = -t - reach.get(lim, 0.0)
-        c = barrier_run(
-            clip,
-            look,
-            ball,
-            Motion(T, clip.fps, (0, 0, r)),
-            r,
-            parts,
-            fits,
-            x_c,
-            s["speed"],
-            s["restitution"],
-            s["contact_at"],
-            blocker,
-        )
+        c = roll_ball_at_barrier(clip, look, s, parts, fits, x_c, blocker)
         c.prompt = (
             f"A {look.colour('target')} ball rolls toward a grid of {look.colour('wall')} bars. "
             f"Continue the video."

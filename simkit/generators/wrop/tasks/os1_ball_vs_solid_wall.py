@@ -1,7 +1,8 @@
 """OS-1/ball_vs_solid_wall."""
 
 from simkit.generators.wrop.base import Task
-from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, Motion, SceneObject, barrier_run, wall_part
+from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, wall_part
+from simkit.generators.wrop.kit_os1 import roll_ball_at_barrier
 from simkit.scenes.wrop.params import Uniform
 
 
@@ -27,21 +28,7 @@ class BallVsSolidWall(Task):
     def compose(self, s, clip, look):
         T, r, t = clip.frames, s["radius"], WALL_T / 2
         parts = [wall_part("wall", look, T, (-t, -1.3, 0), (t, 1.3, s["wall_height"]))]
-        ball = SceneObject("target", "target", "sphere", (r,), look.mat("target"), None)
-        c = barrier_run(
-            clip,
-            look,
-            ball,
-            Motion(T, clip.fps, (0, 0, r)),
-            r,
-            parts,
-            False,
-            -t - r,
-            s["speed"],
-            s["restitution"],
-            s["contact_at"],
-            "wall",
-        )
+        c = roll_ball_at_barrier(clip, look, s, parts, False, -t - r, "wall")
         c.prompt = (
             f"A {look.colour('target')} ball rolls toward a {look.colour('wall')} wall. Continue the video."
         )

@@ -1,7 +1,8 @@
 """OS-1/block_through_slot."""
 
 from simkit.generators.wrop.base import Task
-from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, Motion, SceneObject, barrier_run, wall_part
+from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, Motion, SceneObject, barrier_run
+from simkit.generators.wrop.kit_os1 import wall_with_opening
 from simkit.scenes.wrop.params import Choice, Uniform
 
 
@@ -29,10 +30,7 @@ class BlockThroughSlot(Task):
         T, b = clip.frames, s["half_size"]
         a = 2 * b + s["clearance"] if s["fits"] else 2 * b - s["clearance"]
         H, t = 2 * b + 0.8, WALL_T / 2
-        parts = [
-            wall_part("wall_left", look, T, (-t, -a / 2 - 1.0, 0), (t, -a / 2, H)),
-            wall_part("wall_right", look, T, (-t, a / 2, 0), (t, a / 2 + 1.0, H)),
-        ]
+        parts = wall_with_opening(look, T, a, H)
         block = SceneObject("target", "target", "box", (2 * b, 2 * b, 2 * b), look.mat("target"), None)
         c = barrier_run(
             clip,

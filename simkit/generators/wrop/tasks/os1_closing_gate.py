@@ -9,9 +9,8 @@ from simkit.generators.wrop.kit import (
     WALL_T,
     Motion,
     SceneObject,
-    barrier_run,
-    wall_part,
 )
+from simkit.generators.wrop.kit_os1 import roll_ball_at_barrier, wall_with_opening
 from simkit.scenes.wrop.params import Choice, Uniform
 
 GATE_T = 0.05
@@ -76,28 +75,9 @@ class ClosingGate(Task):
         gm = Motion(T, fps, (gx, 0, H + H / 2))
         gm.move(g0, g1, (gx, 0, H / 2))
         gate = SceneObject("gate", "wall", "box", (GATE_T, a + 0.1, H), look.mat("gate"), gm.track())
-        parts = [
-            wall_part("wall_left", look, T, (-t, -a / 2 - 0.9, 0), (t, -a / 2, H)),
-            wall_part("wall_right", look, T, (-t, a / 2, 0), (t, a / 2 + 0.9, H)),
-            wall_part("lintel", look, T, (-t, -a / 2, hole_h), (t, a / 2, H)),
-            gate,
-        ]
-        ball = SceneObject("target", "target", "sphere", (r,), look.mat("target"), None)
+        parts = [*wall_with_opening(look, T, a, H, side=0.9, top=hole_h, top_name="lintel"), gate]
         blocker = "wall_left" if s["in_time"] else "gate"
-        c = barrier_run(
-            clip,
-            look,
-            ball,
-            Motion(T, fps, (0, 0, r)),
-            r,
-            parts,
-            s["in_time"],
-            x_c,
-            s["speed"],
-            s["restitution"],
-            f_c / (T - 1),
-            blocker,
-        )
+        c = roll_ball_at_barrier(clip, look, s, parts, s["in_time"], x_c, blocker, contact_at=f_c / (T - 1))
         c.events.update({"gate_starts": g0, "gate_shut": g1})
         c.derived.update({"gate_frames": [g0, g1], "opening": round(a, 4)})
         c.prompt = (

@@ -9,9 +9,8 @@ from simkit.generators.wrop.kit import (
     WALL_T,
     Motion,
     SceneObject,
-    barrier_run,
-    wall_part,
 )
+from simkit.generators.wrop.kit_os1 import roll_ball_at_barrier, wall_with_opening
 from simkit.scenes.wrop.params import Choice, Uniform
 
 DOOR_T = 0.05
@@ -67,26 +66,9 @@ class DoorOpens(Task):
         dm.pos[:, 1] = hs * (a / 2) - hs * (a / 2) * np.cos(th)
         dm.rot[:, 2] = hs * th
         door = SceneObject("door", "wall", "box", (DOOR_T, a, hole_h), look.mat("door"), dm.track())
-        parts = [
-            wall_part("wall_left", look, T, (-t, -a / 2 - 1.0, 0), (t, -a / 2, H)),
-            wall_part("wall_right", look, T, (-t, a / 2, 0), (t, a / 2 + 1.0, H)),
-            wall_part("lintel", look, T, (-t, -a / 2, hole_h), (t, a / 2, H)),
-            door,
-        ]
-        ball = SceneObject("target", "target", "sphere", (r,), look.mat("target"), None)
-        c = barrier_run(
-            clip,
-            look,
-            ball,
-            Motion(T, fps, (0, 0, r)),
-            r,
-            parts,
-            s["opens"],
-            -DOOR_T / 2 - r,
-            s["speed"],
-            s["restitution"],
-            s["contact_at"],
-            "wall_left" if s["opens"] else "door",
+        parts = [*wall_with_opening(look, T, a, H, top=hole_h, top_name="lintel"), door]
+        c = roll_ball_at_barrier(
+            clip, look, s, parts, s["opens"], -DOOR_T / 2 - r, "wall_left" if s["opens"] else "door"
         )
         c.events.update({"door_starts": o0, "door_open": o1})
         c.prompt = (

@@ -3,7 +3,8 @@
 import numpy as np
 
 from simkit.generators.wrop.base import Task
-from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, Motion, SceneObject, barrier_run, wall_part
+from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, wall_part
+from simkit.generators.wrop.kit_os1 import roll_ball_at_barrier
 from simkit.scenes.wrop import expect as X
 from simkit.scenes.wrop.params import Choice, IntRange, Uniform
 
@@ -45,22 +46,8 @@ class FenceOfPosts(Task):
                 lo, hi = sorted((side * y, side * (y + POST_W)))
                 parts.append(wall_part(f"post_{'lr'[side > 0]}{i + 1}", look, T, (-t, lo, 0), (t, hi, h)))
                 y += POST_W + s["other_gap"]
-        ball = SceneObject("target", "target", "sphere", (r,), look.mat("target"), None)
         x_c = -t - np.sqrt(max(r * r - a * a / 4, 0.0))
-        c = barrier_run(
-            clip,
-            look,
-            ball,
-            Motion(T, clip.fps, (0, 0, r)),
-            r,
-            parts,
-            s["fits"],
-            x_c,
-            s["speed"],
-            s["restitution"],
-            s["contact_at"],
-            "post_l1",
-        )
+        c = roll_ball_at_barrier(clip, look, s, parts, s["fits"], x_c, "post_l1")
         if not s["fits"]:
             c.expectations.append(X.contact("target", "post_r1", c.events["contact"]))
         c.prompt = (

@@ -3,7 +3,8 @@
 import numpy as np
 
 from simkit.generators.wrop.base import Task
-from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, Motion, SceneObject, barrier_run, wall_part
+from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, Motion, SceneObject, barrier_run
+from simkit.generators.wrop.kit_os1 import wall_with_opening
 from simkit.scenes.wrop.params import Choice, Uniform
 
 
@@ -36,10 +37,7 @@ class LogThroughSlot(Task):
         T, r, ln, t = clip.frames, s["radius"], s["length"], WALL_T / 2
         a = ln + s["clearance"] if s["fits"] else ln - s["clearance"]
         H = 2 * r + 0.8
-        parts = [
-            wall_part("wall_left", look, T, (-t, -a / 2 - 0.9, 0), (t, -a / 2, H)),
-            wall_part("wall_right", look, T, (-t, a / 2, 0), (t, a / 2 + 0.9, H)),
-        ]
+        parts = wall_with_opening(look, T, a, H, side=0.9)
         log = SceneObject("target", "target", "cylinder", (r, ln), look.mat("target"), None)
         c = barrier_run(
             clip,

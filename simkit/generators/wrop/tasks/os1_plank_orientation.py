@@ -1,7 +1,8 @@
 """OS-1/plank_orientation."""
 
 from simkit.generators.wrop.base import Task
-from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, Motion, SceneObject, barrier_run, wall_part
+from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, Motion, SceneObject, barrier_run
+from simkit.generators.wrop.kit_os1 import wall_with_opening
 from simkit.scenes.wrop.params import Choice, Uniform
 
 
@@ -34,10 +35,7 @@ class PlankOrientation(Task):
         lo, hi = w + 0.08, ln - 0.1
         a = lo + s["slot_share"] * (hi - lo)
         H = h + 0.6
-        parts = [
-            wall_part("wall_left", look, T, (-t, -a / 2 - 1.0, 0), (t, -a / 2, H)),
-            wall_part("wall_right", look, T, (-t, a / 2, 0), (t, a / 2 + 1.0, H)),
-        ]
+        parts = wall_with_opening(look, T, a, H)
         dims = (ln, w, h) if s["end_on"] else (w, ln, h)
         plank = SceneObject("target", "target", "box", dims, look.mat("target"), None)
         c = barrier_run(

@@ -1,7 +1,8 @@
 """OS-1/post_beside_path."""
 
 from simkit.generators.wrop.base import Task
-from simkit.generators.wrop.kit import OS1_VIEW, Motion, SceneObject, barrier_run, wall_part
+from simkit.generators.wrop.kit import OS1_VIEW, wall_part
+from simkit.generators.wrop.kit_os1 import roll_ball_at_barrier
 from simkit.scenes.wrop import expect as X
 from simkit.scenes.wrop.params import Choice, Uniform
 
@@ -37,21 +38,7 @@ class PostBesidePath(Task):
         T, r, h = clip.frames, s["radius"], POST / 2
         y = 0.0 if s["in_path"] else s["side"] * (r + h + s["miss_by"])
         post = wall_part("post", look, T, (-h, y - h, 0), (h, y + h, 2 * r + 0.6))
-        ball = SceneObject("target", "target", "sphere", (r,), look.mat("target"), None)
-        c = barrier_run(
-            clip,
-            look,
-            ball,
-            Motion(T, clip.fps, (0, 0, r)),
-            r,
-            [post],
-            not s["in_path"],
-            -h - r,
-            s["speed"],
-            s["restitution"],
-            s["contact_at"],
-            "post",
-        )
+        c = roll_ball_at_barrier(clip, look, s, [post], not s["in_path"], -h - r, "post")
         if not s["in_path"]:
             c.expectations.append(X.apart("target", "post", list(range(T))))
         c.prompt = (

@@ -1,7 +1,8 @@
 """OS-1/pushed_through_slot."""
 
 from simkit.generators.wrop.base import Task
-from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, Motion, SceneObject, barrier_run, wall_part
+from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, Motion, SceneObject, barrier_run
+from simkit.generators.wrop.kit_os1 import wall_with_opening
 from simkit.scenes.wrop import expect as X
 from simkit.scenes.wrop.params import Choice, Uniform
 
@@ -33,10 +34,7 @@ class PushedThroughSlot(Task):
         T, b, t = clip.frames, s["half_size"], WALL_T / 2
         a = 2 * b + s["clearance"] if s["fits"] else 2 * b - s["clearance"]
         H = 2 * b + 0.6
-        parts = [
-            wall_part("wall_left", look, T, (-t, -a / 2 - 1.0, 0), (t, -a / 2, H)),
-            wall_part("wall_right", look, T, (-t, a / 2, 0), (t, a / 2 + 1.0, H)),
-        ]
+        parts = wall_with_opening(look, T, a, H)
         box = SceneObject("target", "target", "box", (2 * b, 2 * b, 2 * b), look.mat("target"), None)
         m = Motion(T, clip.fps, (0, 0, b))
         c = barrier_run(

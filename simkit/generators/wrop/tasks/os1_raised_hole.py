@@ -3,7 +3,8 @@
 import numpy as np
 
 from simkit.generators.wrop.base import Task
-from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, Motion, SceneObject, barrier_run, wall_part
+from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, wall_part
+from simkit.generators.wrop.kit_os1 import roll_ball_at_barrier, wall_with_opening
 from simkit.scenes.wrop.params import Choice, Uniform
 
 
@@ -35,28 +36,12 @@ class RaisedHole(Task):
         a = 2 * r + s["clearance"]
         z0 = s["sill"] if s["raised"] else 0.0
         top, H = z0 + a, z0 + a + 0.45
-        parts = [
-            wall_part("wall_left", look, T, (-t, -a / 2 - 1.0, 0), (t, -a / 2, H)),
-            wall_part("wall_right", look, T, (-t, a / 2, 0), (t, a / 2 + 1.0, H)),
-            wall_part("wall_top", look, T, (-t, -a / 2, top), (t, a / 2, H)),
-        ]
+        parts = wall_with_opening(look, T, a, H, top=top)
         if s["raised"]:
             parts.append(wall_part("sill", look, T, (-t, -a / 2, 0), (t, a / 2, z0)))
         reach = r if z0 >= r else np.sqrt(max(r * r - (r - z0) ** 2, 0.0))
-        ball = SceneObject("target", "target", "sphere", (r,), look.mat("target"), None)
-        c = barrier_run(
-            clip,
-            look,
-            ball,
-            Motion(T, clip.fps, (0, 0, r)),
-            r,
-            parts,
-            not s["raised"],
-            -t - reach,
-            s["speed"],
-            s["restitution"],
-            s["contact_at"],
-            "sill" if s["raised"] else "wall_left",
+        c = roll_ball_at_barrier(
+            clip, look, s, parts, not s["raised"], -t - reach, "sill" if s["raised"] else "wall_left"
         )
         c.prompt = (
             f"A {look.colour('target')} ball rolls toward an opening in a {look.colour('wall')} wall. "

@@ -3,7 +3,8 @@
 import numpy as np
 
 from simkit.generators.wrop.base import Task
-from simkit.generators.wrop.kit import OS1_APPROACH, OS1_VIEW, WALL_T, Motion, SceneObject, barrier_run
+from simkit.generators.wrop.kit import OS1_APPROACH, OS1_VIEW, WALL_T, Motion, SceneObject
+from simkit.generators.wrop.kit_os1 import roll_ball_at_barrier
 from simkit.scenes.wrop.params import Choice, Uniform
 
 SIDE = 2.2  # m of wall on either side of the hole
@@ -59,21 +60,9 @@ class SlidingWallHole(Task):
                     name, "wall", "box", (WALL_T, y_hi - y_lo, z_hi - z_lo), look.mat("wall"), m.track()
                 )
             )
-        ball = SceneObject("target", "target", "sphere", (r,), look.mat("target"), None)
         struck = "wall_left" if y0 > 0 else "wall_right"
-        c = barrier_run(
-            clip,
-            look,
-            ball,
-            Motion(T, fps, (0, 0, r)),
-            r,
-            parts,
-            s["aligned"],
-            -t - r,
-            s["speed"],
-            s["restitution"],
-            s["contact_at"],
-            "lintel" if s["aligned"] else struck,
+        c = roll_ball_at_barrier(
+            clip, look, s, parts, s["aligned"], -t - r, "lintel" if s["aligned"] else struck
         )
         c.derived.update(
             {"wall_speed_m_per_s": round(s["sense"] * vw, 4), "hole_offset_at_event": round(y0, 4)}

@@ -3,7 +3,8 @@
 import numpy as np
 
 from simkit.generators.wrop.base import Task
-from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, Motion, SceneObject, barrier_run, wall_part
+from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, wall_part
+from simkit.generators.wrop.kit_os1 import roll_ball_at_barrier
 from simkit.scenes.wrop.params import Choice, Uniform
 
 
@@ -52,22 +53,8 @@ class TwoHoles(Task):
             parts.append(wall_part(f"lintel_{tag}", look, T, (-t, lo, hole_h), (t, hi, H)))
         aim = "wide" if s["at_wide"] else "narrow"
         y_lane, a = holes[aim]
-        ball = SceneObject("target", "target", "sphere", (r,), look.mat("target"), None)
         x_c = -t - np.sqrt(max(r * r - a * a / 4, 0.0))
-        c = barrier_run(
-            clip,
-            look,
-            ball,
-            Motion(T, clip.fps, (0, y_lane, r)),
-            r,
-            parts,
-            s["at_wide"],
-            x_c,
-            s["speed"],
-            s["restitution"],
-            s["contact_at"],
-            "pier",
-        )
+        c = roll_ball_at_barrier(clip, look, s, parts, s["at_wide"], x_c, "pier", lane_y=y_lane)
         c.prompt = (
             f"A {look.colour('target')} ball rolls toward a {look.colour('wall')} wall with two openings of "
             f"different widths. Continue the video."

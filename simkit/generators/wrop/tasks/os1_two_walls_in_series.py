@@ -3,7 +3,8 @@
 import numpy as np
 
 from simkit.generators.wrop.base import Task
-from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, Motion, SceneObject, barrier_run, wall_part
+from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, wall_part
+from simkit.generators.wrop.kit_os1 import roll_ball_at_barrier
 from simkit.scenes.wrop.params import Choice, Uniform
 
 
@@ -41,25 +42,12 @@ class TwoWallsInSeries(Task):
                 wall_part(f"{tag}_right", look, T, (x - t, a / 2, 0), (x + t, a / 2 + 0.8, H)),
                 wall_part(f"{tag}_top", look, T, (x - t, -a / 2, 2 * r + 0.25), (x + t, a / 2, H)),
             ]
-        ball = SceneObject("target", "target", "sphere", (r,), look.mat("target"), None)
         # in short clips the ball must still start before the first wall: at least spacing + r + 0.3 m out
         f_c = clip.at(s["contact_at"], lo=clip.cut)
         speed = max(s["speed"], (s["spacing"] + r + t + 0.3) * clip.fps / f_c)
-        c = barrier_run(
-            clip,
-            look,
-            ball,
-            Motion(T, clip.fps, (0, 0, r)),
-            r,
-            parts,
-            s["fits"],
-            -t - np.sqrt(max(r * r - a2 * a2 / 4, 0.0)),
-            speed,
-            s["restitution"],
-            s["contact_at"],
-            "second_left",
-        )
-        x = ball.pose.position[:, 0]
+        x_c = -t - np.sqrt(max(r * r - a2 * a2 / 4, 0.0))
+        c = roll_ball_at_barrier(clip, look, s, parts, s["fits"], x_c, "second_left", speed=speed)
+        x = c.objects[1].pose.position[:, 0]  # the ball (objects[0] is the ground)
         if not (x[0] < x1 - t - r):
             raise ValueError("the ball starts past the first wall")
         c.events["first_crossing"] = int(np.nonzero(x >= x1)[0].min())
