@@ -174,6 +174,22 @@ def _merge_damaged(kind: str) -> Callable[[Path], list[str]]:
     return lambda sb: ["merge", str(_damaged(kind)(sb)), "--out", str(sb / "out" / "m")]
 
 
+def _resume(corpus: Callable[[Path], Path], n: str = "6") -> Callable[[Path], list[str]]:
+    """argv re-running the command that made the sandbox corpus (seed 2, 3 episodes per shard) on ``corpus(sb)``."""
+    return lambda sb: [
+        "generate",
+        "toy",
+        "--n",
+        n,
+        "--seed",
+        "2",
+        "--episodes-per-shard",
+        "3",
+        "--out",
+        str(corpus(sb)),
+    ]
+
+
 def _gen(*extra: str, n: str = "3") -> Callable[[Path], list[str]]:
     return lambda sb: ["generate", "toy", "--n", n, "--out", str(sb / "out" / "c"), "--no-progress", *extra]
 
@@ -251,18 +267,7 @@ BAD_INPUTS: list[Case] = [
     ),
     Case(
         "generate shrinking a corpus",
-        lambda sb: [
-            "generate",
-            "toy",
-            "--n",
-            "2",
-            "--seed",
-            "2",
-            "--episodes-per-shard",
-            "3",
-            "--out",
-            str(_good(sb)),
-        ],
+        _resume(_good, n="2"),
         needle="shrink",
     ),
     Case(
@@ -272,34 +277,12 @@ BAD_INPUTS: list[Case] = [
     ),
     Case(
         "generate resuming a corpus with a garbage rows file",
-        lambda sb: [
-            "generate",
-            "toy",
-            "--n",
-            "6",
-            "--seed",
-            "2",
-            "--episodes-per-shard",
-            "3",
-            "--out",
-            str(_damaged("rows_file_garbage")(sb)),
-        ],
+        _resume(_damaged("rows_file_garbage"), n="6"),
         needle="rows file",
     ),
     Case(
         "generate resuming a corpus with malformed rows",
-        lambda sb: [
-            "generate",
-            "toy",
-            "--n",
-            "6",
-            "--seed",
-            "2",
-            "--episodes-per-shard",
-            "3",
-            "--out",
-            str(_malformed_rows(sb)),
-        ],
+        _resume(_malformed_rows, n="6"),
         needle="malformed members list",
     ),
     Case(
