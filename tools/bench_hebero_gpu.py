@@ -202,7 +202,7 @@ def _measure_env(row, label, cache, tasks, n, cfg, args, env_too, wp, torch, ref
             env.step(acts[k[0] % 4])
 
         row[label] = n / _timed(env_step, args.iters, wp)
-        row[f"{label}_cuda_graphs"] = env._graphs is not None
+        row[f"{label}_cuda_graphs"] = env.graphs_active
         row[f"{label}_solver_niter"] = [
             [float(g.sim.t["solver_niter"].float().mean()), int(g.sim.t["solver_niter"].max())]
             for g in env.groups

@@ -236,6 +236,7 @@ class HeberoWarpBatch:
         self.a = torch.zeros(n, 7, device=dev)  # clipped to [-1, 1]
         self._graphs: tuple[Any, Any] | None = None
         self._warm = False
+        self._eager = False  # set when a capture failed: step eagerly from then on
         self._out: tuple = ()
         #: torch work of a step runs on its own stream (never the legacy default stream, which would
         #: serialise with the groups' streams); callers' streams wait for it at the end of a step
@@ -353,9 +354,15 @@ class HeberoWarpBatch:
         self.tstream.wait_stream(caller)
         with torch.cuda.stream(self.tstream):
             self.a_in.copy_(torch.as_tensor(actions, device=self.device, dtype=torch.float32))
-            out = self._graphed() if self.cfg.cuda_graphs and self.timings is None else self._step(self.a_in)
+            graphs = self.cfg.cuda_graphs and not self._eager and self.timings is None
+            out = self._graphed() if graphs else self._step(self.a_in)
         caller.wait_stream(self.tstream)
         return out
+
+    @property
+    def graphs_active(self) -> bool:
+        """True once the torch work of a step replays as captured CUDA graphs (from the second step on)."""
+        return self._graphs is not None
 
     def _graphed(self):
         """One step as: graph of the torch controller, the groups' physics graphs, graph of the rest.
@@ -375,7 +382,7 @@ class HeberoWarpBatch:
 
                 torch.cuda.synchronize()
                 warnings.warn(f"CUDA graph capture failed, stepping eagerly: {err}", stacklevel=3)
-                self.cfg.cuda_graphs = False
+                self._eager = True  # this env only; the caller's WarpEnvConfig stays as given
                 return self._step(self.a_in)
         pre, post = self._graphs
         pre.replay()
