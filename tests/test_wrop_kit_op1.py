@@ -8,11 +8,11 @@ from simkit.generators.wrop.kit import DEPTH
 from simkit.generators.wrop.kit_op1 import (
     Sight,
     hop_z,
+    jitter_cameras,
     occlusion_events,
     project,
     ray_blocked,
     sight,
-    sight_cameras,
     sightline_z,
 )
 from simkit.scenes.wrop.motion import G
@@ -50,7 +50,7 @@ def test_hop_law_apex_period_and_landings():
 
 def test_sightline_passes_over_the_edge():
     """A point on the sightline behind an edge projects onto the edge's image row (nominal camera)."""
-    cam = sight_cameras(None)[0]
+    cam = jitter_cameras(None)[0]
     z_edge, behind = 0.6, 0.5
     z = sightline_z(z_edge, behind)
     uv, _ = project(cam, np.array([[0.0, 0.0, z_edge], [0.0, behind, z]]))

@@ -161,18 +161,40 @@ def cross_behind(
     )
 
 
-def _nominal_camera(view: dict | None):
-    """The task's camera without surface jitter (the renderer's pinhole model)."""
+def _orbit(view: dict | None, d_az: float = 0.0, d_el: float = 0.0, scale: float = 1.0):
+    """The camera of a task ``view`` (keys as in :attr:`Task.view`, their defaults) with a jitter of ``d_az`` /
+    ``d_el`` degrees and a distance ``scale`` (the renderer's pinhole model)."""
     from simkit.scenes.wrop.spec import orbit_camera
 
     v0 = view or {}
     return orbit_camera(
         v0.get("target", (0.0, 0.0, 0.5)),
-        v0.get("distance", 7.0),
-        np.radians(v0.get("azimuth_deg", 0.0)),
-        np.radians(v0.get("elevation_deg", 14.0)),
+        v0.get("distance", 7.0) * scale,
+        np.radians(v0.get("azimuth_deg", 0.0) + d_az),
+        np.radians(v0.get("elevation_deg", 14.0) + d_el),
         v0.get("lens_mm", 35.0),
     )
+
+
+def _nominal_camera(view: dict | None):
+    """The task's camera without surface jitter (the renderer's pinhole model)."""
+    return _orbit(view)
+
+
+def jitter_cameras(view: dict | None) -> list:
+    """The nominal camera of ``view`` (first) and the 8 extreme cameras of the surface camera jitter (azimuth,
+    elevation and distance scale at the ends of their :data:`~simkit.generators.wrop.base.SURFACE` ranges):
+    a label that holds for all nine holds for every look a sample can draw."""
+    from simkit.generators.wrop.base import SURFACE
+    from simkit.scenes.wrop.params import Uniform
+
+    az, el, ds = (
+        SURFACE[k]
+        for k in ("camera_azimuth_jitter_deg", "camera_elevation_jitter_deg", "camera_distance_scale")
+    )
+    assert isinstance(az, Uniform) and isinstance(el, Uniform) and isinstance(ds, Uniform)
+    corners = itertools.product((az.lo, az.hi), (el.lo, el.hi), (ds.lo, ds.hi))
+    return [_orbit(view)] + [_orbit(view, a, e, d) for a, e, d in corners]
 
 
 def _screen_coverage(kind: str, size: float, cam, xc: float, w: float, sh: float):

@@ -28,10 +28,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from simkit.core.rotations import quaternion_to_matrix
-from simkit.generators.wrop.base import SURFACE, Clip, Composition
+from simkit.generators.wrop.base import Clip, Composition
+from simkit.generators.wrop.kit import jitter_cameras
 from simkit.scenes.wrop import expect as X
-from simkit.scenes.wrop.params import Uniform
-from simkit.scenes.wrop.spec import Camera, SceneObject, look_at_quaternion, orbit_camera
+from simkit.scenes.wrop.spec import Camera, SceneObject, look_at_quaternion
 
 #: world margin (m) added around the target's outline before it may count as hidden: the renderer's
 #: polygonal sphere (24 x 12 segments) and the visibility sampler's quantisation stay inside it
@@ -41,27 +41,6 @@ HIDE_MARGIN = 0.03
 CLEAR_MARGIN_IMG = 0.005
 #: image height / width of the WROP presets (320 x 180, 64 x 36, 1280 x 720)
 ASPECT = 9 / 16
-
-
-def sight_cameras(view: dict | None) -> list[Camera]:
-    """The nominal camera of a task ``view`` (first) and the eight corners of the surface camera jitter."""
-    v0 = view or {}
-    az: Uniform = SURFACE["camera_azimuth_jitter_deg"]  # type: ignore[assignment]
-    el: Uniform = SURFACE["camera_elevation_jitter_deg"]  # type: ignore[assignment]
-    ds: Uniform = SURFACE["camera_distance_scale"]  # type: ignore[assignment]
-    combos = [(0.0, 0.0, 1.0)] + [
-        (a, e, d) for a in (az.lo, az.hi) for e in (el.lo, el.hi) for d in (ds.lo, ds.hi)
-    ]
-    return [
-        orbit_camera(
-            v0.get("target", (0.0, 0.0, 0.5)),
-            v0.get("distance", 7.0) * d,
-            np.radians(v0.get("azimuth_deg", 0.0) + a),
-            np.radians(v0.get("elevation_deg", 14.0) + e),
-            v0.get("lens_mm", 35.0),
-        )
-        for a, e, d in combos
-    ]
 
 
 def project(cam: Camera, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -140,10 +119,10 @@ class Sight:
 
 
 class _Rig:
-    """The nine cameras of :func:`sight_cameras` as arrays: locations (C, 3), rotations (C, 3, 3), lens/sensor."""
+    """The nine cameras of :func:`jitter_cameras` as arrays: locations (C, 3), rotations (C, 3, 3), lens/sensor."""
 
     def __init__(self, view: dict | None):
-        cams = sight_cameras(view)
+        cams = jitter_cameras(view)
         self.loc = np.array([c.location for c in cams], float)
         self.R = np.stack(
             [
@@ -333,7 +312,7 @@ def steady_x(clip: Clip, x_c: float, c_at: float, direction: int, span: float = 
 def sightline_z(z_edge: float, behind: float, view: dict | None = None) -> float:
     """Height (m) at ``behind`` m behind an edge at height ``z_edge`` (on y = 0) where the nominal camera's
     sightline over that edge passes (similar triangles, camera on the -y side)."""
-    cam = sight_cameras(view)[0]
+    cam = jitter_cameras(view)[0]
     cy, cz = -cam.location[1], cam.location[2]
     return z_edge - (cz - z_edge) * behind / cy
 

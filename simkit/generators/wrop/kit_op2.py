@@ -28,17 +28,15 @@ scenes, so checking the corners of the jitter box covers every jitter the surfac
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 
 import numpy as np
 
-from simkit.generators.wrop.base import SURFACE, Clip, Look
-from simkit.generators.wrop.kit import NOUN, SCREEN_T, body, half_height, listing, screen
+from simkit.generators.wrop.base import Clip, Look
+from simkit.generators.wrop.kit import NOUN, SCREEN_T, body, half_height, jitter_cameras, listing, screen
 from simkit.scenes.wrop import expect as X
 from simkit.scenes.wrop.motion import Motion, ease
-from simkit.scenes.wrop.params import Uniform
-from simkit.scenes.wrop.spec import Camera, SceneObject, Track, orbit_camera
+from simkit.scenes.wrop.spec import Camera, SceneObject, Track
 
 #: margin (m, at the object's distance) by which an occluder must overlap an object for it to count as hidden
 COVER = 0.05
@@ -46,30 +44,6 @@ COVER = 0.05
 CLEAR = 0.05
 #: image aspect (height / width) assumed for the in-frame test (the wrop defaults and the paper are 16:9)
 ASPECT = 9 / 16
-
-
-def jitter_cameras(view: dict | None) -> list[Camera]:
-    """The nominal camera of ``view`` (keys as in :attr:`Task.view`) and the 8 extreme cameras of the surface
-    jitter (azimuth, elevation and distance scale at the ends of their :data:`SURFACE` ranges)."""
-    v = view or {}
-    ends = [
-        (float(r.lo), float(r.hi))
-        for r in (SURFACE[k] for k in ("camera_azimuth_jitter_deg", "camera_elevation_jitter_deg"))
-        if isinstance(r, Uniform)
-    ]
-    sc = SURFACE["camera_distance_scale"]
-    assert len(ends) == 2 and isinstance(sc, Uniform)
-    combos = [(0.0, 0.0, 1.0)] + list(itertools.product(ends[0], ends[1], (sc.lo, sc.hi)))
-    return [
-        orbit_camera(
-            v.get("target", (0.0, 0.0, 0.5)),
-            v.get("distance", 7.0) * s,
-            np.radians(v.get("azimuth_deg", 0.0) + a),
-            np.radians(v.get("elevation_deg", 14.0) + e),
-            v.get("lens_mm", 35.0),
-        )
-        for a, e, s in combos
-    ]
 
 
 def _camera_matrix(cam: Camera) -> np.ndarray:

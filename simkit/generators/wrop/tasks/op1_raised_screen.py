@@ -6,6 +6,7 @@ from simkit.generators.wrop.base import Composition, Task
 from simkit.generators.wrop.kit import DEPTH, SCREEN_T
 from simkit.generators.wrop.kit_op1 import (
     ball_on_path,
+    jitter_cameras,
     line_xyz,
     outline,
     panel,
@@ -13,7 +14,6 @@ from simkit.generators.wrop.kit_op1 import (
     probe,
     ray_blocked,
     sight,
-    sight_cameras,
     steady_x,
 )
 from simkit.scenes.wrop import expect as X
@@ -25,8 +25,8 @@ LEG = 0.06
 
 def _band_seen(ball: SceneObject, parts: list[SceneObject], z_top: float, view) -> np.ndarray:
     """(T,) bool: every point of the camera-facing half of ``ball``'s outline lower than ``z_top`` (m) has a
-    free line of sight from all nine cameras of :func:`sight_cameras` (rays through the keyed ``parts``)."""
-    origins = np.array([c.location for c in sight_cameras(view)], float)
+    free line of sight from all nine cameras of :func:`jitter_cameras` (rays through the keyed ``parts``)."""
+    origins = np.array([c.location for c in jitter_cameras(view)], float)
     local = outline(ball)
     out = []
     for f in range(ball.pose.frames):
@@ -65,7 +65,7 @@ class RaisedScreen(Task):
 
     def compose(self, s, clip, look):
         T, d, r, w = clip.frames, s["direction"], s["radius"], s["screen_width"]
-        cam = sight_cameras(self.view)[0]
+        cam = jitter_cameras(self.view)[0]
         cy, cz = -cam.location[1], cam.location[2]
         # the sightline under the screen's lower back edge reaches z_line at the ball's front (similar triangles)
         z_line = 2 * r + s["margin"] + 0.06 if s["fits"] else 2 * r - s["margin"]
