@@ -11,8 +11,8 @@ from conftest import fixture_path
 
 from simkit.assets.libero_assets import LiberoAssetsMissing, libero_assets_root
 from simkit.core.errors import InputError
-from simkit.scenes.bddl import BUNDLED_ROOT, SUITES, compile_suites, compile_task, parse_bddl, suite_files
-from simkit.sims.mujoco_scene import build_scene, settle
+from simkit.scenes.hebero import BUNDLED_ROOT, SUITES, compile_suites, compile_task, parse_bddl, suite_files
+from simkit.sims.hebero.scene import build_scene, settle
 
 GOAL = "libero_goal/put_the_bowl_on_the_plate.bddl"
 

@@ -2,7 +2,7 @@
 
 The numbers are LIBERO's (``libero/envs/predicates``, ``libero/envs/object_states``,
 ``objects/articulated_objects.py``; Liu et al. 2023). Descriptors record them per goal atom
-(:func:`thresholds_for`); :mod:`simkit.sims.predicates` evaluates them on live MuJoCo state.
+(:func:`thresholds_for`); :mod:`simkit.sims.hebero.predicates` evaluates them on live MuJoCo state.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@
 task model, the fields a batched backend binds: ``qpos`` (n, nq), ``xpos`` (n, nbody, 3),
 ``site_xpos`` (n, nsite, 3), ``site_xmat`` (n, nsite, 9), ``geom_xpos`` (n, ngeom, 3),
 ``geom_xmat`` (n, ngeom, 9), ``sensordata`` (n, nsensordata). The tests and thresholds are those
-of :class:`simkit.sims.predicates.PredicateEvaluator` (LIBERO's; see that module); "a touches b"
-reads the MuJoCo contact sensor :func:`~simkit.sims.predicates.touch_pairs` added for the pair
+of :class:`simkit.sims.hebero.predicates.PredicateEvaluator` (LIBERO's; see that module); "a touches b"
+reads the MuJoCo contact sensor :func:`~simkit.sims.hebero.predicates.touch_pairs` added for the pair
 (number of contacts between the two subtrees > 0) instead of scanning ``data.contact``.
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from simkit.sims.predicates import (
+from simkit.sims.hebero.predicates import (
     ARTICULATION,
     COMPARE,
     IN_Z_MARGIN,
@@ -35,7 +35,7 @@ class BatchGoal:
 
     Args:
         model: the task's ``MjModel`` (ids, ``jnt_qposadr``, ``geom_aabb``, ``site_size``).
-        binding: the task's :class:`~simkit.sims.predicates.Binding` (with ``touch`` sensors).
+        binding: the task's :class:`~simkit.sims.hebero.predicates.Binding` (with ``touch`` sensors).
         goal: the descriptor's goal formula.
 
     ``__call__(arrays)`` returns a bool array (n,): the formula per simulation.

@@ -1,7 +1,7 @@
 """MuJoCo task scenes for Hebero descriptors (``mujoco.MjSpec`` assembly).
 
 :func:`build_scene` turns one compiled task descriptor (see
-:mod:`simkit.scenes.bddl`) plus a LIBERO root into a compiled MuJoCo model:
+:mod:`simkit.scenes.hebero`) plus a LIBERO root into a compiled MuJoCo model:
 
 * arena: floor plane, and for table arenas a static table box whose top face
   is the workspace frame origin (``arena.offset``, LIBERO's problem-class
@@ -52,7 +52,7 @@ import numpy as np
 
 from simkit.assets.mujoco_log import import_mujoco
 from simkit.core.errors import InputError, SampleRejected
-from simkit.sims.predicates import (
+from simkit.sims.hebero.predicates import (
     ZONE_HALF_HEIGHT,
     ZONE_Z_BELOW_TOP,
     Binding,
@@ -117,7 +117,7 @@ class Scene:
     Attributes:
         model, data: compiled ``mujoco.MjModel`` / ``MjData`` (initial state, after ``mj_forward``).
         spec: the ``mujoco.MjSpec`` it was compiled from.
-        binding: names -> ids for :class:`~simkit.sims.predicates.PredicateEvaluator`.
+        binding: names -> ids for :class:`~simkit.sims.hebero.predicates.PredicateEvaluator`.
         evaluator: a ready evaluator.
         placements: entity -> (x, y, z, yaw) chosen (m, rad).
         warnings: asset problems tolerated while loading (missing visual files, ...).
@@ -452,7 +452,7 @@ def build_scene(
     """Assemble, place and compile the MuJoCo scene of one task descriptor.
 
     Args:
-        desc: a descriptor from :func:`simkit.scenes.bddl.compile_task`.
+        desc: a descriptor from :func:`simkit.scenes.hebero.compile_task`.
         libero_root: folder holding ``assets/``; None: the installed LIBERO asset tree
             (:func:`simkit.assets.libero_assets.libero_root`).
         rng: randomness for region sampling (default: ``np.random.default_rng(0)``).

@@ -26,7 +26,7 @@ module puts many tasks into few models:
   and its world index inside that group's batch, and back.
 * :func:`union_descriptor` writes a group's union scene as a task descriptor
   whose every entity sits in its parking region, so the scene compiler
-  (:func:`simkit.sims.mujoco_scene.build_scene`) assembles the union model
+  (:func:`simkit.sims.hebero.scene.build_scene`) assembles the union model
   with no special path.
 
 Pure Python and numpy: everything here runs (and is tested) without a GPU.
@@ -162,7 +162,7 @@ def group_tasks(
     union stays within ``max_entities`` entities; otherwise it opens a new group.
 
     Args:
-        descs: task descriptors (:func:`simkit.scenes.bddl.compile_task`), unique task ids.
+        descs: task descriptors (:func:`simkit.scenes.hebero.compile_task`), unique task ids.
         max_entities: largest union entity count of a group (>= the largest task's count).
         split_suites: never put tasks of different suites into one group.
 
@@ -221,13 +221,13 @@ def union_descriptor(group: LayoutGroup, descs: dict[str, dict]) -> dict:
     The arena is the members' (identical by construction); regions are one workspace region
     ``park_<entity>`` per union entity (a :data:`PARK_HALF` square around its slot); ``:init`` puts
     each entity ``On`` its region; the goal is ``true``. Feed it to
-    :func:`~simkit.sims.mujoco_scene.build_scene` to compile the union model.
+    :func:`~simkit.sims.hebero.scene.build_scene` to compile the union model.
 
     Args:
         group: from :func:`group_tasks`.
         descs: task id -> descriptor, holding every member task.
     """
-    from simkit.sims.mujoco_scene import ROBOT_BASE
+    from simkit.sims.hebero.scene import ROBOT_BASE
 
     first = descs[group.task_ids[0]]
     base = ROBOT_BASE.get(first["arena"]["problem"].lower(), (-0.66, 0.0, 0.0))

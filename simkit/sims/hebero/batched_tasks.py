@@ -10,7 +10,7 @@ device-to-host copy:
 
 * :func:`touching` -- per-world entity contact matrix from the contact list;
 * :func:`goal_success` -- the goal predicates (LIBERO semantics, the same tests
-  and thresholds as :class:`simkit.sims.predicates.PredicateEvaluator`);
+  and thresholds as :class:`simkit.sims.hebero.predicates.PredicateEvaluator`);
 * :func:`solve_spd6` -- small SPD solves without library calls (the controller's IK).
 
 Controller, observation and reward are the env's own definitions
@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from simkit.core.errors import InputError
-from simkit.sims.predicates import (
+from simkit.sims.hebero.predicates import (
     ARTICULATION,
     IN_Z_MARGIN,
     ON_SITE_ABOVE,
@@ -154,7 +154,7 @@ def compile_program(
 
     Args:
         desc: the task descriptor.
-        binding: the task scene's :class:`~simkit.sims.predicates.Binding` (its own model's ids).
+        binding: the task scene's :class:`~simkit.sims.hebero.predicates.Binding` (its own model's ids).
         task_data: the task scene's ``MjData`` after ``mj_forward`` (constant region poses).
         union_model: the group's union ``MjModel`` (ids written into the program).
         names: task entity name -> union entity name.
@@ -320,7 +320,7 @@ def goal_success(p: dict[str, Any], qpos, xpos, site_xpos, site_xmat, touch):
         qpos: (W, nq); xpos: (W, nbody, 3); site_xpos: (W, nsite, 3); site_xmat: (W, nsite, 3, 3);
         touch: (W, E, E) bool from :func:`touching`. Positions in m, world frame.
 
-    The tests and thresholds are :mod:`simkit.sims.predicates`' (LIBERO's).
+    The tests and thresholds are :mod:`simkit.sims.hebero.predicates`' (LIBERO's).
     """
     import torch
 

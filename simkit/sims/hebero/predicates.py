@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from simkit.scenes.predicate_thresholds import (  # noqa: F401  (re-exported: the predicates' constants)
+from simkit.scenes.hebero.predicate_thresholds import (  # noqa: F401  (re-exported: the predicates' constants)
     ARTICULATION,
     IN_Z_MARGIN,
     ON_SITE_ABOVE,

@@ -1,6 +1,6 @@
 """Batched stepping of layout-group models on one GPU with MuJoCo Warp.
 
-One :class:`WarpGroup` holds a union model (:mod:`simkit.sims.layout_models`)
+One :class:`WarpGroup` holds a union model (:mod:`simkit.sims.hebero.layout_models`)
 on the device with ``nworld`` worlds (``put_model(batch_sizes=...)`` gives each
 world its own ``body_gravcomp``: parked bodies float; fixtures are mocap
 bodies, placed through the state ``mocap_pos``/``mocap_quat``), the physics substeps of one control step captured as

@@ -1,9 +1,9 @@
 """Union models and layout banks of layout groups (MuJoCo, CPU side).
 
-A :class:`~simkit.sims.layout_groups.LayoutGroup` becomes one compiled MuJoCo
+A :class:`~simkit.sims.hebero.layout_groups.LayoutGroup` becomes one compiled MuJoCo
 model (:func:`build_group_model`: the union scene, every entity parked) plus,
 per member task, a *layout bank* (:func:`task_layouts`): B initial states drawn
-by the task's own scene compiler (:func:`~simkit.sims.mujoco_scene.build_scene`
+by the task's own scene compiler (:func:`~simkit.sims.hebero.scene.build_scene`
 with seeds ``seed0 .. seed0 + B - 1``: region sampling, collision rejection,
 init joint states), copied onto the union model by entity name. A world of
 the group starts (and autoresets) from one bank entry of its task: qpos,
@@ -23,9 +23,9 @@ from typing import Any
 import numpy as np
 
 from simkit.core.errors import InputError, require
-from simkit.sims.batched_tasks import TaskProgram, compile_program
-from simkit.sims.layout_groups import LayoutGroup, parking_slots, union_descriptor
-from simkit.sims.mujoco_scene import ROBOT_BASE, Scene, build_scene, subtree_bodies
+from simkit.sims.hebero.batched_tasks import TaskProgram, compile_program
+from simkit.sims.hebero.layout_groups import LayoutGroup, parking_slots, union_descriptor
+from simkit.sims.hebero.scene import ROBOT_BASE, Scene, build_scene, subtree_bodies
 
 #: m, height above the arena's support surface at which parked free bodies float
 PARK_LIFT = 0.5
@@ -37,7 +37,7 @@ class GroupModel:
 
     Attributes:
         group: the layout group.
-        scene: the union :class:`~simkit.sims.mujoco_scene.Scene` (every entity parked).
+        scene: the union :class:`~simkit.sims.hebero.scene.Scene` (every entity parked).
         entity_body: (E,) int, root body id of each union entity.
         entity_qadr: (E,) int, qpos address of each entity's free joint (-1 for fixtures).
         entity_bodies: per entity, body ids of its subtree (gravity compensation when parked).
@@ -88,7 +88,7 @@ def build_group_model(
     """Compile a group's union scene with every entity parked.
 
     Args:
-        group: from :func:`~simkit.sims.layout_groups.group_tasks`.
+        group: from :func:`~simkit.sims.hebero.layout_groups.group_tasks`.
         descs: task id -> descriptor of every member task.
         libero_root: folder holding ``assets/`` (None: the installed LIBERO asset wheels).
 
@@ -329,7 +329,7 @@ def export_groups(
         libero_root: folder holding ``assets/`` (None: the installed LIBERO asset wheels).
         out_dir: created if missing; existing group files are overwritten.
         bank: layouts per task (>= 1).
-        max_entities, split_suites: see :func:`~simkit.sims.layout_groups.group_tasks`.
+        max_entities, split_suites: see :func:`~simkit.sims.hebero.layout_groups.group_tasks`.
         progress: optional callable ``progress(message)``.
 
     Returns:
@@ -342,7 +342,7 @@ def export_groups(
 
     import mujoco
 
-    from simkit.sims.layout_groups import group_tasks
+    from simkit.sims.hebero.layout_groups import group_tasks
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -1,15 +1,15 @@
 """Hebero on the GPU: all tasks, thousands of environments, one process (``backend="warp"``).
 
 Environment ``i`` runs task ``i mod K``. Tasks are simulated as layout groups
-(:mod:`simkit.sims.layout_groups`: one union model per arena, unused entities
+(:mod:`simkit.sims.hebero.layout_groups`: one union model per arena, unused entities
 parked) on MuJoCo Warp, one CUDA graph and one CUDA stream per group
-(:class:`~simkit.sims.mujoco_warp_batch.WarpGroup`). The controller,
+(:class:`~simkit.sims.hebero.warp_batch.WarpGroup`). The controller,
 observations, rewards, goal predicates and autoreset are batched torch code on
-the same device (:mod:`simkit.sims.batched_tasks`), reading and writing the
+the same device (:mod:`simkit.sims.hebero.batched_tasks`), reading and writing the
 simulator's arrays in place (``wp.to_torch``, zero-copy): a step copies
 nothing to the host unless numpy output is asked for.
 
-Models come from a layout-group cache (:func:`simkit.sims.layout_models.export_groups`,
+Models come from a layout-group cache (:func:`simkit.sims.hebero.layout_models.export_groups`,
 ``tools/bench_hebero_gpu.py export``), so the GPU machine needs no LIBERO assets.
 
 Controller, observation and reward are the CPU env's (:class:`~simkit.envs.hebero.vector_env.HeberoVectorEnv`),
@@ -68,7 +68,7 @@ class WarpEnvConfig:
     overrides: dict[str, str] | None = None
 
     def solver(self) -> dict[str, Any]:
-        """The solver overrides handed to :class:`~simkit.sims.mujoco_warp_batch.WarpGroup`."""
+        """The solver overrides handed to :class:`~simkit.sims.hebero.warp_batch.WarpGroup`."""
         return {
             "iterations": self.iterations,
             "ls_iterations": self.ls_iterations,
@@ -95,8 +95,8 @@ class _Group:
     ):
         import mujoco
 
-        from simkit.sims.batched_tasks import stack_programs
-        from simkit.sims.mujoco_warp_batch import WarpGroup
+        from simkit.sims.hebero.batched_tasks import stack_programs
+        from simkit.sims.hebero.warp_batch import WarpGroup
 
         m, a = g["model"], g["arrays"]
         dev = torch.device(DEVICE)
@@ -173,7 +173,7 @@ class HeberoWarpBatch:
     """The batched GPU simulation of Hebero tasks (torch in, torch out).
 
     Args:
-        cache_dir: a layout-group cache (:func:`~simkit.sims.layout_models.export_groups`).
+        cache_dir: a layout-group cache (:func:`~simkit.sims.hebero.layout_models.export_groups`).
         num_envs: N environments; environment i runs task ``tasks[i mod K]``.
         tasks: task ids to run (default: every task in the cache, in its order).
         config: the CPU env's :class:`~simkit.envs.hebero.config.HeberoConfig` or a dict of its fields
@@ -195,9 +195,9 @@ class HeberoWarpBatch:
         seed: int = 0,
         warp: WarpEnvConfig | None = None,
     ):
-        from simkit.sims.layout_groups import LayoutGroup, WorldMap
-        from simkit.sims.layout_models import load_groups
-        from simkit.sims.mujoco_warp_batch import require_gpu
+        from simkit.sims.hebero.layout_groups import LayoutGroup, WorldMap
+        from simkit.sims.hebero.layout_models import load_groups
+        from simkit.sims.hebero.warp_batch import require_gpu
 
         self.wp, _mjw, torch = require_gpu()
         self.torch = torch
@@ -279,7 +279,7 @@ class HeberoWarpBatch:
         t["ctrl"][:, g.facts] = fingers
 
     def _success(self, g: _Group):
-        from simkit.sims.batched_tasks import goal_success, touching
+        from simkit.sims.hebero.batched_tasks import goal_success, touching
 
         t = g.sim.t
         touch = touching(
@@ -556,8 +556,8 @@ def make_warp_vector_env(
             unreadable cache.
     """
     from simkit.envs.hebero.tasks import descriptors, task_ids
-    from simkit.sims.layout_models import export_groups
-    from simkit.sims.mujoco_warp_batch import require_gpu
+    from simkit.sims.hebero.layout_models import export_groups
+    from simkit.sims.hebero.warp_batch import require_gpu
 
     require_gpu()
     if output not in ("torch", "numpy"):
