@@ -11,8 +11,8 @@ from conftest import fixture_path
 
 from simkit.core.errors import InputError
 from simkit.scenes.hebero import compile_task, suite_files
-from simkit.sims.hebero.scene import build_scene, settle
 from simkit.sims.hebero.predicates import ON_XY_RADIUS
+from simkit.sims.hebero.scene import build_scene, settle
 
 EPS = 1e-4
 
