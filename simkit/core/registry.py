@@ -26,7 +26,7 @@ ENTRY_POINT_GROUP = "simkit.generators"
 
 #: name -> "module:Class" of the generators that ship with simkit
 BUILTIN: dict[str, str] = {
-    "packing": "simkit.generators.packing:PackingGenerator",
+    "packing": "simkit.generators.packing.generator:PackingGenerator",
     "foa-qa": "simkit.generators.foa_qa:FoaQaGenerator",
     "foa-nav": "simkit.generators.foa_nav:FoaNavGenerator",
     "wrop": "simkit.generators.wrop:WropGenerator",

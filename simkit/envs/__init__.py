@@ -15,7 +15,7 @@ def register_envs() -> None:
     from gymnasium.envs.registration import register, registry
 
     ids = {
-        "simkit/Packing-v0": "simkit.envs.packing:PackingEnv",
+        "simkit/Packing-v0": "simkit.envs.packing.env:PackingEnv",
         "simkit/FoaNav-v0": "simkit.envs.nav:FoaNavEnv",
     }
     for env_id, entry_point in ids.items():

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from simkit.core.errors import require
-from simkit.scenes.packing_geometry import Box, Container
-from simkit.scenes.packing_support import COM, SupportRule, parse_support
+from simkit.scenes.packing.geometry import Box, Container
+from simkit.scenes.packing.support import COM, SupportRule, parse_support
 
 __all__ = [
     "COM",

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from simkit.core.rotations import quaternion_to_matrix
-from simkit.scenes.packing_geometry import Box, Container
+from simkit.scenes.packing.geometry import Box, Container
 
 Pose = tuple[tuple[float, float, float], tuple[float, float, float, float]]
 

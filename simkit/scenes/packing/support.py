@@ -4,8 +4,8 @@
 rigid supports); ``area:F``: ``com`` and at least the fraction F of the base supported; ``full``: the
 whole base supported (F = 1). Container-loading papers commonly require full or >= 75 % base support
 (Bortfeldt and Waescher, "Constraints in container loading - A state-of-the-art review", EJOR 229(1),
-2013, sec. 4.2). The heightmap test lives in :mod:`simkit.eval.packing.candidates`, the test on posed
-boxes in :mod:`simkit.scenes.packing_checker`.
+2013, sec. 4.2). The heightmap test lives in :mod:`simkit.scenes.packing.candidates`, the test on posed
+boxes in :mod:`simkit.scenes.packing.checker`.
 """
 
 from __future__ import annotations

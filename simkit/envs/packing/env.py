@@ -4,15 +4,15 @@
 physics at every step::
 
     import gymnasium as gym
-    import simkit.envs.packing  # registers the id
+    import simkit.envs.packing.env  # registers the id
     env = gym.make("simkit/Packing-v0", tier="hard")
 
 Each ``reset`` draws a fresh layout-first case from the tier with the env's ``np_random``
-(:func:`simkit.scenes.packing_layout.compile_case`), or one of the given ``cases``
+(:func:`simkit.scenes.packing.layout.compile_case`), or one of the given ``cases``
 (``cases="bench"``: the shipped bench cases of that tier).
 
 Observation (``gymnasium.spaces.Dict``), all int32, sizes fixed per tier (the tier's largest
-container, :data:`simkit.scenes.packing_layout.TIERS`):
+container, :data:`simkit.scenes.packing.layout.TIERS`):
 
 - ``heightmap`` (L_max, W_max): PackLab's H_t in grid cells (2.5 cm); cells beyond the current
   container's L x W are set to the container height (they are wall, not free floor); values are
@@ -39,7 +39,7 @@ metrics (``success_ratio``, ``compactness``, ``overall``, ...; PackLab eqs. 11-1
 of geometric-checker ``violations``.
 
 Support rule (``support``): ``None`` (default) executes any placement and lets physics judge it;
-``"com"``, ``"area:F"`` or ``"full"`` (:func:`simkit.scenes.packing_support.parse_support`, the
+``"com"``, ``"area:F"`` or ``"full"`` (:func:`simkit.scenes.packing.support.parse_support`, the
 rules of ``simkit eval packing --support``) make a placement that does not meet the rule an
 invalid action (item discarded, reward 0), and the final check uses the rule.
 
@@ -56,15 +56,15 @@ import numpy as np
 from gymnasium import spaces
 
 if TYPE_CHECKING:
-    from simkit.eval.packing.runner import PackingEpisode
-    from simkit.sims.packing_physics import PackingPhysics
+    from simkit.sims.packing.episode import PackingEpisode
+    from simkit.sims.packing.physics import PackingPhysics
 
 ENV_ID = "simkit/Packing-v0"
 
 
 def _tier_limits(tier: str) -> tuple[int, int, int, int]:
     """(L_max, W_max, H_max, buffer size) of a tier (``mixed``: the maxima over all tiers), 2.5 cm cells."""
-    from simkit.scenes.packing_layout import TIERS
+    from simkit.scenes.packing.layout import TIERS
 
     names = list(TIERS) if tier == "mixed" else [tier]
     if any(n not in TIERS for n in names):
@@ -84,11 +84,11 @@ class PackingEnv(gymnasium.Env):
     Args:
         tier: ``easy`` | ``medium`` | ``hard`` | ``mixed`` (a tier drawn uniformly at each reset).
         cases: None (compile a fresh case at each reset), ``"bench"`` (the shipped bench cases of the
-            tier) or a list of :class:`~simkit.eval.packing.case.EvalCase` (single-variant items on
+            tier) or a list of :class:`~simkit.scenes.packing.case.EvalCase` (single-variant items on
             the 2.5 cm grid, fitting the tier's limits).
         physics: run pybullet at every step (default) or geometry only.
-        physics_kwargs: :class:`~simkit.sims.packing_physics.PackingPhysics` options
-            (default :data:`simkit.eval.packing.evaluate.EVAL_PHYSICS`).
+        physics_kwargs: :class:`~simkit.sims.packing.physics.PackingPhysics` options
+            (default :data:`simkit.sims.packing.physics.EVAL_PHYSICS`).
         support: None, ``"com"``, ``"area:F"`` or ``"full"`` (module docstring).
 
     Raises:
@@ -106,7 +106,7 @@ class PackingEnv(gymnasium.Env):
         support: str | None = None,
     ) -> None:
         super().__init__()
-        from simkit.scenes.packing_support import parse_support
+        from simkit.scenes.packing.support import parse_support
 
         self.support = None if support is None else parse_support(support)
         self.tier = tier
@@ -114,7 +114,7 @@ class PackingEnv(gymnasium.Env):
         if isinstance(cases, str):
             if cases != "bench":
                 raise ValueError(f"cases must be None, 'bench' or a list of EvalCase, got {cases!r}")
-            from simkit.eval.packing.bench import load_bench
+            from simkit.scenes.packing.bench import load_bench
 
             cases = load_bench(tiers=None if tier == "mixed" else [tier])
         self.cases = list(cases) if cases is not None else None
@@ -141,11 +141,11 @@ class PackingEnv(gymnasium.Env):
 
     # -- helpers ------------------------------------------------------------------------------
     def _new_case(self):
-        from simkit.eval.packing.case import from_packing_case
+        from simkit.scenes.packing.case import from_packing_case
 
         if self.cases is not None:
             return self.cases[int(self.np_random.integers(len(self.cases)))]
-        from simkit.scenes.packing_layout import TIERS, compile_case
+        from simkit.scenes.packing.layout import TIERS, compile_case
 
         tier = self.tier
         if tier == "mixed":
@@ -172,12 +172,11 @@ class PackingEnv(gymnasium.Env):
     # -- gymnasium API --------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        from simkit.eval.packing.runner import PackingEpisode
+        from simkit.sims.packing.episode import PackingEpisode
 
         case = self._new_case()
         if self.use_physics and self._physics is None:
-            from simkit.eval.packing.evaluate import EVAL_PHYSICS
-            from simkit.sims.packing_physics import PackingPhysics
+            from simkit.sims.packing.physics import EVAL_PHYSICS, PackingPhysics
 
             self._physics = PackingPhysics(
                 case.container, **(EVAL_PHYSICS if self.physics_kwargs is None else self.physics_kwargs)
@@ -186,7 +185,7 @@ class PackingEnv(gymnasium.Env):
         return self._obs(), {"case": case.name, "items": len(case.items)}
 
     def step(self, action):
-        from simkit.eval.packing.case import Action
+        from simkit.scenes.packing.case import Action
 
         if self._ep is None or self._ep.done:
             raise RuntimeError("call reset() before step() (the episode is over)")
@@ -220,7 +219,7 @@ class PackingEnv(gymnasium.Env):
 def register() -> None:
     """Register ``simkit/Packing-v0`` with Gymnasium (idempotent; done on import)."""
     if ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=ENV_ID, entry_point="simkit.envs.packing:PackingEnv")
+        gymnasium.register(id=ENV_ID, entry_point="simkit.envs.packing.env:PackingEnv")
 
 
 register()

@@ -1,6 +1,6 @@
 """Evaluation cases: a container, the items to pack, their arrival order and the buffer size.
 
-A case is the neutral input of the closed-loop runner (:mod:`simkit.eval.packing.runner`).
+A case is the neutral input of the closed-loop runner (:mod:`simkit.sims.packing.episode`).
 It comes from the layout compiler (:func:`from_packing_case`, PackLab-Bench cases), from
 the OR-Library ``thpack`` files (:mod:`simkit.eval.packing.br`), from the shipped bench file
 (:mod:`simkit.eval.packing.bench`) or is built by hand.
@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from simkit.scenes.packing_geometry import Box, Container, Placement
+from simkit.scenes.packing.geometry import Box, Container, Placement
 
 
 @dataclass(frozen=True)

@@ -29,9 +29,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from simkit.core.rotations import quaternion_to_matrix
-from simkit.scenes.packing_geometry import Box, Container
-from simkit.scenes.packing_metrics import Pose
-from simkit.scenes.packing_support import COM, SupportRule
+from simkit.scenes.packing.geometry import Box, Container
+from simkit.scenes.packing.metrics import Pose
+from simkit.scenes.packing.support import COM, SupportRule
 
 #: default interpenetration / containment / contact tolerance, metres (issue: "no interpenetration beyond 1 mm")
 CHECK_TOL_M = 1e-3

@@ -2,10 +2,10 @@
 
 Reads top to bottom as compile -> simulate -> episode:
 
-1. **compile** (:func:`simkit.scenes.packing_layout.compile_case`): draw a tier from the tier
+1. **compile** (:func:`simkit.scenes.packing.layout.compile_case`): draw a tier from the tier
    mix, build a tight terminal layout, recover the expert's forward order by reverse removal,
    and an arrival queue that keeps the expert's next box in the visible buffer.
-2. **simulate** (:class:`simkit.sims.packing_physics.PackingPhysics`): drop each expert box at
+2. **simulate** (:class:`simkit.sims.packing.physics.PackingPhysics`): drop each expert box at
    its (orientation, x, y) with z from the heightmap, step until it is at rest, then check the
    settled poses with the independent geometric checker; any invalid placement or violation
    rejects the sample (:class:`~simkit.core.errors.SampleRejected`; the engine
@@ -30,8 +30,8 @@ from simkit.core.errors import SampleRejected
 from simkit.core.fields import FieldSpec
 from simkit.core.generator import Generator, GeneratorConfig
 from simkit.core.images import tile
-from simkit.scenes.packing_geometry import DEFAULT_RESOLUTION, Container
-from simkit.scenes.packing_layout import (
+from simkit.scenes.packing.geometry import DEFAULT_RESOLUTION, Container
+from simkit.scenes.packing.layout import (
     MAX_RESOLUTION,
     MIN_RESOLUTION,
     TIERS,
@@ -75,7 +75,7 @@ class TierMix(BaseModel):
 
 
 class PhysicsConfig(BaseModel):
-    """Stability-check thresholds passed to :class:`~simkit.sims.packing_physics.PackingPhysics` (same names).
+    """Stability-check thresholds passed to :class:`~simkit.sims.packing.physics.PackingPhysics` (same names).
 
     Values that would reject every placement are refused: non-finite numbers, ``settle_window`` >
     ``max_settle_steps`` (a box could never be seen at rest), ``footprint_shrink`` > 0.3 mm (see below).
@@ -305,9 +305,9 @@ def episode_metrics(case: PackingCase, posed: list[tuple[Any, tuple]]) -> dict[s
     success_ratio = volume of the boxes whose geometric centre lies inside the container / total
     box volume; compactness = that volume / (container base area x max height of the final
     heightmap rasterised from the poses); overall = their product. Computed with
-    :mod:`simkit.scenes.packing_metrics` (the same code as ``simkit eval packing``).
+    :mod:`simkit.scenes.packing.metrics` (the same code as ``simkit eval packing``).
     """
-    from simkit.scenes.packing_metrics import case_metrics, centre_inside, heightmap_from_poses
+    from simkit.scenes.packing.metrics import case_metrics, centre_inside, heightmap_from_poses
 
     packed = [(b, pose) for b, pose in posed if centre_inside(case.container, pose[0])]
     hm = heightmap_from_poses(case.container, packed)
@@ -318,7 +318,7 @@ def episode_metrics(case: PackingCase, posed: list[tuple[Any, tuple]]) -> dict[s
 
 def geometric_violations(case: PackingCase, posed: list[tuple[Any, tuple]]) -> list[str]:
     """Independent geometric check of the settled poses (overlap > 1 mm, outside, unsupported), as text."""
-    from simkit.scenes.packing_checker import check_packing
+    from simkit.scenes.packing.checker import check_packing
 
     return [str(v) for v in check_packing(case.container, posed)]
 
@@ -520,7 +520,7 @@ class PackingGenerator(Generator[PackingConfig]):
         case); ``reset`` rebuilds the world inside the client, so episodes do not depend on the
         worker's history.
         """
-        from simkit.sims.packing_physics import PackingPhysics
+        from simkit.sims.packing.physics import PackingPhysics
 
         if self._world_ is None:
             self._world_ = PackingPhysics(container, **self.config.physics.model_dump())

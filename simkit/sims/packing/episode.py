@@ -5,7 +5,7 @@ One episode (PackLab's closed loop, spec ``packing.md``):
 1. The buffer holds the first ``buffer_size`` arrivals; the rest wait in the arrival queue.
 2. The policy sees (heightmap, buffer) and returns an action (slot, orientation, x, y); z is the
    heightmap's drop height over the footprint (PackLab eq. 2).
-3. The box is dropped in pybullet (:class:`~simkit.sims.packing_physics.PackingPhysics`) and
+3. The box is dropped in pybullet (:class:`~simkit.sims.packing.physics.PackingPhysics`) and
    stepped until at rest. When physics accepts the placement the heightmap is updated
    geometrically; when it does not (tipped, fell, knocked another box) the heightmap is rebuilt
    from the settled poses of all boxes, so the policy always sees the physical state.
@@ -15,25 +15,82 @@ One episode (PackLab's closed loop, spec ``packing.md``):
    top above the container), the oldest buffered item (or the chosen one, for a bad action) is
    discarded, unpacked. The episode ends when every item has been handled (placed or discarded).
 
-At the end the metrics of :mod:`~simkit.scenes.packing_metrics` are computed from the settled poses
-and the packing is verified by the geometric checker (:mod:`~simkit.scenes.packing_checker`).
+At the end the metrics of :mod:`~simkit.scenes.packing.metrics` are computed from the settled poses
+and the packing is verified by the geometric checker (:mod:`~simkit.scenes.packing.checker`).
 """
 
 from __future__ import annotations
 
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from simkit.eval.packing.candidates import COM, SupportRule, placement_supported
-from simkit.eval.packing.case import Action, EvalCase, Item
-from simkit.eval.packing.policies import PackingState, Policy
-from simkit.scenes.packing_checker import Violation, check_packing
-from simkit.scenes.packing_geometry import Box, Placement, drop_z
-from simkit.scenes.packing_metrics import CaseMetrics, case_metrics, centre_inside, heightmap_from_poses
+from simkit.scenes.packing.candidates import (
+    COM,
+    Candidates,
+    SupportRule,
+    enumerate_candidates,
+    placement_supported,
+    support_maps,
+)
+from simkit.scenes.packing.case import Action, EvalCase, Item
+from simkit.scenes.packing.checker import Violation, check_packing
+from simkit.scenes.packing.geometry import Box, Container, Placement, drop_z
+from simkit.scenes.packing.metrics import CaseMetrics, case_metrics, centre_inside, heightmap_from_poses
+
+
+@dataclass
+class PackingState:
+    """What a policy observes at step t.
+
+    Attributes:
+        container: the container.
+        heightmap: (L, W) int32 heightmap in cells (PackLab H_t).
+        buffer: the visible items, in arrival order (PackLab B_t).
+        step: 0-based step index.
+        queue_left: how many items have not arrived yet.
+        support: the support rule candidates must meet.
+    """
+
+    container: Container
+    heightmap: np.ndarray
+    buffer: list[Item]
+    step: int = 0
+    queue_left: int = 0
+    support: SupportRule = COM
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    def candidates(self, item: Item, k: int) -> Candidates:
+        """Feasible stable candidates of orientation ``k`` of ``item`` (cached per footprint and height)."""
+        box, yaw = item.orientation(k)
+        lx, ly = box.footprint(yaw)
+        key = (lx, ly, box.height)
+        c = self._cache.get(key)
+        if c is None:
+            maps = self._cache.get((lx, ly))
+            if maps is None:
+                maps = self._cache[(lx, ly)] = support_maps(self.heightmap, lx, ly, rule=self.support)
+            c = enumerate_candidates(self.container, self.heightmap, box, yaw, maps=maps)
+            self._cache[key] = c
+        return c
+
+
+class Policy(ABC):
+    """Base class: ``reset(case, rng)`` at the start of an episode, ``act(state)`` every step."""
+
+    name = "policy"
+
+    def reset(self, case: EvalCase, rng: np.random.Generator) -> None:
+        self.case = case
+        self.rng = rng
+
+    @abstractmethod
+    def act(self, state: PackingState) -> Action | None:
+        """The next action (buffer item, orientation, position), or ``None`` when nothing fits."""
 
 
 @dataclass
@@ -83,7 +140,7 @@ class PackingEpisode:
     Args:
         case: the case; physics: a :class:`PackingPhysics` for ``case.container`` (reset here), or
             None to skip physics (geometric placement only; for tests and quick previews).
-        support: the support rule (:class:`~simkit.eval.packing.candidates.SupportRule`): policies
+        support: the support rule (:class:`~simkit.scenes.packing.candidates.SupportRule`): policies
             see it in their state, an action whose footprint does not meet it cannot be executed,
             and the final packing is checked against it. ``None``: policies and the checker use
             ``com`` and any action is executed (physics decides; scripted tests of tipping boxes).

@@ -27,7 +27,7 @@ built backwards from a packed terminal layout:
    arrived yet; so the expert's next box is always in the buffer.
 
 Units: grid cells of ``resolution`` metres (container min corner at the origin,
-x along L, y along W, z up; see :mod:`simkit.scenes.packing_geometry`).
+x along L, y along W, z up; see :mod:`simkit.scenes.packing.geometry`).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from simkit.scenes.packing_geometry import DEFAULT_RESOLUTION, Box, Container, Placement, place
+from simkit.scenes.packing.geometry import DEFAULT_RESOLUTION, Box, Container, Placement, place
 
 Int3 = tuple[int, int, int]
 Float3 = tuple[float, float, float]
