@@ -12,7 +12,7 @@ from gymnasium.utils.env_checker import check_env
 
 from simkit.core.errors import SimkitError
 from simkit.envs import register_envs
-from simkit.envs.nav import FoaNavEnv
+from simkit.envs.nav.env import FoaNavEnv
 from simkit.eval.nav.evaluate import evaluate
 from simkit.eval.nav.metrics import episode_metrics, summarise
 from simkit.eval.nav.policies import FORWARD, LEFT, RIGHT, STOP, make_policy, waypoints_to_actions
@@ -122,7 +122,7 @@ def test_cli_eval_nav_refuses_an_unwritable_out_before_running(where, tmp_path):
 
 
 def test_env_frames_depth_matches_ray_casting():
-    from simkit.scenes.floorplan import ray_distance
+    from simkit.scenes.nav.floorplan import ray_distance
 
     env = FoaNavEnv(**SMALL, frames=True, image_size=(32, 24))
     obs, _ = env.reset(seed=2)

@@ -87,7 +87,7 @@ def main() -> None:
     ap.add_argument("--frame-steps", type=int, default=30)
     ap.add_argument("--markdown", default=None)
     args = ap.parse_args()
-    from simkit.envs.nav import FoaNavEnv
+    from simkit.envs.nav.env import FoaNavEnv
     from simkit.eval.nav.evaluate import evaluate
 
     env = FoaNavEnv(max_steps=10**6)

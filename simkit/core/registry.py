@@ -28,7 +28,7 @@ ENTRY_POINT_GROUP = "simkit.generators"
 BUILTIN: dict[str, str] = {
     "packing": "simkit.generators.packing.generator:PackingGenerator",
     "foa-qa": "simkit.generators.foa_qa:FoaQaGenerator",
-    "foa-nav": "simkit.generators.foa_nav:FoaNavGenerator",
+    "foa-nav": "simkit.generators.nav.generator:FoaNavGenerator",
     "wrop": "simkit.generators.wrop:WropGenerator",
     "hebero-demos": "simkit.generators.hebero.generator:HeberoDemosGenerator",
     "pairs": "simkit.generators.pairs:PairsGenerator",

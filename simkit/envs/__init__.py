@@ -16,7 +16,7 @@ def register_envs() -> None:
 
     ids = {
         "simkit/Packing-v0": "simkit.envs.packing.env:PackingEnv",
-        "simkit/FoaNav-v0": "simkit.envs.nav:FoaNavEnv",
+        "simkit/FoaNav-v0": "simkit.envs.nav.env:FoaNavEnv",
     }
     for env_id, entry_point in ids.items():
         if env_id not in registry:

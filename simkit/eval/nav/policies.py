@@ -1,6 +1,6 @@
 """Navigation policies for closed-loop evaluation, and the waypoint -> action conversion.
 
-A policy has ``reset(env)`` (the unwrapped :class:`~simkit.envs.nav.FoaNavEnv` at the start of an
+A policy has ``reset(env)`` (the unwrapped :class:`~simkit.envs.nav.env.FoaNavEnv` at the start of an
 episode) and ``act(obs)`` returning either one discrete action (int: 0 stop, 1 forward, 2 left,
 3 right) or predicted waypoints, float (K, 3) ``[x_fwd, y_left, psi]`` in the agent frame (the
 ``foa-nav`` corpus's target). Waypoints become actions with :func:`waypoints_to_actions`.

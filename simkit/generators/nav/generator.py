@@ -2,7 +2,7 @@
 
 Reads top to bottom as compile -> simulate/render -> episode:
 
-1. compile: a procedural multi-room floor plan (:func:`simkit.scenes.floorplan.compile_floorplan`,
+1. compile: a procedural multi-room floor plan (:func:`simkit.scenes.nav.floorplan.compile_floorplan`,
    exported as GLB) or a user scene mesh (``scene: PATH``); the ``grid`` backend rasterises its
    walkable area (:mod:`simkit.sims.nav.grid`); a start, heading and goal are drawn on one island
    within ``geodesic_m`` (:func:`simkit.sims.nav.episodes.sample_start_goal`);
@@ -295,7 +295,7 @@ class FoaNavGenerator(Generator[FoaNavConfig]):
                 "habitat", navmesh=config.navmesh, agent_radius=config.agent_radius_m
             )
         elif config.scene:
-            from simkit.scenes.meshes import load_scene_mesh
+            from simkit.scenes.nav.meshes import load_scene_mesh
             from simkit.sims.nav.grid import grid_backend_from_mesh
 
             mesh = load_scene_mesh(config.scene)
@@ -331,7 +331,7 @@ class FoaNavGenerator(Generator[FoaNavConfig]):
     def _vlnce_task(self, index: int):
         """(backend, StartGoal) of VLN-CE episode ``index`` (mod count); start and goal snapped to the
         walkable area (within 0.5 m), an unreachable goal rejected."""
-        from simkit.scenes.meshes import load_scene_mesh
+        from simkit.scenes.nav.meshes import load_scene_mesh
         from simkit.sims.nav.episodes import StartGoal
         from simkit.sims.nav.grid import grid_backend_from_mesh
 
@@ -356,7 +356,7 @@ class FoaNavGenerator(Generator[FoaNavConfig]):
 
     # -- 1. compile ---------------------------------------------------------------------------
     def _compile(self, rng: np.random.Generator):
-        from simkit.scenes.floorplan import FloorPlanParams, compile_floorplan, plan_mesh
+        from simkit.scenes.nav.floorplan import FloorPlanParams, compile_floorplan, plan_mesh
         from simkit.sims.nav.grid import grid_backend_from_mesh
 
         c = self.config
@@ -376,7 +376,7 @@ class FoaNavGenerator(Generator[FoaNavConfig]):
         from simkit.assets.sounds import normalise_loudness
         from simkit.renderers.foa import ShoeboxRoom, scale_to_snr
         from simkit.renderers.foa_windows import render_windows
-        from simkit.scenes.floorplan import cross_room_gain, room_box
+        from simkit.scenes.nav.floorplan import cross_room_gain, room_box
 
         c = self.config
         fs, win = int(c.sample_rate), round(c.window_s * c.sample_rate)
@@ -445,7 +445,7 @@ class FoaNavGenerator(Generator[FoaNavConfig]):
 
     # -- 4. episode ---------------------------------------------------------------------------
     def _episode(self, plan, backend, sg, poses, actions, source_xyz, foa, info) -> Episode:
-        from simkit.scenes.floorplan import glb_bytes, walls_between
+        from simkit.scenes.nav.floorplan import glb_bytes, walls_between
         from simkit.sims.nav.episodes import direction_bucket, source_in_agent_frame, waypoint_targets
 
         c = self.config
@@ -521,12 +521,12 @@ class FoaNavGenerator(Generator[FoaNavConfig]):
     def check(self, sample: dict[str, Any]) -> list[str]:
         """Shapes and frame counts, waypoints/buckets recomputed from the poses, the reference path's
         end at the goal, geodesic labels against a rebuilt backend, and the DOA of the FOA windows."""
-        from simkit.generators.foa_nav_checks import check_sample
+        from simkit.generators.nav.checks import check_sample
 
         return check_sample(sample, self.config)
 
     def inspect(self, samples: list[dict[str, Any]], out_dir: Path) -> list[Path]:
         """One PNG per sample: the floor plan, the path, the source and the agent's heading over time."""
-        from simkit.generators.foa_nav_checks import draw_samples
+        from simkit.generators.nav.checks import draw_samples
 
         return draw_samples(samples, out_dir)

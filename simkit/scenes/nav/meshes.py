@@ -3,7 +3,7 @@
 :func:`load_scene_mesh` returns one ``trimesh.Trimesh`` in simkit's world frame (z up, metres).
 glTF files are y up by specification (glTF 2.0, sec. 3.4), and Habitat's GLB scenes follow it, so
 ``.glb``/``.gltf`` files are rotated ``(x, y, z) -> (x, -z, y)`` (the inverse of
-:data:`simkit.scenes.floorplan.Z_UP_TO_Y_UP`); OBJ and PLY files are taken as z up unless ``up="y"``.
+:data:`simkit.scenes.nav.floorplan.Z_UP_TO_Y_UP`); OBJ and PLY files are taken as z up unless ``up="y"``.
 
 :func:`floor_height` estimates the floor as the height carrying the most upward-facing area
 (5 cm bins), the usual case for indoor scans and the procedural plans; pass it explicitly

@@ -85,7 +85,7 @@ def _geodesic_problems(sample: dict[str, Any], ep: dict) -> list[str]:
     scene = sample.get("scene")
     if not isinstance(scene, dict) or "rooms" not in scene:
         return []
-    from simkit.scenes.floorplan import plan_from_json, plan_mesh
+    from simkit.scenes.nav.floorplan import plan_from_json, plan_mesh
     from simkit.sims.nav.grid import grid_backend_from_mesh
 
     be = grid_backend_from_mesh(plan_mesh(plan_from_json(scene)), ep["cell_m"], ep["agent_radius_m"])
@@ -145,7 +145,7 @@ def _frame_problems(sample: dict[str, Any], ep: dict) -> list[str]:
     scene = sample.get("scene")
     if problems or depth is None or not isinstance(scene, dict) or "rooms" not in scene:
         return problems
-    from simkit.scenes.floorplan import plan_from_json, ray_distance
+    from simkit.scenes.nav.floorplan import plan_from_json, ray_distance
 
     plan = plan_from_json(scene)
     h, w = depth.shape[1:3]
@@ -171,7 +171,7 @@ def _mesh_problems(sample: dict[str, Any]) -> list[str]:
 
     import trimesh
 
-    from simkit.scenes.meshes import Y_UP_TO_Z_UP
+    from simkit.scenes.nav.meshes import Y_UP_TO_Z_UP
 
     try:
         mesh = trimesh.load(io.BytesIO(bytes(blob)), file_type="glb", force="mesh")

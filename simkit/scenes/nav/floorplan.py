@@ -19,7 +19,7 @@ is at z = 0. Frame: world, right-handed, z up, metres; the footprint spans
 :func:`plan_mesh` builds the triangle mesh (trimesh), :func:`write_glb` / :func:`glb_bytes` export
 it as glTF binary. glTF is y-up (glTF 2.0 spec, sec. 3.4), so the export rotates z-up to y-up:
 ``(x, y, z) -> (x, z, -y)`` (the convention Habitat uses for GLB scenes); :func:`load_scene_mesh`
-(in :mod:`simkit.scenes.meshes`) undoes it.
+(in :mod:`simkit.scenes.nav.meshes`) undoes it.
 """
 
 from __future__ import annotations

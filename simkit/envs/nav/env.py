@@ -107,7 +107,7 @@ class FoaNavEnv(gymnasium.Env):
         self.bank = load_bank(sounds or None)
         self._user_backend = None
         if scene:
-            from simkit.scenes.meshes import load_scene_mesh
+            from simkit.scenes.nav.meshes import load_scene_mesh
             from simkit.sims.nav.grid import grid_backend_from_mesh
 
             self._user_backend = grid_backend_from_mesh(
@@ -129,7 +129,7 @@ class FoaNavEnv(gymnasium.Env):
 
     # -- episode setup ----------------------------------------------------------------------
     def _new_scene(self, rng: np.random.Generator) -> None:
-        from simkit.scenes.floorplan import FloorPlanParams, compile_floorplan, plan_mesh
+        from simkit.scenes.nav.floorplan import FloorPlanParams, compile_floorplan, plan_mesh
         from simkit.sims.nav.grid import grid_backend_from_mesh
 
         if self._user_backend is not None:
@@ -165,7 +165,7 @@ class FoaNavEnv(gymnasium.Env):
     # -- observation --------------------------------------------------------------------------
     def _foa(self) -> np.ndarray:
         from simkit.renderers.foa_windows import render_windows
-        from simkit.scenes.floorplan import cross_room_gain
+        from simkit.scenes.nav.floorplan import cross_room_gain
 
         pad = self.fs // 20
         idx = (self.steps * self.win + np.arange(self.win + pad)) % self.stem.size
