@@ -66,7 +66,7 @@ def test_env_passes_check_env_and_is_deterministic():
 
 
 def test_env_foa_points_at_the_source_and_reward_tracks_the_geodesic():
-    from simkit.renderers.foa_windows import intensity_direction
+    from simkit.renderers.foa.windows import intensity_direction
     from simkit.sims.nav.episodes import source_in_agent_frame
 
     env = FoaNavEnv(**SMALL)

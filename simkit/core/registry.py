@@ -27,7 +27,7 @@ ENTRY_POINT_GROUP = "simkit.generators"
 #: name -> "module:Class" of the generators that ship with simkit
 BUILTIN: dict[str, str] = {
     "packing": "simkit.generators.packing.generator:PackingGenerator",
-    "foa-qa": "simkit.generators.foa_qa:FoaQaGenerator",
+    "foa-qa": "simkit.generators.foa.generator:FoaQaGenerator",
     "foa-nav": "simkit.generators.nav.generator:FoaNavGenerator",
     "wrop": "simkit.generators.wrop:WropGenerator",
     "hebero-demos": "simkit.generators.hebero.generator:HeberoDemosGenerator",

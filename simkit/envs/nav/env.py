@@ -164,7 +164,7 @@ class FoaNavEnv(gymnasium.Env):
 
     # -- observation --------------------------------------------------------------------------
     def _foa(self) -> np.ndarray:
-        from simkit.renderers.foa_windows import render_windows
+        from simkit.renderers.foa.windows import render_windows
         from simkit.scenes.nav.floorplan import cross_room_gain
 
         pad = self.fs // 20

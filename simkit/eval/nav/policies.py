@@ -144,7 +144,7 @@ class SoundPolicy(NavPolicy):
         self.side = LEFT
 
     def act(self, obs):
-        from simkit.renderers.foa_windows import intensity_direction
+        from simkit.renderers.foa.windows import intensity_direction
 
         az, _ = intensity_direction(np.asarray(obs["foa"], dtype=np.float64))
         pose = np.asarray(obs["pose"], dtype=np.float64)

@@ -97,7 +97,7 @@ def _geodesic_problems(sample: dict[str, Any], ep: dict) -> list[str]:
 
 def _window_azimuth(x: np.ndarray, win: int, k: int) -> float:
     """Intensity-vector azimuth (radians, listener frame) of window ``k`` of an FOA stream."""
-    from simkit.renderers.foa_windows import intensity_direction
+    from simkit.renderers.foa.windows import intensity_direction
 
     return intensity_direction(x[k * win : (k + 1) * win].astype(np.float64))[0]
 

@@ -10,7 +10,7 @@ Reads top to bottom as compile -> simulate/render -> episode:
    (move_forward 0.25 m, turn 15 deg, stop; sliding along walls);
 3. render: a mono stem from the sound bank sits at the goal (OmniEcho: the sound event is placed at
    the episode's end point); for each pose a window of ``window_s`` of AmbiX FOA is rendered in the
-   agent's egocentric frame (:func:`simkit.renderers.foa_windows.render_windows`) with the 1/r law,
+   agent's egocentric frame (:func:`simkit.renderers.foa.windows.render_windows`) with the 1/r law,
    r_min = 0.3 m and no peak normalisation; optional image-source early reflections of the room the
    agent shares with the source, cross-room attenuation (``wall_loss_db`` per wall crossed by the direct line) and
    1-3 plane-wave interferers at SNRs from {20, 15, 10, 5, 0} dB;
@@ -375,7 +375,7 @@ class FoaNavGenerator(Generator[FoaNavConfig]):
     def _render(self, rng, plan, poses, source_xyz) -> tuple[np.ndarray, dict[str, Any]]:
         from simkit.assets.sounds import normalise_loudness
         from simkit.renderers.foa import ShoeboxRoom, scale_to_snr
-        from simkit.renderers.foa_windows import render_windows
+        from simkit.renderers.foa.windows import render_windows
         from simkit.scenes.nav.floorplan import cross_room_gain, room_box
 
         c = self.config

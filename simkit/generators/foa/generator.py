@@ -2,10 +2,10 @@
 
 Reads top to bottom as compile -> render -> episode:
 
-1. compile: :func:`simkit.scenes.audio_director.direct_scene` draws a structured scene
+1. compile: :func:`simkit.generators.foa.director.direct_scene` draws a structured scene
    (1-4 foreground sources + 2-4 off-screen sources + an ambient bed; labels, LUFS, onsets,
    world trajectories, a camera with a yaw trajectory, a shoebox room);
-2. render: :func:`simkit.scenes.audio_director.render_scene` synthesises the stems (procedural
+2. render: :func:`simkit.generators.foa.director.render_scene` synthesises the stems (procedural
    bank, or ``sounds: DIR``) and renders AmbiX FOA with :mod:`simkit.renderers.foa`;
    :func:`simkit.renderers.foa.foa_features` computes the 5 x 128 x T features;
 3. episode: the QA list is generated deterministically from the stored trajectories by
@@ -203,7 +203,7 @@ class FoaQaConfig(GeneratorConfig):
         if self.turn_deg[0] < 0.0 or self.turn_deg[1] > 180.0:
             raise ValueError(f"turn_deg must lie within [0, 180], got {list(self.turn_deg)}")
         if self.mode == "qa" and self.max_concurrent is not None:
-            from simkit.scenes.audio_director import MIN_ACTIVE_S
+            from simkit.generators.foa.director import MIN_ACTIVE_S
 
             most = self.n_sources[1] + self.n_offscreen[1]
             room = self.max_concurrent * int(self.duration_s // MIN_ACTIVE_S)
@@ -215,7 +215,7 @@ class FoaQaConfig(GeneratorConfig):
                     "lower the source counts, or set max_concurrent null"
                 )
         if self.mode == "qa":
-            from simkit.scenes.audio_director import foreground_elevation_limit
+            from simkit.generators.foa.director import foreground_elevation_limit
 
             lim = foreground_elevation_limit(self.fov_deg, self.image_width, self.image_height)
             if self.elevation_deg[0] > lim or self.elevation_deg[1] < -lim:
@@ -256,7 +256,7 @@ def make_qa(scene: dict) -> list[dict]:
     Kinds (OmniEcho QA; scoring rules in the seed notes): ``direction`` (8-way token + azimuth at
     the middle of the source's activity; scored by exact 8-way match or angle within +-45 deg),
     ``motion`` (4-way multiple choice over the classes of
-    :func:`~simkit.scenes.audio_director.motion_of`), ``localization_3d`` (direction token,
+    :func:`~simkit.generators.foa.director.motion_of`), ``localization_3d`` (direction token,
     azimuth, elevation and distance a quarter into the activity; scored by distance error <= 2 m
     and a correct direction), ``camera_rotation`` (4-way multiple choice + angle). Directions are
     in the listener (camera) frame at the question's time. Only sources whose label is unique in
@@ -299,7 +299,7 @@ def make_qa(scene: dict) -> list[dict]:
 def _direction_items(add, s: dict, name: str, tr: dict, t_q: float | None) -> None:
     """The ``direction`` and ``localization_3d`` items of a source: at ``t_q`` (its audibility
     question time) or, for scenes without one, at the middle / a quarter into its activity."""
-    from simkit.scenes.audio_director import direction8
+    from simkit.generators.foa.director import direction8
 
     on, off = s["onset_s"], s["offset_s"]
     k = _at(tr, 0.5 * (on + off) if t_q is None else t_q)
@@ -332,7 +332,7 @@ def _direction_items(add, s: dict, name: str, tr: dict, t_q: float | None) -> No
 
 def _motion_item(add, s: dict, name: str, scene: dict) -> None:
     """The 4-way ``motion`` item of a source."""
-    from simkit.scenes.audio_director import motion_of
+    from simkit.generators.foa.director import motion_of
 
     on, off = s["onset_s"], s["offset_s"]
     mot = motion_of(s, scene)
@@ -394,8 +394,8 @@ def direction_errors(foa_acn: np.ndarray, sr: int, qa: list[dict]) -> list[tuple
     Returns:
         ``[(question id, error_deg), ...]`` in QA order.
     """
+    from simkit.generators.foa.director import AUDIBILITY_HALF_WINDOW_S
     from simkit.renderers.foa import estimate_directions
-    from simkit.scenes.audio_director import AUDIBILITY_HALF_WINDOW_S
 
     items = [q for q in qa if q.get("kind") in ("direction", "localization_3d")]
     if not items:
@@ -490,7 +490,7 @@ class FoaQaGenerator(Generator[FoaQaConfig]):
         self.bank = load_bank(config.sounds or None)
 
     def _params(self):
-        from simkit.scenes.audio_director import DirectorParams
+        from simkit.generators.foa.director import DirectorParams
 
         c: FoaQaConfig = self.config
         return DirectorParams(
@@ -523,13 +523,13 @@ class FoaQaGenerator(Generator[FoaQaConfig]):
         )
 
     def generate(self, index: int, rng: np.random.Generator) -> Episode:
-        from simkit.renderers.foa import acn_sn3d_to_fuma, foa_features
-        from simkit.scenes.audio_director import (
+        from simkit.generators.foa.director import (
             DirectorFailed,
             direct_scene,
             measure_audibility,
             render_scene,
         )
+        from simkit.renderers.foa import acn_sn3d_to_fuma, foa_features
 
         c: FoaQaConfig = self.config
         # 1. compile
@@ -610,8 +610,8 @@ class FoaQaGenerator(Generator[FoaQaConfig]):
     def check(self, sample: dict[str, Any]) -> list[str]:
         """Channel count, sample rate, duration, peak, feature shape/ranges, QA schema, and that the QA
         and every 10 Hz track agree with the stored keyframes and camera (recomputed)."""
+        from simkit.generators.foa.director import track_from_scene
         from simkit.renderers.foa import n_frames
-        from simkit.scenes.audio_director import track_from_scene
 
         problems: list[str] = []
         scene, qa = sample.get("scene"), sample.get("qa")
