@@ -31,7 +31,7 @@ BUILTIN: dict[str, str] = {
     "foa-nav": "simkit.generators.nav.generator:FoaNavGenerator",
     "wrop": "simkit.generators.wrop:WropGenerator",
     "hebero-demos": "simkit.generators.hebero.generator:HeberoDemosGenerator",
-    "pairs": "simkit.generators.pairs:PairsGenerator",
+    "pairs": "simkit.generators.pairs.generator:PairsGenerator",
 }
 
 

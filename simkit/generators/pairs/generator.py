@@ -1,9 +1,9 @@
 """``pairs``: Blender-rendered object pairs with exact dense correspondence and covisibility.
 
 Each episode is one (source A, target B) pair: 2-3 meshes (:mod:`simkit.assets.meshes`) under independent
-rigid motions seen from two viewpoints (:mod:`simkit.scenes.pairs`), rendered by the Blender session
+rigid motions seen from two viewpoints (:mod:`simkit.scenes.pairs.compile`), rendered by the Blender session
 (Cycles, 128 samples, 640 x 360 by default; FreeMatching Sec. 3.3), and labelled analytically from the
-rendered geometry, the object poses and the camera matrices (:mod:`simkit.renderers.correspondence`): the
+rendered geometry, the object poses and the camera matrices (:mod:`simkit.renderers.pairs.correspondence`): the
 labels never depend on the engine, sample count or image format. ``check()`` (``simkit validate``)
 verifies them against the rendered images independently (see :func:`check_pair`).
 """
@@ -67,14 +67,14 @@ class PairsConfig(GeneratorConfig):
 
 
 def load_pool(source: str, max_faces: int) -> list:
-    """Accepted assets (:class:`simkit.scenes.pairs.Asset`) of ``source``, sorted by asset id; each rejected
+    """Accepted assets (:class:`simkit.scenes.pairs.compile.Asset`) of ``source``, sorted by asset id; each rejected
     mesh is reported once on the ``simkit.pairs`` logger.
 
     Raises:
         InputError: the folder is missing or empty, or every mesh is rejected (one line naming it).
     """
     from simkit.assets.meshes import embedded_index, load_index, scan
-    from simkit.scenes.pairs import Asset
+    from simkit.scenes.pairs.compile import Asset
 
     if source == "embedded":
         records = embedded_index()
@@ -140,7 +140,7 @@ def _photometric_optimum(a, b, c, sel: np.ndarray) -> list[str]:
     """Problems when warping A by C is not better inside ``sel`` than by C shifted 2 px along an axis."""
     from scipy.ndimage import binary_erosion
 
-    from simkit.renderers.correspondence import warp
+    from simkit.renderers.pairs.correspondence import warp
 
     inner = binary_erosion(sel, iterations=1)
     if inner.sum() < PHOTOMETRIC_MIN_PIXELS:
@@ -214,8 +214,8 @@ def flow_colour(flow_source: np.ndarray, valid: np.ndarray) -> np.ndarray:
 
 
 class PairsGenerator(BlenderBacked, Generator[PairsConfig]):
-    """The ``pairs`` generator: compose (:mod:`simkit.scenes.pairs`) -> render (Blender session) -> analytic
-    labels (:func:`simkit.renderers.correspondence.dense_correspondence`) -> :class:`Episode`; see the module
+    """The ``pairs`` generator: compose (:mod:`simkit.scenes.pairs.compile`) -> render (Blender session) -> analytic
+    labels (:func:`simkit.renderers.pairs.correspondence.dense_correspondence`) -> :class:`Episode`; see the module
     docstring and ``docs/pairs.md``. Raises :class:`SampleRejected` (redrawn by the engine) when a mesh fails
     to import or the covisible share is below ``min_covisible``."""
 
@@ -311,7 +311,7 @@ class PairsGenerator(BlenderBacked, Generator[PairsConfig]):
 
     def compose(self, structural_seed: int, surface_seed: int):
         """(structure, surface, scene) of the seeds under this config (no rendering)."""
-        from simkit.scenes.pairs import Motion, compile_scene, sample_structure, sample_surface
+        from simkit.scenes.pairs.compile import Motion, compile_scene, sample_structure, sample_surface
 
         c = self.config
         motion = Motion(
@@ -346,9 +346,9 @@ class PairsGenerator(BlenderBacked, Generator[PairsConfig]):
         return frames, meshes, [pa[n] for n in names], [pb[n] for n in names], ca, cb
 
     def generate(self, index: int, rng: np.random.Generator) -> Episode:
-        from simkit.renderers.correspondence import View, dense_correspondence
+        from simkit.renderers.pairs.correspondence import View, dense_correspondence
         from simkit.renderers.raster import extrinsics, intrinsics
-        from simkit.scenes.pairs import LENS_MM, SENSOR_MM
+        from simkit.scenes.pairs.compile import LENS_MM, SENSOR_MM
 
         c = self.config
         structural_seed, surface_seed = (int(x) for x in rng.integers(0, 2**62, size=2))
@@ -407,7 +407,7 @@ class PairsGenerator(BlenderBacked, Generator[PairsConfig]):
         return Episode(fields, params={"structural": s, "surface": surf}, meta=meta)
 
     def _asset(self, mesh):
-        """The pool entry of ``mesh`` (:class:`simkit.scenes.pairs.Asset`)."""
+        """The pool entry of ``mesh`` (:class:`simkit.scenes.pairs.compile.Asset`)."""
         return next(a for a in self.pool if mesh is not None and a.asset_id == mesh.asset_id)
 
     def check(self, sample: dict[str, Any]) -> list[str]:

@@ -1,6 +1,6 @@
 """The pair consistency evaluation (FreeMatching, Sec. 5 "consistency evaluation protocol").
 
-Warp the source by a correspondence map, ``I^_b = I_a(C)`` (bilinear, :func:`simkit.renderers.correspondence.
+Warp the source by a correspondence map, ``I^_b = I_a(C)`` (bilinear, :func:`simkit.renderers.pairs.correspondence.
 warp`), and compare it with the target ``I_b``. Each distance is reported on its own, never merged:
 
 * ``mse``: mean squared error of intensities in [0, 1] (all three channels) over the mask;
@@ -29,7 +29,7 @@ import numpy as np
 
 from simkit.core.errors import InputError, SimkitError
 from simkit.eval import PSNR_CAP_DB
-from simkit.renderers.correspondence import warp
+from simkit.renderers.pairs.correspondence import warp
 
 METRICS = ("mse", "psnr")
 VARIANTS = ("ref", "full")
