@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from simkit.core.errors import InputError
-from simkit.scenes.bddl import compile_task, suite_files
-from simkit.sims.mujoco_scene import build_scene, settle
-from simkit.sims.predicates import ON_XY_RADIUS
+from simkit.scenes.hebero import compile_task, suite_files
+from simkit.sims.hebero.predicates import ON_XY_RADIUS
+from simkit.sims.hebero.scene import build_scene, settle
 
 EPS = 1e-4
 
