@@ -104,8 +104,8 @@ class TaskModel:
         for _ in range(tries):
             for n, (x0, y0, x1, y1) in boxes.items():
                 if n in placed:
-                    _, _, z, yaw = placed[n]
-                    lay.set_pose(data, n, float(rng.uniform(x0, x1)), float(rng.uniform(y0, y1)), z, yaw)
+                    _, _, z, quat = placed[n]
+                    lay.set_pose(data, n, float(rng.uniform(x0, x1)), float(rng.uniform(y0, y1)), z, quat)
             if not lay.penetrating(data):
                 return
         for n, p in placed.items():  # no collision-free draw: keep the region layout
