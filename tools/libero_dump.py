@@ -61,7 +61,7 @@ def _rot(v):
 def sampler_info(inner) -> dict:
     """Per object or fixture of the first-stage sampler: world boxes LIBERO draws the centre from."""
     out = {}
-    for name, s in inner.placement_initializer.samplers.items():
+    for s in inner.placement_initializer.samplers.values():
         for obj in s.mujoco_objects:
             r = float(obj.horizontal_radius) if s.ensure_object_boundary_in_range else 0.0
             ox, oy, oz = (float(v) for v in s.reference_pos)
@@ -175,7 +175,7 @@ def dump_task(tid: str, sdir: str, stem: str, n: int) -> dict:
     inner = env.env
     env.reset()
     sim = inner.sim
-    names = {**{k: "object" for k in inner.objects_dict}, **{k: "fixture" for k in inner.fixtures_dict}}
+    names = {**dict.fromkeys(inner.objects_dict, "object"), **dict.fromkeys(inner.fixtures_dict, "fixture")}
     rec: dict = {
         "task_id": tid,
         "entities": {k: {"kind": v, "category": inner.get_object(k).category_name} for k, v in names.items()},

@@ -729,12 +729,16 @@ class Layout:
                 )
             pending = still
 
-    def _place_on_parent(self, data, pred: str, ent: str, reg: str, rng: np.random.Generator | None = None) -> bool:
+    def _place_on_parent(
+        self, data, pred: str, ent: str, reg: str, rng: np.random.Generator | None = None
+    ) -> bool:
         import mujoco
 
         model = self.model
         a = self.assets[ent]
-        quat = object_quat(a.category, rng or np.random.default_rng(0)) if a.kind == "object" else yaw_quat(0.0)
+        quat = (
+            object_quat(a.category, rng or np.random.default_rng(0)) if a.kind == "object" else yaw_quat(0.0)
+        )
         lo, hi = self.extent_at(ent, quat)
         cx, cy = (lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2
         if reg in self.assets:  # On(a, b), b an asset: on top of b's collision box, centred on b
