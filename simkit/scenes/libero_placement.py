@@ -111,8 +111,8 @@ FIXTURE_Z_OFFSET = {
 TABLE_TOP = {
     "libero_tabletop_manipulation": 0.90,
     "libero_kitchen_tabletop_manipulation": 0.90,
-    "libero_study_tabletop_manipulation": 0.8851,
-    "libero_living_room_tabletop_manipulation": 0.4368,
+    "libero_study_tabletop_manipulation": 0.88513,
+    "libero_living_room_tabletop_manipulation": 0.43676,
     "libero_coffee_table_manipulation": 0.41,
 }
 

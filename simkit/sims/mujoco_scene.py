@@ -720,7 +720,7 @@ class Layout:
         pending = list(self.deferred)
         while pending:
             mujoco.mj_forward(self.model, data)
-            still = [p for p in pending if not self._place_on_parent(data, *p, rng=rng)]
+            still = [p for p in pending if not self._place_on_parent(data, p[0], p[1], p[2], rng)]
             if len(still) == len(pending):
                 raise InputError(
                     None,
