@@ -147,6 +147,11 @@ def _register_eval_export(groups) -> None:
         libero_root: Path | None = typer.Option(
             None, "--libero-root", help="A LIBERO checkout (default: bundled)."
         ),
+        init_states: str | None = typer.Option(
+            None,
+            "--init-states",
+            help="libero: episode e starts from LIBERO's fixed initial state e mod 50 (bundled).",
+        ),
     ) -> None:
         """Evaluate a policy on Hebero tasks: Mean SR, Long SR, coverage, SR-AUC, a per-task table and bar chart."""
         from simkit.core.errors import SimkitError
@@ -167,6 +172,7 @@ def _register_eval_export(groups) -> None:
                 libero_root,
                 progress=lambda m: typer.echo(m, err=True),
                 boxes=boxes,
+                init_states=init_states,
             )
         except SimkitError as exc:
             fail(str(exc))

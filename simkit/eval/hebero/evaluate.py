@@ -107,11 +107,12 @@ def _builtin(name: str, seed: int) -> Policy:
     return lambda obs, info: rng.uniform(-1.0, 1.0, (len(obs), 7))
 
 
-def run_policy(env, policy: Policy, max_steps: int, seed: int = 0) -> np.ndarray:
-    """Run every env of ``env`` for one episode from ``reset(seed=seed)``; (N,) True where the goal held."""
+def run_policy(env, policy: Policy, max_steps: int, seed: int = 0, options: dict | None = None) -> np.ndarray:
+    """Run every env of ``env`` for one episode from ``reset(seed=seed, options=options)``; (N,) True
+    where the goal held."""
     env.cfg.terminate_on_success = True
     env.cfg.horizon = max_steps
-    obs, info = env.reset(seed=seed)
+    obs, info = env.reset(seed=seed, options=options)
     success = np.zeros(env.num_envs, bool)
     finished = np.zeros(env.num_envs, bool)
     for _ in range(max_steps):
@@ -169,8 +170,13 @@ def evaluate(
     libero_root: str | Path | None = None,
     progress: Callable[[str], None] | None = None,
     boxes: dict[str, dict[str, tuple[float, ...]]] | None = None,
+    init_states: str | None = None,
 ) -> EvalReport:
     """Evaluate a policy (see the module doc) and return the report.
+
+    ``init_states="libero"`` starts episode e of every task from LIBERO's fixed initial state
+    ``e mod 50`` (``reset(options={"init_state": ...})``), the protocol of LIBERO's published
+    success rates; None draws fresh layouts.
 
     ``boxes`` (task id -> object -> x-y box, e.g. from demos' start poses) makes resets draw those
     objects uniformly in their boxes (collision rejection); other tasks use the BDDL regions.
@@ -184,6 +190,12 @@ def evaluate(
 
     if episodes < 1:
         raise InputError(None, f"--episodes must be >= 1, not {episodes}")
+    if init_states not in (None, "libero"):
+        raise InputError(None, f"--init-states must be 'libero', not {init_states!r}")
+    if init_states and policy == "demo":
+        raise InputError(
+            None, "--policy demo replays recorded demos from their own starts; drop --init-states"
+        )
     ids = task_ids(suite, tasks)
     policies: list[tuple[str, Policy | None]] = []
     if policy in ("random", "zero"):
@@ -206,6 +218,9 @@ def evaluate(
     env = HeberoVectorEnv(num_envs=len(ids) * episodes, tasks=ids, libero_root=libero_root, horizon=max_steps)
     if boxes:
         env.set_reset_boxes({t: b for t, b in boxes.items() if t in ids})
+    options = None
+    if init_states == "libero":
+        options = {"init_state": (np.arange(env.num_envs) // len(ids)) % 50}
     report = EvalReport()
     for label, pol in policies:
         if progress:
@@ -213,7 +228,7 @@ def evaluate(
         ok = (
             run_demos(env, seed, episodes, max_steps)
             if pol is None
-            else run_policy(env, pol, max_steps, seed)
+            else run_policy(env, pol, max_steps, seed, options)
         )
         sr = ok.reshape(episodes, len(ids)).mean(axis=0)
         report.results.append(EvalResult(ids, sr, episodes, label=label))

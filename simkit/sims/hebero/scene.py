@@ -52,6 +52,15 @@ import numpy as np
 
 from simkit.assets.mujoco_log import import_mujoco
 from simkit.core.errors import InputError, SampleRejected
+from simkit.scenes.hebero.placement import (
+    SHRINK_PROBLEMS,
+    TABLE_FRICTION,
+    TABLE_TOP,
+    fixture_z,
+    object_quat,
+    shrunk_ranges,
+    yaw_quat,
+)
 from simkit.sims.hebero.predicates import (
     ZONE_HALF_HEIGHT,
     ZONE_Z_BELOW_TOP,
@@ -119,7 +128,7 @@ class Scene:
         spec: the ``mujoco.MjSpec`` it was compiled from.
         binding: names -> ids for :class:`~simkit.sims.hebero.predicates.PredicateEvaluator`.
         evaluator: a ready evaluator.
-        placements: entity -> (x, y, z, yaw) chosen (m, rad).
+        placements: entity -> (x, y, z, quat) chosen: root-body position (m), orientation (w, x, y, z).
         warnings: asset problems tolerated while loading (missing visual files, ...).
         arm_qpos_adr: qpos addresses of the 7 arm joints.
     """
@@ -130,7 +139,7 @@ class Scene:
     binding: Binding
     evaluator: PredicateEvaluator
     descriptor: dict
-    placements: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)
+    placements: dict[str, tuple[float, float, float, tuple[float, ...]]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     arm_qpos_adr: list[int] = field(default_factory=list)
     layout: Layout | None = None
@@ -170,11 +179,20 @@ def _collision_extent(spec_child) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _horizontal_radius(child_spec, lo, hi) -> float:
-    """Placement radius (m): LIBERO's ``horizontal_radius_site`` xy distance, else half the smaller AABB side."""
+    """Placement radius (m): x of LIBERO's ``horizontal_radius_site`` (robosuite's
+    ``MujocoXMLObject.horizontal_radius``), else half the smaller AABB side."""
     for site in child_spec.sites:
         if site.name == "horizontal_radius_site":
-            return float(math.hypot(site.pos[0], site.pos[1]))
+            return float(abs(site.pos[0]))
     return float(min(hi[0] - lo[0], hi[1] - lo[1]) / 2)
+
+
+def _bottom_site_z(child_spec) -> float | None:
+    """z (m, asset frame) of the asset's ``bottom_site`` (robosuite's ``bottom_offset``), None without one."""
+    for site in child_spec.sites:
+        if site.name == "bottom_site":
+            return float(site.pos[2])
+    return None
 
 
 def _entity_aabb(model, data, entity: str) -> tuple[np.ndarray, np.ndarray]:
@@ -190,10 +208,6 @@ def _entity_aabb(model, data, entity: str) -> tuple[np.ndarray, np.ndarray]:
         if geom_is_collision(model, g) and _is_descendant(model, int(model.geom_bodyid[g]), bid)
     ]
     return mujoco_bbox(model, data, geoms)
-
-
-def _yaw_quat(yaw: float) -> list[float]:
-    return [math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2)]
 
 
 def _add_panda(spec, base_pos) -> None:
@@ -257,15 +271,17 @@ def _new_spec(desc: dict):
     wb.add_light(pos=[-2, -2, 4], dir=[0.4, 0.4, -1], diffuse=[0.5, 0.5, 0.5])
     if arena["kind"] == "table":
         sx, sy, th = arena["size"]
-        tb = wb.add_body(name="table", pos=[ox, oy, oz - th / 2])
+        problem = arena["problem"].lower()
+        top = TABLE_TOP.get(problem, oz)  # the collision top of LIBERO's arena (a mesh for some)
+        tb = wb.add_body(name="table", pos=[ox, oy, top - th / 2])
         tb.add_geom(
             name="table_top",
             type=mujoco.mjtGeom.mjGEOM_BOX,
             size=[sx / 2, sy / 2, th / 2],
             rgba=[0.62, 0.47, 0.33, 1],
-            friction=[1, 0.005, 0.0001],
+            friction=[TABLE_FRICTION.get(problem, 1.0), 0.005, 0.0001],
         )
-        leg_h = (oz - th) / 2
+        leg_h = (top - th) / 2
         for i, (lx, ly) in enumerate(((1, 1), (1, -1), (-1, 1), (-1, -1))):
             tb.add_geom(
                 name=f"table_leg{i}",
@@ -300,6 +316,8 @@ class _Asset:
     spec: object
     extent: tuple[np.ndarray, np.ndarray]
     radius: float
+    category: str = ""
+    bottom_site_z: float | None = None
 
 
 def strip_visuals(spec) -> None:
@@ -371,7 +389,14 @@ def _load_assets(
             ext = _collision_extent(loaded.spec)
         except (ValueError, RuntimeError) as exc:
             raise InputError(path, f"MuJoCo rejects the model: {exc}") from None
-        out[name] = _Asset(kind, loaded.spec, ext, _horizontal_radius(loaded.spec, *ext))
+        out[name] = _Asset(
+            kind,
+            loaded.spec,
+            ext,
+            _horizontal_radius(loaded.spec, *ext),
+            info["category"],
+            _bottom_site_z(loaded.spec),
+        )
     return out
 
 
@@ -550,7 +575,13 @@ class Layout:
         self.ws_plan, self.deferred = ws_plan, deferred
         self.max_tries, self.max_layouts = max_tries, max_layouts
         self.names = list(assets)
-        self.top = float(desc["arena"]["offset"][2])
+        self.problem = desc["arena"]["problem"].lower()
+        self.offset_z = float(desc["arena"]["offset"][2])
+        #: support height (m) of the workspace: the collision top of LIBERO's table, or the floor
+        self.top = TABLE_TOP.get(self.problem, self.offset_z) if desc["arena"]["kind"] == "table" else 0.0
+        self.shrink = self.problem in SHRINK_PROBLEMS
+        self._scratch = mujoco.MjData(model)
+        self._extents: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
         self.bodies = {n: mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, n) for n in self.names}
         self.owner = np.full(model.ngeom, -1, int)  # geom -> entity index (len(names) = robot)
         for g in range(model.ngeom):
@@ -572,19 +603,44 @@ class Layout:
                 adr = int(model.jnt_qposadr[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, jn)])
                 self.home.append((adr, mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, an), q))
             self.arm_qpos_adr = [h[0] for h in self.home[:7]]
-        self.placed: dict[str, tuple[float, float, float, float]] = {}
+        #: entity -> (x, y, z, quat): root-body position (m) and orientation (w, x, y, z)
+        self.placed: dict[str, tuple[float, float, float, tuple[float, ...]]] = {}
 
-    def set_pose(self, data, name: str, x: float, y: float, z: float, yaw: float) -> None:
-        """Put an entity's root body at (x, y, z) m with yaw rad (free joint qpos or mocap pose)."""
+    def set_pose(self, data, name: str, x: float, y: float, z: float, quat) -> None:
+        """Put an entity's root body at (x, y, z) m with orientation ``quat`` (w, x, y, z) (free joint
+        qpos or mocap pose)."""
         bid = self.bodies[name]
         if self.assets[name].kind == "object":
             adr = self.model.jnt_qposadr[self.model.body_jntadr[bid]]
             data.qpos[adr : adr + 3] = [x, y, z]
-            data.qpos[adr + 3 : adr + 7] = _yaw_quat(yaw)
+            data.qpos[adr + 3 : adr + 7] = quat
         else:
             mid = self.model.body_mocapid[bid]
             data.mocap_pos[mid] = [x, y, z]
-            data.mocap_quat[mid] = _yaw_quat(yaw)
+            data.mocap_quat[mid] = quat
+
+    def extent_at(self, name: str, quat) -> tuple[np.ndarray, np.ndarray]:
+        """Collision AABB (lo, hi), m, of an entity relative to its root-body origin at orientation
+        ``quat`` (w, x, y, z); cached per orientation."""
+        import mujoco
+
+        key = (name, *np.round(np.asarray(quat, float), 9))
+        if key not in self._extents:
+            d = self._scratch
+            mujoco.mj_resetData(self.model, d)
+            self.set_pose(d, name, 0.0, 0.0, 0.0, quat)
+            mujoco.mj_kinematics(self.model, d)
+            lo, hi = _entity_aabb(self.model, d, name)
+            self._extents[key] = (np.array(lo), np.array(hi))
+        return self._extents[key]
+
+    def _rest_z(self, ent: str, quat) -> float:
+        """Root-body z (m) of a workspace entity: fixtures at LIBERO's bottom-site height, objects with
+        their lowest collision point :data:`PLACE_CLEARANCE` above the support."""
+        a = self.assets[ent]
+        if a.kind == "fixture" and a.bottom_site_z is not None:
+            return fixture_z(self.problem, self.offset_z, a.bottom_site_z)
+        return self.top - float(self.extent_at(ent, quat)[0][2]) + PLACE_CLEARANCE
 
     def penetrating(self, data) -> list[tuple[int, int]]:
         """Entity pairs (indices; len(names) = robot) in contact deeper than :data:`PENETRATION_TOL`."""
@@ -627,35 +683,44 @@ class Layout:
                 x, y, _, _ = self.placed[ent]
                 circles.append((x, y, a.radius))
                 continue
-            x, y, yaw = self._draw_one(ent, r, circles, rng)
+            x, y, quat = self._draw_one(ent, r, circles, rng)
             circles.append((x, y, a.radius))
-            self.placed[ent] = (x, y, self.top - float(a.extent[0][2]) + PLACE_CLEARANCE, yaw)
+            self.placed[ent] = (x, y, self._rest_z(ent, quat), quat)
             self.set_pose(data, ent, *self.placed[ent])
 
-    def _draw_one(self, ent: str, r: dict, circles, rng: np.random.Generator) -> tuple[float, float, float]:
+    def _draw_one(self, ent: str, r: dict, circles, rng: np.random.Generator) -> tuple[float, float, tuple]:
+        """(x, y, quat) of one workspace entity, LIBERO's way: a movable object's centre in its region
+        shrunk by its radius (tabletop/floor problem classes) and its class orientation
+        (:func:`~simkit.scenes.hebero.placement.object_quat`); a fixture's in the whole region with a
+        yaw from the region's ``:yaw_rotation``."""
+        a = self.assets[ent]
         ranges = r["ranges_world"]
+        if a.kind == "object" and self.shrink:
+            ranges = shrunk_ranges(ranges, a.radius)
         yaws = r["yaw_ranges"] or [[0.0, 0.0]]
-        rad = self.assets[ent].radius
         for _ in range(self.max_tries):
             x0, y0, x1, y1 = ranges[int(rng.integers(len(ranges)))]
             x, y = float(rng.uniform(x0, x1)), float(rng.uniform(y0, y1))
-            ya, yb = yaws[int(rng.integers(len(yaws)))]
-            yaw = float(rng.uniform(ya, yb))
-            if all(math.hypot(x - fx, y - fy) > rad + fr for fx, fy, fr in circles):
-                return x, y, yaw
+            if a.kind == "object":
+                quat = object_quat(a.category, rng)
+            else:
+                ya, yb = yaws[int(rng.integers(len(yaws)))]
+                quat = yaw_quat(float(rng.uniform(ya, yb)))
+            if all(math.hypot(x - fx, y - fy) > a.radius + fr for fx, fy, fr in circles):
+                return x, y, quat
         raise SampleRejected(
             f"task {self.desc['task_id']}: no collision-free placement for {ent} in "
             f"{r['target']} region after {self.max_tries} draws"
         )
 
-    def place_deferred(self, data) -> None:
+    def place_deferred(self, data, rng: np.random.Generator | None = None) -> None:
         """Put entities whose init atom names a site or another entity on / in it (after their parents)."""
         import mujoco
 
         pending = list(self.deferred)
         while pending:
             mujoco.mj_forward(self.model, data)
-            still = [p for p in pending if not self._place_on_parent(data, *p)]
+            still = [p for p in pending if not self._place_on_parent(data, p[0], p[1], p[2], rng)]
             if len(still) == len(pending):
                 raise InputError(
                     None,
@@ -664,18 +729,24 @@ class Layout:
                 )
             pending = still
 
-    def _place_on_parent(self, data, pred: str, ent: str, reg: str) -> bool:
+    def _place_on_parent(
+        self, data, pred: str, ent: str, reg: str, rng: np.random.Generator | None = None
+    ) -> bool:
         import mujoco
 
         model = self.model
-        lo, hi = self.assets[ent].extent
+        a = self.assets[ent]
+        quat = (
+            object_quat(a.category, rng or np.random.default_rng(0)) if a.kind == "object" else yaw_quat(0.0)
+        )
+        lo, hi = self.extent_at(ent, quat)
         cx, cy = (lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2
         if reg in self.assets:  # On(a, b), b an asset: on top of b's collision box, centred on b
             if reg not in self.placed:
                 return False
             _, phi = _entity_aabb(model, data, reg)
             bx, by = data.xpos[self.bodies[reg]][:2]
-            self.placed[ent] = (float(bx - cx), float(by - cy), float(phi[2] - lo[2] + PLACE_CLEARANCE), 0.0)
+            self.placed[ent] = (float(bx - cx), float(by - cy), float(phi[2] - lo[2] + PLACE_CLEARANCE), quat)
             self.set_pose(data, ent, *self.placed[ent])
             return True
         r = self.desc["regions"].get(reg)
@@ -693,7 +764,7 @@ class Layout:
         base = sp[2] + half[2] if pred == "on" else sp[2] - half[2]
         if pred == "on":  # rest on the parent's highest collision surface under the site centre
             base = max(base, _surface_below(model, data, parent, sp))
-        self.placed[ent] = (float(sp[0] - cx), float(sp[1] - cy), float(base - lo[2] + PLACE_CLEARANCE), 0.0)
+        self.placed[ent] = (float(sp[0] - cx), float(sp[1] - cy), float(base - lo[2] + PLACE_CLEARANCE), quat)
         self.set_pose(data, ent, *self.placed[ent])
         return True
 
@@ -704,7 +775,7 @@ class Layout:
         self.placed.clear()
         for attempt in range(2 * self.max_layouts):
             self.draw_workspace(data, rng, movable_only=attempt >= self.max_layouts)
-            self.place_deferred(data)
+            self.place_deferred(data, rng)
             pens = self.penetrating(data)
             if not pens:
                 return
@@ -725,8 +796,8 @@ class Layout:
                 if not cand:
                     continue
                 e = max(cand, key=order.index)
-                x, y, z, yaw = self.placed[e]
-                self.placed[e] = (x, y, z + LIFT_STEP, yaw)
+                x, y, z, quat = self.placed[e]
+                self.placed[e] = (x, y, z + LIFT_STEP, quat)
                 self.set_pose(data, e, *self.placed[e])
                 lifted.add(e)
             pens = self.penetrating(data)
