@@ -19,6 +19,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from enginehelp import shard_bytes
 from typer.testing import CliRunner
 
 from simkit.cli import app
@@ -243,6 +244,7 @@ def test_validate_notes_a_missing_extra_and_exits_4(core_results, corpus, extra,
 def test_commands_that_need_no_extra_work_in_a_core_install(core_results, argv):
     rc, out, err = core_results[" ".join(argv)]
     assert rc == 0, out + err
+    assert "cannot load" not in out and "FAIL" not in out, out
 
 
 def test_inspect_of_a_packing_corpus_works_with_only_the_packing_extra(inputs, tmp_path):
@@ -273,6 +275,9 @@ def test_a_missing_module_mid_run_stops_generate_without_failing_episodes(tmp_pa
     monkeypatch.setattr(ToyGenerator, "generate", real)
     summary = generate_corpus("toy", 6, tmp_path / "c", seed=1, episodes_per_shard=2, progress=False)
     assert (summary.exit_code, summary.failed, summary.produced + summary.resumed) == (0, 0, 6)
+    assert summary.resumed >= 2  # the episodes made before the stop were kept
+    generate_corpus("toy", 6, tmp_path / "fresh", seed=1, episodes_per_shard=2, progress=False)
+    assert shard_bytes(tmp_path / "c") == shard_bytes(tmp_path / "fresh")
 
 
 def test_the_extra_named_follows_the_command_and_falls_back_to_the_first_listed():
