@@ -15,6 +15,7 @@ from pathlib import Path
 import typer
 
 from simkit.commands import check_out, fail
+from simkit.core.extras import needs_extra
 
 SUITE_CHOICES = ("goal", "object", "spatial", "long", "all")
 
@@ -24,6 +25,7 @@ def register(groups) -> None:
     _register_eval_export(groups)
 
     @groups["compile"].command("hebero")
+    @needs_extra("hebero")
     def compile_hebero(
         suite: str = typer.Option("all", "--suite", help="goal | object | spatial | long | all"),
         libero_root: Path | None = typer.Option(
@@ -43,12 +45,14 @@ def register(groups) -> None:
         seed: int = typer.Option(0, "--seed", help="Seed of the region sampling for --render."),
     ) -> None:
         """Compile LIBERO BDDL tasks into cached Hebero task descriptors (one JSON per task)."""
-        from simkit.core.errors import SimkitError
+        from simkit.core.errors import SimkitError, require_installed
         from simkit.scenes.hebero import SUITES, compile_suites
 
         if suite not in SUITE_CHOICES:
             fail(f"--suite must be one of {', '.join(SUITE_CHOICES)}, not {suite!r}")
         check_out(out, folder=True)
+        if render:
+            require_installed("mujoco")  # before compiling: --render cannot run here
         suites = list(SUITES) if suite == "all" else [suite]
         try:
             rep = compile_suites(
@@ -72,6 +76,7 @@ def register(groups) -> None:
             raise typer.Exit(2)
 
     @groups["convert"].command("mjcf2usd")
+    @needs_extra("hebero")
     def convert_mjcf2usd(
         src: Path = typer.Argument(..., help="MJCF XML file."),
         dst: Path = typer.Argument(..., help="Output stage (.usd, .usda or .usdc)."),
@@ -110,6 +115,7 @@ def register(groups) -> None:
             typer.echo("physics checks: PASS")
 
     @groups["convert"].command("render-task")
+    @needs_extra("hebero")
     def render_task(
         descriptors: Path = typer.Argument(..., help="Descriptor folder written by `simkit compile hebero`."),
         libero_root: Path | None = typer.Option(
@@ -128,6 +134,7 @@ def register(groups) -> None:
 
 def _register_eval_export(groups) -> None:
     @groups["eval"].command("hebero")
+    @needs_extra("hebero")
     def eval_hebero(
         policy: str = typer.Option(..., "--policy", help="random | zero | demo | module:callable"),
         suite: str = typer.Option("goal", "--suite", help="goal | object | spatial | long | all"),
@@ -180,6 +187,7 @@ def _register_eval_export(groups) -> None:
         _print_report(rep, out)
 
     @groups["export"].command("hebero-hdf5")
+    @needs_extra("hebero")
     def export_hebero_hdf5(
         corpus: Path = typer.Argument(..., help="A hebero-demos corpus (simkit generate hebero-demos)."),
         out: Path = typer.Argument(..., help="Output .hdf5 file (robomimic / LIBERO layout)."),
@@ -298,7 +306,7 @@ def _contact_sheet(desc_dir: Path, libero_root: Path | None, suite: str, seed: i
     os.environ.setdefault("MUJOCO_GL", "egl")
     import numpy as np
 
-    from simkit.core.errors import InputError, SimkitError
+    from simkit.core.errors import ExtraMissing, InputError, SimkitError
     from simkit.scenes.hebero import load_descriptor
     from simkit.sims.hebero.scene import build_scene, render_views
 
@@ -310,6 +318,8 @@ def _contact_sheet(desc_dir: Path, libero_root: Path | None, suite: str, seed: i
     for d in descs:
         try:
             scene = build_scene(d, libero_root, np.random.default_rng([seed, d["index"]]))
+        except ExtraMissing:  # no task can be built on this machine: one line naming the extra
+            raise
         except SimkitError as exc:
             problems.append(str(exc))
             continue

@@ -24,6 +24,7 @@ from typing import Any
 import typer
 
 from simkit.commands import fail
+from simkit.core.extras import needs_extra
 
 #: largest ``--px`` (pixels per grid cell), the same bound as the generator's ``heightmap_px_per_cell``
 MAX_PX = 64
@@ -219,6 +220,7 @@ def register(groups: dict[str, typer.Typer]) -> None:
     """Add ``simkit export packing-sft``."""
 
     @groups["export"].command("packing-sft")
+    @needs_extra("packing")
     def packing_sft(
         corpus: list[Path] = typer.Argument(..., help="packing corpus directory (or several)."),
         out: Path = typer.Option(

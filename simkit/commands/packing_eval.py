@@ -12,6 +12,7 @@ from typing import Any
 import typer
 
 from simkit.commands import fail, progress_bar
+from simkit.core.extras import needs_extra
 
 
 def _check_out(out: Path) -> None:
@@ -198,5 +199,5 @@ def eval_packing_overlap(
 
 def register(groups: dict) -> None:
     """Add the packing evaluation commands to the ``eval`` group."""
-    groups["eval"].command("packing")(eval_packing)
-    groups["eval"].command("packing-overlap")(eval_packing_overlap)
+    groups["eval"].command("packing")(needs_extra("packing")(eval_packing))
+    groups["eval"].command("packing-overlap")(needs_extra("packing")(eval_packing_overlap))

@@ -12,6 +12,7 @@ from pathlib import Path
 import typer
 
 from simkit.commands import check_out, fail, strict_json
+from simkit.core.extras import needs_extra
 
 
 def _track(description: str):
@@ -35,6 +36,7 @@ def register(groups: dict) -> None:
     """Add ``assets scan`` and ``eval pairs``."""
 
     @groups["assets"].command("scan")
+    @needs_extra("blender")
     def assets_scan(
         source: str = typer.Argument(
             ...,
@@ -73,6 +75,7 @@ def register(groups: dict) -> None:
             raise typer.Exit(1)
 
     @groups["eval"].command("pairs")
+    @needs_extra("blender")
     def eval_pairs(
         gt: Path = typer.Option(..., "--gt", help="A pairs corpus (ground truth)."),
         pred: Path | None = typer.Option(

@@ -447,6 +447,7 @@ class FoaQaGenerator(Generator[FoaQaConfig]):
     version = "3"
     description = "first-order Ambisonics scenes (AmbiX) with direction/motion/3D/camera-rotation QA"
     extra = "audio"
+    requires = ("scipy", "pyloudnorm", "pyroomacoustics")
     Config = FoaQaConfig
     fields = (
         FieldSpec(
@@ -483,10 +484,7 @@ class FoaQaGenerator(Generator[FoaQaConfig]):
     def setup(self, config: FoaQaConfig) -> None:
         super().setup(config)
         from simkit.assets.sounds import load_bank
-        from simkit.core.errors import require
 
-        require("scipy", "audio")
-        require("pyloudnorm", "audio")
         self.bank = load_bank(config.sounds or None)
 
     def _params(self):

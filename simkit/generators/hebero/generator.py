@@ -40,6 +40,7 @@ class HeberoDemosGenerator(Generator):
     version = "1"
     description = "scripted demonstrations of the Hebero/LIBERO tasks (MuJoCo states, actions, success)"
     extra = "hebero"
+    requires = ("mujoco", "gymnasium", "scipy")
     Config = HeberoDemosConfig
     fields: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec(

@@ -263,6 +263,7 @@ class FoaNavGenerator(Generator[FoaNavConfig]):
         "sound-guided navigation: floor plans, shortest-path episodes, egocentric FOA per step, waypoints"
     )
     extra = "nav"
+    requires = ("trimesh", "scipy", "pyloudnorm")
     Config = FoaNavConfig
     fields = FIELDS
     required_fields = tuple(f.name for f in FIELDS if f.required)
@@ -280,10 +281,7 @@ class FoaNavGenerator(Generator[FoaNavConfig]):
     def setup(self, config: FoaNavConfig) -> None:
         super().setup(config)
         from simkit.assets.sounds import load_bank
-        from simkit.core.errors import require
 
-        require("trimesh", "nav")
-        require("scipy", "nav")
         self.bank = load_bank(config.sounds or None)
         self.user_backend = None
         self.vlnce = self._load_vlnce(config) if config.vlnce else None

@@ -411,6 +411,7 @@ class PackingGenerator(Generator[PackingConfig]):
         "layout-first box-packing trajectories (heightmaps, buffers, expert actions) with pybullet replay"
     )
     extra = "packing"
+    requires = ("pybullet",)
     Config = PackingConfig
     fields = (
         FieldSpec(
@@ -494,12 +495,6 @@ class PackingGenerator(Generator[PackingConfig]):
         self.rejections_by_tier: dict[str, int] = dict.fromkeys(TIERS, 0)
 
     # -- life cycle ---------------------------------------------------------------------------
-    def setup(self, config: PackingConfig) -> None:
-        super().setup(config)
-        from simkit.core.errors import require
-
-        require("pybullet", "packing")  # fail early and clearly when the extra is missing
-
     def teardown(self) -> None:
         if self._world_ is not None:
             self._world_.close()

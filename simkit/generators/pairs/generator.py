@@ -225,6 +225,7 @@ class PairsGenerator(BlenderBacked, Generator[PairsConfig]):
         "object pairs with exact dense correspondence + covisibility (Blender; FreeMatching Sec. 3.3)"
     )
     extra = "blender"
+    requires = ("bpy",)
     Config = PairsConfig
     fields = (
         FieldSpec("image_a", "png", "uint8", ("H", "W", 3), "", "", "source image A (frame 0), sRGB"),
