@@ -13,11 +13,30 @@ import json
 from pathlib import Path
 
 import typer
+from typer.core import TyperGroup
 
 from simkit.commands import fail
-from simkit.core.errors import SimkitError
+from simkit.core.errors import ExtraMissing, SimkitError
+from simkit.core.extras import as_extra_missing, needs_extra
+
+
+class SimkitGroup(TyperGroup):
+    """The top-level command group: a missing optional module anywhere below it (an
+    :class:`~simkit.core.errors.ExtraMissing`, or a bare ``ModuleNotFoundError`` of a module that an extra
+    installs) is one line, ``error: ... pip install 'simkit[EXTRA]'``, and exit code 2, never a traceback."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except (ExtraMissing, ModuleNotFoundError) as exc:
+            missing = as_extra_missing(exc)
+            if missing is None:  # a module of simkit itself: an installation bug, with its traceback
+                raise
+            fail(str(missing))
+
 
 app = typer.Typer(
+    cls=SimkitGroup,
     name="simkit",
     help="simkit: generate training corpora and environments for robot learning, world models and embodied AI.",
     no_args_is_help=True,
@@ -99,7 +118,8 @@ def list_cmd(
             fail(str(exc))
             return
         if catalogue is not None:
-            _write_catalogue(cls, name, catalogue, only, thumbnails, workers)
+            with needs_extra(cls.extra or None):
+                _write_catalogue(cls, name, catalogue, only, thumbnails, workers)
             return
         lines = getattr(cls, "list_lines", None)
         if lines is None:
@@ -260,7 +280,7 @@ def generate(
             f"{k}={v}" for k, v in (("generator", sub), ("split", split), ("sounds", sounds)) if v is not None
         ]
         cfg = build_config(cls.Config, config, sets)
-        with store_errors(out):
+        with store_errors(out), needs_extra(cls.extra or None):
             summary = generate_corpus(
                 name,
                 n,

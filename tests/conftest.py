@@ -64,7 +64,7 @@ def fixture_path(*parts: str) -> Path:
 
 def bundled_bddl(*parts: str) -> Path:
     """Path under simkit's bundled ``bddl_files/`` (the 40 Hebero BDDL files); fails loudly when absent."""
-    from simkit.scenes.bddl import BUNDLED_ROOT
+    from simkit.scenes.hebero.cache import BUNDLED_ROOT
 
     p = BUNDLED_ROOT.joinpath("bddl_files", *parts)
     if not p.exists():

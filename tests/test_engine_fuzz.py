@@ -123,7 +123,7 @@ def _bddl_texts() -> list[str]:
 @FUZZ
 @given(st.data())
 def test_bddl_parser_fuzz(data):
-    from simkit.scenes.bddl import parse_bddl
+    from simkit.scenes.hebero import parse_bddl
 
     texts = _bddl_texts()
     text = data.draw(st.sampled_from(texts))

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, IMPERFECT_DROP, ROOT, fixture_path, tree_digest
 
-from simkit.scenes.bddl import SUITES, suite_files
+from simkit.scenes.hebero.cache import suite_files
+from simkit.scenes.hebero.schema import SUITES
 
 SHA_LINE = re.compile(r"^([0-9a-f]{64})  (\S+)$")
 

@@ -10,8 +10,8 @@ import pytest
 import torch
 
 from simkit.envs.hebero import torch_kernels as tk
-from simkit.scenes.bddl import compile_task, suite_files
-from simkit.sims.batched_tasks import (
+from simkit.scenes.hebero import compile_task, suite_files
+from simkit.sims.hebero.batched_tasks import (
     ATOM_JOINT,
     goal_atoms,
     goal_success,
@@ -19,8 +19,8 @@ from simkit.sims.batched_tasks import (
     stack_programs,
     touching,
 )
-from simkit.sims.layout_groups import group_tasks
-from simkit.sims.layout_models import (
+from simkit.sims.hebero.layout_groups import group_tasks
+from simkit.sims.hebero.layout_models import (
     apply_layout,
     build_group_model,
     exclude_static_pairs,
@@ -29,7 +29,7 @@ from simkit.sims.layout_models import (
     task_layouts,
     task_state_on_union,
 )
-from simkit.sims.mujoco_scene import build_scene
+from simkit.sims.hebero.scene import build_scene
 
 
 def _drive_to_goal(sc):
@@ -171,7 +171,7 @@ def _first_goal(root):
 
 
 def test_solve_spd6_matches_lapack():
-    from simkit.sims.batched_tasks import solve_spd6
+    from simkit.sims.hebero.batched_tasks import solve_spd6
 
     g = torch.Generator().manual_seed(0)
     j = torch.randn(50, 6, 7, generator=g, dtype=torch.float64)

@@ -7,7 +7,7 @@ from conftest import bundled_bddl, fixture_path
 from typer.testing import CliRunner
 
 from simkit.core.errors import InputError
-from simkit.scenes.bddl import (
+from simkit.scenes.hebero import (
     N_ENTITY_SLOTS,
     TASK_CODE_DIM,
     compile_suites,

@@ -11,8 +11,8 @@ from conftest import bundled_bddl, tree_digest
 
 from simkit.assets.libero_assets import LiberoAssetsMissing, libero_assets_root
 from simkit.core.errors import InputError
-from simkit.scenes.bddl import BUNDLED_ROOT, SUITES, compile_suites, compile_task, parse_bddl, suite_files
-from simkit.sims.mujoco_scene import build_scene, settle
+from simkit.scenes.hebero import BUNDLED_ROOT, SUITES, compile_suites, compile_task, parse_bddl, suite_files
+from simkit.sims.hebero.scene import build_scene, settle
 
 GOAL = "libero_goal/put_the_bowl_on_the_plate.bddl"
 #: (file count, tree_digest) of the 40 Hebero BDDL files in LIBERO's own libero-0.1.1.tar.gz

@@ -7,16 +7,16 @@ import numpy as np
 import pytest
 
 from simkit.core.errors import InputError
-from simkit.scenes.bddl import SUITES, compile_task, suite_files
-from simkit.sims.layout_groups import (
+from simkit.scenes.hebero import SUITES, compile_task, suite_files
+from simkit.sims.hebero.layout_groups import (
     PARK_SPACING,
     WorldMap,
     group_tasks,
     parking_slots,
     union_descriptor,
 )
-from simkit.sims.layout_models import apply_layout, build_group_model, task_layouts
-from simkit.sims.mujoco_scene import ROBOT_BASE, build_scene
+from simkit.sims.hebero.layout_models import apply_layout, build_group_model, task_layouts
+from simkit.sims.hebero.scene import ROBOT_BASE, build_scene
 
 PANDA_REACH = 0.855  # m, Franka Emika Panda maximum reach (datasheet)
 

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 import torch
 
-import simkit.envs.hebero_warp as hw
-import simkit.sims.mujoco_warp_batch as mwb
+import simkit.envs.hebero.warp as hw
+import simkit.sims.hebero.warp_batch as mwb
 from simkit.core.errors import InputError
-from simkit.scenes.bddl import compile_task, suite_files
-from simkit.sims.layout_models import export_groups
+from simkit.scenes.hebero import compile_task, suite_files
+from simkit.sims.hebero.layout_models import export_groups
 
 VIEWS = ("qpos", "qvel", "ctrl", "xpos", "xquat", "xanchor", "xaxis", "site_xpos", "mocap_pos", "mocap_quat")
 

@@ -106,10 +106,9 @@ def test_node_killed_mid_run_ends_byte_identical_to_a_local_run(cluster, local_r
         stderr=subprocess.STDOUT,
         text=True,
     )
-    fs, t0 = s3fs(), time.monotonic()
-    while not fs.glob("raykill/run/shards/*.rows.json"):
+    fs = s3fs()
+    while not fs.glob("raykill/run/shards/*.rows.json"):  # the wait ends with the run: no clock
         assert proc.poll() is None, proc.communicate()[0][-3000:]
-        assert time.monotonic() - t0 < 300, "no shard was published"
         time.sleep(0.05)
     assert len(fs.glob("raykill/run/shards/*.rows.json")) < N // PER_SHARD, "the run ended before the kill"
     cluster.remove_node(cluster.simkit_workers[0])

@@ -140,12 +140,11 @@ def _start(url: str) -> subprocess.Popen:
     )
 
 
-def _kill_after(proc: subprocess.Popen, url: str, shards: int, timeout: float = 90) -> None:
+def _kill_after(proc: subprocess.Popen, url: str, shards: int) -> None:
+    """SIGKILL the run's process group once ``shards`` shards are published (the wait ends with the run)."""
     fs, prefix = s3fs(), url.removeprefix("s3://") + "/shards/*.rows.json"
-    t0 = time.monotonic()
     while len(fs.glob(prefix)) < shards:
         assert proc.poll() is None, "the run finished before the kill point"
-        assert time.monotonic() - t0 < timeout, "kill point never reached"
         time.sleep(0.02)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()

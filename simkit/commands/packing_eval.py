@@ -12,6 +12,7 @@ from typing import Any
 import typer
 
 from simkit.commands import fail, progress_bar
+from simkit.core.extras import needs_extra
 
 
 def _check_out(out: Path) -> None:
@@ -49,9 +50,9 @@ def run_packing_eval(
         SimkitError: bad policy, support rule, order, ``--out`` or case selection.
     """
     from simkit.core.errors import SimkitError
-    from simkit.eval.packing.candidates import parse_support
     from simkit.eval.packing.evaluate import evaluate, load_cases
     from simkit.eval.packing.policies import make_policy
+    from simkit.scenes.packing.candidates import parse_support
 
     make_policy(policy)  # fail fast on a bad name
     rule = parse_support(support)
@@ -179,7 +180,8 @@ def eval_packing_overlap(
     from simkit.core.errors import SimkitError
 
     try:
-        from simkit.eval.packing.bench import load_bench, overlap_with_corpus
+        from simkit.eval.packing.bench import overlap_with_corpus
+        from simkit.scenes.packing.bench import load_bench
 
         rep = overlap_with_corpus(corpus, load_bench(bench))
     except SimkitError as exc:
@@ -197,5 +199,5 @@ def eval_packing_overlap(
 
 def register(groups: dict) -> None:
     """Add the packing evaluation commands to the ``eval`` group."""
-    groups["eval"].command("packing")(eval_packing)
-    groups["eval"].command("packing-overlap")(eval_packing_overlap)
+    groups["eval"].command("packing")(needs_extra("packing")(eval_packing))
+    groups["eval"].command("packing-overlap")(needs_extra("packing")(eval_packing_overlap))

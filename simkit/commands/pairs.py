@@ -12,6 +12,7 @@ from pathlib import Path
 import typer
 
 from simkit.commands import check_out, fail, strict_json
+from simkit.core.extras import needs_extra
 
 
 def _track(description: str):
@@ -35,6 +36,7 @@ def register(groups: dict) -> None:
     """Add ``assets scan`` and ``eval pairs``."""
 
     @groups["assets"].command("scan")
+    @needs_extra("blender")
     def assets_scan(
         source: str = typer.Argument(
             ...,
@@ -73,6 +75,7 @@ def register(groups: dict) -> None:
             raise typer.Exit(1)
 
     @groups["eval"].command("pairs")
+    @needs_extra("blender")
     def eval_pairs(
         gt: Path = typer.Option(..., "--gt", help="A pairs corpus (ground truth)."),
         pred: Path | None = typer.Option(
@@ -89,7 +92,7 @@ def register(groups: dict) -> None:
         """Warp A by C, compare with B: MSE, PSNR (and LPIPS) in the Ref (shared reference mask = ground-truth
         covisibility) and Full (whole image) variants, each reported separately. Last line: the summary."""
         from simkit.core.errors import SimkitError
-        from simkit.eval.pairs import evaluate_corpus, lpips_distance
+        from simkit.eval.pairs.evaluate import evaluate_corpus, lpips_distance
 
         if pred is not None and not pred.is_dir():
             fail(f"--pred {pred}: not a folder")

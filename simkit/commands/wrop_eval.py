@@ -18,6 +18,7 @@ from typing import Any
 import typer
 
 from simkit.commands import check_out, fail, strict_json
+from simkit.core.extras import needs_extra
 
 
 def _out_dir(out: Path) -> Path:
@@ -299,11 +300,11 @@ def export_wrop_pairs(
 def register(groups: dict) -> None:
     """Add ``wrop-elo``, ``wrop-fit`` and ``wrop-check`` to the ``eval`` group and ``wrop-baselines`` and
     ``wrop-pairs`` to ``export``."""
-    groups["eval"].command("wrop-elo")(wrop_elo)
-    groups["eval"].command("wrop-fit")(wrop_fit)
-    groups["eval"].command("wrop-check")(wrop_check)
-    groups["export"].command("wrop-baselines")(export_wrop_baselines)
-    groups["export"].command("wrop-pairs")(export_wrop_pairs)
+    groups["eval"].command("wrop-elo")(needs_extra("eval")(wrop_elo))
+    groups["eval"].command("wrop-fit")(needs_extra("eval")(wrop_fit))
+    groups["eval"].command("wrop-check")(needs_extra("eval")(wrop_check))
+    groups["export"].command("wrop-baselines")(needs_extra("eval")(export_wrop_baselines))
+    groups["export"].command("wrop-pairs")(needs_extra("eval")(export_wrop_pairs))
 
 
 def _count(exam: Path) -> int:

@@ -53,12 +53,23 @@ class InputError(SimkitError):
 
 
 class ExtraMissing(SimkitError):
-    """A backend needs an optional dependency that is not installed."""
+    """A backend needs an optional dependency that is not installed.
+
+    Args:
+        module: the (dotted) module that cannot be imported, e.g. ``"mujoco"``.
+        extra: the pip extra that installs it (``pip install 'simkit[extra]'``; see
+            :mod:`simkit.core.extras`).
+        cause: why the import failed (the ``ImportError``'s message); only its first line is kept, so the
+            message stays one line.
+    """
 
     def __init__(self, module: str, extra: str, cause: str = ""):
+        self.module = module
+        self.extra = extra
+        self.cause = cause.strip().splitlines()[0] if cause.strip() else ""
         super().__init__(
             f"this needs the Python module {module!r}, which cannot be imported"
-            + (f" ({cause})" if cause else "")
+            + (f" ({self.cause})" if self.cause else "")
             + f"; install it with: pip install 'simkit[{extra}]'"
         )
 
@@ -71,11 +82,49 @@ class SampleRejected(SimkitError):
     """A sample failed its generator's own checks; the engine redraws it from a derived seed."""
 
 
-def require(module: str, extra: str):
-    """Import ``module`` or raise :class:`ExtraMissing` naming the pip extra that provides it."""
+def require(module: str, extra: str | None = None):
+    """Import and return ``module``, or raise :class:`ExtraMissing` naming the pip extra that provides it.
+
+    Args:
+        module: dotted module name, e.g. ``"scipy.ndimage"``.
+        extra: the extra to name, unless the running command's or generator's extra installs the module
+            (:func:`simkit.core.extras.needs_extra`); ``None``: the one
+            :func:`simkit.core.extras.extra_for` gives (``"all"`` for a module no extra lists).
+
+    Raises:
+        ExtraMissing: the import fails (not installed, or a broken install: the cause is in the message).
+    """
     import importlib
 
     try:
         return importlib.import_module(module)
-    except ImportError as exc:  # pragma: no cover - exercised only without the extra
-        raise ExtraMissing(module, extra, str(exc)) from exc
+    except ImportError as exc:
+        raise ExtraMissing(module, _extra_to_name(module, extra), str(exc)) from exc
+
+
+def require_installed(module: str, extra: str | None = None) -> None:
+    """Raise :class:`ExtraMissing` (as :func:`require` names it) when ``module`` is not installed, without
+    importing it: the code that uses it imports it (some backends change the process when imported, e.g.
+    ``bpy`` puts Blender's script folders on ``sys.path``); a broken install is reported by that import.
+
+    Raises:
+        ExtraMissing: no module ``module`` can be found.
+    """
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a parent package is missing, or a module without a spec
+        found = False
+    if not found:
+        raise ExtraMissing(module, _extra_to_name(module, extra), f"No module named {module!r}")
+
+
+def _extra_to_name(module: str, extra: str | None) -> str:
+    """The running command's or generator's extra when it installs ``module``, else ``extra``, else the
+    first extra that lists ``module`` (``"all"`` when none does)."""
+    from simkit.core.extras import extra_for, preferred_extra, provides
+
+    if provides(preferred_extra(), module):
+        return preferred_extra() or ""
+    return extra or extra_for(module) or "all"

@@ -53,6 +53,10 @@ class Generator(ABC, Generic[ConfigT]):
         version: generator version string, recorded in every episode.
         description: one line for ``simkit list``.
         extra: the pip extra that provides the backend (``pip install 'simkit[extra]'``).
+        requires: the optional modules (top-level import names) that ``generate`` needs under the default
+            config; :meth:`setup` checks that they and those of the required fields' codecs (FLAC:
+            soundfile, MP4: av, EXR: OpenEXR) are installed, so that a missing one is one
+            :class:`~simkit.core.errors.ExtraMissing` naming ``extra`` before anything is generated.
         Config: the pydantic config model (subclass of :class:`GeneratorConfig`).
         fields: the declared episode fields (:class:`~simkit.core.fields.FieldSpec`), the corpus contract.
         required_fields: fields every episode must have (``validate`` checks them); derived from
@@ -67,6 +71,7 @@ class Generator(ABC, Generic[ConfigT]):
     version: ClassVar[str] = "0"
     description: ClassVar[str] = ""
     extra: ClassVar[str] = ""
+    requires: ClassVar[tuple[str, ...]] = ()
     Config: ClassVar[type[GeneratorConfig]] = GeneratorConfig
     fields: ClassVar[tuple[FieldSpec, ...]] = ()
     required_fields: ClassVar[tuple[str, ...]] = ()
@@ -92,8 +97,28 @@ class Generator(ABC, Generic[ConfigT]):
 
     # -- life cycle -------------------------------------------------------------------------
     def setup(self, config: ConfigT) -> None:
-        """Prepare per-worker state. The default stores the config as ``self.config``."""
+        """Prepare per-worker state. The default checks that :meth:`required_modules` are installed
+        (without importing them) and stores the config as ``self.config``; subclasses call it first.
+
+        Raises:
+            ExtraMissing: a required module is not installed (naming the generator's ``extra`` when it
+                installs the module).
+        """
+        from simkit.core.errors import require_installed
+        from simkit.core.extras import extra_for
+
+        for module in self.required_modules():
+            require_installed(module, extra_for(module, self.extra) or self.extra or None)
         self.config = config
+
+    @classmethod
+    def required_modules(cls) -> tuple[str, ...]:
+        """``requires`` followed by the modules of the required fields' codecs (each once, in that order);
+        an optional field's codec module is needed only by the configs that produce the field."""
+        from simkit.core.extras import CODEC_MODULES
+
+        codecs = [CODEC_MODULES[f.codec] for f in cls.fields if f.required and f.codec in CODEC_MODULES]
+        return tuple(dict.fromkeys([*cls.requires, *codecs]))
 
     @abstractmethod
     def generate(self, index: int, rng: np.random.Generator) -> Episode:

@@ -26,10 +26,12 @@ ENTRY_POINT_GROUP = "simkit.generators"
 
 #: name -> "module:Class" of the generators that ship with simkit
 BUILTIN: dict[str, str] = {
-    "packing": "simkit.generators.packing:PackingGenerator",
-    "foa-qa": "simkit.generators.foa_qa:FoaQaGenerator",
+    "packing": "simkit.generators.packing.generator:PackingGenerator",
+    "foa-qa": "simkit.generators.foa.generator:FoaQaGenerator",
+    "foa-nav": "simkit.generators.nav.generator:FoaNavGenerator",
     "wrop": "simkit.generators.wrop:WropGenerator",
-    "pairs": "simkit.generators.pairs:PairsGenerator",
+    "hebero-demos": "simkit.generators.hebero.generator:HeberoDemosGenerator",
+    "pairs": "simkit.generators.pairs.generator:PairsGenerator",
 }
 
 
@@ -61,6 +63,7 @@ def load(name: str) -> type[Generator]:
 
     Raises:
         SimkitError: unknown name (the message lists the registered ones) or a broken entry.
+        ExtraMissing: the generator's module imports an optional module that is not installed.
     """
     table = available()
     if name not in table:
@@ -69,6 +72,11 @@ def load(name: str) -> type[Generator]:
     try:
         cls = getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError) as exc:
+        from simkit.core.extras import as_extra_missing
+
+        missing = as_extra_missing(exc)  # its module imports an optional module at the top
+        if missing is not None:
+            raise missing from exc
         raise SimkitError(f"generator {name!r} ({table[name]}) cannot be loaded: {exc}") from exc
     if not (isinstance(cls, type) and issubclass(cls, Generator)):
         raise SimkitError(f"generator {name!r} ({table[name]}) is not a simkit Generator subclass")

@@ -68,7 +68,7 @@ _EXR_CHANNELS = {1: ("Y",), 2: ("u", "v"), 3: ("R", "G", "B"), 4: ("R", "G", "B"
 
 
 def _exr(arr: np.ndarray) -> bytes:
-    OpenEXR = require("OpenEXR", "all")
+    OpenEXR = require("OpenEXR")
     a = np.asarray(arr, dtype=np.float32)
     if a.ndim == 2:
         a = a[:, :, None]
@@ -203,7 +203,7 @@ def decode(ext: str, data: bytes) -> Any:
         with PILImage.open(io.BytesIO(data)) as img:
             return np.array(img)  # a writable copy (np.asarray of a PIL image is read-only)
     if ext == "exr":
-        OpenEXR = require("OpenEXR", "all")
+        OpenEXR = require("OpenEXR")
         import os
         import tempfile
 

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from simkit.core.errors import SimkitError
+from simkit.core.extras import needs_extra
 from simkit.core.images import default_contact_sheet, save_png, tile
 from simkit.episodes.corpus import CorpusLayout, read_manifest
 from simkit.episodes.reader import (
@@ -89,18 +90,36 @@ def inspect_corpus(
 
     Raises:
         SimkitError: not a corpus, unreadable manifest, unknown generator, or ``out_dir`` cannot be written.
+        ExtraMissing: decoding a member or drawing a picture needs a module that is not installed (naming
+            the extra of the corpus's generator when that extra installs it).
     """
     import warnings
 
     from simkit.core.registry import load
 
     stats = corpus_stats(root)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", CorpusWarning)
-        stats["structural_params"] = param_histogram([{"meta": m} for m in all_metas(root, "skip")])
-        samples = list(itertools.islice(iter_corpus(root, on_error="skip"), n_samples))
-    stats["damaged"] = sorted({str(w.message) for w in caught if issubclass(w.category, CorpusWarning)})
-    stats["pictured_episodes"] = len(samples)
+    gen_cls = load(stats["generator"])
+    with needs_extra(gen_cls.extra or None):  # a module missing to decode or draw names the corpus's extra
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", CorpusWarning)
+            stats["structural_params"] = param_histogram([{"meta": m} for m in all_metas(root, "skip")])
+            samples = list(itertools.islice(iter_corpus(root, on_error="skip"), n_samples))
+        stats["damaged"] = sorted({str(w.message) for w in caught if issubclass(w.category, CorpusWarning)})
+        stats["pictured_episodes"] = len(samples)
+        out = _pictures_dir(root, out_dir)
+        gen = gen_cls()
+        with contextlib.suppress(Exception):
+            gen.config = gen_cls.Config.model_validate(corpus_info(root).get("config") or {})
+        paths = gen.inspect(samples, out) if samples else []
+    return stats, paths
+
+
+def _pictures_dir(root: str | Path, out_dir: str | Path | None) -> Path:
+    """The folder the pictures go to (``out_dir``, default ``ROOT/inspect``), created.
+
+    Raises:
+        SimkitError: ``root`` is a URL and no ``out_dir`` is given, or the folder cannot be created.
+    """
     if not out_dir and is_url(root):
         raise SimkitError(f"{root}: a corpus URL needs --out, a local folder for the pictures")
     out = Path(out_dir) if out_dir else Path(root) / "inspect"
@@ -108,9 +127,4 @@ def inspect_corpus(
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise SimkitError(f"--out {out}: cannot create the folder ({exc.strerror or exc})") from None
-    gen_cls = load(stats["generator"])
-    gen = gen_cls()
-    with contextlib.suppress(Exception):
-        gen.config = gen_cls.Config.model_validate(corpus_info(root).get("config") or {})
-    paths = gen.inspect(samples, out) if samples else []
-    return stats, paths
+    return out

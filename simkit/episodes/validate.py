@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from simkit.core.errors import ExtraMissing, SimkitError
+from simkit.core.extras import as_extra_missing, needs_extra
 from simkit.core.fields import FieldSpec, check_stored, specs_from_json
 from simkit.episodes.codecs import decode
 from simkit.episodes.corpus import (
@@ -207,6 +208,10 @@ def _load_generator(info: dict, rep: ValidationReport) -> Any:
         rep.env(f"generator checks not run: {exc}")
         return None
     except Exception as exc:
+        missing = as_extra_missing(exc)
+        if missing is not None:
+            rep.env(f"generator checks not run: {missing}")
+            return None
         rep.problem(f"generator checks not run: {type(exc).__name__}: {exc}")
         return None
     try:
@@ -347,6 +352,10 @@ def _check_episodes(
             for msg in gen.check(samples[key]):
                 rep.problem(f"{key}: {msg}")
         except Exception as exc:
+            missing = as_extra_missing(exc)
+            if missing is not None:  # this machine cannot run the checks: not damage (one note for all)
+                rep.env(f"generator checks not run on this machine: {missing}")
+                continue
             rep.problem(f"{key}: generator check crashed ({type(exc).__name__}: {exc})")
 
 
@@ -360,6 +369,23 @@ def validate_corpus(root: str | Path, run_checks: bool = True, max_problems: int
     info = _load_info(layout, rep)
     if info is None:
         return rep
+    with needs_extra(_generator_extra(info)):  # a module missing here names the corpus's extra
+        _check_corpus(layout, info, rep, run_checks)
+    return rep
+
+
+def _generator_extra(info: dict) -> str | None:
+    """The pip extra of the corpus's generator, or ``None`` when it has none or cannot be loaded here."""
+    from simkit.core.registry import load
+
+    try:
+        return load(info["generator"]).extra or None
+    except Exception:
+        return None
+
+
+def _check_corpus(layout: CorpusLayout, info: dict, rep: ValidationReport, run_checks: bool) -> None:
+    """Everything :func:`validate_corpus` checks once corpus.json is read, into ``rep``."""
     rows_files = _load_rows_files(layout, rep)
     rows = _load_manifest(layout, rep, rows_files)
     _check_info(info, rows, rep)
@@ -396,4 +422,3 @@ def validate_corpus(root: str | Path, run_checks: bool = True, max_problems: int
         _check_shard(layout, shard, shard_rows, required, specs, gen, rep, ident)
     if gen is not None:
         rep.notes.extend(gen.check_summary())
-    return rep

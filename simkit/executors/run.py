@@ -21,6 +21,7 @@ from typing import Any
 
 import simkit
 from simkit.core.errors import SimkitError
+from simkit.core.extras import as_extra_missing
 from simkit.core.fields import schema_json
 from simkit.core.registry import load
 from simkit.episodes.corpus import (
@@ -493,9 +494,12 @@ def _preflight(spec: RunSpec, parallel: bool) -> Worker | None:
     and leaves no half-made corpus directory behind. The in-process run reuses the returned worker."""
     try:
         worker = Worker(spec)
-    except SimkitError:
-        raise
     except Exception as exc:
+        missing = as_extra_missing(exc, load(spec.generator).extra or None)
+        if missing is not None and missing is not exc:  # named by the generator's extra when it installs it
+            raise missing from exc
+        if isinstance(exc, SimkitError):
+            raise
         raise SimkitError(f"{spec.generator}: setup failed: {type(exc).__name__}: {exc}") from None
     if parallel:
         worker.close()

@@ -15,6 +15,7 @@ from typing import Any
 
 import simkit
 from simkit.core.errors import SampleRejected, TransientError
+from simkit.core.extras import as_extra_missing
 from simkit.core.fields import assert_episode
 from simkit.core.generator import Generator
 from simkit.core.registry import load
@@ -69,7 +70,10 @@ class Worker:
 
         Transient failures are retried ``spec.retries`` times with the same seed; rejected
         samples are redrawn from derived seeds up to the generator's ``max_redraws``; any
-        other exception fails the episode (recorded in the row, never raised).
+        other exception fails the episode (recorded in the row, never raised), except a missing
+        optional module: :class:`~simkit.core.errors.ExtraMissing` is raised (the run stops with one
+        line naming the extra; no episode is recorded as failed, so the same command resumes once the
+        extra is installed).
         """
         spec, gen = self.spec, self.gen
         key = episode_key(spec.generator, index)
@@ -116,6 +120,11 @@ class Worker:
                     error = f"transient failure persisted after {transient} attempts: {exc}"
                     break
             except Exception as exc:
+                missing = as_extra_missing(exc, type(gen).extra or None)
+                if missing is not None:  # this machine lacks a module: no episode can be made, none fails
+                    if missing is exc:
+                        raise
+                    raise missing from exc
                 tb = traceback.extract_tb(exc.__traceback__)
                 where = f" at {tb[-1].filename}:{tb[-1].lineno}" if tb else ""
                 error = f"{type(exc).__name__}: {exc}{where}"

@@ -25,8 +25,8 @@ from simkit.envs.hebero import kernels
 from simkit.envs.hebero.backend import Backend, make_backend
 from simkit.envs.hebero.config import HeberoConfig, make_config
 from simkit.envs.hebero.tasks import descriptors, task_ids
-from simkit.sims.batch_predicates import BatchGoal
-from simkit.sims.mujoco_scene import SIM_DT, Scene, build_scene
+from simkit.sims.hebero.batch_predicates import BatchGoal
+from simkit.sims.hebero.scene import SIM_DT, Scene, build_scene
 
 
 class TaskModel:
@@ -70,15 +70,59 @@ class TaskModel:
         self.state_spec = int(mujoco.mjtState.mjSTATE_INTEGRATION)
         self.nstate = mujoco.mj_stateSize(m, self.state_spec)
         self._bank: dict[int, np.ndarray] = {}
+        self._libero: dict[int, np.ndarray] = {}
 
     def bank_state(self, b: int) -> np.ndarray:
         """Initial state (nstate,) of layout-bank entry ``b``: the layout the scene compiler draws with
         ``np.random.default_rng(b)`` -- the state ``build_scene(desc, root, default_rng(b))`` starts
-        from, which is entry b of the GPU backend's bank (:func:`~simkit.sims.layout_models.task_layouts`,
+        from, which is entry b of the GPU backend's bank (:func:`~simkit.sims.hebero.layout_models.task_layouts`,
         seeds 0..B-1) on this task's own model. Computed once per entry."""
         if b not in self._bank:
             self._bank[b] = self.sample_state(np.random.default_rng(b))
         return self._bank[b].copy()
+
+    def libero_state(self, k: int) -> np.ndarray:
+        """Initial state (nstate,) of LIBERO's fixed initial state ``k`` (0-49) of this task, mapped by
+        joint name (:mod:`simkit.scenes.hebero.init_states`): arm, fingers, objects' free joints and
+        fixture joints with their velocities; the arm and finger actuators hold the loaded pose.
+        Fixtures (not part of LIBERO's state) stand where layout-bank entry 0 puts them.
+
+        Raises:
+            InputError: ``k`` out of range, or a state row whose size is not LIBERO's model's.
+        """
+        from simkit.scenes.hebero.init_states import joint_map, load_task_states, state_layout
+
+        tid = self.desc["task_id"]
+        states = load_task_states(tid)
+        if not 0 <= k < len(states):
+            raise InputError(None, f"init_state must be in [0, {len(states)}) for {tid}, not {k}")
+        if k not in self._libero:
+            nq, nv = state_layout(tid)
+            if states.shape[1] != 1 + nq + nv:
+                raise InputError(
+                    None, f"{tid}: LIBERO state rows have {states.shape[1]} numbers, not {1 + nq + nv}"
+                )
+            self._libero[k] = self._map_state(states[k], nq, joint_map(tid, list(self.scene.binding.bodies)))
+        return self._libero[k].copy()
+
+    def _map_state(self, row: np.ndarray, nq: int, jmap) -> np.ndarray:
+        mujoco = import_mujoco()
+        m, data = self.model, self.scene.data
+        self.scene.reset(np.random.default_rng(0))
+        width = {0: (7, 6), 1: (4, 3), 2: (1, 1), 3: (1, 1)}  # mjtJoint free, ball, slide, hinge
+        for name, jtype, qadr, vadr in jmap:
+            j = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, name)
+            if j < 0:
+                continue
+            nqj, nvj = width[jtype]
+            data.qpos[m.jnt_qposadr[j] : m.jnt_qposadr[j] + nqj] = row[1 + qadr : 1 + qadr + nqj]
+            data.qvel[m.jnt_dofadr[j] : m.jnt_dofadr[j] + nvj] = row[1 + nq + vadr : 1 + nq + vadr + nvj]
+        data.ctrl[self.arm_act] = data.qpos[self.arm_q]
+        data.ctrl[self.grip_act] = data.qpos[self.finger_q]
+        mujoco.mj_forward(m, data)
+        out = np.empty(self.nstate)
+        mujoco.mj_getState(m, data, out, self.state_spec)
+        return out
 
     def sample_state(
         self, rng: np.random.Generator, boxes: dict | None = None, tries: int = 100
@@ -104,8 +148,8 @@ class TaskModel:
         for _ in range(tries):
             for n, (x0, y0, x1, y1) in boxes.items():
                 if n in placed:
-                    _, _, z, yaw = placed[n]
-                    lay.set_pose(data, n, float(rng.uniform(x0, x1)), float(rng.uniform(y0, y1)), z, yaw)
+                    _, _, z, quat = placed[n]
+                    lay.set_pose(data, n, float(rng.uniform(x0, x1)), float(rng.uniform(y0, y1)), z, quat)
             if not lay.penetrating(data):
                 return
         for n, p in placed.items():  # no collision-free draw: keep the region layout
@@ -168,7 +212,7 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
         suite: goal | object | spatial | long | all (ignored when ``tasks`` is given).
         tasks: explicit task ids (``goal/turn_on_the_stove``) or names.
         backend: "cpu" (``mujoco.batch``). ``gymnasium.make_vec(..., backend="warp")`` builds the GPU
-            env (:mod:`simkit.envs.hebero_warp`) from the same config instead of this class.
+            env (:mod:`simkit.envs.hebero.warp`) from the same config instead of this class.
         render_mode: None or "rgb_array" (``render()`` returns env 0's agent-view image). Without a
             render mode the task models drop their visual meshes (about 4 MB instead of 200 MB per
             task; masses and inertias are kept, so the dynamics are bit-identical).
@@ -266,23 +310,40 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
 
         ``options={"bank_entry": b}`` (an int or (N,) ints in [0, ``bank_size``)) starts env i from
         layout-bank entry b[i] of its task (:meth:`TaskModel.bank_state`), whatever ``reset_mode``:
-        the same initial states as the GPU backend's bank entries.
+        the same initial states as the GPU backend's bank entries. ``options={"init_state": k}`` (an
+        int or (N,) ints in [0, 50)) starts env i from LIBERO's fixed initial state k[i] of its task
+        (:meth:`TaskModel.libero_state`), the states LIBERO's published success rates start from.
 
         Raises:
-            InputError: a bank entry out of range or of the wrong shape.
+            InputError: a bank entry or initial state out of range or of the wrong shape, or both
+                options at once.
         """
         if seed is not None:
             self._rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(self.num_envs)]
-        entries = None
-        if options and "bank_entry" in options:
-            entries = np.broadcast_to(np.asarray(options["bank_entry"]), (self.num_envs,)).astype(int)
+        entries = inits = None
+        options = options or {}
+        if "bank_entry" in options and "init_state" in options:
+            raise InputError(None, "reset options bank_entry and init_state exclude each other")
+        if "bank_entry" in options:
+            entries = self._per_env(options["bank_entry"], "bank_entry")
             if entries.min() < 0 or entries.max() >= self.cfg.bank_size:
                 raise InputError(
                     None, f"bank_entry must be in [0, {self.cfg.bank_size}), got {entries.tolist()}"
                 )
-        self._reset_envs(np.arange(self.num_envs), entries)
+        if "init_state" in options:
+            inits = self._per_env(options["init_state"], "init_state")
+        self._reset_envs(np.arange(self.num_envs), entries, inits)
         obs, success, _ = self._observe(np.zeros((self.num_envs, 7)))
         return obs, {"task_id": self.task_of.copy(), "success": success}
+
+    #: the ``reset`` options this env understands
+    reset_options = ("bank_entry", "init_state")
+
+    def _per_env(self, value, what: str) -> np.ndarray:
+        try:
+            return np.broadcast_to(np.asarray(value), (self.num_envs,)).astype(int)
+        except ValueError:
+            raise InputError(None, f"{what} must be an int or {self.num_envs} ints, got {value!r}") from None
 
     def step(self, actions):
         a = np.clip(np.asarray(actions, np.float64).reshape(self.num_envs, 7), -1.0, 1.0)
@@ -316,36 +377,46 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
         self.boxes = {self.task_names.index(t): b for t, b in boxes.items()}
 
     def set_demos(self, demos: dict[str, list], demo_start: bool = False) -> None:
-        """Attach demonstrations (task id -> list of :class:`~simkit.envs.hebero.demos.Demo`): from the
+        """Attach demonstrations (task id -> list of :class:`~simkit.envs.hebero.stream.Demo`): from the
         next reset on, ``info`` carries ``r_demo`` (demo-tracking reward), ``phi`` (cursor) and
         ``demo_id``; with ``demo_start`` envs reset to a demo state at a random cursor r_e.
 
         Raises:
             InputError: a task of this env has no demo.
         """
-        from simkit.envs.hebero.demos import CommandStream
+        from simkit.envs.hebero.stream import CommandStream
 
         by_index = {k: list(demos.get(t, [])) for k, t in enumerate(self.task_names)}
         self.stream = CommandStream(by_index, self.task_of, demo_start)
 
-    def _reset_envs(self, envs: np.ndarray, entries: np.ndarray | None = None) -> None:
+    def _reset_envs(
+        self, envs: np.ndarray, entries: np.ndarray | None = None, inits: np.ndarray | None = None
+    ) -> None:
         start = self.stream.on_reset(envs, self._rngs) if self.stream is not None else {}
         for g, grp in enumerate(self.backend.groups):
             local = np.flatnonzero(np.isin(grp.env_ids, envs))
             if len(local) == 0:
                 continue
             states = np.stack(
-                [self._initial_state(int(grp.env_ids[j]), int(grp.tasks[j]), start, entries) for j in local]
+                [
+                    self._initial_state(int(grp.env_ids[j]), int(grp.tasks[j]), start, entries, inits)
+                    for j in local
+                ]
             )
             self.backend.set_state(g, local, states)
         self.prev_action[envs] = 0.0
         self.elapsed[envs] = 0
 
-    def _initial_state(self, e: int, t: int, start: dict, entries: np.ndarray | None) -> np.ndarray:
-        """Env e's (task t) next initial state: a demo start, an explicit or drawn bank entry, or a fresh layout."""
+    def _initial_state(
+        self, e: int, t: int, start: dict, entries: np.ndarray | None, inits: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Env e's (task t) next initial state: a demo start, LIBERO's fixed initial state, an explicit
+        or drawn bank entry, or a fresh layout."""
         if e in start:
             return start[e]
         task = self.tasks[t]
+        if inits is not None:
+            return task.libero_state(int(inits[e]))
         if entries is not None:
             return task.bank_state(int(entries[e]))
         if self.cfg.reset_mode == "bank":
@@ -354,7 +425,7 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
 
     def _demo_terms(self) -> dict[str, np.ndarray]:
         """r_demo, phi and the active demo per env (command stream attached by :meth:`set_demos`)."""
-        from simkit.envs.hebero.demos import demo_reward, tracking_errors
+        from simkit.envs.hebero.stream import demo_reward, tracking_errors
 
         assert self.stream is not None
         errs: dict[str, list[float]] = {}

@@ -104,6 +104,7 @@ class WropGenerator(BlenderBacked, Generator[WropConfig]):
     version = "2"  # 2: procedural materials, lighting set-ups and props in the surface draw
     description = "object permanence / solidity video continuation (Blender; OP-1..OS-3 task generators)"
     extra = "blender"
+    requires = ("bpy",)
     Config = WropConfig
     fields = (
         FieldSpec(

@@ -193,10 +193,15 @@ def write_catalogue(
 
     Raises:
         ValueError: ``spec`` selects nothing.
+        ExtraMissing: thumbnails are asked for and Blender (``bpy``) is not installed.
     """
     import multiprocessing as mp
 
+    from simkit.core.errors import require_installed
+
     ids = [t.id() for t in select(spec)]
+    if thumbnails:
+        require_installed("bpy", "blender")  # before any worker starts: not one failed thumbnail each
     path = Path(path)
     pngs = {gid: str(path.parent / path.stem / thumbnail_name(gid)) if thumbnails else None for gid in ids}
     done: dict[str, tuple[dict[str, Any], str | None]] = {}

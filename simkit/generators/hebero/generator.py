@@ -1,0 +1,197 @@
+"""``hebero-demos``: scripted demonstrations of the Hebero (LIBERO) tasks, written through the engine.
+
+Episode i demonstrates task ``tasks[i mod K]`` (K tasks of ``suite``, or the explicit ``tasks``
+list) from an initial state drawn with the episode's seed: the scripted planner
+(:mod:`simkit.envs.hebero.scripted`) drives the env's controller until the goal holds or
+``max_steps`` pass. Every episode stores the full MuJoCo state of every step, the actions,
+robot and object trajectories and the success flag; ``simkit export hebero-hdf5`` turns a corpus
+into robomimic-layout HDF5. ``check`` re-evaluates the goal on the stored last state with the
+contact-scan predicates (independent of the batched test the env used while recording).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+from pydantic import Field
+
+from simkit.core.episode import Episode
+from simkit.core.fields import FieldSpec
+from simkit.core.generator import Generator, GeneratorConfig
+
+
+class HeberoDemosConfig(GeneratorConfig):
+    """Which tasks, how long."""
+
+    suite: Literal["goal", "object", "spatial", "long", "all"] = Field(
+        default="goal", description="which LIBERO suite's tasks (all: the 40)"
+    )
+    tasks: list[str] | None = Field(default=None, description="explicit task ids (override suite)")
+    max_steps: int = Field(default=600, ge=1, le=5000, description="control steps before giving up (20 Hz)")
+    require_success: bool = Field(default=False, description="reject (redraw) demos whose goal does not hold")
+
+
+class HeberoDemosGenerator(Generator):
+    """Scripted LIBERO demonstrations (states, actions, trajectories, success) per task."""
+
+    name = "hebero-demos"
+    version = "1"
+    description = "scripted demonstrations of the Hebero/LIBERO tasks (MuJoCo states, actions, success)"
+    extra = "hebero"
+    requires = ("mujoco", "gymnasium", "scipy")
+    Config = HeberoDemosConfig
+    fields: ClassVar[tuple[FieldSpec, ...]] = (
+        FieldSpec(
+            "actions",
+            "npy",
+            "float32",
+            ("T", 7),
+            "",
+            "",
+            "env actions in [-1, 1]: dp/s_p, rotvec/s_R, gripper",
+        ),
+        FieldSpec(
+            "states", "npy", "float64", ("T1", "S"), "", "", "MuJoCo mjSTATE_INTEGRATION rows, steps 0..T"
+        ),
+        FieldSpec("joint_states", "npy", "float64", ("T1", 7), "rad", "", "Panda arm joint positions"),
+        FieldSpec("gripper_states", "npy", "float64", ("T1", 2), "m", "", "finger joint positions"),
+        FieldSpec("ee_pos", "npy", "float64", ("T1", 3), "m", "world, z up", "grip-site position"),
+        FieldSpec(
+            "object_poses", "npy", "float64", ("T1", "N", 7), "m", "world, z up", "objects: xyz + quat wxyz"
+        ),
+        FieldSpec("articulation", "npy", "float64", ("T1", "J"), "rad or m", "", "fixture joint positions"),
+        FieldSpec("rewards", "npy", "float32", ("T",), "", "", "task reward (config defaults)"),
+        FieldSpec(
+            "demo", "json", None, None, "", "", "task id, instruction, seed, success, names of the columns"
+        ),
+    )
+    required_fields = tuple(f.name for f in fields)
+    structural_params = ("task_id", "seed")
+    surface_params = ()
+    smoke_config: ClassVar[dict[str, Any]] = {"tasks": ["goal/turn_on_the_stove"], "max_steps": 60}
+
+    def setup(self, config) -> None:
+        super().setup(config)
+        from simkit.envs.hebero.tasks import task_ids
+
+        self.task_list = task_ids(config.suite, config.tasks)
+        self._envs: dict[str, Any] = {}
+
+    def _env(self, task: str):
+        if task not in self._envs:
+            from simkit.envs.hebero.demos import demo_env
+
+            self._envs[task] = demo_env(task)
+        return self._envs[task]
+
+    def generate(self, index: int, rng: np.random.Generator) -> Episode:
+        from simkit.core.errors import SampleRejected
+        from simkit.envs.hebero.demos import record_demo
+        from simkit.envs.hebero.robomimic import qpos_names_of
+
+        c = self.config
+        assert isinstance(c, HeberoDemosConfig)
+        task = self.task_list[index % len(self.task_list)]
+        env = self._env(task)
+        seed = int(rng.integers(2**31))
+        demo = record_demo(env, seed, c.max_steps)
+        if c.require_success and not demo.success:
+            raise SampleRejected(f"{task}: scripted demo (seed {seed}) did not reach the goal")
+        meta = {
+            "task_id": task,
+            "instruction": env.tasks[0].desc["instruction"],
+            "seed": seed,
+            "success": demo.success,
+            "steps": demo.length,
+            "object_names": demo.object_names,
+            "articulation_names": demo.articulation_names,
+            "control_hz": env.cfg.control_hz,
+            "pos_scale": env.cfg.pos_scale,
+            "rot_scale": env.cfg.rot_scale,
+            "qpos_names": {str(k): v for k, v in qpos_names_of(env.tasks[0].model).items()},
+        }
+        fields = {
+            "actions": demo.actions,
+            "states": demo.states,
+            "joint_states": demo.joint_states,
+            "gripper_states": demo.gripper_states,
+            "ee_pos": demo.ee_pos,
+            "object_poses": demo.object_poses,
+            "articulation": demo.articulation,
+            "rewards": demo.rewards,
+            "demo": meta,
+        }
+        return Episode(fields, params={"structural": {"task_id": task, "seed": seed}, "surface": {}})
+
+    def teardown(self) -> None:
+        self._envs.clear()
+
+    def backend_versions(self) -> dict[str, str]:
+        import mujoco
+
+        return {"mujoco": mujoco.__version__}
+
+    def inspect(self, samples: list[dict[str, Any]], out_dir: Path) -> list[Path]:
+        """``demo_<key>.png`` per sample: gripper and object paths seen from above; gripper height,
+        finger opening and reward over the steps (the default sheet would tile the raw state matrix)."""
+        return [draw_demo(smp, Path(out_dir)) for smp in samples if smp.get("ee_pos") is not None]
+
+    def check(self, sample: dict[str, Any]) -> list[str]:
+        """The stored success flag must equal the goal evaluated (contact scan) on the stored last state."""
+        from simkit.envs.hebero.demos import goal_on_state
+
+        meta = sample["demo"]
+        held = goal_on_state(meta["task_id"], np.asarray(sample["states"])[-1])
+        if held != bool(meta["success"]):
+            return [
+                f"{meta['task_id']}: stored success {meta['success']} but the goal on the last state is {held}"
+            ]
+        if len(sample["actions"]) + 1 != len(sample["states"]):
+            return ["states must have one row more than actions"]
+        return []
+
+
+def draw_demo(smp: dict[str, Any], out_dir: Path) -> Path:
+    """One demo's picture (see :meth:`HeberoDemosGenerator.inspect`); returns the PNG's path."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    meta = smp.get("demo") or {}
+    ee, fingers = np.asarray(smp["ee_pos"]), np.asarray(smp["gripper_states"])
+    objs = np.asarray(smp["object_poses"]).reshape(len(ee), -1, 7)
+    names = list(meta.get("object_names") or [f"object {i}" for i in range(objs.shape[1])])
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 4.5), dpi=100)
+    ax.plot(ee[:, 0], ee[:, 1], "k-", lw=1, label="gripper")
+    for i in range(objs.shape[1]):
+        line = ax.plot(
+            objs[:, i, 0], objs[:, i, 1], lw=2, label=names[i] if i < len(names) else f"object {i}"
+        )
+        ax.plot(objs[-1, i, 0], objs[-1, i, 1], "o", color=line[0].get_color())
+    ax.plot(ee[0, 0], ee[0, 1], "g^", ms=9, label="gripper start")
+    ax.set(
+        xlabel="x (m)", ylabel="y (m)", aspect="equal", title="seen from above (dot: final object position)"
+    )
+    ax.legend(fontsize=7, loc="best")
+    t = np.arange(len(ee))
+    ax2.plot(t, ee[:, 2], label="gripper height z (m)")
+    ax2.plot(t, fingers.sum(axis=1), label="finger opening (m)")
+    for j, name in enumerate((meta.get("articulation_names") or [])[:4]):  # drawers, doors, knobs
+        ax2.plot(t, np.asarray(smp["articulation"])[:, j], ls=":", label=f"{name} (rad or m)")
+    if smp.get("rewards") is not None:
+        ax2.plot(t[1:], np.asarray(smp["rewards"]), label="reward")
+    ax2.set(xlabel="step")
+    ax2.legend(fontsize=7)
+    key = smp.get("__key__", "demo")
+    fig.suptitle(
+        f"{key}: {meta.get('task_id', '?')} (success {meta.get('success')})\n{meta.get('instruction', '')}"
+    )
+    fig.tight_layout()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"demo_{key}.png"
+    fig.savefig(path)
+    plt.close(fig)
+    return path

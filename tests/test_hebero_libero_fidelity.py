@@ -1,0 +1,217 @@
+"""Hebero starts as LIBERO starts: orientations, radius-shrunk regions, fixture and table heights,
+LIBERO's fixed initial states (read without torch). Values pinned from LIBERO's own env
+(hf-libero 0.1.4, robosuite 1.4.0; tools/libero_dump.py); the slow test at the end reruns the
+oracle where LIBERO is installed (SIMKIT_LIBERO_PYTHON = that environment's python)."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import pickle
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from simkit.core.errors import InputError
+from simkit.scenes.hebero import init_states as lis
+from simkit.scenes.hebero.placement import (
+    TABLE_FRICTION,
+    TABLE_TOP,
+    fixture_z,
+    object_quat,
+    shrunk_ranges,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+R2 = 0.5**0.5
+
+
+def _up(q) -> np.ndarray:
+    w, x, y, z = q
+    return np.array([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)])
+
+
+@pytest.mark.parametrize(
+    "category, want",
+    [
+        # MuJoCo quaternions LIBERO's reset writes (read from its env), up to sign
+        ("akita_black_bowl", (R2, 0, 0, R2)),
+        ("cream_cheese", (0, 0, 0, 1)),
+        ("alphabet_soup", (0, 0, R2, R2)),
+        ("ketchup", (0.5, 0.5, 0.5, 0.5)),
+        ("salad_dressing", (0.5, 0.5, 0.5, 0.5)),
+        ("porcelain_mug", (-R2, 0, 0, R2)),
+        ("moka_pot", (0, 0, 0, 1)),
+        ("basket", (R2, 0, 0, R2)),
+    ],
+)
+def test_object_orientation_is_libero_s(category, want):
+    q = np.array(object_quat(category, np.random.default_rng(0)))
+    assert min(np.abs(q - want).max(), np.abs(q + want).max()) < 1e-12
+
+
+def test_upright_hope_objects_stand_on_an_other_axis():
+    # the bottles and cans LIBERO stands up are tilted, the bowls only turned about z
+    assert np.allclose(_up(object_quat("ketchup", np.random.default_rng(0))), [0, 1, 0], atol=1e-12)
+    assert np.allclose(_up(object_quat("alphabet_soup", np.random.default_rng(0))), [0, 1, 0], atol=1e-12)
+    assert np.allclose(_up(object_quat("plate", np.random.default_rng(0))), [0, 0, 1], atol=1e-12)
+
+
+def test_book_heading_is_drawn_in_libero_s_range():
+    yaws = []
+    for s in range(200):
+        w, x, y, z = object_quat("black_book", np.random.default_rng(s))
+        assert abs(x) < 1e-12 and abs(y) < 1e-12
+        yaws.append(np.degrees(2 * np.arctan2(z, w)) % 360)
+    # angle a in [-90, -45] deg about x in robosuite's order is a yaw of 180 - a in MuJoCo's
+    assert 225 - 1e-9 <= min(yaws) < 226 and 269 < max(yaws) <= 270 + 1e-9
+
+
+def test_region_shrinks_by_radius_and_crossed_bounds_sort():
+    # goal/turn_on_the_stove: wine bottle region 2 cm wide, radius 2.5 cm (LIBERO's box, from its sampler)
+    box = shrunk_ranges([(-0.21, -0.06, -0.19, -0.04)], 0.025)[0]
+    assert np.allclose(box, (-0.215, -0.065, -0.185, -0.035))
+    assert np.allclose(shrunk_ranges([(0.0, 0.0, 0.2, 0.1)], 0.03)[0], (0.03, 0.03, 0.17, 0.07))
+
+
+def test_fixture_and_table_heights_are_libero_s():
+    # LIBERO's reset: wooden cabinet and flat stove bodies at 0.905 m, wine rack 0.92 m on the 0.90 m table
+    assert fixture_z("libero_tabletop_manipulation", 0.90, -0.045) == pytest.approx(0.905)
+    assert TABLE_TOP["libero_living_room_tabletop_manipulation"] == pytest.approx(0.4368, abs=5e-4)
+    assert TABLE_TOP["libero_study_tabletop_manipulation"] == pytest.approx(0.8851, abs=5e-4)
+    assert TABLE_FRICTION == {"libero_tabletop_manipulation": 0.6}
+
+
+def _torch_like_zip(obj, path: Path) -> None:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("archive/data.pkl", pickle.dumps(obj, protocol=2))
+        z.writestr("archive/version", "3\n")
+    path.write_bytes(buf.getvalue())
+
+
+def test_pruned_init_reader_round_trip_and_refusals(tmp_path):
+    a = np.random.default_rng(0).normal(size=(50, 79))
+    _torch_like_zip(a, tmp_path / "ok.pruned_init")
+    assert np.array_equal(lis.read_pruned_init(tmp_path / "ok.pruned_init"), a)
+    _torch_like_zip(os.getcwd, tmp_path / "evil.pruned_init")  # not a numpy array: refused, never called
+    with pytest.raises(InputError, match=r"evil\.pruned_init"):
+        lis.read_pruned_init(tmp_path / "evil.pruned_init")
+    (tmp_path / "junk.pruned_init").write_bytes(b"not a zip")
+    with pytest.raises(InputError, match=r"junk\.pruned_init"):
+        lis.read_pruned_init(tmp_path / "junk.pruned_init")
+
+
+def test_shipped_init_states_load_with_their_hashes():
+    src = json.loads((lis.DATA / "SOURCE.json").read_text())
+    assert len(src["tasks"]) == 40 and (lis.DATA / "LICENSE").is_file()
+    for tid, rec in src["tasks"].items():
+        path = lis.DATA / rec["file"]
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == src["files"][rec["file"]]
+        states = lis.load_task_states(tid)
+        assert states.shape == (50, 1 + rec["nq"] + rec["nv"]), tid
+        assert np.all(np.isfinite(states))
+
+
+def test_reader_does_not_import_torch():
+    code = (
+        "import sys; from simkit.scenes.hebero.init_states import load_task_states;"
+        "load_task_states('goal/turn_on_the_stove'); assert 'torch' not in sys.modules"
+    )
+    subprocess.run(
+        [sys.executable, "-c", code], check=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}
+    )
+
+
+def test_joint_names_map_onto_simkit():
+    ents = ["akita_black_bowl_1", "wooden_cabinet_1", "flat_stove_1"]
+    m = lis.libero_to_simkit_joint
+    assert m("robot0_joint3", ents) == "robot/joint3"
+    assert m("gripper0_finger_joint2", ents) == "robot/gripper/finger_joint2"
+    assert m("akita_black_bowl_1_joint0", ents) == "akita_black_bowl_1/free"
+    assert m("wooden_cabinet_1_top_level", ents) == "wooden_cabinet_1/top_level"
+    assert m("mount0_unknown", ents) is None
+
+
+@pytest.fixture(scope="module")
+def stove_env():
+    import gymnasium
+
+    import simkit.envs  # noqa: F401
+
+    env = gymnasium.make_vec("simkit/Hebero-v0", num_envs=2, tasks=["goal/turn_on_the_stove"])
+    yield env
+    env.close()
+
+
+def _pose(venv, e: int, name: str) -> np.ndarray:
+    import mujoco
+
+    g = next(g for g, grp in enumerate(venv.backend.groups) if e in grp.env_ids)
+    local = int(np.flatnonzero(venv.backend.groups[g].env_ids == e)[0])
+    model, data = venv.backend.get_data(g, local)
+    b = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, name)
+    return np.concatenate([data.xpos[b], data.xquat[b]])
+
+
+def test_scene_starts_as_libero(stove_env):
+    venv = stove_env.unwrapped
+    _, info = stove_env.reset(seed=0)
+    assert not info["success"].any()
+    for name, z in (("wooden_cabinet_1", 0.905), ("flat_stove_1", 0.905), ("wine_rack_1", 0.92)):
+        assert _pose(venv, 0, name)[2] == pytest.approx(z, abs=1e-6), name
+    bowl = _pose(venv, 0, "akita_black_bowl_1")
+    assert np.allclose(np.abs(bowl[3:]), [R2, 0, 0, R2], atol=1e-9)
+    # LIBERO's sampler box of the bowl (region shrunk by its 2.5 cm radius)
+    for s in range(10):
+        stove_env.reset(seed=s)
+        x, y = _pose(venv, 1, "akita_black_bowl_1")[:2]
+        assert -0.105 - 1e-9 <= x <= -0.075 + 1e-9 and -0.015 - 1e-9 <= y <= 0.015 + 1e-9
+
+
+def test_libero_initial_states_load_by_joint_name(stove_env):
+    venv = stove_env.unwrapped
+    states = lis.load_task_states("goal/turn_on_the_stove")
+    jmap = {
+        n: q
+        for n, _, q, _ in lis.joint_map("goal/turn_on_the_stove", list(venv.tasks[0].scene.binding.bodies))
+    }
+    _, info = stove_env.reset(options={"init_state": [3, 49]})
+    assert not info["success"].any()
+    for e, k in ((0, 3), (1, 49)):
+        q = jmap["akita_black_bowl_1/free"]
+        assert np.allclose(_pose(venv, e, "akita_black_bowl_1")[:3], states[k][1 + q : 4 + q], atol=1e-9)
+    with pytest.raises(InputError, match="init_state"):
+        stove_env.reset(options={"init_state": 50})
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("SIMKIT_LIBERO_PYTHON"), reason="needs LIBERO (SIMKIT_LIBERO_PYTHON)")
+def test_oracle_against_libero(tmp_path):
+    task = "goal/put_the_bowl_on_the_plate"
+    dump = tmp_path / "libero.json"
+    subprocess.run(
+        [
+            os.environ["SIMKIT_LIBERO_PYTHON"],
+            str(ROOT / "tools" / "libero_dump.py"),
+            str(dump),
+            "--task",
+            task,
+        ],
+        check=True,
+        cwd=tmp_path,
+    )
+    sys.path.insert(0, str(ROOT / "tools"))
+    import libero_oracle
+
+    (row,) = libero_oracle.compare(json.loads(dump.read_text()), [task], 20)
+    assert row["entity_mismatch"] == [] and row["in_range"] == 1.0 and row["up_deg"] < 5
+    assert abs(row["table_mm"]) < 2 and abs(row["fixture_mm"]) < 2 and abs(row["site_mm"]) < 2
+    assert not row["success_libero"] and not row["success_simkit"]
+    assert row["init_loaded"] == 50 and row["init_pos_mm"] < 2 and row["init_pen_mm"] < 1

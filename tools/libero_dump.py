@@ -1,0 +1,244 @@
+"""LIBERO's side of the oracle: run LIBERO's own env on every Hebero task and write what it starts from.
+
+Runs in an environment where LIBERO is installed (``hf-libero`` on ``robosuite`` 1.4.0, see
+``docs/hebero.md``, section "LIBERO as the oracle"), never in simkit's: it imports LIBERO and
+robosuite, not simkit. Writes one JSON file that ``tools/libero_oracle.py compare`` reads::
+
+    LIBERO_CONFIG_PATH=CFG MUJOCO_GL=egl python tools/libero_dump.py OUT.json [--task goal/turn_on_the_stove ...]
+        [--samples 50] [--seed 0]
+
+Per task: LIBERO's objects and fixtures (name, category), each placement sampler (ranges in
+the world frame after LIBERO's radius shrink, rotation and rotation axis, z), ``--samples``
+draws of LIBERO's placement samplers (positions and quaternions), the state after ``reset()``
+(every entity's ``object`` body pose, every region site, the table's collision top, the robot
+base, ``_check_success()``), the joint layout of LIBERO's flattened state (name, type, qpos and
+qvel address), and the object poses of its 50 fixed initial states (``init_files``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+SUITES = {"goal": "libero_goal", "object": "libero_object", "spatial": "libero_spatial", "long": "libero_10"}
+
+
+def task_list(tasks_json: Path) -> list[tuple[str, str, str]]:
+    """(task id, LIBERO suite folder, file stem) of the 40 tasks in simkit's order."""
+    table = json.loads(tasks_json.read_text())["suites"]
+    return [(f"{s}/{n}", table[s]["libero_dir"], n) for s in SUITES for n in table[s]["tasks"]]
+
+
+def make_env(bddl: str):
+    from libero.libero.envs import OffScreenRenderEnv
+
+    return OffScreenRenderEnv(
+        bddl_file_name=bddl,
+        has_renderer=False,
+        has_offscreen_renderer=False,
+        use_camera_obs=False,
+        camera_heights=64,
+        camera_widths=64,
+    )
+
+
+def _rot(v):
+    if isinstance(v, dict):
+        return {k: [float(x) for x in r] for k, r in v.items()}
+    if v is None:
+        return None
+    if isinstance(v, (tuple, list)):
+        return [float(x) for x in v]
+    return float(v)
+
+
+def sampler_info(inner) -> dict:
+    """Per object or fixture of the first-stage sampler: world boxes LIBERO draws the centre from."""
+    out = {}
+    for s in inner.placement_initializer.samplers.values():
+        for obj in s.mujoco_objects:
+            r = float(obj.horizontal_radius) if s.ensure_object_boundary_in_range else 0.0
+            ox, oy, oz = (float(v) for v in s.reference_pos)
+            boxes = [
+                [x0 + r + ox, y0 + r + oy, x1 - r + ox, y1 - r + oy]
+                for (x0, x1), (y0, y1) in zip(s.x_ranges, s.y_ranges, strict=True)
+            ]
+            out[obj.name] = {
+                "sampler": type(s).__name__,
+                "boxes_world": boxes,
+                "radius": float(obj.horizontal_radius),
+                "shrunk": bool(s.ensure_object_boundary_in_range),
+                "rotation": _rot(s.rotation),
+                "rotation_axis": s.rotation_axis,
+                "z": float(s.z_offset + oz - (obj.bottom_offset[-1])),
+                "bottom_offset": [float(v) for v in obj.bottom_offset],
+            }
+    return out
+
+
+def draw_samples(inner, n: int) -> dict:
+    """``n`` draws of LIBERO's placement chain (first stage, sites, objects): name -> (n, 7) pos + quat wxyz."""
+    out: dict[str, list] = {}
+    for _ in range(n):
+        p = inner.placement_initializer.sample()
+        p = inner.conditional_placement_initializer.sample(inner.sim, p)
+        p = inner.conditional_placement_on_objects_initializer.sample(p)
+        for name, (pos, quat, _obj) in p.items():
+            out.setdefault(name, []).append([*map(float, pos), *map(float, quat)])
+    return out
+
+
+def body_pose(sim, name: str) -> list[float] | None:
+    try:
+        i = sim.model.body_name2id(name)
+    except ValueError:
+        return None
+    return [*map(float, sim.data.body_xpos[i]), *map(float, sim.data.body_xquat[i])]
+
+
+def table_top(sim) -> float | None:
+    """Highest collision top (m) among the static world/table geoms under the workspace centre."""
+    import mujoco
+
+    m, d = sim.model._model, sim.data._data
+    best = None
+    for g in range(m.ngeom):
+        b = int(m.geom_bodyid[g])
+        bname = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, b) or ""
+        if not (m.geom_contype[g] or m.geom_conaffinity[g]) or (b != 0 and "table" not in bname):
+            continue
+        if int(m.geom_type[g]) == int(mujoco.mjtGeom.mjGEOM_PLANE):
+            continue
+        r = d.geom_xmat[g].reshape(3, 3)
+        c = d.geom_xpos[g] + r @ m.geom_aabb[g][:3]
+        h = np.abs(r) @ m.geom_aabb[g][3:]
+        top = float(c[2] + h[2])
+        best = top if best is None else max(best, top)
+    return best
+
+
+def joint_layout(sim) -> list[list]:
+    """[name, type, qposadr, dofadr] of every joint of LIBERO's model (flattened state = time, qpos, qvel)."""
+    m = sim.model._model
+    return [
+        [sim.model.joint_id2name(j), int(m.jnt_type[j]), int(m.jnt_qposadr[j]), int(m.jnt_dofadr[j])]
+        for j in range(m.njnt)
+    ]
+
+
+class _NumpyOnly:
+    """Restricted unpickler: numpy arrays and dtypes only (no torch, no arbitrary code)."""
+
+    @staticmethod
+    def load(data: bytes):
+        import codecs
+        import io
+        import pickle
+
+        allowed = {
+            ("numpy.core.multiarray", "_reconstruct"): np.core.multiarray._reconstruct,
+            ("numpy._core.multiarray", "_reconstruct"): np.core.multiarray._reconstruct,
+            ("numpy", "ndarray"): np.ndarray,
+            ("numpy", "dtype"): np.dtype,
+            ("_codecs", "encode"): codecs.encode,
+        }
+
+        class U(pickle.Unpickler):
+            def find_class(self, module, name):
+                if (module, name) not in allowed:
+                    raise pickle.UnpicklingError(f"{module}.{name} is not allowed")
+                return allowed[(module, name)]
+
+        return U(io.BytesIO(data)).load()
+
+
+def read_init_states(path: Path) -> np.ndarray:
+    """The (50, n) float64 array of a LIBERO ``.pruned_init`` file (a torch zip holding one numpy array)."""
+    import zipfile
+
+    with zipfile.ZipFile(path) as z:
+        name = next(n for n in z.namelist() if n.endswith("data.pkl"))
+        return np.asarray(_NumpyOnly.load(z.read(name)), np.float64)
+
+
+def dump_task(tid: str, sdir: str, stem: str, n: int) -> dict:
+    import libero.libero as L
+
+    bddl = os.path.join(L.get_libero_path("bddl_files"), sdir, f"{stem}.bddl")
+    env = make_env(bddl)
+    inner = env.env
+    env.reset()
+    sim = inner.sim
+    names = {**dict.fromkeys(inner.objects_dict, "object"), **dict.fromkeys(inner.fixtures_dict, "fixture")}
+    rec: dict = {
+        "task_id": tid,
+        "entities": {k: {"kind": v, "category": inner.get_object(k).category_name} for k, v in names.items()},
+        "samplers": sampler_info(inner),
+        "reset_pose": {k: body_pose(sim, f"{k}_main") for k in names},
+        "sites": {},
+        "success_at_reset": bool(inner._check_success()),
+        "table_top": table_top(sim),
+        "robot_base": body_pose(sim, "robot0_base"),
+        "robot_qpos": [float(v) for v in sim.data.qpos[:9]],
+        "joints": joint_layout(sim),
+        "nq": int(sim.model.nq),
+        "nv": int(sim.model.nv),
+    }
+    for s in range(sim.model._model.nsite):
+        nm = sim.model.site_id2name(s)
+        if nm and (nm.endswith("region") or "bottom_site" in nm or "top_site" in nm):
+            rec["sites"][nm] = [float(v) for v in sim.data.site_xpos[s]]
+    rec["samples"] = draw_samples(inner, n)
+    states = read_init_states(Path(L.get_libero_path("init_states")) / sdir / f"{stem}.pruned_init")
+    poses: dict[str, list] = {k: [] for k in inner.objects_dict}
+    for st in states:
+        env.set_init_state(st)
+        for k in poses:
+            poses[k].append(body_pose(sim, f"{k}_main"))
+    rec["init_states"] = {"count": len(states), "width": int(states.shape[1]), "object_pose": poses}
+    env.close()
+    return rec
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("out")
+    ap.add_argument("--task", action="append", default=None)
+    ap.add_argument("--samples", type=int, default=50)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    root = Path(__file__).resolve().parent.parent
+    tasks = task_list(root / "simkit" / "data" / "hebero" / "tasks.json")
+    if args.task:
+        tasks = [t for t in tasks if t[0] in args.task]
+    out_path = Path(args.out)
+    done = json.loads(out_path.read_text()) if out_path.is_file() else {"tasks": {}}
+    import libero
+    import mujoco
+    import robosuite
+
+    done["versions"] = {
+        "hf-libero": getattr(libero, "__version__", "0.1.4"),
+        "robosuite": robosuite.__version__,
+        "mujoco": mujoco.__version__,
+        "date": time.strftime("%Y-%m-%d"),
+    }
+    for tid, sdir, stem in tasks:
+        if tid in done["tasks"]:
+            continue
+        np.random.seed(args.seed)
+        t0 = time.time()
+        done["tasks"][tid] = dump_task(tid, sdir, stem, args.samples)
+        out_path.write_text(json.dumps(done))
+        print(f"{tid}: {time.time() - t0:.1f} s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
