@@ -3,7 +3,8 @@
 The digest covers every member of every shard except the ``versions`` entry of each episode's
 ``meta.json`` (simkit's and the backends' own version strings, which differ between environments
 that must still produce the same corpus). Where a generator's bytes depend on a backend's release
-(Blender's renders), the key names that backend's major.minor: ``wrop@2+bpy5.0``.
+(Blender's renders, FFmpeg's video, the numeric stack's last bits), the key names that package's
+major.minor: ``wrop@2+bpy5.0`` (:data:`RELEASE_BOUND` says which and why).
 
 Set ``SIMKIT_GOLDEN_UPDATE=1`` to print the table of measured digests instead of failing, after a
 deliberate version bump (see docs/engine.md, "Golden digests").
@@ -19,8 +20,11 @@ import tarfile
 from pathlib import Path
 
 GOLDEN = Path(__file__).resolve().parent / "golden_digests.json"
-#: backends whose release changes a generator's bytes (rendered images): module name -> generators
-RELEASE_BOUND = {"bpy": ("wrop", "pairs")}
+#: packages whose release changes a generator's bytes: distribution -> generators. Blender renders
+#: differently per release; FFmpeg (inside PyAV) encodes video differently; numpy's bundled OpenBLAS and
+#: SIMD loops and scipy's FFT round differently between numpy 1.26 and 2.x, which moves foa-qa's features by
+#: <= 1.4e-14 and hebero-demos' MuJoCo states by <= 3e-9 (measured; packing and foa-nav are bit-identical).
+RELEASE_BOUND = {"bpy": ("wrop", "pairs"), "av": ("media",), "numpy": ("foa-qa", "hebero-demos")}
 
 
 def corpus_digest(out: Path) -> str:
@@ -40,14 +44,12 @@ def corpus_digest(out: Path) -> str:
 
 def golden_key(name: str, version: object) -> str:
     """``name@version``, plus ``+bpy5.0`` where the generator's bytes depend on Blender's release."""
-    key = f"{name}@{version}"
-    for module, names in RELEASE_BOUND.items():
-        if name.split("/")[0] in names:
-            import importlib
+    from importlib.metadata import version as dist_version
 
-            mod = importlib.import_module(module)
-            major, minor = mod.app.version[:2]
-            key += f"+{module}{major}.{minor}"
+    key = f"{name}@{version}"
+    for dist, names in RELEASE_BOUND.items():
+        if name.split("/")[0] in names:
+            key += f"+{dist}" + ".".join(dist_version(dist).split(".")[:2])
     return key
 
 
