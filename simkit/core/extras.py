@@ -49,6 +49,7 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "video": ("av", "imageio", "imageio_ffmpeg"),
     "eval": ("torchmetrics", "matplotlib"),
     "gpu": ("mujoco_warp", "warp", "torch"),
+    "rl": ("stable_baselines3", "gymnasium"),
 }
 
 #: extra -> the extras it includes (``simkit[...]`` among its requirements)
@@ -58,6 +59,7 @@ EXTRA_INCLUDES: dict[str, tuple[str, ...]] = {
     "lpips": ("torch",),
     "eval": ("torch", "video"),
     "gpu": ("hebero",),
+    "rl": ("torch",),
     "all": (
         "packing",
         "audio",
@@ -70,6 +72,7 @@ EXTRA_INCLUDES: dict[str, tuple[str, ...]] = {
         "torch",
         "video",
         "eval",
+        "rl",
     ),
 }
 

@@ -1,10 +1,10 @@
 """Interactive environments (Gymnasium single and vector envs): packing, hebero, nav.
 
 Environments compile scenes and step backends (``simkit.scenes``, ``simkit.sims``); they never
-import generators. :func:`register_envs` registers every id; the ``simkit-gymnasium.pth`` file
-simkit installs calls it as soon as Gymnasium's registry is imported (:mod:`simkit.envs.gym_hook`),
-so ``gymnasium.make("simkit/...")`` and ``gymnasium.make_vec("simkit/Hebero-v0", ...)`` work
-without importing simkit.
+import generators. :func:`register_envs` registers every id; ``import simkit`` arms
+:mod:`simkit.envs.gym_hook`, which calls it as soon as Gymnasium's registry is imported, so after
+``import simkit`` ``gymnasium.make("simkit/...")`` and ``gymnasium.make_vec("simkit/Hebero-v0", ...)``
+work, and ``gymnasium.make("simkit.envs:simkit/Packing-v0")`` works with no import at all.
 """
 
 from __future__ import annotations

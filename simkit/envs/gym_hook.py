@@ -1,12 +1,12 @@
 """Register simkit's environments the moment Gymnasium's registry is imported.
 
-Gymnasium 1.x no longer loads third-party environments from an entry-point group, so
-``gymnasium.make("simkit/Packing-v0")`` would need ``import simkit`` first. simkit's wheel
-installs ``simkit-gymnasium.pth`` into site-packages, whose one line imports this module at
-interpreter start. That costs only this small module (Gymnasium is not imported): it puts a
-finder first on ``sys.meta_path`` that, when ``gymnasium.envs`` is imported by anyone, lets the
-normal machinery load it and then calls :func:`simkit.envs.register_envs`. Gymnasium itself is
-never modified. If Gymnasium was imported already, the environments are registered at once.
+Gymnasium 1.x loads no third-party environments from an entry-point group, so ids need a
+registering import. ``import simkit`` calls :func:`install`, which costs only this small module
+(Gymnasium is not imported): it puts a finder first on ``sys.meta_path`` that, when
+``gymnasium.envs`` is imported by anyone, lets the normal machinery load it and then calls
+:func:`simkit.envs.register_envs`. If Gymnasium was imported already, the environments are
+registered at once. Gymnasium's own ``gymnasium.make("simkit.envs:simkit/Hebero-v0")`` form imports
+``simkit.envs`` (and so simkit) first and needs no prior import. Gymnasium itself is never modified.
 """
 
 from __future__ import annotations
@@ -54,5 +54,3 @@ def install() -> None:
     elif not any(isinstance(f, GymnasiumHook) for f in sys.meta_path):
         sys.meta_path.insert(0, GymnasiumHook())
 
-
-install()

@@ -37,7 +37,7 @@ class HeberoDemosGenerator(Generator):
     """Scripted LIBERO demonstrations (states, actions, trajectories, success) per task."""
 
     name = "hebero-demos"
-    version = "1"
+    version = "2"  # 2: LIBERO's placement semantics (orientations, shrunk regions, heights)
     description = "scripted demonstrations of the Hebero/LIBERO tasks (MuJoCo states, actions, success)"
     extra = "hebero"
     requires = ("mujoco", "gymnasium", "scipy")
