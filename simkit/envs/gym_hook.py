@@ -53,4 +53,3 @@ def install() -> None:
         _register()
     elif not any(isinstance(f, GymnasiumHook) for f in sys.meta_path):
         sys.meta_path.insert(0, GymnasiumHook())
-
