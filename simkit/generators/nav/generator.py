@@ -30,7 +30,7 @@ import numpy as np
 from pydantic import Field, field_validator, model_validator
 
 from simkit.core.episode import Audio, Blob, Episode, Video
-from simkit.core.errors import SampleRejected, SimkitError
+from simkit.core.errors import SampleInvalid, SampleRejected, SimkitError
 from simkit.core.fields import FieldSpec
 from simkit.core.generator import Generator, GeneratorConfig
 
@@ -328,7 +328,8 @@ class FoaNavGenerator(Generator[FoaNavConfig]):
 
     def _vlnce_task(self, index: int):
         """(backend, StartGoal) of VLN-CE episode ``index`` (mod count); start and goal snapped to the
-        walkable area (within 0.5 m), an unreachable goal rejected."""
+        walkable area (within 0.5 m); an unreachable goal (another island) or a point off the walkable
+        area raises :class:`~simkit.core.errors.SampleInvalid` (the episode fails at once, unredrawn)."""
         from simkit.scenes.nav.meshes import load_scene_mesh
         from simkit.sims.nav.episodes import StartGoal
         from simkit.sims.nav.grid import grid_backend_from_mesh
@@ -349,7 +350,8 @@ class FoaNavGenerator(Generator[FoaNavConfig]):
             start, goal = be.snap_point(ep.start), be.snap_point(ep.goal)
             geo = be.geodesic_distance(start, goal)
         except SimkitError as exc:
-            raise SampleRejected(f"VLN-CE episode {ep.episode_id}: {exc}") from None
+            # the episode is fixed by its index: a redraw meets the same start and goal
+            raise SampleInvalid(f"VLN-CE episode {ep.episode_id}: {exc}") from None
         return be, StartGoal(start, ep.start_yaw, goal, geo, float(np.linalg.norm(goal - start))), ep
 
     # -- 1. compile ---------------------------------------------------------------------------
