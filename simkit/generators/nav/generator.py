@@ -258,7 +258,7 @@ class FoaNavGenerator(Generator[FoaNavConfig]):
     """Sound-guided navigation episodes (module docstring)."""
 
     name = "foa-nav"
-    version = "1"
+    version = "2"
     description = (
         "sound-guided navigation: floor plans, shortest-path episodes, egocentric FOA per step, waypoints"
     )
