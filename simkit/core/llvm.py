@@ -23,6 +23,7 @@ memory once (Triton 3.7.1 on a 2-core x86_64 VM), whether or not the process use
 from __future__ import annotations
 
 import ctypes
+import functools
 import importlib.util
 import logging
 import os
@@ -49,17 +50,22 @@ def llvm_in_global_scope() -> bool:
     return True
 
 
-def _is_loaded(path: Path) -> bool:
-    """Whether the library at ``path`` is mapped in this process (``dlopen`` with ``RTLD_NOLOAD``)."""
+def _open(path: Path, load: bool) -> ctypes.CDLL | None:
+    """A handle of the library at ``path``: loaded now (``load``) or only if this process has it mapped
+    already (``RTLD_NOLOAD``); ``None`` when neither. ``RTLD_NOW | RTLD_LOCAL``, Python's own flags for
+    extension modules."""
     try:
-        ctypes.CDLL(str(path), mode=os.RTLD_NOW | os.RTLD_NOLOAD)
-    except OSError:
-        return False
-    return True
+        return ctypes.CDLL(str(path), mode=os.RTLD_NOW | os.RTLD_LOCAL | (0 if load else os.RTLD_NOLOAD))
+    except OSError as exc:
+        if load:
+            logger.debug("cannot load %s: %s", path, exc)
+        return None
 
 
+@functools.cache
 def _library(package: str, pattern: str) -> Path | None:
-    """The library matching ``pattern`` inside installed ``package``, found without importing it."""
+    """The library matching ``pattern`` inside installed ``package``, found without importing it (looked up
+    once per process: the MuJoCo renderers call :func:`load_llvm_libraries` on every render)."""
     try:
         spec = importlib.util.find_spec(package)
     except (ImportError, ValueError):
@@ -71,8 +77,8 @@ def _library(package: str, pattern: str) -> Path | None:
 
 def load_llvm_libraries() -> list[Path]:
     """Load the library of each installed package of :data:`LLVM_LIBRARIES` (Triton's ``libtriton.so``)
-    into this process, once, ``RTLD_NOW | RTLD_LOCAL`` (Python's own flags for extension modules), so that
-    software OpenGL loaded later cannot break it (module docstring).
+    into this process, once, ``RTLD_NOW | RTLD_LOCAL``, so that software OpenGL loaded later cannot break
+    it (module docstring).
 
     Returns the paths of those libraries now loaded in this process (by this call, an earlier one or an
     ``import``); ``[]`` off Linux or where none is installed. A library not loaded yet while an LLVM is
@@ -87,22 +93,20 @@ def load_llvm_libraries() -> list[Path]:
         path = _library(package, pattern)
         if path is None:
             continue
-        if path not in _loaded and not _is_loaded(path):
-            if llvm_in_global_scope():
-                if path not in _warned:
-                    _warned.add(path)
-                    logger.warning(
-                        "software OpenGL (Mesa) already put the system's LLVM into this process, so %s "
-                        "(%s) would crash it: import %s before the first Blender or MuJoCo render",
-                        path.name,
-                        package,
-                        package,
-                    )
-                continue
-            try:
-                _loaded[path] = ctypes.CDLL(str(path), mode=os.RTLD_NOW | os.RTLD_LOCAL)
-            except OSError as exc:
-                logger.debug("cannot load %s: %s", path, exc)
-                continue
-        done.append(path)
+        handle = _loaded.get(path) or _open(path, load=False)
+        if handle is None and llvm_in_global_scope():
+            if path not in _warned:
+                _warned.add(path)
+                logger.warning(
+                    "software OpenGL (Mesa) already put the system's LLVM into this process, so %s (%s) "
+                    "would crash it: import %s before the first Blender or MuJoCo render",
+                    path.name,
+                    package,
+                    package,
+                )
+            continue
+        handle = handle or _open(path, load=True)
+        if handle is not None:
+            _loaded[path] = handle
+            done.append(path)
     return done
