@@ -134,9 +134,13 @@ def blender_version() -> str:
 
 def _import_bpy():
     """Import ``bpy``, first dropping Blender ``scripts`` folders a parent process may have left on ``sys.path``
-    (see :func:`blender_version`)."""
+    (see :func:`blender_version`) and loading the libraries that must precede software OpenGL in one process
+    (Triton's; see :mod:`simkit.core.llvm`)."""
     import sys
 
+    from simkit.core.llvm import load_llvm_libraries
+
+    load_llvm_libraries()
     if "bpy" not in sys.modules:
         sys.path[:] = [p for p in sys.path if not (os.sep + "bpy" + os.sep in p and os.sep + "scripts" in p)]
     return require("bpy", "blender")
