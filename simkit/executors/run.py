@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import simkit
+from simkit._version import __version__
 from simkit.core.errors import SimkitError
 from simkit.core.extras import as_extra_missing
 from simkit.core.fields import schema_json
@@ -402,9 +402,9 @@ def _ray_session(address: str | None, num_cpus: int | None) -> Iterator[Any]:
     from simkit.core.errors import require
 
     ray = require("ray", "ray")
-    import simkit as _sk
+    from simkit import _version
 
-    pkg_root = str(Path(_sk.__file__).resolve().parent.parent)
+    pkg_root = str(Path(_version.__file__).resolve().parent.parent)
     started = False
     if not ray.is_initialized():
         import os
@@ -663,7 +663,7 @@ def _drop_lost_shards(layout: CorpusLayout, shards: range) -> int:
 
 
 def _versions(gen_cls, preflight: Worker | None) -> dict[str, str]:
-    versions = {"simkit": simkit.__version__, **(preflight.versions() if preflight else {})}
+    versions = {"simkit": __version__, **(preflight.versions() if preflight else {})}
     if preflight is None:
         with contextlib.suppress(Exception):
             versions.update(gen_cls().backend_versions())

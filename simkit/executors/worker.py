@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import simkit
+from simkit._version import __version__
 from simkit.core.errors import SampleRejected, TransientError
 from simkit.core.extras import as_extra_missing
 from simkit.core.fields import assert_episode
@@ -62,7 +62,7 @@ class Worker:
 
     def versions(self) -> dict[str, str]:
         if self._versions is None:
-            self._versions = {"simkit": simkit.__version__, **self.gen.backend_versions()}
+            self._versions = {"simkit": __version__, **self.gen.backend_versions()}
         return self._versions
 
     def produce(self, index: int) -> dict[str, Any]:
