@@ -15,7 +15,64 @@ from typing import Any, Literal, get_args, get_origin
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from simkit.core.errors import InputError
+from simkit.core.errors import InputError, short_repr, short_text
+
+#: largest YAML config file read, in bytes (a config is a few kB; this bounds the reader's memory)
+MAX_YAML_BYTES = 4 * 2**20
+#: most values a YAML document may hold once its aliases are expanded (an alias "bomb" of 9 aliases
+#: nested 8 deep stands for 9**8 values in a few hundred bytes)
+MAX_YAML_VALUES = 100_000
+
+
+class YamlTooLarge(ValueError):
+    """A YAML document over :data:`MAX_YAML_BYTES` or :data:`MAX_YAML_VALUES`."""
+
+
+def _expanded_size(node: Any, memo: dict[int, int], limit: int) -> int:
+    """Values under a composed YAML node with every alias expanded, counted up to ``limit + 1``."""
+    key = id(node)
+    if key in memo:
+        return memo[key]
+    memo[key] = limit + 1  # a node seen again while it is being counted is a cycle: too large
+    if isinstance(node, yaml.MappingNode):
+        children = [n for pair in node.value for n in pair]
+    elif isinstance(node, yaml.SequenceNode):
+        children = list(node.value)
+    else:
+        children = []
+    total = 1
+    for child in children:
+        total = min(limit + 1, total + _expanded_size(child, memo, limit))
+        if total > limit:
+            break
+    memo[key] = total
+    return total
+
+
+def load_yaml(text: str) -> Any:
+    """Parse one YAML document with the safe loader, bounded in size and in alias expansion.
+
+    Raises:
+        YamlTooLarge: ``text`` is over :data:`MAX_YAML_BYTES` characters, nests too deeply, or expands to
+            more than :data:`MAX_YAML_VALUES` values.
+        yaml.YAMLError: malformed YAML.
+    """
+    if len(text) > MAX_YAML_BYTES:
+        raise YamlTooLarge(f"{len(text)} characters, more than the {MAX_YAML_BYTES} a config may have")
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        if _expanded_size(node, {}, MAX_YAML_VALUES) > MAX_YAML_VALUES:
+            raise YamlTooLarge(
+                f"expands to more than {MAX_YAML_VALUES} values through its aliases (&anchor / *alias)"
+            )
+        return loader.construct_document(node)
+    except RecursionError:
+        raise YamlTooLarge("nested too deeply") from None
+    finally:
+        loader.dispose()
 
 
 def _valid_keys(model: type[BaseModel], prefix: str = "") -> list[str]:
@@ -149,7 +206,9 @@ def parse_overrides(sets: list[str]) -> dict[str, Any]:
         if not sep or not key.strip():
             raise InputError(None, f"--set expects key=value, got {item!r}")
         try:
-            value = yaml.safe_load(raw) if raw.strip() else ""
+            value = load_yaml(raw) if raw.strip() else ""
+        except YamlTooLarge as exc:
+            raise InputError(None, f"--set {key.strip()}: value of {len(raw)} characters {exc}") from None
         except yaml.YAMLError:
             value = raw
         _set_dotted(data, key.strip(), value)
@@ -182,7 +241,13 @@ def build_config(
     if path is not None:
         p = Path(path)
         try:
-            loaded = yaml.safe_load(p.read_text(encoding="utf-8"))
+            if p.is_file() and p.stat().st_size > MAX_YAML_BYTES:
+                raise YamlTooLarge(
+                    f"{p.stat().st_size} bytes, more than the {MAX_YAML_BYTES} a config may have"
+                )
+            loaded = load_yaml(p.read_text(encoding="utf-8"))
+        except YamlTooLarge as exc:
+            raise InputError(p, f"config refused: {exc}") from None
         except OSError as exc:
             raise InputError(p, f"cannot read config: {exc.strerror or exc}") from None
         except UnicodeDecodeError:
@@ -207,12 +272,15 @@ def build_config(
         return model.model_validate(data)
     except ValidationError as exc:
         problems = []
-        for err in exc.errors():
-            loc = ".".join(str(x) for x in err["loc"]) or "(root)"
+        errors = exc.errors()
+        for err in errors[:8]:
+            loc = short_text(".".join(str(x) for x in err["loc"]) or "(root)")
             if err["type"] == "extra_forbidden":
                 problems.append(f"unknown key {loc!r}")
             else:
-                problems.append(f"{loc}: {err['msg']} (got {err.get('input')!r})")
+                problems.append(f"{loc}: {short_text(err['msg'])} (got {short_repr(err.get('input'))})")
+        if len(errors) > 8:
+            problems.append(f"and {len(errors) - 8} more")
         valid = ", ".join(_valid_keys(model))
         where = source if path is not None else None
         raise InputError(where, "invalid config: " + "; ".join(problems) + f". Valid keys: {valid}") from None
