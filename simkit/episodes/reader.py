@@ -29,6 +29,9 @@ from simkit.core.fields import FieldSpec, specs_from_json
 from simkit.episodes.codecs import decode
 from simkit.episodes.corpus import (
     CorpusLayout,
+    episode_key,
+    format_fault,
+    planned_shards,
     read_manifest,
     read_rows_file,
     safe_shard_name,
@@ -114,6 +117,9 @@ def corpus_info(root: str | Path) -> dict[str, Any]:
         raise SimkitError(f"{layout.corpus_json}: malformed JSON ({exc})") from None
     if not isinstance(info, dict):
         raise SimkitError(f"{layout.corpus_json}: not a simkit corpus description (not a JSON object)")
+    fault = format_fault(info)
+    if fault:
+        raise SimkitError(f"{layout.root}: {fault}")
     return info
 
 
@@ -189,16 +195,28 @@ def _agreement(root: Path, info: dict, entries: list[EpisodeEntry], n_rows: int)
         raise CorpusDamaged(
             root, None, None, f"manifest.parquet and the rows files disagree on episode {bad[0]}"
         )
+    gen = info.get("generator")
+    for e in entries:
+        if not isinstance(gen, str) or e.key != episode_key(gen, e.index):
+            raise CorpusDamaged(
+                root,
+                e.shard,
+                None,
+                f"episode {e.key} is not episode {e.index} of generator {gen!r} (corpus.json)",
+            )
     counts: dict = info["counts"] if isinstance(info.get("counts"), dict) else {}
     if counts.get("ok") != len(entries) or counts.get("present") != n_rows:
         raise CorpusDamaged(root, None, None, "corpus.json counts disagree with manifest.parquet")
     fields = {split_member(name)[1] for e in entries for name, _, _ in e.members}
     if entries and set(info.get("schema") or {}) != fields:
         raise CorpusDamaged(root, None, None, "corpus.json schema disagrees with the manifest's members")
-    complete = layout.complete_shards()
+    complete, planned = layout.complete_shards(), planned_shards(info)
     named = {shard for shard, _ in recorded.values()}
     for p in layout.shards.glob("*.tar") if layout.shards.is_dir() else []:
-        if p.name not in named and safe_shard_name(p.name) and shard_sort_key(p.name)[0] in complete:
+        if p.name in named or not safe_shard_name(p.name):
+            continue
+        j = shard_sort_key(p.name)[0]
+        if j in complete or (planned is not None and j >= planned):
             raise CorpusDamaged(root, p.name, None, "extra shard file that no rows file names")
 
 
@@ -258,6 +276,21 @@ def _zero_tail(fh: Any, start: int) -> bool:
     return True
 
 
+def _tail_fault(fh: Any, end: int) -> str:
+    """Why the tar reader stopped at byte ``end`` before a non-zero tail: a damaged member header there (its
+    512-byte block is not zero: a bad checksum or unreadable fields), or bytes after the end-of-archive
+    marker (the block there is zero: trailing garbage)."""
+    fh.seek(end)
+    block = fh.read(tarfile.BLOCKSIZE)
+    if block.count(0) == len(block):
+        return "bytes after the end-of-archive marker (trailing garbage)"
+    try:
+        tarfile.TarInfo.frombuf(block, "utf-8", "surrogateescape")
+    except tarfile.HeaderError as exc:
+        return f"damaged member header at byte {end} ({exc}); the members after it cannot be read"
+    return f"unreadable member header at byte {end}; the members after it cannot be read"
+
+
 def index_shard(path: str | Path, keep_open: bool = False) -> ShardIndex:
     """Index a shard's members from its tar headers and check its structure (never raises on bad data).
 
@@ -310,7 +343,7 @@ def _scan_tar(idx: ShardIndex, fh: Any, size: int) -> None:
             if size < end + 2 * tarfile.BLOCKSIZE:
                 idx.problem = (None, "truncated (no end-of-archive marker)")
             elif not _zero_tail(fh, end):
-                idx.problem = (None, "bytes after the end-of-archive marker (trailing garbage)")
+                idx.problem = (None, _tail_fault(fh, end))
     except (tarfile.TarError, EOFError, OSError, UnicodeError) as exc:
         idx.problem = (None, f"cannot be read as a tar archive ({type(exc).__name__}: {exc})")
 
