@@ -156,6 +156,9 @@ def config_cmd(
     yaml_out: Path | None = typer.Option(
         None, "--yaml", help="Write a starter config (every key at its default, commented) to this new file."
     ),
+    overwrite: bool = typer.Option(
+        False, "--overwrite", help="Replace the --yaml file if it exists (as convert's --overwrite)."
+    ),
 ) -> None:
     """Show a generator's config keys (type, default, range, description) and its episode fields."""
     from rich.console import Console
@@ -172,8 +175,9 @@ def config_cmd(
         fail(str(exc))
         return
     if yaml_out is not None:
-        if yaml_out.exists():
-            fail(f"{yaml_out}: already exists; choose a new file name")
+        from simkit.commands import check_out
+
+        check_out(yaml_out, flag="--yaml", overwrite=overwrite)
         try:
             yaml_out.write_text(starter_yaml(cls.Config, f"simkit {name} config"), encoding="utf-8")
         except OSError as exc:

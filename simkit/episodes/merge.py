@@ -63,9 +63,6 @@ def _check_out(dst: CorpusLayout, sources: list[Path], ref: dict) -> None:
             if not p.is_dir():
                 raise SimkitError(f"--out {dst.root}: {p} exists and is not a directory")
             break
-    why = None if is_remote(dst.root) else out_fault(dst.root, folder=True)
-    if why is not None:
-        raise SimkitError(f"--out {dst.root}: {why}")
     if not dst.corpus_json.exists() or any(same_location(s, dst.root) for s in sources):
         return
     try:
@@ -191,8 +188,11 @@ def merge_corpora(sources: list[str | Path], out: str | Path) -> dict[str, Any]:
     if not sources:
         raise SimkitError("merge needs at least one source corpus")
     srcs = [corpus_path(s) for s in sources]
-    infos = _read_infos(srcs)
     dst = CorpusLayout(corpus_path(out))
+    why = None if is_remote(dst.root) else out_fault(dst.root, folder=True)
+    if why is not None:  # before any source is read
+        raise SimkitError(f"--out {dst.root}: {why}")
+    infos = _read_infos(srcs)
     _check_out(dst, srcs, infos[0])
     plan: dict[tuple[Path, int], list[dict]] = {}
     existing = (
