@@ -184,6 +184,13 @@ def evaluate(
 
     if episodes < 1:
         raise InputError(None, f"--episodes must be >= 1, not {episodes}")
+    if checkpoints is not None and policy in ("random", "zero", "demo"):
+        raise InputError(
+            checkpoints,
+            f"--checkpoints needs --policy module:callable (callable(path) -> policy), not {policy!r}",
+        )
+    if checkpoints is not None and not Path(checkpoints).is_dir():
+        raise InputError(checkpoints, "--checkpoints: no such folder")
     ids = task_ids(suite, tasks)
     policies: list[tuple[str, Policy | None]] = []
     if policy in ("random", "zero"):
