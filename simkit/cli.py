@@ -260,9 +260,7 @@ def generate(
     try:
         max_shard_bytes = shard_bytes_from_mb(max_shard_mb)
         cls = load(name)
-        sets = list(set_) + [
-            f"{k}={v}" for k, v in (("generator", sub), ("split", split), ("sounds", sounds)) if v is not None
-        ]
+        sets = list(set_) + _flag_sets({"generator": sub, "split": split, "sounds": sounds}, set_)
         cfg = build_config(cls.Config, config, sets)
         with store_errors(out):
             summary = generate_corpus(
@@ -289,6 +287,22 @@ def generate(
         return
     _print_summary(summary)
     raise typer.Exit(summary.exit_code)
+
+
+def _flag_sets(flags: dict, sets: list[str]) -> list[str]:
+    """``--generator``/``--split``/``--sounds`` as ``--set key=value`` items. Raises SimkitError when a flag
+    and a ``--set`` of the same key are both given with different values (neither may silently win)."""
+    from simkit.core.config import parse_overrides
+
+    given = parse_overrides([x for x in sets if x.partition("=")[0].strip() in flags])
+    out = []
+    for k, v in flags.items():
+        if v is None:
+            continue
+        if k in given and str(given[k]) != str(v):
+            raise SimkitError(f"--{k} {v} and --set {k}={given[k]} disagree; give one of them")
+        out.append(f"{k}={v}")
+    return out
 
 
 def _print_summary(s) -> None:
