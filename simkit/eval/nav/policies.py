@@ -214,7 +214,7 @@ def make_policy(spec: str, seed: int = 0) -> NavPolicy:
     elif isinstance(obj, type):
         obj = obj()  # a policy class
     if hasattr(obj, "act"):
-        return obj  # type: ignore[no-any-return]
+        return obj
     if callable(obj):
         return _FunctionPolicy(obj)  # an act(obs) function
     what = "the factory's result" if factory else repr(attr)

@@ -244,12 +244,10 @@ def _has_mle(M: int, i: np.ndarray, j: np.ndarray, wij: np.ndarray, wji: np.ndar
 def _neg_hessian(M: int, i: np.ndarray, j: np.ndarray, c: np.ndarray, lam: float) -> np.ndarray:
     """Minus the Hessian of the objective, (M, M) float64: the graph Laplacian of the pair curvatures ``c``
     plus ``lam`` I, plus ``1 1^T / M`` without a prior (which fixes the shift and keeps it definite)."""
-    A = np.bincount(i * M + j, -c, minlength=M * M).reshape(M, M)
-    A += A.T
+    A: np.ndarray = np.bincount(i * M + j, -c, minlength=M * M).reshape(M, M).astype(np.float64)
+    A = A + A.T
     A[np.diag_indices(M)] += np.bincount(i, c, minlength=M) + np.bincount(j, c, minlength=M) + lam
-    if lam == 0.0:
-        A += 1.0 / M
-    return A
+    return A + 1.0 / M if lam == 0.0 else A
 
 
 class _PairSystem:
