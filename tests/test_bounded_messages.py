@@ -92,3 +92,19 @@ def test_cli_alias_bomb_is_one_short_line(tmp_path):
     lines = r.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and len(lines[0]) < 300
     assert not (tmp_path / "o").exists()
+
+
+def test_a_deeply_nested_or_unbuildable_value_is_refused_in_one_line():
+    with pytest.raises(InputError, match=r"nests \[ \] or \{ \} more than 100 levels deep"):
+        build_config(load("toy").Config, None, ["size=" + "[" * 20000])
+    with pytest.raises(InputError, match="holds a value that cannot be read"):
+        build_config(load("toy").Config, None, ["size=" + "9" * 5000])
+    assert load_yaml("a: '[[[['\nb: [[1], {c: [2]}]\n") == {"a": "[[[[", "b": [[1], {"c": [2]}]}
+
+
+def test_a_yaml_reader_error_is_one_line(tmp_path):
+    p = tmp_path / "c.yaml"
+    p.write_text("\x08")
+    with pytest.raises(InputError) as exc:
+        build_config(load("toy").Config, p)
+    assert "\n" not in str(exc.value) and "malformed YAML: unacceptable character" in str(exc.value)

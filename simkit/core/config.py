@@ -24,8 +24,9 @@ MAX_YAML_BYTES = 4 * 2**20
 MAX_YAML_VALUES = 100_000
 
 
-class YamlTooLarge(ValueError):
-    """A YAML document over :data:`MAX_YAML_BYTES` or :data:`MAX_YAML_VALUES`."""
+class YamlRefused(ValueError):
+    """A YAML document over :data:`MAX_YAML_BYTES` or :data:`MAX_YAML_VALUES`, or holding a value Python
+    cannot build (an integer of more than 4300 digits)."""
 
 
 def _expanded_size(node: Any, memo: dict[int, int], limit: int) -> int:
@@ -49,28 +50,59 @@ def _expanded_size(node: Any, memo: dict[int, int], limit: int) -> int:
     return total
 
 
+#: deepest nesting of flow collections (``[`` / ``{``) a YAML config may have (the YAML scanner slows down
+#: with the square of the depth: 20,000 ``[`` take seconds)
+MAX_YAML_DEPTH = 100
+
+
+def _flow_depth(text: str) -> int:
+    """Deepest nesting of ``[``/``{`` outside quoted scalars (an upper bound of what the parser sees)."""
+    import re
+
+    depth = deepest = 0
+    quote = ""
+    for m in re.finditer(r"[\[\]{}'\"]", text):
+        ch = m.group()
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth = max(0, depth - 1)
+    return deepest
+
+
 def load_yaml(text: str) -> Any:
     """Parse one YAML document with the safe loader, bounded in size and in alias expansion.
 
     Raises:
-        YamlTooLarge: ``text`` is over :data:`MAX_YAML_BYTES` characters, nests too deeply, or expands to
-            more than :data:`MAX_YAML_VALUES` values.
+        YamlRefused: ``text`` is over :data:`MAX_YAML_BYTES` characters, nests too deeply, expands to
+            more than :data:`MAX_YAML_VALUES` values, or holds a value that cannot be built.
         yaml.YAMLError: malformed YAML.
     """
     if len(text) > MAX_YAML_BYTES:
-        raise YamlTooLarge(f"{len(text)} characters, more than the {MAX_YAML_BYTES} a config may have")
+        raise YamlRefused(f"{len(text)} characters, more than the {MAX_YAML_BYTES} a config may have")
+    if _flow_depth(text) > MAX_YAML_DEPTH:
+        raise YamlRefused(f"nests [ ] or {{ }} more than {MAX_YAML_DEPTH} levels deep")
     loader = yaml.SafeLoader(text)
     try:
         node = loader.get_single_node()
         if node is None:
             return None
         if _expanded_size(node, {}, MAX_YAML_VALUES) > MAX_YAML_VALUES:
-            raise YamlTooLarge(
+            raise YamlRefused(
                 f"expands to more than {MAX_YAML_VALUES} values through its aliases (&anchor / *alias)"
             )
         return loader.construct_document(node)
+    except (ValueError, OverflowError) as exc:
+        if isinstance(exc, YamlRefused):
+            raise
+        raise YamlRefused(f"holds a value that cannot be read ({short_text(str(exc), 120)})") from None
     except RecursionError:
-        raise YamlTooLarge("nested too deeply") from None
+        raise YamlRefused("nested too deeply") from None
     finally:
         loader.dispose()
 
@@ -207,7 +239,7 @@ def parse_overrides(sets: list[str]) -> dict[str, Any]:
             raise InputError(None, f"--set expects key=value, got {item!r}")
         try:
             value = load_yaml(raw) if raw.strip() else ""
-        except YamlTooLarge as exc:
+        except YamlRefused as exc:
             raise InputError(None, f"--set {key.strip()}: value of {len(raw)} characters {exc}") from None
         except yaml.YAMLError:
             value = raw
@@ -242,11 +274,11 @@ def build_config(
         p = Path(path)
         try:
             if p.is_file() and p.stat().st_size > MAX_YAML_BYTES:
-                raise YamlTooLarge(
+                raise YamlRefused(
                     f"{p.stat().st_size} bytes, more than the {MAX_YAML_BYTES} a config may have"
                 )
             loaded = load_yaml(p.read_text(encoding="utf-8"))
-        except YamlTooLarge as exc:
+        except YamlRefused as exc:
             raise InputError(p, f"config refused: {exc}") from None
         except OSError as exc:
             raise InputError(p, f"cannot read config: {exc.strerror or exc}") from None
@@ -256,7 +288,7 @@ def build_config(
             mark = getattr(exc, "problem_mark", None)
             raise InputError(
                 p,
-                f"malformed YAML: {getattr(exc, 'problem', exc)}",
+                "malformed YAML: " + short_text(" ".join(str(getattr(exc, "problem", None) or exc).split())),
                 line=mark.line + 1 if mark else None,
                 column=mark.column + 1 if mark else None,
             ) from None
