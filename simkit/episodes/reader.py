@@ -29,8 +29,10 @@ from simkit.core.fields import FieldSpec, specs_from_json
 from simkit.episodes.codecs import decode
 from simkit.episodes.corpus import (
     CorpusLayout,
+    config_fault,
     episode_key,
     format_fault,
+    params_digest,
     planned_shards,
     read_manifest,
     read_rows_file,
@@ -97,6 +99,10 @@ class EpisodeEntry:
     shard_keys: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
     #: what every episode's ``meta.json`` must say (generator, version, seed from corpus.json)
     corpus: tuple[tuple[str, Any], ...] = field(default=(), compare=False, repr=False)
+    #: the manifest row's digest of the episode's params (``None``: not checked)
+    params_digest: str | None = field(default=None, compare=False, repr=False)
+    #: corpus.json's config, which the params recorded in meta.json must agree with (``None``: not checked)
+    config: Any = field(default=None, compare=False, repr=False)
 
 
 def corpus_info(root: str | Path) -> dict[str, Any]:
@@ -141,7 +147,10 @@ def _entry(root: Path, row: Any) -> EpisodeEntry:
     for name, _, _ in members:
         if not safe_member_name(name) or split_member(name)[0] != key:
             raise CorpusDamaged(root, shard, name, f"manifest row {key}: member name does not belong to it")
-    return EpisodeEntry(root, shard, key, index, members)
+    digest = row.get("params_digest") if isinstance(row, dict) else None
+    return EpisodeEntry(
+        root, shard, key, index, members, params_digest=digest if isinstance(digest, str) else None
+    )
 
 
 def _manifest_rows(root: Path) -> list[dict]:
@@ -242,8 +251,11 @@ def corpus_episodes(roots: str | Path | Iterable[str | Path]) -> list[EpisodeEnt
             keys.setdefault(e.shard, set()).add(e.key)
         frozen = {shard: frozenset(k) for shard, k in keys.items()}
         ident = tuple((k, info.get(k)) for k in META_IDENTITY)
+        config = info.get("config")
         entries = [
-            EpisodeEntry(e.root, e.shard, e.key, e.index, e.members, frozen[e.shard], ident)
+            EpisodeEntry(
+                e.root, e.shard, e.key, e.index, e.members, frozen[e.shard], ident, e.params_digest, config
+            )
             for e in sorted(entries, key=lambda e: e.index)
         ]
         out.extend(entries)
@@ -442,10 +454,19 @@ def read_episode(
             raise CorpusDamaged(e.root, e.shard, name, "sha256 differs from the manifest (edited or corrupt)")
         sample[fname] = _decode(e, name, ext, data) if decode_fields else data
         if verify and decode_fields and fname == "meta" and e.corpus:
-            why = meta_fault(sample[fname], e.corpus, e.index, e.key)
+            why = _meta_disagreement(e, sample[fname])
             if why:
                 raise CorpusDamaged(e.root, e.shard, name, why)
     return sample
+
+
+def _meta_disagreement(e: EpisodeEntry, meta: Any) -> str | None:
+    """Why an episode's decoded meta.json disagrees with corpus.json (identity, config) or its manifest row
+    (index, key, params digest), or ``None``."""
+    why = meta_fault(meta, e.corpus, e.index, e.key)
+    if why is None and e.params_digest is not None and params_digest(meta.get("params")) != e.params_digest:
+        why = "its params do not match the manifest row's params_digest (another episode's meta.json?)"
+    return why or config_fault(meta, e.config)
 
 
 def _decode(e: EpisodeEntry, name: str, ext: str, data: bytes) -> Any:

@@ -315,14 +315,17 @@ def fit_pairs(
     tol: float = 1e-10,
     max_iter: int = 200,
     system: _PairSystem | None = None,
+    cg_rtol: float = 1e-9,
+    full_step_stop: float | None = None,
 ) -> np.ndarray:
     """Bradley-Terry log-strengths theta (M,) float64 (mean 0) from pair counts (see :class:`PairCounts`).
 
     Damped Newton on the concave penalised log-likelihood (module docstring) from ``theta0`` (default 0),
     each step solved by :func:`_laplacian_solve`: memory O(M + P) (P compared pairs, distinct, i < j;
     weights may be 0), never an (M, M) array unless the fallback dense solve is needed. Stops when a step
-    is below ``tol`` or a full step is below ``sqrt(tol) / 10`` (Newton's quadratic convergence leaves
-    an error of the order of its square). ``prior_sd`` in Elo points, ``None``: maximum likelihood (the
+    is below ``tol`` or a full step is below ``full_step_stop`` (default ``sqrt(tol) / 10``: Newton's
+    quadratic convergence leaves an error of the order of its square). Each step is solved to the
+    relative residual ``cg_rtol``. ``prior_sd`` in Elo points, ``None``: maximum likelihood (the
     parameter fixed to mean zero, the likelihood being shift-invariant). ``system``: the pairs' prebuilt
     :class:`_PairSystem` (a bootstrap reuses one for every resample).
 
@@ -343,7 +346,7 @@ def fit_pairs(
     for _ in range(max_iter):
         s = wij - n * p
         g = sys.DT @ s - lam * theta
-        step = _laplacian_solve(sys, n * p * (1.0 - p), lam, g)
+        step = _laplacian_solve(sys, n * p * (1.0 - p), lam, g, cg_rtol)
         t = 1.0
         for _ in range(40):  # backtracking: halve the step while the objective falls
             cand = theta + t * step
@@ -353,7 +356,9 @@ def fit_pairs(
             t /= 2
         theta, f, p = cand, fc, pc
         size = float(np.max(np.abs(t * step))) if M else 0.0
-        if size < tol or (t == 1.0 and size < 0.1 * np.sqrt(tol)):
+        if size < tol or (
+            t == 1.0 and size < (0.1 * np.sqrt(tol) if full_step_stop is None else full_step_stop)
+        ):
             break
     return theta - theta.mean()
 
@@ -392,6 +397,12 @@ def fit_bradley_terry(
     return elo[0] if single else elo
 
 
+#: how closely each bootstrap resample is fitted: Newton stops after a full step below 1e-3 log-odds
+#: (quadratic convergence then leaves about 1e-6, i.e. 2e-4 Elo points), each step solved to a relative
+#: residual of 1e-3 (an error of 1e-3 of a step below 1e-3); far below the spread of the resamples
+BOOT_TOL, BOOT_CG_RTOL, BOOT_FULL_STEP_STOP = 1e-8, 1e-3, 1e-3
+
+
 def _bootstrap(
     c: PairCounts,
     n_boot: int,
@@ -412,7 +423,19 @@ def _bootstrap(
         for k in range(b):
             wij, wji = c.totals(counts[k])
             try:
-                t = fit_pairs(M, c.i, c.j, wij, wji, prior_sd, theta0=theta, system=system)
+                t = fit_pairs(
+                    M,
+                    c.i,
+                    c.j,
+                    wij,
+                    wji,
+                    prior_sd,
+                    theta0=theta,
+                    system=system,
+                    tol=BOOT_TOL,
+                    cg_rtol=BOOT_CG_RTOL,
+                    full_step_stop=BOOT_FULL_STEP_STOP,
+                )
             except InputError:
                 failed += 1
                 continue
