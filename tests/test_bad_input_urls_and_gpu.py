@@ -46,9 +46,9 @@ def test_a_ray_shard_task_works_in_a_stage_folder_a_later_run_can_clean(tmp_path
 def test_an_unknown_warp_knob_is_one_line_before_any_compile(tmp_path, monkeypatch):
     """``warp={...}`` with a typo: one InputError line, before minutes of layout-group compilation."""
     pytest.importorskip("torch")
-    import simkit.envs.hebero_warp as hw
-    import simkit.sims.layout_models as lm
-    import simkit.sims.mujoco_warp_batch as mwb
+    import simkit.envs.hebero.warp as hw
+    import simkit.sims.hebero.layout_models as lm
+    import simkit.sims.hebero.warp_batch as mwb
     from simkit.core.errors import InputError
 
     def no_compile(*args, **kwargs):

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-from pathlib import Path
 
 import pytest
-from conftest import fixture_path
+from conftest import bundled_bddl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from toygen import ToyConfig
@@ -118,14 +117,13 @@ def test_shard_reader_and_validate_fuzz(good, tmp_path_factory, edits, mode):
 
 
 def _bddl_texts() -> list[str]:
-    root = fixture_path("libero", "bddl_files", "libero_goal")
-    return [p.read_text() for p in sorted(Path(root).glob("*.bddl"))[:4]]
+    return [p.read_text() for p in sorted(bundled_bddl("libero_goal").glob("*.bddl"))[:4]]
 
 
 @FUZZ
 @given(st.data())
 def test_bddl_parser_fuzz(data):
-    from simkit.scenes.bddl import parse_bddl
+    from simkit.scenes.hebero import parse_bddl
 
     texts = _bddl_texts()
     text = data.draw(st.sampled_from(texts))

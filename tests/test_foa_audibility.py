@@ -10,6 +10,14 @@ import pytest
 
 pytest.importorskip("scipy")
 
+from simkit.generators.foa.director import (
+    DirectorParams,
+    _draw_room,
+    direct_scene,
+    measure_audibility,
+    motion_of,
+    track_from_scene,
+)
 from simkit.renderers.foa import (
     OCTAVE_BANDS_HZ,
     ListenerPose,
@@ -20,14 +28,6 @@ from simkit.renderers.foa import (
     render_foa,
 )
 from simkit.renderers.foa.room import band_shares
-from simkit.scenes.audio_director import (
-    DirectorParams,
-    _draw_room,
-    direct_scene,
-    measure_audibility,
-    motion_of,
-    track_from_scene,
-)
 
 FS = 16000
 
@@ -218,7 +218,7 @@ def test_unwrapped_azimuth_tracks_never_cross_the_plot():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from simkit.generators.foa_qa import _azimuth_figure, unwrapped_copies
+    from simkit.generators.foa.generator import _azimuth_figure, unwrapped_copies
 
     az = np.array([150.0, 170.0, -170.0, -150.0, -130.0])  # crosses +-180 deg
     copies = unwrapped_copies(az)

@@ -12,8 +12,7 @@ import pytest
 from simkit.core.errors import SampleRejected
 from simkit.core.seeding import episode_rng
 from simkit.episodes.codecs import decode, encode
-from simkit.generators.foa_qa import FoaQaConfig, FoaQaGenerator, check_qa_schema, make_qa
-from simkit.scenes.audio_director import (
+from simkit.generators.foa.director import (
     DirectorParams,
     backproject,
     direct_scene,
@@ -23,6 +22,7 @@ from simkit.scenes.audio_director import (
     render_scene,
     track_from_scene,
 )
+from simkit.generators.foa.generator import FoaQaConfig, FoaQaGenerator, check_qa_schema, make_qa
 
 
 def _scene(sources, yaw_kf=((0.0, 0.0),), duration=3.0, mode="qa"):
@@ -338,7 +338,7 @@ def test_config_rejects_unusable_values(kw, msg):
 
 
 def test_foreground_elevation_limit_is_the_pinhole_edge():
-    from simkit.scenes.audio_director import foreground_elevation_limit
+    from simkit.generators.foa.director import foreground_elevation_limit
 
     lim = foreground_elevation_limit(90.0, 640, 360)
     # at the foreground azimuth edge (0.8 x 45 deg) a source at the limit projects just inside the top edge

@@ -18,7 +18,7 @@ from simkit.assets.sounds import (
 )
 from simkit.core.errors import InputError
 from simkit.core.seeding import episode_rng
-from simkit.generators.foa_qa import FoaQaConfig, FoaQaGenerator
+from simkit.generators.foa.generator import FoaQaConfig, FoaQaGenerator
 
 
 def test_procedural_bank_every_label():

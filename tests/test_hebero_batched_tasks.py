@@ -8,11 +8,10 @@ import mujoco
 import numpy as np
 import pytest
 import torch
-from conftest import fixture_path
 
 from simkit.envs.hebero import torch_kernels as tk
-from simkit.scenes.bddl import compile_task, suite_files
-from simkit.sims.batched_tasks import (
+from simkit.scenes.hebero import compile_task, suite_files
+from simkit.sims.hebero.batched_tasks import (
     ATOM_JOINT,
     goal_atoms,
     goal_success,
@@ -20,8 +19,8 @@ from simkit.sims.batched_tasks import (
     stack_programs,
     touching,
 )
-from simkit.sims.layout_groups import group_tasks
-from simkit.sims.layout_models import (
+from simkit.sims.hebero.layout_groups import group_tasks
+from simkit.sims.hebero.layout_models import (
     apply_layout,
     build_group_model,
     exclude_static_pairs,
@@ -30,7 +29,7 @@ from simkit.sims.layout_models import (
     task_layouts,
     task_state_on_union,
 )
-from simkit.sims.mujoco_scene import build_scene
+from simkit.sims.hebero.scene import build_scene
 
 
 def _drive_to_goal(sc):
@@ -66,8 +65,8 @@ def _torch_state(model, data):
 
 
 @pytest.mark.slow
-def test_batched_goal_predicates_agree_with_cpu_evaluator():
-    root = fixture_path("libero")
+def test_batched_goal_predicates_agree_with_cpu_evaluator(libero_root):
+    root = libero_root
     descs = [compile_task(p, "goal", i, root) for i, p in suite_files(root, "goal")]
     (g,) = group_tasks(descs)
     by_id = {d["task_id"]: d for d in descs}
@@ -145,8 +144,8 @@ def test_touching_matrix_from_contact_list():
     assert int(t.sum()) == 4  # robot/table geom (-1) and unused rows ignored
 
 
-def test_ik_targets_move_the_end_effector_as_asked():
-    sc = build_scene(compile_task(*_first_goal()), fixture_path("libero"), np.random.default_rng(0))
+def test_ik_targets_move_the_end_effector_as_asked(libero_root):
+    sc = build_scene(compile_task(*_first_goal(libero_root)), libero_root, np.random.default_rng(0))
     m, d = sc.model, sc.data
     site = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SITE, "robot/gripper/grip_site")
     jids = [mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, f"robot/joint{i}") for i in range(1, 8)]
@@ -166,14 +165,13 @@ def test_ik_targets_move_the_end_effector_as_asked():
     np.testing.assert_allclose(moved, dx, atol=5e-4)  # first order in a 1.4 cm step
 
 
-def _first_goal():
-    root = fixture_path("libero")
+def _first_goal(root):
     i, p = suite_files(root, "goal")[0]
     return p, "goal", i, root
 
 
 def test_solve_spd6_matches_lapack():
-    from simkit.sims.batched_tasks import solve_spd6
+    from simkit.sims.hebero.batched_tasks import solve_spd6
 
     g = torch.Generator().manual_seed(0)
     j = torch.randn(50, 6, 7, generator=g, dtype=torch.float64)

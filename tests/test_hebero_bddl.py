@@ -3,11 +3,11 @@
 import json
 
 import pytest
-from conftest import fixture_path
+from conftest import bundled_bddl, fixture_path
 from typer.testing import CliRunner
 
 from simkit.core.errors import InputError
-from simkit.scenes.bddl import (
+from simkit.scenes.hebero import (
     N_ENTITY_SLOTS,
     TASK_CODE_DIM,
     compile_suites,
@@ -41,9 +41,12 @@ def _err(tmp_path, text):
     return ei.value
 
 
-def test_all_130_fixture_files_parse():
-    files = sorted(fixture_path("libero", "bddl_files").glob("*/*.bddl"))
-    assert len(files) == 130
+def test_all_130_libero_task_files_parse():
+    # the 40 bundled with simkit (four Hebero suites) and LIBERO's other 90 (libero_90, tests/fixtures)
+    files = sorted(bundled_bddl().glob("*/*.bddl")) + sorted(
+        fixture_path("libero", "bddl_files").glob("*/*.bddl")
+    )
+    assert len(files) == 130 and len({f.relative_to(f.parents[1]) for f in files}) == 130
     preds = set()
     for f in files:
         p = parse_bddl(f)
@@ -109,8 +112,8 @@ def test_wrong_arity_and_undeclared_name(tmp_path):
     assert "'cup_1'" in _err(tmp_path, GOOD.replace("(On bowl_1 plate_1)", "(On cup_1 plate_1)")).reason
 
 
-def test_descriptor_world_coordinates_and_thresholds():
-    root = fixture_path("libero")
+def test_descriptor_world_coordinates_and_thresholds(libero_root):
+    root = libero_root
     files = {p.stem: (i, p) for i, p in suite_files(root, "goal")}
     i, p = files["push_the_plate_to_the_front_of_the_stove"]
     d = compile_task(p, "goal", i, root)
@@ -127,8 +130,8 @@ def test_descriptor_world_coordinates_and_thresholds():
     assert g["thresholds"] == {"test": "joint", "quantifier": "any", "comparison": ">=", "qpos": 0.5}
 
 
-def test_compile_all_40_cache_and_codes(tmp_path):
-    root = fixture_path("libero")
+def test_compile_all_40_cache_and_codes(tmp_path, libero_root):
+    root = libero_root
     rep = compile_suites(root, tmp_path)
     assert not rep.errors and len(rep.written) == 40 and not rep.cached
     descs = [json.loads(p.read_text()) for p in rep.written]
@@ -162,10 +165,10 @@ def test_compile_all_40_cache_and_codes(tmp_path):
     assert [w for w in rep4.warnings if str(f) in w and "'objects'" in w]
 
 
-def test_changed_input_recompiles_only_that_task(tmp_path):
+def test_changed_input_recompiles_only_that_task(tmp_path, libero_root):
     import shutil
 
-    src = fixture_path("libero")
+    src = libero_root
     root = tmp_path / "root"
     shutil.copytree(src / "bddl_files", root / "bddl_files")
     (root / "assets").symlink_to(src / "assets")
@@ -178,7 +181,7 @@ def test_changed_input_recompiles_only_that_task(tmp_path):
     assert json.loads(rep.written[0].read_text())["instruction"] == "Switch the stove on"
 
 
-def test_cli_compile_and_bad_root(tmp_path):
+def test_cli_compile_and_bad_root(tmp_path, libero_root):
     from simkit.cli import app
 
     runner = CliRunner()
@@ -190,7 +193,7 @@ def test_cli_compile_and_bad_root(tmp_path):
             "--suite",
             "goal",
             "--libero-root",
-            str(fixture_path("libero")),
+            str(libero_root),
             "--out",
             str(tmp_path),
         ],
@@ -213,20 +216,19 @@ def test_ranges_min_above_max_points_at_the_row(tmp_path):
     assert (e.line, e.column) == (7, 7) and "min <= max" in e.reason
 
 
-def _copy_root(tmp_path):
+def _copy_root(tmp_path, src):
     import shutil
 
-    src = fixture_path("libero")
     root = tmp_path / "root"
     shutil.copytree(src / "bddl_files" / "libero_goal", root / "bddl_files" / "libero_goal")
     (root / "assets").symlink_to(src / "assets")
     return root
 
 
-def test_every_broken_task_is_reported_and_the_rest_compile(tmp_path):
+def test_every_broken_task_is_reported_and_the_rest_compile(tmp_path, libero_root):
     from simkit.cli import app
 
-    root = _copy_root(tmp_path)
+    root = _copy_root(tmp_path, libero_root)
     d, fresh = tmp_path / "d", tmp_path / "fresh"
     runner = CliRunner()
     args = ["compile", "hebero", "--suite", "goal", "--libero-root", str(root), "--out"]
@@ -262,7 +264,7 @@ def test_every_broken_task_is_reported_and_the_rest_compile(tmp_path):
             s.removesuffix(".json") for s in (p.split("/")[1] for p in idx.values())
         )
     # repairing the inputs compiles exactly the three tasks again
-    src = fixture_path("libero", "bddl_files", "libero_goal")
+    src = bundled_bddl("libero_goal")
     for f in (missing, binary, unbalanced):
         f.write_bytes((src / f.name).read_bytes())
     rep = compile_suites(root, d, ["goal"])
@@ -270,10 +272,10 @@ def test_every_broken_task_is_reported_and_the_rest_compile(tmp_path):
     assert len(rep.cached) == 7 and not rep.errors and len(rep.index) == 10
 
 
-def test_damaged_descriptor_is_recompiled_and_readers_name_it(tmp_path):
+def test_damaged_descriptor_is_recompiled_and_readers_name_it(tmp_path, libero_root):
     from simkit.cli import app
 
-    root = fixture_path("libero")
+    root = libero_root
     rep = compile_suites(root, tmp_path, ["goal"])
     assert len(rep.written) == 10
     f = tmp_path / "goal" / "put_the_bowl_on_the_plate.json"

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from simkit.core.errors import InputError
-from simkit.envs.hebero.demos import demo_cursor, demo_env, goal_on_state, record_demo, replay
+from simkit.envs.hebero.demos import demo_env, goal_on_state, record_demo, replay
 from simkit.envs.hebero.robomimic import qpos_names_of, read_hdf5, write_hdf5
-from simkit.eval.hebero import EvalReport, EvalResult, load_callable
+from simkit.envs.hebero.stream import demo_cursor
+from simkit.eval.hebero.evaluate import EvalReport, EvalResult, load_callable
 
 TASK = "goal/turn_on_the_stove"
 
@@ -260,7 +261,7 @@ def test_command_stream_demo_start_resets_and_tracking_reward(stove):
 
 
 def test_inspect_draws_trajectories_not_the_raw_state_matrix(tmp_path):
-    from simkit.generators.hebero_demos import HeberoDemosGenerator
+    from simkit.generators.hebero.generator import HeberoDemosGenerator
 
     T = 20
     rng = np.random.default_rng(0)

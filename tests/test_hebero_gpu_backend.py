@@ -3,7 +3,7 @@
 import pytest
 
 from simkit.core.errors import SimkitError
-from simkit.sims.mujoco_warp_batch import GpuUnavailable, require_gpu
+from simkit.sims.hebero.warp_batch import GpuUnavailable, require_gpu
 
 
 def _has_gpu_stack() -> bool:
@@ -27,7 +27,7 @@ def test_without_gpu_one_line_names_the_requirement(tmp_path):
     assert "\n" not in msg
     assert "GPU" in msg and "CUDA" in msg
     assert "warp" in msg.lower()
-    from simkit.envs.hebero_warp import HeberoWarpBatch
+    from simkit.envs.hebero.warp import HeberoWarpBatch
 
     with pytest.raises(GpuUnavailable):  # the env checks the GPU before reading anything
         HeberoWarpBatch(tmp_path / "no-cache", 1600)

@@ -5,26 +5,25 @@ import copy
 import mujoco
 import numpy as np
 import pytest
-from conftest import fixture_path
 
 from simkit.core.errors import InputError
-from simkit.scenes.bddl import SUITES, compile_task, suite_files
-from simkit.sims.layout_groups import (
+from simkit.scenes.hebero import SUITES, compile_task, suite_files
+from simkit.sims.hebero.layout_groups import (
     PARK_SPACING,
     WorldMap,
     group_tasks,
     parking_slots,
     union_descriptor,
 )
-from simkit.sims.layout_models import apply_layout, build_group_model, task_layouts
-from simkit.sims.mujoco_scene import ROBOT_BASE, build_scene
+from simkit.sims.hebero.layout_models import apply_layout, build_group_model, task_layouts
+from simkit.sims.hebero.scene import ROBOT_BASE, build_scene
 
 PANDA_REACH = 0.855  # m, Franka Emika Panda maximum reach (datasheet)
 
 
 @pytest.fixture(scope="module")
-def descs40():
-    root = fixture_path("libero")
+def descs40(libero_root):
+    root = libero_root
     return [compile_task(p, s, i, root) for s in SUITES for i, p in suite_files(root, s)]
 
 
@@ -124,9 +123,8 @@ def test_world_map_round_trip(descs40):
         WorldMap.build(tasks, groups, 0)
 
 
-def _two_goal_tasks():
+def _two_goal_tasks(root):
     """Two libero_goal tasks, the second without its wine bottle: the union parks it there."""
-    root = fixture_path("libero")
     files = {p.stem: (i, p) for i, p in suite_files(root, "goal")}
     a = compile_task(files["put_the_bowl_on_the_plate"][1], "goal", 0, root)
     b = copy.deepcopy(compile_task(files["turn_on_the_stove"][1], "goal", 1, root))
@@ -136,8 +134,8 @@ def _two_goal_tasks():
 
 
 @pytest.mark.slow
-def test_union_model_reproduces_task_scene_and_parks_the_rest():
-    root, a, b = _two_goal_tasks()
+def test_union_model_reproduces_task_scene_and_parks_the_rest(libero_root):
+    root, a, b = _two_goal_tasks(libero_root)
     (g,) = group_tasks([a, b])
     assert g.active().sum(axis=1).tolist() == [7, 6]
     gm = build_group_model(g, {a["task_id"]: a, b["task_id"]: b}, root)

@@ -1,4 +1,4 @@
-"""Hebero MuJoCo task scenes and goal predicates on the real libero_goal tasks."""
+"""Hebero MuJoCo task scenes and goal predicates on the real libero_goal tasks (installed LIBERO assets)."""
 
 import os
 import subprocess
@@ -7,28 +7,24 @@ import sys
 import mujoco
 import numpy as np
 import pytest
-from conftest import fixture_path
 
 from simkit.core.errors import InputError
-from simkit.scenes.bddl import compile_task, suite_files
-from simkit.sims.mujoco_scene import build_scene, settle
-from simkit.sims.predicates import ON_XY_RADIUS
+from simkit.scenes.hebero import compile_task, suite_files
+from simkit.sims.hebero.predicates import ON_XY_RADIUS
+from simkit.sims.hebero.scene import build_scene, settle
 
 EPS = 1e-4
 
 
-def _desc(suite, name):
-    root = fixture_path("libero")
+def _desc(root, suite, name):
     for i, p in suite_files(root, suite):
         if p.stem == name:
             return compile_task(p, suite, i, root)
     raise AssertionError(name)
 
 
-def _scene(name, robot=False, seed=0):
-    return build_scene(
-        _desc("goal", name), fixture_path("libero"), np.random.default_rng(seed), with_robot=robot
-    )
+def _scene(root, name, robot=False, seed=0):
+    return build_scene(_desc(root, "goal", name), root, np.random.default_rng(seed), with_robot=robot)
 
 
 def _set_obj(scene, name, pos):
@@ -46,8 +42,8 @@ def _joint(scene, name):
 
 
 @pytest.mark.slow
-def test_goal_tasks_build_and_rest_for_5_seconds():
-    root = fixture_path("libero")
+def test_goal_tasks_build_and_rest_for_5_seconds(libero_root):
+    root = libero_root
     for i, p in suite_files(root, "goal"):
         d = compile_task(p, "goal", i, root)
         sc = build_scene(d, root, np.random.default_rng(i))
@@ -76,15 +72,15 @@ def test_goal_tasks_build_and_rest_for_5_seconds():
         assert not sc.success()
 
 
-def test_region_sampling_is_seeded():
-    a = _scene("put_the_bowl_on_the_plate", seed=3).placements
-    b = _scene("put_the_bowl_on_the_plate", seed=3).placements
-    c = _scene("put_the_bowl_on_the_plate", seed=4).placements
+def test_region_sampling_is_seeded(libero_root):
+    a = _scene(libero_root, "put_the_bowl_on_the_plate", seed=3).placements
+    b = _scene(libero_root, "put_the_bowl_on_the_plate", seed=3).placements
+    c = _scene(libero_root, "put_the_bowl_on_the_plate", seed=4).placements
     assert a == b and a != c
 
 
-def test_on_object_flips_at_xy_radius():
-    sc = _scene("put_the_bowl_on_the_plate")
+def test_on_object_flips_at_xy_radius(libero_root):
+    sc = _scene(libero_root, "put_the_bowl_on_the_plate")
     m, d = sc.model, sc.data
     plate = d.xpos[sc.binding.bodies["plate_1"]].copy()
     _set_obj(sc, "akita_black_bowl_1", plate + [0, 0, 0.02])
@@ -103,8 +99,8 @@ def test_on_object_flips_at_xy_radius():
     assert not sc.evaluator.atom(d, ["on", "akita_black_bowl_1", "plate_1"])
 
 
-def test_drawer_open_close_thresholds():
-    sc = _scene("open_the_middle_drawer_of_the_cabinet")
+def test_drawer_open_close_thresholds(libero_root):
+    sc = _scene(libero_root, "open_the_middle_drawer_of_the_cabinet")
     d = sc.data
     mid = _joint(sc, "wooden_cabinet_1/middle_level")
     ev = sc.evaluator
@@ -124,8 +120,8 @@ def test_drawer_open_close_thresholds():
     assert ev.atom(d, ["open", "wooden_cabinet_1"]) is False
 
 
-def test_stove_knob_turnon_turnoff():
-    sc = _scene("turn_on_the_stove")
+def test_stove_knob_turnon_turnoff(libero_root):
+    sc = _scene(libero_root, "turn_on_the_stove")
     d = sc.data
     knob = _joint(sc, "flat_stove_1/button")
     for q, on, off in (
@@ -143,8 +139,8 @@ def test_stove_knob_turnon_turnoff():
         ) is (on or not off)
 
 
-def test_in_drawer_region_box():
-    sc = _scene("open_the_top_drawer_and_put_the_bowl_inside")
+def test_in_drawer_region_box(libero_root):
+    sc = _scene(libero_root, "open_the_top_drawer_and_put_the_bowl_inside")
     m, d = sc.model, sc.data
     sid = sc.binding.sites["wooden_cabinet_1_top_region"]
     c = d.site_xpos[sid].copy()
@@ -162,9 +158,9 @@ def test_in_drawer_region_box():
         assert sc.success() is want
 
 
-def test_on_site_regions():
+def test_on_site_regions(libero_root):
     # the workspace region in front of the stove: xy box flips at its half size
-    sc = _scene("push_the_plate_to_the_front_of_the_stove")
+    sc = _scene(libero_root, "push_the_plate_to_the_front_of_the_stove")
     d = sc.data
     sid = sc.binding.sites["main_table_stove_front_region"]
     c = d.site_xpos[sid].copy()
@@ -174,7 +170,7 @@ def test_on_site_regions():
         _set_obj(sc, "plate_1", [c[0] + dx, c[1], z])
         assert sc.success() is want
     # the burner: band above the cook_region site plus contact with the stove
-    sc = _scene("put_the_bowl_on_the_stove")
+    sc = _scene(libero_root, "put_the_bowl_on_the_stove")
     m, d = sc.model, sc.data
     sid = sc.binding.sites["flat_stove_1_cook_region"]
     c = d.site_xpos[sid].copy()
@@ -190,22 +186,23 @@ def test_on_site_regions():
         assert sc.success() is want
 
 
-def test_missing_asset_is_a_clear_error(tmp_path):
-    d = _desc("long", "KITCHEN_SCENE3_turn_on_the_stove_and_put_the_moka_pot_on_it")
+def test_missing_asset_is_a_clear_error(imperfect_libero_root):
+    root = imperfect_libero_root  # libero_goal assets only
+    d = _desc(root, "long", "KITCHEN_SCENE3_turn_on_the_stove_and_put_the_moka_pot_on_it")
     with pytest.raises(InputError) as ei:
-        build_scene(d, fixture_path("libero"))
-    # the first object of the task whose model the fixture lacks, named with the path it looked for
-    frypan = fixture_path("libero") / "assets/stable_scanned_objects/chefmate_8_frypan/chefmate_8_frypan.xml"
+        build_scene(d, root)
+    # the first object of the task whose model the tree lacks, named with the path it looked for
+    frypan = root / "assets/stable_scanned_objects/chefmate_8_frypan/chefmate_8_frypan.xml"
     assert str(ei.value) == (
         f"{frypan}: asset of chefmate_8_frypan_1 (chefmate_8_frypan) not found under --libero-root"
     )
 
 
 @pytest.mark.slow
-def test_render_contact_sheet(tmp_path):
+def test_render_contact_sheet(tmp_path, libero_root):
     out = tmp_path / "desc"
     env = dict(os.environ, MUJOCO_GL=os.environ.get("MUJOCO_GL", "egl"))
-    root = str(fixture_path("libero"))
+    root = str(libero_root)
     cmd = [
         sys.executable,
         "-m",
@@ -248,10 +245,10 @@ def test_render_contact_sheet(tmp_path):
     assert img[..., :3].std() > 20  # real pictures, not a blank canvas
 
 
-def test_dropping_visual_meshes_keeps_the_dynamics_bit_identical():
+def test_dropping_visual_meshes_keeps_the_dynamics_bit_identical(libero_root):
     """docs/hebero.md: ``visual=False`` freezes masses and inertias from the full model and then drops the
     visual-only geoms, so 300 steps of the same controls give the same state, bit for bit."""
-    desc, root = _desc("goal", "put_the_bowl_on_the_plate"), fixture_path("libero")
+    desc, root = _desc(libero_root, "goal", "put_the_bowl_on_the_plate"), libero_root
     full = build_scene(desc, root, np.random.default_rng(0), with_robot=True, visual=True)
     lean = build_scene(desc, root, np.random.default_rng(0), with_robot=True, visual=False)
     assert lean.model.ngeom < full.model.ngeom  # something was dropped

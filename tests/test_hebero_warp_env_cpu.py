@@ -8,13 +8,12 @@ import mujoco
 import numpy as np
 import pytest
 import torch
-from conftest import fixture_path
 
-import simkit.envs.hebero_warp as hw
-import simkit.sims.mujoco_warp_batch as mwb
+import simkit.envs.hebero.warp as hw
+import simkit.sims.hebero.warp_batch as mwb
 from simkit.core.errors import InputError
-from simkit.scenes.bddl import compile_task, suite_files
-from simkit.sims.layout_models import export_groups
+from simkit.scenes.hebero import compile_task, suite_files
+from simkit.sims.hebero.layout_models import export_groups
 
 VIEWS = ("qpos", "qvel", "ctrl", "xpos", "xquat", "xanchor", "xaxis", "site_xpos", "mocap_pos", "mocap_quat")
 
@@ -73,8 +72,8 @@ class CpuGroup:
 
 
 @pytest.fixture(scope="module")
-def cache(tmp_path_factory):
-    root = fixture_path("libero")
+def cache(tmp_path_factory, libero_root):
+    root = libero_root
     files = {p.stem: (i, p) for i, p in suite_files(root, "goal")}
     descs = [
         compile_task(files[n][1], "goal", files[n][0], root)
@@ -148,13 +147,11 @@ def _agreement_tool():
 
 
 @pytest.fixture(scope="module")
-def cpu_env(cache):
+def cpu_env(cache, libero_root):
     from simkit.envs.hebero.vector_env import HeberoVectorEnv
 
     _, tasks = cache
-    env = HeberoVectorEnv(
-        num_envs=2, tasks=tasks, libero_root=fixture_path("libero"), config={"bank_size": 2, **REPLAY}
-    )
+    env = HeberoVectorEnv(num_envs=2, tasks=tasks, libero_root=libero_root, config={"bank_size": 2, **REPLAY})
     yield env
     env.close()
 
@@ -213,7 +210,7 @@ def test_scripted_demos_agree_from_bank_starts(cache, cpu_env, cpu_backend):
         assert r["max_slot_pos_err_m"] < 5e-3 and r["max_grip_pos_err_m"] < 5e-3, (tid, r)
 
 
-def test_solver_settings_reach_both_backends(cache, cpu_backend):
+def test_solver_settings_reach_both_backends(cache, cpu_backend, libero_root):
     """HeberoConfig's solver fields are written into the models of both backends (None keeps the model's)."""
     from simkit.envs.hebero.config import HeberoConfig
     from simkit.envs.hebero.vector_env import HeberoVectorEnv
@@ -221,7 +218,7 @@ def test_solver_settings_reach_both_backends(cache, cpu_backend):
     out, tasks = cache
     solver = {"solver_iterations": 7, "solver_ls_iterations": 3, "solver_tolerance": 1e-5}
     gpu = hw.HeberoWarpBatch(out, 2, config=solver)
-    cpu = HeberoVectorEnv(num_envs=1, tasks=tasks[:1], libero_root=fixture_path("libero"), **solver)
+    cpu = HeberoVectorEnv(num_envs=1, tasks=tasks[:1], libero_root=libero_root, **solver)
     for m in [g.sim.m for g in gpu.groups] + [t.model for t in cpu.tasks]:
         assert (m.opt.iterations, m.opt.ls_iterations, m.opt.tolerance) == (7, 3, 1e-5)
     cpu.close()

@@ -10,14 +10,14 @@ import pytest
 import trimesh
 
 from simkit.core.errors import InputError, SampleRejected, SimkitError
-from simkit.scenes.floorplan import (
+from simkit.scenes.nav.floorplan import (
     compile_floorplan,
     glb_bytes,
     plan_from_json,
     plan_mesh,
     walls_between,
 )
-from simkit.scenes.meshes import load_scene_mesh
+from simkit.scenes.nav.meshes import load_scene_mesh
 from simkit.sims.nav.base import MOVE_FORWARD, STOP, NavAgent, Unreachable
 from simkit.sims.nav.episodes import follow_path, sample_start_goal, waypoint_targets
 from simkit.sims.nav.grid import GridNavBackend, grid_backend_from_mesh, occupancy_from_mesh

@@ -12,7 +12,7 @@ from gymnasium.utils.env_checker import check_env
 
 from simkit.core.errors import SimkitError
 from simkit.envs import register_envs
-from simkit.envs.nav import FoaNavEnv
+from simkit.envs.nav.env import FoaNavEnv
 from simkit.eval.nav.evaluate import evaluate
 from simkit.eval.nav.metrics import episode_metrics, summarise
 from simkit.eval.nav.policies import FORWARD, LEFT, RIGHT, STOP, make_policy, waypoints_to_actions
@@ -66,7 +66,7 @@ def test_env_passes_check_env_and_is_deterministic():
 
 
 def test_env_foa_points_at_the_source_and_reward_tracks_the_geodesic():
-    from simkit.renderers.foa_windows import intensity_direction
+    from simkit.renderers.foa.windows import intensity_direction
     from simkit.sims.nav.episodes import source_in_agent_frame
 
     env = FoaNavEnv(**SMALL)
@@ -122,7 +122,7 @@ def test_cli_eval_nav_refuses_an_unwritable_out_before_running(where, tmp_path):
 
 
 def test_env_frames_depth_matches_ray_casting():
-    from simkit.scenes.floorplan import ray_distance
+    from simkit.scenes.nav.floorplan import ray_distance
 
     env = FoaNavEnv(**SMALL, frames=True, image_size=(32, 24))
     obs, _ = env.reset(seed=2)

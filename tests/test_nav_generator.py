@@ -11,8 +11,8 @@ from enginehelp import shard_bytes, simkit_cli
 
 from simkit.core.seeding import episode_rng
 from simkit.episodes.codecs import decode, encode
-from simkit.generators.foa_nav import FoaNavConfig, FoaNavGenerator
-from simkit.renderers.foa_windows import intensity_direction, render_windows
+from simkit.generators.nav.generator import FoaNavConfig, FoaNavGenerator
+from simkit.renderers.foa.windows import intensity_direction, render_windows
 from simkit.sims.nav.episodes import direction_bucket, waypoint_targets
 
 

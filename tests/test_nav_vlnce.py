@@ -12,8 +12,8 @@ import pytest
 from simkit.core.errors import InputError
 from simkit.core.seeding import episode_rng
 from simkit.episodes.codecs import decode, encode
-from simkit.generators.foa_nav import FoaNavConfig, FoaNavGenerator
-from simkit.scenes.floorplan import compile_floorplan, plan_mesh, write_glb
+from simkit.generators.nav.generator import FoaNavConfig, FoaNavGenerator
+from simkit.scenes.nav.floorplan import compile_floorplan, plan_mesh, write_glb
 from simkit.sims.nav.grid import grid_backend_from_mesh
 from simkit.sims.nav.vlnce import habitat_to_world, habitat_yaw, load_vlnce
 

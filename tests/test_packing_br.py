@@ -9,7 +9,7 @@ from simkit.cli import app
 from simkit.core.errors import InputError
 from simkit.eval.packing.br import load_thpack
 from simkit.eval.packing.policies import make_policy
-from simkit.eval.packing.runner import run_episode
+from simkit.sims.packing.episode import run_episode
 
 # (file, problem) -> (box count, number of types): read off the files independently (sum of the last column)
 LISTED = {
@@ -161,7 +161,7 @@ def test_eval_command_bad_br_file(tmp_path):
 def test_sdf_policy_runs_on_the_br_grid_with_a_coarsened_field():
     """The 587 x 233 x 220-cell BR container (30 M voxels) exceeds SDF-Pack's 4 M voxel budget: its distance
     field is computed on a grid coarsened by 2, and the first placements are valid exact-grid actions."""
-    from simkit.eval.packing.runner import PackingEpisode
+    from simkit.sims.packing.episode import PackingEpisode
 
     case = load_thpack(fixture_path("packing", "br", "thpack1.txt"))[0].to_case()
     pol = make_policy("sdf")

@@ -7,18 +7,18 @@ import numpy as np
 import pytest
 
 from simkit.core.rotations import quaternion_to_matrix
-from simkit.eval.packing.candidates import enumerate_candidates, support_maps, window_max
-from simkit.eval.packing.case import Action, EvalCase, Item
 from simkit.eval.packing.policies import POLICIES, make_policy
-from simkit.eval.packing.runner import PackingEpisode, run_episode
-from simkit.scenes.packing_checker import _OBB, check_packing, penetration_depth
-from simkit.scenes.packing_geometry import Box, Container, Placement
-from simkit.scenes.packing_metrics import (
+from simkit.scenes.packing.candidates import enumerate_candidates, support_maps, window_max
+from simkit.scenes.packing.case import Action, EvalCase, Item
+from simkit.scenes.packing.checker import _OBB, check_packing, penetration_depth
+from simkit.scenes.packing.geometry import Box, Container, Placement
+from simkit.scenes.packing.metrics import (
     aggregate,
     case_metrics,
     centre_inside,
     heightmap_from_poses,
 )
+from simkit.sims.packing.episode import PackingEpisode, run_episode
 
 RES = 0.025
 Q0 = (1.0, 0.0, 0.0, 0.0)
@@ -208,7 +208,7 @@ def test_baseline_packs_the_small_case_to_its_known_result(name):
 
 
 def test_baselines_with_physics_match_geometry_on_the_small_case():
-    from simkit.sims.packing_physics import PackingPhysics
+    from simkit.sims.packing.physics import PackingPhysics
 
     ph = PackingPhysics(small_case().container)
     try:
@@ -304,7 +304,7 @@ class Scripted:
 
 
 def test_physics_invalid_placement_rebuilds_the_heightmap_from_real_poses():
-    from simkit.sims.packing_physics import PackingPhysics
+    from simkit.sims.packing.physics import PackingPhysics
 
     # a 2-cell column, then an 8-cell plank resting on it only at one end: the plank tips into the void
     col, plank = Box(0, (2, 4, 4)), Box(1, (8, 4, 1))

@@ -8,11 +8,12 @@ from typer.testing import CliRunner
 
 from simkit.cli import app
 from simkit.core.seeding import episode_rng
-from simkit.eval.packing.bench import BENCH_SEED, bench_path, bench_rng, load_bench, overlap_with_corpus
-from simkit.eval.packing.case import from_packing_case
+from simkit.eval.packing.bench import BENCH_SEED, bench_rng, overlap_with_corpus
 from simkit.eval.packing.policies import make_policy
-from simkit.eval.packing.runner import run_episode
-from simkit.scenes.packing_layout import TIERS, compile_case
+from simkit.scenes.packing.bench import bench_path, load_bench
+from simkit.scenes.packing.case import from_packing_case
+from simkit.scenes.packing.layout import TIERS, compile_case
+from simkit.sims.packing.episode import run_episode
 
 runner = CliRunner()
 
@@ -72,8 +73,7 @@ def test_expert_replays_every_bench_case_to_full_success(bench):
 
 @pytest.mark.slow
 def test_expert_with_physics_on_one_case_per_tier(bench):
-    from simkit.eval.packing.evaluate import EVAL_PHYSICS
-    from simkit.sims.packing_physics import PackingPhysics
+    from simkit.sims.packing.physics import EVAL_PHYSICS, PackingPhysics
 
     ph = PackingPhysics(bench[0].container, **EVAL_PHYSICS)
     try:
@@ -96,7 +96,7 @@ def test_overlap_check_on_a_generated_corpus(tmp_path, bench):
     assert res.exit_code == 0 and "PASS" in res.output and "0 overlaps" in res.output
     # a bench that contains one of the corpus' cases is caught
     from simkit.episodes.reader import iter_corpus
-    from simkit.scenes.packing_layout import PackingCase
+    from simkit.scenes.packing.layout import PackingCase
 
     first = next(iter_corpus(out))
     clash = from_packing_case(PackingCase.from_json(first["case"]), "clash")
@@ -112,8 +112,8 @@ def test_overlap_check_on_a_generated_corpus(tmp_path, bench):
 
 def _turned(case):
     """``case`` turned by 90 degrees about the vertical: container (W, L, H), every box (w, l, h)."""
-    from simkit.eval.packing.case import EvalCase, Item
-    from simkit.scenes.packing_geometry import Box, Container
+    from simkit.scenes.packing.case import EvalCase, Item
+    from simkit.scenes.packing.geometry import Box, Container
 
     L, W, H = case.container.size
     items = [

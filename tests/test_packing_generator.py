@@ -14,10 +14,10 @@ from simkit.core.errors import InputError, SampleRejected
 from simkit.episodes.reader import iter_corpus
 from simkit.episodes.validate import validate_corpus
 from simkit.executors.run import generate_corpus
-from simkit.generators.packing import PackingConfig, PackingGenerator, episode_metrics
-from simkit.scenes.packing_checker import check_packing
-from simkit.scenes.packing_layout import TIERS, compile_case
-from simkit.sims.packing_physics import PackingPhysics
+from simkit.generators.packing.generator import PackingConfig, PackingGenerator, episode_metrics
+from simkit.scenes.packing.checker import check_packing
+from simkit.scenes.packing.layout import TIERS, compile_case
+from simkit.sims.packing.physics import PackingPhysics
 
 
 def _gen(**cfg) -> PackingGenerator:
@@ -304,7 +304,7 @@ def test_configs_that_can_never_work_are_one_clear_error(tmp_path, sets, words):
 
 
 def test_refused_resolutions_really_fail_and_accepted_ones_always_compile():
-    from simkit.scenes.packing_layout import LayoutError, accepted_resolutions, resolution_problems
+    from simkit.scenes.packing.layout import LayoutError, accepted_resolutions, resolution_problems
 
     # the refused values do fail the compiler on real draws (the 0.1; 0.03 by rounding)
     for res, seeds in ((0.1, (2, 3, 8)), (0.03, (34, 126))):

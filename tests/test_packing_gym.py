@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import simkit.envs.packing as sgym
-from simkit.eval.packing.bench import load_bench
-from simkit.scenes.packing_layout import TIERS
+import simkit.envs.packing.env as sgym
+from simkit.scenes.packing.bench import load_bench
+from simkit.scenes.packing.layout import TIERS
 
 
 def test_import_registers_the_env_id():

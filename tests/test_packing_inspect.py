@@ -10,8 +10,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from simkit.generators.packing import box_colour_map, contact_sheet_figure, strip_figure, top_ids
-from simkit.scenes.packing_layout import compile_case
+from simkit.generators.packing.generator import box_colour_map, contact_sheet_figure, strip_figure, top_ids
+from simkit.scenes.packing.layout import compile_case
 
 
 def _heightmaps(case):

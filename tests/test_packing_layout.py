@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simkit.scenes.packing_geometry import Box, Container, Placement, drop_z
-from simkit.scenes.packing_layout import (
+from simkit.scenes.packing.geometry import Box, Container, Placement, drop_z
+from simkit.scenes.packing.layout import (
     DENSITY_RANGE,
     TIERS,
     LayoutError,

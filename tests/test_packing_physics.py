@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from simkit.scenes.packing_geometry import Box, Container, Placement, place
-from simkit.sims.packing_physics import PackingPhysics, PlacementResult
+from simkit.scenes.packing.geometry import Box, Container, Placement, place
+from simkit.sims.packing.physics import PackingPhysics, PlacementResult
 
 RES = 0.025
 

@@ -13,7 +13,7 @@ from simkit.cli import app
 from simkit.commands.packing import export_sft
 from simkit.episodes.reader import iter_corpus
 from simkit.executors.run import generate_corpus
-from simkit.generators.packing import render_heightmap
+from simkit.generators.packing.generator import render_heightmap
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,8 @@ import pytest
 from conftest import fixture_path
 
 from simkit.core.errors import SimkitError
-from simkit.eval.packing.candidates import (
+from simkit.eval.packing.policies import SDFPack
+from simkit.scenes.packing.candidates import (
     COM,
     SupportRule,
     parse_support,
@@ -16,11 +17,10 @@ from simkit.eval.packing.candidates import (
     support_maps,
     supported_fraction,
 )
-from simkit.eval.packing.case import Action, EvalCase, Item
-from simkit.eval.packing.policies import SDFPack
-from simkit.eval.packing.runner import PackingEpisode, run_episode
-from simkit.scenes.packing_checker import check_packing
-from simkit.scenes.packing_geometry import Box, Container
+from simkit.scenes.packing.case import Action, EvalCase, Item
+from simkit.scenes.packing.checker import check_packing
+from simkit.scenes.packing.geometry import Box, Container
+from simkit.sims.packing.episode import PackingEpisode, run_episode
 
 RES = 0.025
 
@@ -160,7 +160,7 @@ def test_cli_support_rule_is_printed_with_every_result():
 
 def test_env_support_option_refuses_an_undersupported_placement():
     pytest.importorskip("gymnasium")
-    from simkit.envs.packing import PackingEnv
+    from simkit.envs.packing.env import PackingEnv
 
     case = _step_case()
     env = PackingEnv(tier="easy", cases=[case], physics=False, support="full")

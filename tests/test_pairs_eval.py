@@ -9,8 +9,8 @@ from typer.testing import CliRunner
 
 from simkit.cli import app
 from simkit.core.errors import InputError
-from simkit.eval.pairs import consistency_scores, evaluate_corpus, read_prediction
-from simkit.renderers.correspondence import warp
+from simkit.eval.pairs.evaluate import consistency_scores, evaluate_corpus, read_prediction
+from simkit.renderers.pairs.correspondence import warp
 
 H, W = 20, 30
 
@@ -157,7 +157,7 @@ def test_summary_counts_exact_pairs_at_the_psnr_cap_and_json_is_strict():
     import json
 
     from simkit.commands import strict_json
-    from simkit.eval.pairs import PSNR_CAP_DB, PairsEvaluation
+    from simkit.eval.pairs.evaluate import PSNR_CAP_DB, PairsEvaluation
 
     ev = PairsEvaluation(
         rows=[

@@ -10,7 +10,7 @@ from PIL import Image as PILImage
 from simkit.assets.meshes import filter_reason, inspect_mesh, list_meshes, scan
 from simkit.core.errors import InputError
 from simkit.core.seeding import episode_rng
-from simkit.generators.pairs import PairsConfig, PairsGenerator, check_pair, load_pool
+from simkit.generators.pairs.generator import PairsConfig, PairsGenerator, check_pair, load_pool
 
 # a unit cube, one quad per face, each face mapped onto the whole texture
 CUBE_V = [(x, y, z) for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)]
@@ -129,7 +129,7 @@ def test_warping_a_by_the_labels_reproduces_b(cubes):
     # 95th percentile < 6 levels of 255 (measured 1.4 and 2.9); over all of M eroded: mean < 5 (3.5)
     from scipy.ndimage import binary_erosion
 
-    from simkit.renderers.correspondence import warp
+    from simkit.renderers.pairs.correspondence import warp
 
     g = make(cubes, engine="workbench", workbench_light="flat", width=160, height=120)
     f = g.generate(1, episode_rng(0, "pairs", 1)).fields

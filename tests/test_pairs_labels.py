@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from simkit.core.scene import euler_xyz_to_matrix, look_at_matrix, matrix_to_euler_xyz
-from simkit.renderers.correspondence import View, dense_correspondence
+from simkit.renderers.pairs.correspondence import View, dense_correspondence
 from simkit.renderers.raster import extrinsics, intrinsics, project, rasterize, transform
 
 W, H = 64, 48
@@ -138,7 +138,7 @@ def test_reprojection_round_trip_of_a_rotating_cube():
 def test_surface_seed_never_moves_the_structure():
     # structure (assets, poses, cameras) comes from the structural seed alone; the surface seed changes
     # only the look (background, lights, colours)
-    from simkit.scenes.pairs import (
+    from simkit.scenes.pairs.compile import (
         Asset,
         Motion,
         asset_weights,

@@ -107,8 +107,8 @@ def main() -> None:
     import mujoco
 
     from simkit.assets.mjcf2usd import convert_mjcf_to_usd
-    from simkit.scenes.bddl import compile_suites, load_descriptor
-    from simkit.sims.mujoco_scene import build_scene
+    from simkit.scenes.hebero import compile_suites, load_descriptor
+    from simkit.sims.hebero.scene import build_scene
 
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "desc"

@@ -4,7 +4,7 @@ Two subcommands:
 
 ``export [--libero-root ROOT] --out DIR [--bank 4]``
     CPU side. Compiles the 40 tasks, writes the layout-group cache
-    (``DIR/groups``, :func:`simkit.sims.layout_models.export_groups`) and, for the bare
+    (``DIR/groups``, :func:`simkit.sims.hebero.layout_models.export_groups`) and, for the bare
     reference, each task's own scene as a physics-only model (``DIR/tasks/task_<i>.mjb`` +
     ``.npz`` with its initial qpos/ctrl).
 
@@ -46,9 +46,9 @@ SUITES = ("goal", "object", "spatial", "long")
 def export(args) -> None:
     import mujoco
 
-    from simkit.scenes.bddl import compile_task, suite_files
-    from simkit.sims.layout_models import export_groups, physics_only
-    from simkit.sims.mujoco_scene import build_scene
+    from simkit.scenes.hebero import compile_task, suite_files
+    from simkit.sims.hebero.layout_models import export_groups, physics_only
+    from simkit.sims.hebero.scene import build_scene
 
     root = Path(args.libero_root) if args.libero_root else None
     descs = [compile_task(p, s, i, root) for s in SUITES for i, p in suite_files(root, s)]
@@ -81,8 +81,8 @@ def _timed(fn, iters: int, wp) -> float:
 def _bare_groups(models, states, counts, wp, mjw, cfg):
     """WarpGroups for (model, state, nworld) triples, initial states set, graphs captured."""
     from simkit.envs.hebero.config import HeberoConfig
-    from simkit.envs.hebero_warp import control_substeps
-    from simkit.sims.mujoco_warp_batch import WarpGroup
+    from simkit.envs.hebero.warp import control_substeps
+    from simkit.sims.hebero.warp_batch import WarpGroup
 
     out = []
     for m, (qpos, ctrl), n in zip(models, states, counts):
@@ -172,7 +172,7 @@ def _accuracy(row, label, env, acts, ref, torch) -> None:
 
 def _measure_env(row, label, cache, tasks, n, cfg, args, env_too, wp, torch, ref=None) -> None:
     """Build ``HeberoWarpBatch`` on a cache; time bare group stepping (streams / one stream) and env steps."""
-    from simkit.envs.hebero_warp import HeberoWarpBatch
+    from simkit.envs.hebero.warp import HeberoWarpBatch
 
     torch.cuda.synchronize()
     free0 = torch.cuda.mem_get_info()[0]
@@ -221,8 +221,8 @@ def run(args) -> None:
     import mujoco
     import torch
 
-    from simkit.envs.hebero_warp import WarpEnvConfig
-    from simkit.sims.mujoco_warp_batch import require_gpu
+    from simkit.envs.hebero.warp import WarpEnvConfig
+    from simkit.sims.hebero.warp_batch import require_gpu
 
     wp, mjw, _ = require_gpu()
     cfg = WarpEnvConfig()

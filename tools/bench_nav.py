@@ -67,7 +67,7 @@ def _bare(env, episodes: int, steps: int, seed: int = 0) -> tuple[float, int]:
 
 
 def _foa_rtf(seconds: float = 20.0, window_s: float = 0.25) -> float:
-    from simkit.renderers.foa_windows import render_windows
+    from simkit.renderers.foa.windows import render_windows
 
     fs, win = 16000, int(window_s * 16000)
     n = int(seconds / window_s)
@@ -87,7 +87,7 @@ def main() -> None:
     ap.add_argument("--frame-steps", type=int, default=30)
     ap.add_argument("--markdown", default=None)
     args = ap.parse_args()
-    from simkit.envs.nav import FoaNavEnv
+    from simkit.envs.nav.env import FoaNavEnv
     from simkit.eval.nav.evaluate import evaluate
 
     env = FoaNavEnv(max_steps=10**6)

@@ -33,9 +33,9 @@ import numpy as np
 
 from simkit.core.errors import SampleRejected
 from simkit.core.seeding import episode_rng
-from simkit.generators.packing import PackingConfig, PackingGenerator, geometric_violations
-from simkit.scenes.packing_geometry import place
-from simkit.scenes.packing_layout import TIERS, PackingCase, compile_case
+from simkit.generators.packing.generator import PackingConfig, PackingGenerator, geometric_violations
+from simkit.scenes.packing.geometry import place
+from simkit.scenes.packing.layout import TIERS, PackingCase, compile_case
 
 
 def bench_layout_first(tier: str, n: int, seed: int = 0) -> dict:
@@ -102,7 +102,7 @@ def _random_rollout(case: PackingCase, rng: np.random.Generator):
 
 def bench_forward(tier: str, budget_s: float, seed: int = 0) -> dict:
     """Forward sampling on compiled cases of ``tier`` for ``budget_s`` CPU seconds."""
-    from simkit.sims.packing_physics import PackingPhysics
+    from simkit.sims.packing.physics import PackingPhysics
 
     physics = PackingConfig().physics.model_dump()
     rollouts = complete = valid = cases = 0

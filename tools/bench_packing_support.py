@@ -22,12 +22,12 @@ from pathlib import Path
 
 import numpy as np
 
-from simkit.eval.packing.candidates import SupportRule, parse_support
 from simkit.eval.packing.evaluate import load_cases
 from simkit.eval.packing.policies import make_policy
-from simkit.eval.packing.runner import PackingEpisode
-from simkit.scenes.packing_checker import check_packing
-from simkit.scenes.packing_metrics import case_metrics, centre_inside, heightmap_from_poses
+from simkit.scenes.packing.candidates import SupportRule, parse_support
+from simkit.scenes.packing.checker import check_packing
+from simkit.scenes.packing.metrics import case_metrics, centre_inside, heightmap_from_poses
+from simkit.sims.packing.episode import PackingEpisode
 
 
 def run_problem(case, policy: str, rule: SupportRule, seed: int) -> dict:

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from simkit.core.seeding import episode_rng
-from simkit.generators.pairs import PairsConfig, PairsGenerator
+from simkit.generators.pairs.generator import PairsConfig, PairsGenerator
 
 
 def bare_render(scene, width: int, height: int, samples: int, engine: str) -> float:
@@ -103,9 +103,9 @@ def bare_render(scene, width: int, height: int, samples: int, engine: str) -> fl
 
 def labels_seconds(g: PairsGenerator, scene) -> float:
     """Seconds of the label computation alone on the geometry of ``scene`` (built by ``g``'s session)."""
-    from simkit.renderers.correspondence import View, dense_correspondence
+    from simkit.renderers.pairs.correspondence import View, dense_correspondence
     from simkit.renderers.raster import extrinsics, intrinsics
-    from simkit.scenes.pairs import LENS_MM, SENSOR_MM
+    from simkit.scenes.pairs.compile import LENS_MM, SENSOR_MM
 
     ses, c = g.session(), g.config
     names = [o.name for o in scene.objects]

@@ -7,7 +7,7 @@ For the default config and for the version-2 ("hard") settings it draws episodes
 ``simkit generate`` does (a rejected sample is redrawn from a derived seed), and reports for every
 direction-bearing label (``direction`` and ``localization_3d`` items) the angle between the label
 and the onset-weighted DOA estimate of the episode's audio
-(:func:`simkit.generators.foa_qa.direction_errors`):
+(:func:`simkit.generators.foa.generator.direction_errors`):
 
 - per draw: every first draw, before the label-audibility check rejects anything;
 - per corpus: the episodes the corpus keeps (after redraws).
@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-import simkit.generators.foa_qa as foa_qa
+import simkit.generators.foa.generator as foa_qa
 from simkit.core.errors import SampleRejected
 from simkit.core.seeding import episode_rng
 

@@ -3,7 +3,7 @@
 The same scripted demos (:mod:`simkit.envs.hebero.scripted`, the libero_goal planner) replayed
 with the same actions from the same initial state (layout-bank entry 0 of each task) on the real
 CPU env (:class:`~simkit.envs.hebero.vector_env.HeberoVectorEnv`) and the real GPU env
-(:class:`~simkit.envs.hebero_warp.HeberoWarpBatch`), one environment per task, the same
+(:class:`~simkit.envs.hebero.warp.HeberoWarpBatch`), one environment per task, the same
 :class:`~simkit.envs.hebero.config.HeberoConfig` on both. Three steps; the GPU machine needs only the
 layout-group cache (``tools/bench_hebero_gpu.py export`` or ``export_groups``):
 
@@ -38,7 +38,7 @@ REPLAY = {"terminate_on_success": False, "horizon": 10**6}
 
 def goal_tasks(cache: Path) -> list[str]:
     """The libero_goal tasks of a layout-group cache (the suite the scripted planner covers)."""
-    from simkit.sims.layout_models import load_groups
+    from simkit.sims.hebero.layout_models import load_groups
 
     ids, _ = load_groups(cache)
     return [t for t in ids if t.startswith("goal/")]
@@ -151,7 +151,7 @@ def demos(args) -> None:
 
 
 def gpu(args) -> None:
-    from simkit.envs.hebero_warp import HeberoWarpBatch, WarpEnvConfig
+    from simkit.envs.hebero.warp import HeberoWarpBatch, WarpEnvConfig
 
     d = np.load(Path(args.cache) / DEMOS)
     tasks = [str(t) for t in d["tasks"]]

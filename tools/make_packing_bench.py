@@ -2,7 +2,7 @@
 
 Usage: python tools/make_packing_bench.py [--out PATH] [--per-tier 20] [--seed 20240611]
 
-The cases come from the layout compiler (simkit.scenes.packing_layout.compile_case) with seeds
+The cases come from the layout compiler (simkit.scenes.packing.layout.compile_case) with seeds
 disjoint from any training seed (see simkit.eval.packing.bench); each is kept only when its
 expert trajectory replays validly in physics. The shipped file must not change: re-running
 with the defaults reproduces it byte for byte (the script says whether it did).
@@ -15,7 +15,8 @@ import json
 import time
 from pathlib import Path
 
-from simkit.eval.packing.bench import BENCH_PER_TIER, BENCH_SEED, bench_path, build_bench
+from simkit.eval.packing.bench import BENCH_PER_TIER, BENCH_SEED, build_bench
+from simkit.scenes.packing.bench import bench_path
 
 
 def main() -> None:

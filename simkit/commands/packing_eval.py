@@ -44,9 +44,9 @@ def run_packing_eval(
         SimkitError: bad policy, support rule, order, ``--out`` or case selection.
     """
     from simkit.core.errors import SimkitError
-    from simkit.eval.packing.candidates import parse_support
     from simkit.eval.packing.evaluate import evaluate, load_cases
     from simkit.eval.packing.policies import make_policy
+    from simkit.scenes.packing.candidates import parse_support
 
     make_policy(policy)  # fail fast on a bad name
     rule = parse_support(support)
@@ -174,7 +174,8 @@ def eval_packing_overlap(
     from simkit.core.errors import SimkitError
 
     try:
-        from simkit.eval.packing.bench import load_bench, overlap_with_corpus
+        from simkit.eval.packing.bench import overlap_with_corpus
+        from simkit.scenes.packing.bench import load_bench
 
         rep = overlap_with_corpus(corpus, load_bench(bench))
     except SimkitError as exc:

@@ -89,7 +89,7 @@ def register(groups: dict) -> None:
         """Warp A by C, compare with B: MSE, PSNR (and LPIPS) in the Ref (shared reference mask = ground-truth
         covisibility) and Full (whole image) variants, each reported separately. Last line: the summary."""
         from simkit.core.errors import SimkitError
-        from simkit.eval.pairs import evaluate_corpus, lpips_distance
+        from simkit.eval.pairs.evaluate import evaluate_corpus, lpips_distance
 
         if pred is not None and not pred.is_dir():
             fail(f"--pred {pred}: not a folder")

@@ -26,10 +26,12 @@ ENTRY_POINT_GROUP = "simkit.generators"
 
 #: name -> "module:Class" of the generators that ship with simkit
 BUILTIN: dict[str, str] = {
-    "packing": "simkit.generators.packing:PackingGenerator",
-    "foa-qa": "simkit.generators.foa_qa:FoaQaGenerator",
+    "packing": "simkit.generators.packing.generator:PackingGenerator",
+    "foa-qa": "simkit.generators.foa.generator:FoaQaGenerator",
+    "foa-nav": "simkit.generators.nav.generator:FoaNavGenerator",
     "wrop": "simkit.generators.wrop:WropGenerator",
-    "pairs": "simkit.generators.pairs:PairsGenerator",
+    "hebero-demos": "simkit.generators.hebero.generator:HeberoDemosGenerator",
+    "pairs": "simkit.generators.pairs.generator:PairsGenerator",
 }
 
 

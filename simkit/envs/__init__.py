@@ -15,8 +15,8 @@ def register_envs() -> None:
     from gymnasium.envs.registration import register, registry
 
     ids = {
-        "simkit/Packing-v0": "simkit.envs.packing:PackingEnv",
-        "simkit/FoaNav-v0": "simkit.envs.nav:FoaNavEnv",
+        "simkit/Packing-v0": "simkit.envs.packing.env:PackingEnv",
+        "simkit/FoaNav-v0": "simkit.envs.nav.env:FoaNavEnv",
     }
     for env_id, entry_point in ids.items():
         if env_id not in registry:

@@ -12,8 +12,8 @@ def make_vector_env(num_envs: int = 40, **kwargs: Any):
     """Gymnasium ``vector_entry_point`` of ``simkit/Hebero-v0``: a :class:`~.vector_env.HeberoVectorEnv`."""
     from simkit.envs.hebero.vector_env import HeberoVectorEnv
 
-    if kwargs.get("backend") == "warp":  # the GPU backend (MuJoCo Warp): simkit.envs.hebero_warp
-        from simkit.envs.hebero_warp import make_warp_vector_env
+    if kwargs.get("backend") == "warp":  # the GPU backend (MuJoCo Warp): simkit.envs.hebero.warp
+        from simkit.envs.hebero.warp import make_warp_vector_env
 
         return make_warp_vector_env(num_envs=num_envs, **kwargs)
     return HeberoVectorEnv(num_envs=num_envs, **kwargs)

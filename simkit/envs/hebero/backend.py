@@ -192,7 +192,7 @@ class CpuBatchBackend:
 
 def make_backend(name: str, models: Sequence[Any], task_of: np.ndarray, nthread: int = 0) -> Backend:
     """The backend called ``name``: ``"cpu"`` (MuJoCo batch). ``"warp"`` is the GPU vector env of
-    :mod:`simkit.envs.hebero_warp` (``gymnasium.make_vec(..., backend="warp")``), not a backend of this class.
+    :mod:`simkit.envs.hebero.warp` (``gymnasium.make_vec(..., backend="warp")``), not a backend of this class.
 
     Raises:
         InputError: an unknown backend, or "warp" here (one line).

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simkit.sims.batched_tasks import rot6
+from simkit.sims.hebero.batched_tasks import rot6
 
 #: Panda joint speed limits (rad/s), Franka Emika datasheet
 PANDA_VMAX = np.array([2.175, 2.175, 2.175, 2.175, 2.61, 2.61, 2.61])

@@ -175,7 +175,7 @@ def _grasp_point(category: str, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
 
 
 def plan_task(scene, data) -> list[Waypoint]:
-    """A waypoint plan for a task from its initial state (``scene`` a :class:`~simkit.sims.mujoco_scene.Scene`
+    """A waypoint plan for a task from its initial state (``scene`` a :class:`~simkit.sims.hebero.scene.Scene`
     whose evaluator reads ``data``, an ``MjData`` after ``mj_forward``).
 
     Raises:

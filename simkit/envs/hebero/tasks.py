@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from simkit.core.errors import InputError
-from simkit.scenes.bddl import SUITES, compile_task, suite_files, task_table
+from simkit.scenes.hebero import SUITES, compile_task, suite_files, task_table
 
 SUITE_CHOICES = (*SUITES, "all")
 

@@ -2,13 +2,13 @@
 
 Each function computes exactly what its numpy namesake computes (same formulas, frames, clipping,
 reward terms and :class:`~simkit.envs.hebero.config.HeberoConfig` fields), on torch tensors of any
-device and float dtype: the GPU backend (:mod:`simkit.envs.hebero_warp`) runs them on MuJoCo Warp's
+device and float dtype: the GPU backend (:mod:`simkit.envs.hebero.warp`) runs them on MuJoCo Warp's
 arrays, the tests check them against the numpy kernels on the CPU env's own states.
 
 Written for CUDA-graph capture: static shapes, no host synchronisation (no ``.item()``, no boolean
 mask indexing, no ``nonzero``, no numpy round trip, no host-to-device copy after the first call of
 a device and dtype, no ``torch.linalg`` solver -- the 6 x 6 solve is
-:func:`~simkit.sims.batched_tasks.solve_spd6`'s unrolled Gauss-Jordan elimination).
+:func:`~simkit.sims.hebero.batched_tasks.solve_spd6`'s unrolled Gauss-Jordan elimination).
 
 Frames: world, z up, metres, radians; quaternions (w, x, y, z); rotation matrices row-major when
 flattened to 9 (MuJoCo's ``xmat``).
@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from simkit.envs.hebero.kernels import GRIPPER_OPEN, N_SLOTS, PANDA_VMAX, SLOT_FEATURES
-from simkit.sims.batched_tasks import SLOT_BODY, SLOT_CONST, SLOT_SITE, solve_spd6
+from simkit.sims.hebero.batched_tasks import SLOT_BODY, SLOT_CONST, SLOT_SITE, solve_spd6
 
 _CONSTANTS: dict[tuple[str, Any, Any], Any] = {}
 
@@ -104,7 +104,7 @@ def slot_features(xpos, xmat, site_xpos, site_xmat, kind, ids, base, const=None)
         xpos (n, nbody, 3); xmat (n, nbody, 9) or (n, nbody, 3, 3); site_xpos (n, nsite, 3);
             site_xmat (n, nsite, 9) or (n, nsite, 3, 3).
         kind: (n, 26) int: 0 unused, 1 body (entity root), 2 site (region), 3 constant
-            (:data:`~simkit.sims.batched_tasks.SLOT_BODY` ...). ids: (n, 26) int body/site ids.
+            (:data:`~simkit.sims.hebero.batched_tasks.SLOT_BODY` ...). ids: (n, 26) int body/site ids.
         base: (n, 3) robot base position, m. const: (n, 26, 9) world position (3) and rot6d (6) of
             constant slots (None: no constant slots).
     """

@@ -25,8 +25,8 @@ from simkit.envs.hebero import kernels
 from simkit.envs.hebero.backend import Backend, make_backend
 from simkit.envs.hebero.config import HeberoConfig, make_config
 from simkit.envs.hebero.tasks import descriptors, task_ids
-from simkit.sims.batch_predicates import BatchGoal
-from simkit.sims.mujoco_scene import SIM_DT, Scene, build_scene
+from simkit.sims.hebero.batch_predicates import BatchGoal
+from simkit.sims.hebero.scene import SIM_DT, Scene, build_scene
 
 
 class TaskModel:
@@ -74,7 +74,7 @@ class TaskModel:
     def bank_state(self, b: int) -> np.ndarray:
         """Initial state (nstate,) of layout-bank entry ``b``: the layout the scene compiler draws with
         ``np.random.default_rng(b)`` -- the state ``build_scene(desc, root, default_rng(b))`` starts
-        from, which is entry b of the GPU backend's bank (:func:`~simkit.sims.layout_models.task_layouts`,
+        from, which is entry b of the GPU backend's bank (:func:`~simkit.sims.hebero.layout_models.task_layouts`,
         seeds 0..B-1) on this task's own model. Computed once per entry."""
         if b not in self._bank:
             self._bank[b] = self.sample_state(np.random.default_rng(b))
@@ -168,7 +168,7 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
         suite: goal | object | spatial | long | all (ignored when ``tasks`` is given).
         tasks: explicit task ids (``goal/turn_on_the_stove``) or names.
         backend: "cpu" (``mujoco.batch``). ``gymnasium.make_vec(..., backend="warp")`` builds the GPU
-            env (:mod:`simkit.envs.hebero_warp`) from the same config instead of this class.
+            env (:mod:`simkit.envs.hebero.warp`) from the same config instead of this class.
         render_mode: None or "rgb_array" (``render()`` returns env 0's agent-view image). Without a
             render mode the task models drop their visual meshes (about 4 MB instead of 200 MB per
             task; masses and inertias are kept, so the dynamics are bit-identical).
@@ -316,14 +316,14 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
         self.boxes = {self.task_names.index(t): b for t, b in boxes.items()}
 
     def set_demos(self, demos: dict[str, list], demo_start: bool = False) -> None:
-        """Attach demonstrations (task id -> list of :class:`~simkit.envs.hebero.demos.Demo`): from the
+        """Attach demonstrations (task id -> list of :class:`~simkit.envs.hebero.stream.Demo`): from the
         next reset on, ``info`` carries ``r_demo`` (demo-tracking reward), ``phi`` (cursor) and
         ``demo_id``; with ``demo_start`` envs reset to a demo state at a random cursor r_e.
 
         Raises:
             InputError: a task of this env has no demo.
         """
-        from simkit.envs.hebero.demos import CommandStream
+        from simkit.envs.hebero.stream import CommandStream
 
         by_index = {k: list(demos.get(t, [])) for k, t in enumerate(self.task_names)}
         self.stream = CommandStream(by_index, self.task_of, demo_start)
@@ -354,7 +354,7 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
 
     def _demo_terms(self) -> dict[str, np.ndarray]:
         """r_demo, phi and the active demo per env (command stream attached by :meth:`set_demos`)."""
-        from simkit.envs.hebero.demos import demo_reward, tracking_errors
+        from simkit.envs.hebero.stream import demo_reward, tracking_errors
 
         assert self.stream is not None
         errs: dict[str, list[float]] = {}

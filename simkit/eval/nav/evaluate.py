@@ -89,7 +89,7 @@ def evaluate(
     Raises:
         SimkitError: an unknown policy.
     """
-    from simkit.envs.nav import FoaNavEnv
+    from simkit.envs.nav.env import FoaNavEnv
 
     pol = make_policy(policy, seed)
     env = FoaNavEnv(**(env_kwargs or {}))

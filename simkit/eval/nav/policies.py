@@ -1,6 +1,6 @@
 """Navigation policies for closed-loop evaluation, and the waypoint -> action conversion.
 
-A policy has ``reset(env)`` (the unwrapped :class:`~simkit.envs.nav.FoaNavEnv` at the start of an
+A policy has ``reset(env)`` (the unwrapped :class:`~simkit.envs.nav.env.FoaNavEnv` at the start of an
 episode) and ``act(obs)`` returning either one discrete action (int: 0 stop, 1 forward, 2 left,
 3 right) or predicted waypoints, float (K, 3) ``[x_fwd, y_left, psi]`` in the agent frame (the
 ``foa-nav`` corpus's target). Waypoints become actions with :func:`waypoints_to_actions`.
@@ -145,7 +145,7 @@ class SoundPolicy(NavPolicy):
         self.side = LEFT
 
     def act(self, obs):
-        from simkit.renderers.foa_windows import intensity_direction
+        from simkit.renderers.foa.windows import intensity_direction
 
         az, _ = intensity_direction(np.asarray(obs["foa"], dtype=np.float64))
         pose = np.asarray(obs["pose"], dtype=np.float64)

@@ -3,7 +3,8 @@
 PackLab-Bench (spec ``packing.md``, "Benchmark and metrics") has 60 test cases, 20 per tier,
 sampled independently of the training data and checked for no overlap with it. simkit's
 equivalent is ``simkit/data/packing/bench_v1.json``, written once by
-``tools/make_packing_bench.py`` with :func:`build_bench` and read by :func:`load_bench`.
+``tools/make_packing_bench.py`` with :func:`build_bench` and read by
+:func:`~simkit.scenes.packing.bench.load_bench` (below the env and the evaluation that both read it).
 
 Seeds disjoint from training. A training episode i of the ``packing`` generator draws from
 ``SeedSequence([seed, stable_hash("packing"), i(, redraw)])`` (:mod:`simkit.core.seeding`).
@@ -11,7 +12,7 @@ Bench case i of tier k draws from ``SeedSequence([BENCH_SEED, stable_hash(BENCH_
 the second entropy word differs (``stable_hash("packlab-bench-v1")`` vs ``stable_hash("packing")``),
 so no training seed, whatever master seed or index, reproduces a bench stream. On top of this
 seed argument, :func:`overlap_with_corpus` compares case *contents* (container size + multiset
-of box sizes, :func:`~simkit.eval.packing.case.overlap_digest`: also invariant to a 90 degree
+of box sizes, :func:`~simkit.scenes.packing.case.overlap_digest`: also invariant to a 90 degree
 turn of the container) with every episode of a training corpus.
 
 Each bench case is kept only when its expert trajectory replays in physics with every placement
@@ -23,15 +24,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from simkit.core.errors import InputError, SimkitError
+from simkit.core.errors import SimkitError
 from simkit.core.seeding import stable_hash
-from simkit.eval.packing.case import EvalCase, from_packing_case, overlap_digest
+from simkit.scenes.packing.bench import load_bench
+from simkit.scenes.packing.case import EvalCase, from_packing_case, overlap_digest
 
 #: master seed of the shipped bench (fixed forever for bench_v1)
 BENCH_SEED = 20240611
@@ -39,7 +40,6 @@ BENCH_SEED = 20240611
 BENCH_TAG = "packlab-bench-v1"
 BENCH_TIERS = ("easy", "medium", "hard")
 BENCH_PER_TIER = 20
-BENCH_FILE = "bench_v1.json"
 
 
 def bench_rng(tier_index: int, i: int, seed: int = BENCH_SEED) -> np.random.Generator:
@@ -60,7 +60,7 @@ def build_bench(
     Returns:
         The JSON-ready bench document (``cases``, ``digests``, ``skipped``, provenance).
     """
-    from simkit.scenes.packing_layout import compile_case
+    from simkit.scenes.packing.layout import compile_case
 
     if validate is None:
         validate = expert_replays_valid
@@ -86,7 +86,7 @@ def build_bench(
         "version": 1,
         "seed": seed,
         "seed_tag": BENCH_TAG,
-        "compiler": "simkit.scenes.packing_layout.compile_case",
+        "compiler": "simkit.scenes.packing.layout.compile_case",
         "per_tier": per_tier,
         "steps": int(sum(len(c["arrival"]) for c in cases)),
         "skipped": skipped,
@@ -97,36 +97,11 @@ def build_bench(
 
 def expert_replays_valid(case: EvalCase) -> bool:
     """True when every expert placement of ``case`` is valid in :class:`PackingPhysics` (default settings)."""
-    from simkit.sims.packing_physics import PackingPhysics
+    from simkit.sims.packing.physics import PackingPhysics
 
     with PackingPhysics(case.container) as ph:
         items = case.item_by_id
         return all(ph.place(items[p.box_id].box, p).valid for p in case.expert or [])
-
-
-def bench_path() -> Path:
-    """Path of the shipped bench file."""
-    return Path(str(resources.files("simkit") / "data" / "packing" / BENCH_FILE))
-
-
-def load_bench(path: str | Path | None = None, tiers: Iterable[str] | None = None) -> list[EvalCase]:
-    """The bench cases (default: the shipped file), optionally only some tiers.
-
-    Raises:
-        InputError: the file is missing or malformed.
-    """
-    p = Path(path) if path is not None else bench_path()
-    try:
-        doc = json.loads(p.read_text())
-        cases = [EvalCase.from_json(c) for c in doc["cases"]]
-    except FileNotFoundError:
-        raise InputError(p, "bench file not found (build it with tools/make_packing_bench.py)") from None
-    except (ValueError, KeyError, TypeError) as exc:
-        raise InputError(p, f"malformed bench file ({type(exc).__name__}: {exc})") from None
-    if tiers is not None:
-        keep = set(tiers)
-        cases = [c for c in cases if c.tier in keep]
-    return cases
 
 
 def _corpus_cases(corpus: str | Path) -> Iterable[tuple[str, dict]]:
@@ -145,7 +120,7 @@ def _corpus_cases(corpus: str | Path) -> Iterable[tuple[str, dict]]:
 def overlap_with_corpus(corpus: str | Path, bench: list[EvalCase] | None = None) -> dict[str, Any]:
     """Compare a training corpus with the bench: overlap digests (container + box sizes) in common.
 
-    The digest (:func:`~simkit.eval.packing.case.overlap_digest`) is invariant to box order, to
+    The digest (:func:`~simkit.scenes.packing.case.overlap_digest`) is invariant to box order, to
     each box's footprint rotation and to a 90 degree turn of the container (L <-> W), so an
     episode that poses a bench case turned by 90 degrees is caught as well.
 

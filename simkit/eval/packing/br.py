@@ -13,7 +13,7 @@ development of approaches to container loading", Omega 23(4), 1995), whitespace-
 
 Orientation flags are honoured: a box can be placed with dimension d vertical only when d's flag
 is 1; the other two dimensions then form its footprint in either yaw. Each allowed upright is one
-variant of the item (:class:`~simkit.eval.packing.case.Item`).
+variant of the item (:class:`~simkit.scenes.packing.case.Item`).
 
 Errors (each an :class:`~simkit.core.errors.InputError` naming the file and the 1-based line):
 a malformed line (wrong number of fields, a non-integer), a zero-size (or negative) box, a box
@@ -30,8 +30,8 @@ from pathlib import Path
 import numpy as np
 
 from simkit.core.errors import InputError
-from simkit.eval.packing.case import EvalCase, Item
-from simkit.scenes.packing_geometry import Box, Container
+from simkit.scenes.packing.case import EvalCase, Item
+from simkit.scenes.packing.geometry import Box, Container
 
 #: the BR grid: the instances are in whole centimetres
 BR_RESOLUTION = 0.01

@@ -14,16 +14,12 @@ from typing import Any
 import numpy as np
 
 from simkit.core.errors import InputError
-from simkit.eval.packing.candidates import SupportRule, parse_support
-from simkit.eval.packing.case import EvalCase
 from simkit.eval.packing.policies import make_policy
-from simkit.eval.packing.runner import EpisodeResult, run_episode
-from simkit.scenes.packing_metrics import aggregate
-
-#: physics settings of the evaluation: a 0.1 mm footprint shrink, pybullet's 50 solver iterations and a
-#: contact ERP of 0.5, so that physically valid results also pass the 1 mm geometric checker (with pybullet's
-#: default contact ERP a light box under a heavy overhanging load sinks ~1.2 mm into its support)
-EVAL_PHYSICS: dict[str, Any] = {"footprint_shrink": 0.0001, "solver_iterations": 50, "contact_erp": 0.5}
+from simkit.scenes.packing.candidates import SupportRule, parse_support
+from simkit.scenes.packing.case import EvalCase
+from simkit.scenes.packing.metrics import aggregate
+from simkit.sims.packing.episode import EpisodeResult, run_episode
+from simkit.sims.packing.physics import EVAL_PHYSICS
 
 
 def load_cases(
@@ -43,7 +39,7 @@ def load_cases(
         InputError: unknown spec, missing or malformed file.
     """
     if spec == "bench" or spec.startswith("bench:"):
-        from simkit.eval.packing.bench import load_bench
+        from simkit.scenes.packing.bench import load_bench
 
         cases = load_bench(spec[6:] or None if spec.startswith("bench:") else None)
         if limit is not None:
@@ -107,7 +103,7 @@ def evaluate(
     try:
         for i, case in enumerate(cases):
             if physics and ph is None:
-                from simkit.sims.packing_physics import PackingPhysics
+                from simkit.sims.packing.physics import PackingPhysics
 
                 ph = PackingPhysics(
                     case.container, **(EVAL_PHYSICS if physics_kwargs is None else physics_kwargs)

@@ -1,10 +1,10 @@
 """Packing policies: the online heuristics PackLab compares against, random, and the expert replay.
 
-Every policy sees a :class:`PackingState` (heightmap + buffer, PackLab's S_t = (H_t, B_t)) and
-returns an :class:`~simkit.eval.packing.case.Action` (slot, orientation, x, y) or ``None`` when no
+Every policy sees a :class:`~simkit.sims.packing.episode.PackingState` (heightmap + buffer, PackLab's S_t = (H_t, B_t)) and
+returns an :class:`~simkit.scenes.packing.case.Action` (slot, orientation, x, y) or ``None`` when no
 buffer item fits anywhere (the runner then discards the oldest buffered item, see
-:mod:`simkit.eval.packing.runner`). The heuristics score every *feasible and stable* candidate
-(:mod:`simkit.eval.packing.candidates`) of every buffered item and orientation and pick the best;
+:mod:`simkit.sims.packing.episode`). The heuristics score every *feasible and stable* candidate
+(:mod:`simkit.scenes.packing.candidates`) of every buffered item and orientation and pick the best;
 ties are broken by the DBLF order (lower z, then smaller x, then smaller y), then by larger item
 volume, then by buffer slot and orientation index, so every policy is deterministic.
 
@@ -37,72 +37,17 @@ Scores (all in grid cells; lower is better unless said):
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from abc import abstractmethod
 
 import numpy as np
 
 from simkit.core.errors import SimkitError
-from simkit.eval.packing.candidates import (
-    COM,
+from simkit.scenes.packing.candidates import (
     Candidates,
-    SupportRule,
-    enumerate_candidates,
-    support_maps,
     window_sum,
 )
-from simkit.eval.packing.case import Action, EvalCase, Item
-from simkit.scenes.packing_geometry import Container
-
-
-@dataclass
-class PackingState:
-    """What a policy observes at step t.
-
-    Attributes:
-        container: the container.
-        heightmap: (L, W) int32 heightmap in cells (PackLab H_t).
-        buffer: the visible items, in arrival order (PackLab B_t).
-        step: 0-based step index.
-        queue_left: how many items have not arrived yet.
-        support: the support rule candidates must meet.
-    """
-
-    container: Container
-    heightmap: np.ndarray
-    buffer: list[Item]
-    step: int = 0
-    queue_left: int = 0
-    support: SupportRule = COM
-    _cache: dict = field(default_factory=dict, repr=False)
-
-    def candidates(self, item: Item, k: int) -> Candidates:
-        """Feasible stable candidates of orientation ``k`` of ``item`` (cached per footprint and height)."""
-        box, yaw = item.orientation(k)
-        lx, ly = box.footprint(yaw)
-        key = (lx, ly, box.height)
-        c = self._cache.get(key)
-        if c is None:
-            maps = self._cache.get((lx, ly))
-            if maps is None:
-                maps = self._cache[(lx, ly)] = support_maps(self.heightmap, lx, ly, rule=self.support)
-            c = enumerate_candidates(self.container, self.heightmap, box, yaw, maps=maps)
-            self._cache[key] = c
-        return c
-
-
-class Policy(ABC):
-    """Base class: ``reset(case, rng)`` at the start of an episode, ``act(state)`` every step."""
-
-    name = "policy"
-
-    def reset(self, case: EvalCase, rng: np.random.Generator) -> None:
-        self.case = case
-        self.rng = rng
-
-    @abstractmethod
-    def act(self, state: PackingState) -> Action | None:
-        """The next action (buffer item, orientation, position), or ``None`` when nothing fits."""
+from simkit.scenes.packing.case import Action, EvalCase, Item
+from simkit.sims.packing.episode import PackingState, Policy
 
 
 class ScoredPolicy(Policy):

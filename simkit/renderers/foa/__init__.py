@@ -11,6 +11,8 @@ Public API (all AmbiX: ACN order W, Y, Z, X with SN3D normalisation; listener fr
   and Doppler, image-source early reflections and a diffuse tail in a :class:`ShoeboxRoom`)
 - mixing: :func:`scale_to_snr`, :func:`snr_db`, :func:`ambient_bed`, :func:`peak_normalise`
 - features: :func:`foa_features` (5 x 128 x T), :func:`estimate_doa`
+- windows (import :mod:`simkit.renderers.foa.windows`): one FOA window per pose of a stepping
+  agent, ``render_windows`` and ``intensity_direction`` (sound-guided navigation)
 
 See ``docs/foa.md`` for the formulas and their sources. Needs the ``audio`` extra (scipy).
 """

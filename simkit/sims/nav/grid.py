@@ -134,7 +134,7 @@ def occupancy_from_mesh(
     Args:
         mesh: ``trimesh.Trimesh`` in metres, z up.
         cell: grid cell size (m).
-        floor_z: floor height (m); None: :func:`simkit.scenes.meshes.floor_height`-style estimate
+        floor_z: floor height (m); None: :func:`simkit.scenes.nav.meshes.floor_height`-style estimate
             (the height with the most upward-facing area).
         agent_height, max_climb: the agent's body band above the floor (m).
         enclosed_m2: regions enclosed by vertical faces and smaller than this (m^2) are blocked (the

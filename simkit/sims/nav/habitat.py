@@ -6,7 +6,7 @@ When ``habitat_sim`` cannot be imported, :func:`open_habitat_backend` raises one
 :class:`~simkit.core.errors.SimkitError`.
 
 Frames: Habitat's world is y up (glTF); simkit's (x, y) on the floor maps to Habitat's
-``(x, floor, -y)`` and back (the same rotation as :data:`simkit.scenes.floorplan.Z_UP_TO_Y_UP`).
+``(x, floor, -y)`` and back (the same rotation as :data:`simkit.scenes.nav.floorplan.Z_UP_TO_Y_UP`).
 """
 
 from __future__ import annotations

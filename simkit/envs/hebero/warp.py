@@ -1,0 +1,639 @@
+"""Hebero on the GPU: all tasks, thousands of environments, one process (``backend="warp"``).
+
+Environment ``i`` runs task ``i mod K``. Tasks are simulated as layout groups
+(:mod:`simkit.sims.hebero.layout_groups`: one union model per arena, unused entities
+parked) on MuJoCo Warp, one CUDA graph and one CUDA stream per group
+(:class:`~simkit.sims.hebero.warp_batch.WarpGroup`). The controller,
+observations, rewards, goal predicates and autoreset are batched torch code on
+the same device (:mod:`simkit.sims.hebero.batched_tasks`), reading and writing the
+simulator's arrays in place (``wp.to_torch``, zero-copy): a step copies
+nothing to the host unless numpy output is asked for.
+
+Models come from a layout-group cache (:func:`simkit.sims.hebero.layout_models.export_groups`,
+``tools/bench_hebero_gpu.py export``), so the GPU machine needs no LIBERO assets.
+
+Controller, observation and reward are the CPU env's (:class:`~simkit.envs.hebero.vector_env.HeberoVectorEnv`),
+computed by the same definitions in torch (:mod:`simkit.envs.hebero.torch_kernels`, equal to
+:mod:`simkit.envs.hebero.kernels` to float32 rounding) from the same
+:class:`~simkit.envs.hebero.config.HeberoConfig`: ``control_hz`` gives the physics substeps per
+control step (round(1 / (control_hz * timestep)): 25 steps of 2 ms at 20 Hz), ``pos_scale``,
+``rot_scale`` and ``ik_damping`` the delta-pose IK, ``reward`` the reward weights, ``horizon`` and
+``terminate_on_success`` the episode end, the ``solver_*`` fields the physics. The observation is
+the CPU env's 300-vector: [action (7) | task code (36) | proprioception (23): arm q, arm dq, finger q,
+grip-site position minus the robot base, hand quaternion | 26 slots x (position minus the robot
+base, 6-D rotation)]. GPU-only settings (contact and constraint pools, autoreset) are
+:class:`WarpEnvConfig`.
+
+Autoreset (same step): an environment whose task succeeded (terminated, with
+``terminate_on_success``) or ran ``horizon`` control steps (truncated) restarts from a random entry of its
+task's layout bank; the returned observation is the new episode's first.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from simkit.core.errors import InputError
+from simkit.envs.hebero import torch_kernels as tk
+from simkit.envs.hebero.config import HeberoConfig, make_config
+from simkit.envs.hebero.kernels import OBS_DIM
+
+DEVICE = "cuda"  #: torch device of every tensor (the GPU Warp runs on)
+
+
+@dataclass
+class WarpEnvConfig:
+    """Settings only the GPU backend has (controller, reward, episode and physics settings are the
+    CPU env's :class:`~simkit.envs.hebero.config.HeberoConfig`).
+
+    ``iterations``, ``ls_iterations`` and ``tolerance`` override ``HeberoConfig``'s ``solver_*``
+    fields on the GPU only (speed tuning); leave them None when CPU and GPU runs should agree.
+    """
+
+    autoreset: bool = True  #: restart finished environments in the same step (off: they run on)
+    nconmax: int = 96  #: contacts allocated per world
+    njmax: int = (
+        1024  #: constraint rows per world (random arm motion reached 758 at 8,192 worlds; 640 overflowed)
+    )
+    iterations: int | None = None  #: solver iterations (None: HeberoConfig.solver_iterations)
+    ls_iterations: int | None = None  #: line-search iterations (None: HeberoConfig.solver_ls_iterations)
+    tolerance: float | None = None  #: solver tolerance (None: HeberoConfig.solver_tolerance)
+    cuda_graphs: bool = True  #: replay the torch work of a step as two CUDA graphs (captured on step 2)
+    #: MuJoCo Warp model overrides (``mujoco_warp.override_model`` syntax), e.g. ``{"opt.broadphase": "SAP_TILE"}``
+    overrides: dict[str, str] | None = None
+
+    def solver(self) -> dict[str, Any]:
+        """The solver overrides handed to :class:`~simkit.sims.hebero.warp_batch.WarpGroup`."""
+        return {
+            "iterations": self.iterations,
+            "ls_iterations": self.ls_iterations,
+            "tolerance": self.tolerance,
+        }
+
+
+def control_substeps(config: HeberoConfig, timestep: float) -> int:
+    """Physics steps per control step: round(1 / (control_hz * timestep)), at least 1 (the CPU env's rule)."""
+    return max(1, round(1.0 / (config.control_hz * timestep)))
+
+
+class _Group:
+    """One layout group on the device: simulator, task tables, robot indices."""
+
+    def __init__(
+        self,
+        g: dict,
+        envs: np.ndarray,
+        world_task: np.ndarray,
+        cfg: WarpEnvConfig,
+        config: HeberoConfig,
+        torch: Any,
+    ):
+        import mujoco
+
+        from simkit.sims.hebero.batched_tasks import stack_programs
+        from simkit.sims.hebero.warp_batch import WarpGroup
+
+        m, a = g["model"], g["arrays"]
+        dev = torch.device(DEVICE)
+        self.substeps = control_substeps(config, float(m.opt.timestep))
+        # the shared physics settings (HeberoConfig.solver_*, applied to the CPU backend's models too),
+        # then the GPU-only overrides of WarpEnvConfig where set (speed tuning; None for agreement runs)
+        solver = {
+            "iterations": config.solver_iterations,
+            "ls_iterations": config.solver_ls_iterations,
+            "tolerance": config.solver_tolerance,
+        }
+        solver.update({k: v for k, v in cfg.solver().items() if v is not None})
+        self.sim = WarpGroup(m, len(envs), self.substeps, cfg.nconmax, cfg.njmax, solver, cfg.overrides)
+        self.envs = torch.as_tensor(envs, device=dev)
+        self.wtask = torch.as_tensor(world_task, device=dev)
+        progs = {k[5:]: a[k] for k in a if k.startswith("prog_")}
+        self.prog = stack_programs([_ProgView(progs, t) for t in range(len(g["task_ids"]))], world_task, dev)
+
+        def f32(x):
+            return torch.as_tensor(x, device=dev, dtype=torch.float32)
+
+        self.bank = {k: f32(a["bank_" + k]) for k in ("qpos", "mocap_pos", "mocap_quat")}
+        self.kin = {k[4:]: f32(a[k]) for k in a if k.startswith("kin_")}
+        self.nbank = int(a["bank_qpos"].shape[1])
+        self.geom_entity = torch.as_tensor(a["geom_entity"], device=dev)
+        self.nent = len(g["entities"])
+        self.home = f32(a["home_ctrl"])
+
+        def jid(name):
+            return mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, name)
+
+        arm = [jid(f"robot/joint{i}") for i in range(1, 8)]
+        fingers = [jid(f"robot/gripper/finger_joint{i}") for i in (1, 2)]
+        acts = [mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_ACTUATOR, f"robot/act{i}") for i in range(1, 8)]
+        facts = [
+            mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_ACTUATOR, f"robot/gripper/finger_joint{i}_act")
+            for i in (1, 2)
+        ]
+        site = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SITE, "robot/gripper/grip_site")
+        self.base = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, "robot/base")
+        if min([*arm, *fingers, *acts, *facts, site, self.base]) < 0:
+            raise InputError(None, f"layout group {g['key']}: the model has no Panda arm and gripper")
+
+        def li(x):
+            return torch.as_tensor(np.asarray(x, np.int64), device=dev)
+
+        self.arm_j, self.arm_q = li(arm), li([m.jnt_qposadr[j] for j in arm])
+        self.arm_v = li([m.jnt_dofadr[j] for j in arm])
+        self.fing_q, self.acts, self.facts = li([m.jnt_qposadr[j] for j in fingers]), li(acts), li(facts)
+        self.site, self.hand = site, int(m.site_bodyid[site])
+        free = int(mujoco.mjtJoint.mjJNT_FREE)
+        self.free_qadr = [int(m.jnt_qposadr[j]) for j in range(m.njnt) if int(m.jnt_type[j]) == free]
+        rng = np.asarray(m.jnt_range[arm])
+        self.q_lo, self.q_hi = f32(rng[:, 0]), f32(rng[:, 1])
+        self.qrange = f32(rng)[None]  # (1, 7, 2) arm joint limits, rad (one robot in every world)
+        t = self.sim.t
+        t["body_gravcomp"].copy_(f32(a["bank_gravcomp"])[self.wtask])
+
+
+class _ProgView:
+    """Attribute view of task ``t`` of stacked program arrays (for :func:`stack_programs`)."""
+
+    def __init__(self, arrays: dict[str, np.ndarray], t: int):
+        self._a, self._t = arrays, t
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {k: v[self._t] for k, v in self._a.items()}
+
+    def __getattr__(self, k: str) -> np.ndarray:
+        return self._a[k][self._t]
+
+
+class HeberoWarpBatch:
+    """The batched GPU simulation of Hebero tasks (torch in, torch out).
+
+    Args:
+        cache_dir: a layout-group cache (:func:`~simkit.sims.hebero.layout_models.export_groups`).
+        num_envs: N environments; environment i runs task ``tasks[i mod K]``.
+        tasks: task ids to run (default: every task in the cache, in its order).
+        config: the CPU env's :class:`~simkit.envs.hebero.config.HeberoConfig` or a dict of its fields
+            (controller, reward weights, horizon, terminate_on_success, solver settings).
+        seed: seed of the layout-bank draws on reset.
+        warp: :class:`WarpEnvConfig`, the GPU-only settings.
+
+    Raises:
+        GpuUnavailable: no CUDA GPU or the GPU packages are missing (one line).
+        InputError: an unreadable cache, a task not in it, ``num_envs`` < 1, a bad config value.
+    """
+
+    def __init__(
+        self,
+        cache_dir: str | Path,
+        num_envs: int,
+        tasks: list[str] | None = None,
+        config: HeberoConfig | dict | None = None,
+        seed: int = 0,
+        warp: WarpEnvConfig | None = None,
+    ):
+        from simkit.sims.hebero.layout_groups import LayoutGroup, WorldMap
+        from simkit.sims.hebero.layout_models import load_groups
+        from simkit.sims.hebero.warp_batch import require_gpu
+
+        self.wp, _mjw, torch = require_gpu()
+        self.torch = torch
+        self.config = make_config(config, {})
+        self.cfg = warp or WarpEnvConfig()
+        all_ids, groups = load_groups(cache_dir)
+        self.task_ids = list(tasks) if tasks is not None else all_ids
+        unknown = [t for t in self.task_ids if t not in all_ids]
+        if unknown:
+            raise InputError(Path(cache_dir) / "groups.json", f"tasks {unknown} are not in the cache")
+        keep = [(g, [t for t in g["task_ids"] if t in self.task_ids]) for g in groups]
+        keep = [(g, ts) for g, ts in keep if ts]
+        lgs = [LayoutGroup(key=g["key"], arena=(), task_ids=ts) for g, ts in keep]
+        self.map = WorldMap.build(self.task_ids, lgs, num_envs)
+        self.num_envs = num_envs
+        dev = torch.device(DEVICE)
+        self.device = dev
+        self.groups: list[_Group] = []
+        for gi, (g, ts) in enumerate(keep):
+            envs = self.map.group_envs[gi]
+            if len(envs) == 0:
+                continue
+            wtask = np.array([g["task_ids"].index(ts[k]) for k in self.map.group_task[gi]], np.int64)
+            self.groups.append(_Group(g, envs, wtask, self.cfg, self.config, torch))
+        self.gen = torch.Generator(device=dev)
+        self.gen.manual_seed(seed)
+        n = num_envs
+        self.prev = torch.zeros(n, 7, device=dev)
+        self.steps = torch.zeros(n, dtype=torch.int64, device=dev)
+        self.task_index = torch.as_tensor(self.map.env_task, device=dev)
+        self.task_code = torch.zeros(n, 36, device=dev)
+        for grp in self.groups:
+            self.task_code[grp.envs] = grp.prog["task_code"].float()
+        self.obs = torch.zeros(n, OBS_DIM, device=dev)
+        self.a_in = torch.zeros(n, 7, device=dev)  # the step's actions as given (static input of the graphs)
+        self.a = torch.zeros(n, 7, device=dev)  # clipped to [-1, 1]
+        self._graphs: tuple[Any, Any] | None = None
+        self._warm = False
+        self._eager = False  # set when a capture failed: step eagerly from then on
+        self._out: tuple = ()
+        #: torch work of a step runs on its own stream (never the legacy default stream, which would
+        #: serialise with the groups' streams); callers' streams wait for it at the end of a step
+        self.tstream = torch.cuda.Stream() if DEVICE == "cuda" else None
+        #: set to a dict to accumulate seconds per step phase (synchronises between phases: profiling only)
+        self.timings: dict[str, float] | None = None
+        self.reward_terms: dict[str, Any] = {}
+        self.q_lo = torch.zeros(n, 7, device=dev)
+        self.q_hi = torch.zeros(n, 7, device=dev)
+        for grp in self.groups:
+            self.q_lo[grp.envs], self.q_hi[grp.envs] = grp.q_lo, grp.q_hi
+
+    # ---- state writes
+    def _reset_worlds(self, g: _Group, mask) -> None:
+        """Restart the masked worlds of a group from random bank entries (no host sync)."""
+        torch = self.torch
+        w = mask.shape[0]
+        b = torch.randint(0, g.nbank, (w,), device=self.device, generator=self.gen)
+        t = g.sim.t
+        m1 = mask[:, None]
+        t["qpos"].copy_(torch.where(m1, g.bank["qpos"][g.wtask, b], t["qpos"]))
+        t["qvel"].copy_(torch.where(m1, torch.zeros_like(t["qvel"]), t["qvel"]))
+        t["ctrl"].copy_(torch.where(m1, g.home[None], t["ctrl"]))
+        for k in ("mocap_pos", "mocap_quat"):
+            t[k].copy_(torch.where(m1[..., None], g.bank[k][g.wtask, b], t[k]))
+        for k, v in g.kin.items():
+            cur = t[k]
+            sel = mask.view(-1, *([1] * (cur.dim() - 1)))
+            cur.copy_(torch.where(sel, v[g.wtask, b].view_as(cur), cur))
+
+    def _control(self, g: _Group, a) -> None:
+        """Arm and finger targets of group g's worlds for actions a (W, 7): :func:`torch_kernels.arm_targets`."""
+        t, c = g.sim.t, self.config
+        jacp, jacr = tk.hinge_jacobian(
+            t["xanchor"][:, g.arm_j], t["xaxis"][:, g.arm_j], t["site_xpos"][:, g.site]
+        )
+        q = t["qpos"][:, g.arm_q]
+        target, fingers = tk.arm_targets(a, q, jacp, jacr, g.qrange, c.pos_scale, c.rot_scale, c.ik_damping)
+        t["ctrl"][:, g.acts] = target
+        t["ctrl"][:, g.facts] = fingers
+
+    def _success(self, g: _Group):
+        from simkit.sims.hebero.batched_tasks import goal_success, touching
+
+        t = g.sim.t
+        touch = touching(
+            g.geom_entity, t["contact_geom"], t["contact_world"], t["nacon"], g.sim.nworld, g.nent
+        )
+        return goal_success(g.prog, t["qpos"], t["xpos"], t["site_xpos"], t["site_xmat"], touch)
+
+    def _observe(self, g: _Group) -> None:
+        """Proprioception and slot buffer (obs[:, 43:300]) of group g: the CPU env's, in torch."""
+        t = g.sim.t
+        base = t["xpos"][:, g.base]
+        proprio = tk.proprioception(
+            t["qpos"][:, g.arm_q],
+            t["qvel"][:, g.arm_v],
+            t["qpos"][:, g.fing_q],
+            t["site_xpos"][:, g.site],
+            t["xquat"][:, g.hand],
+            base,
+        )
+        p = g.prog
+        slots = tk.slot_features(
+            t["xpos"],
+            t["xmat"],
+            t["site_xpos"],
+            t["site_xmat"],
+            p["slot_kind"],
+            p["slot_idx"],
+            base,
+            p["slot_const"],
+        )
+        self.obs[g.envs, 43:66] = proprio
+        self.obs[g.envs, 66:] = slots
+
+    # ---- public API
+    def close(self) -> None:
+        """Release the device memory of every group (the object is unusable afterwards)."""
+        self.groups = []
+        if self.tstream is not None:
+            self.torch.cuda.synchronize()
+            self.torch.cuda.empty_cache()
+
+    def reset(self, seed: int | None = None):
+        """Restart every environment; returns observations (N, 300) float32 on the GPU."""
+        torch = self.torch
+        if seed is not None:
+            self.gen.manual_seed(seed)
+        for g in self.groups:
+            self._reset_worlds(g, torch.ones(g.sim.nworld, dtype=torch.bool, device=self.device))
+            self._observe(g)
+        self.prev.zero_()
+        self.steps.zero_()
+        self.obs[:, :7] = 0
+        self.obs[:, 7:43] = self.task_code
+        return self.obs
+
+    def step(self, actions):
+        """Advance every environment by one control step.
+
+        Args:
+            actions: (N, 7) in [-1, 1] (clipped), torch (any device) or numpy.
+
+        Returns:
+            (obs (N, 300) float32, reward (N,) float32, terminated (N,) bool = success where
+            ``terminate_on_success``, truncated (N,) bool (``horizon`` steps), success (N,) bool),
+            all torch tensors on the GPU. With ``cuda_graphs`` these are the env's own buffers,
+            overwritten by the next step (clone what you keep).
+        """
+        torch = self.torch
+        if self.tstream is None:
+            return self._step(actions)
+        caller = torch.cuda.current_stream()
+        self.tstream.wait_stream(caller)
+        with torch.cuda.stream(self.tstream):
+            self.a_in.copy_(torch.as_tensor(actions, device=self.device, dtype=torch.float32))
+            graphs = self.cfg.cuda_graphs and not self._eager and self.timings is None
+            out = self._graphed() if graphs else self._step(self.a_in)
+        caller.wait_stream(self.tstream)
+        return out
+
+    @property
+    def graphs_active(self) -> bool:
+        """True once the torch work of a step replays as captured CUDA graphs (from the second step on)."""
+        return self._graphs is not None
+
+    def _graphed(self):
+        """One step as: graph of the torch controller, the groups' physics graphs, graph of the rest.
+
+        The first call runs eagerly (warm-up: lazy initialisation must not happen inside a capture);
+        the second captures both torch graphs (nothing runs while capturing) and replays them.
+        """
+        torch = self.torch
+        if self._graphs is None:
+            if not self._warm:
+                self._warm = True
+                return self._step(self.a_in)
+            try:
+                self._graphs = self._capture()
+            except RuntimeError as err:  # an op that cannot be captured: run eagerly from now on
+                import warnings
+
+                torch.cuda.synchronize()
+                warnings.warn(f"CUDA graph capture failed, stepping eagerly: {err}", stacklevel=3)
+                self._eager = True  # this env only; the caller's WarpEnvConfig stays as given
+                return self._step(self.a_in)
+        pre, post = self._graphs
+        pre.replay()
+        self._physics()
+        post.replay()
+        return self._out
+
+    def _capture(self) -> tuple[Any, Any]:
+        """Capture the controller and the post-physics work as two CUDA graphs sharing one memory pool."""
+        torch = self.torch
+        pre, post = torch.cuda.CUDAGraph(), torch.cuda.CUDAGraph()
+        post.register_generator_state(self.gen)
+        with torch.cuda.graph(pre, stream=self.tstream):
+            self._control_all()
+        with torch.cuda.graph(post, pool=pre.pool(), stream=self.tstream):
+            self._out = self._finish()
+        return pre, post
+
+    def _phase(self, name: str, t0: float) -> float:
+        import time
+
+        if self.timings is None:
+            return t0
+        if self.tstream is not None:
+            self.torch.cuda.synchronize()
+        t1 = time.perf_counter()
+        self.timings[name] = self.timings.get(name, 0.0) + t1 - t0
+        return t1
+
+    def _control_all(self) -> None:
+        """Clip ``a_in`` into ``a`` and write every group's actuator targets (static shapes, no sync)."""
+        self.a.copy_(self.a_in.clamp(-1, 1))
+        for g in self.groups:
+            self._control(g, self.a[g.envs])
+
+    def _physics(self) -> None:
+        """Launch every group's physics graph on its own stream after the torch stream; join them."""
+        main = self.wp.stream_from_torch(self.tstream) if self.tstream is not None else None
+        for g in self.groups:
+            g.sim.launch(after=main)
+        for g in self.groups:
+            if main is not None:
+                main.wait_stream(g.sim.stream)
+
+    def _finish(self):
+        """Predicates, reward, autoreset and observation after the physics (static shapes, no sync)."""
+        torch, c, a = self.torch, self.cfg, self.a
+        success = torch.zeros(self.num_envs, dtype=torch.bool, device=self.device)
+        qd = torch.zeros(self.num_envs, 7, device=self.device)
+        q = torch.zeros(self.num_envs, 7, device=self.device)
+        for g in self.groups:
+            success[g.envs] = self._success(g)
+            qd[g.envs] = g.sim.t["qvel"][:, g.arm_v]
+            q[g.envs] = g.sim.t["qpos"][:, g.arm_q]
+        reward = self._reward(a, q, qd, success)
+        self.steps += 1
+        term = success & self.config.terminate_on_success
+        truncated = (self.steps >= self.config.horizon) & ~term
+        done = (term | truncated) & c.autoreset
+        for g in self.groups:
+            self._reset_worlds(g, done[g.envs])
+            self._observe(g)
+        self.prev.copy_(torch.where(done[:, None], torch.zeros_like(a), a))
+        self.steps.copy_(torch.where(done, torch.zeros_like(self.steps), self.steps))
+        self.obs[:, :7] = self.prev
+        return self.obs, reward, term, truncated, success
+
+    def reset_to_bank(self, entry=0):
+        """Restart every environment from a chosen layout-bank entry of its task (no random draw).
+
+        Entry b of a task is the state its scene compiler draws with seed b, which the CPU env starts
+        from with ``reset(options={"bank_entry": b})``: the two backends then start from the same state.
+
+        Args:
+            entry: int, or (N,) ints (torch or numpy) in [0, bank size).
+
+        Returns:
+            observations (N, 300) float32 on the device.
+
+        Raises:
+            InputError: an entry out of range.
+        """
+        torch = self.torch
+        b = torch.as_tensor(entry, device=self.device, dtype=torch.int64).expand(self.num_envs)
+        nbank = min(g.nbank for g in self.groups)
+        if int(b.min()) < 0 or int(b.max()) >= nbank:
+            raise InputError(None, f"bank entry must be in [0, {nbank}), got {b.tolist()}")
+        for g in self.groups:
+            t, w = g.sim.t, b[g.envs]
+            t["qpos"].copy_(g.bank["qpos"][g.wtask, w])
+            t["qvel"].zero_()
+            t["ctrl"].copy_(g.home[None].expand_as(t["ctrl"]))
+            for k in ("mocap_pos", "mocap_quat"):
+                t[k].copy_(g.bank[k][g.wtask, w])
+            for k, v in g.kin.items():
+                t[k].copy_(v[g.wtask, w].view_as(t[k]))
+            self._observe(g)
+        self.prev.zero_()
+        self.steps.zero_()
+        self.obs[:, :7] = 0
+        self.obs[:, 7:43] = self.task_code
+        return self.obs
+
+    def _step(self, actions):
+        """The eager step (no graphs; with :attr:`timings`, phases are timed with device synchronisations)."""
+        import time
+
+        t0 = self._phase("", time.perf_counter())
+        if actions is not self.a_in:
+            self.a_in.copy_(self.torch.as_tensor(actions, device=self.device, dtype=self.torch.float32))
+        self._control_all()
+        t0 = self._phase("control", t0)
+        self._physics()
+        t0 = self._phase("physics", t0)
+        out = self._finish()
+        self._phase("finish", t0)
+        return out
+
+    def _reward(self, a, q, qd, success):
+        """Task reward (N,) float32: :func:`torch_kernels.task_reward` with ``HeberoConfig.reward``; the
+        terms (``r_goal`` ... ``reward``) stay in :attr:`reward_terms`."""
+        qrange = self.torch.stack([self.q_lo, self.q_hi], -1)
+        self.reward_terms = tk.task_reward(success, a, self.prev, q, qd, qrange, self.config.reward)
+        return self.reward_terms["reward"]
+
+
+def default_cache_dir(task_ids: list[str]) -> Path:
+    """Where :func:`make_warp_vector_env` keeps the layout-group cache of a task list.
+
+    ``$SIMKIT_HEBERO_GPU_CACHE`` when set (used as is), else
+    ``~/.cache/simkit/hebero_gpu/<sha256 of the task ids, 12 hex>``.
+    """
+    import hashlib
+    import os
+
+    env = os.environ.get("SIMKIT_HEBERO_GPU_CACHE")
+    if env:
+        return Path(env)
+    key = hashlib.sha256("\n".join(task_ids).encode()).hexdigest()[:12]
+    return Path.home() / ".cache" / "simkit" / "hebero_gpu" / key
+
+
+def make_warp_vector_env(
+    num_envs: int = 40,
+    suite: str = "all",
+    tasks: list[str] | None = None,
+    cache_dir: str | Path | None = None,
+    libero_root: str | Path | None = None,
+    config: HeberoConfig | dict | None = None,
+    output: str = "torch",
+    seed: int = 0,
+    warp: WarpEnvConfig | dict | None = None,
+    equal_groups: bool = False,
+    render_mode: str | None = None,
+    backend: str = "warp",
+    **overrides: Any,
+):
+    """``gymnasium.make_vec("simkit/Hebero-v0", backend="warp", ...)``: a :class:`HeberoWarpVecEnv`.
+
+    Takes the CPU env's arguments: ``config`` (a :class:`~simkit.envs.hebero.config.HeberoConfig` or
+    dict) and keyword overrides of its fields, ``suite``/``tasks``, ``equal_groups``; ``warp`` holds
+    the GPU-only :class:`WarpEnvConfig`. The GPU is checked first. The layout-group cache
+    (``cache_dir``, default :func:`default_cache_dir`) is compiled from the installed LIBERO assets
+    (or ``libero_root``) with ``bank_size`` layouts per task when it does not hold the requested
+    tasks yet (a few minutes on the CPU, once).
+
+    Raises:
+        GpuUnavailable: no CUDA GPU, or warp-lang / mujoco-warp missing (one line).
+        InputError: unknown suite/task, bad ``output``, a bad config value or ``warp`` key, ``render_mode`` set
+            (no rendering on the GPU backend), N not a multiple of K with ``equal_groups``, an
+            unreadable cache.
+    """
+    from simkit.envs.hebero.tasks import descriptors, task_ids
+    from simkit.sims.hebero.layout_models import export_groups
+    from simkit.sims.hebero.warp_batch import require_gpu
+
+    require_gpu()
+    if output not in ("torch", "numpy"):
+        raise InputError(None, f"output must be 'torch' or 'numpy', not {output!r}")
+    if render_mode is not None:
+        raise InputError(
+            None, f"the GPU backend does not render (render_mode={render_mode!r}); use backend='cpu'"
+        )
+    cfg = make_config(config, overrides)
+    knobs = _warp_knobs(warp)
+    ids = task_ids(suite, tasks)
+    if equal_groups and num_envs % len(ids):
+        raise InputError(
+            None, f"num_envs={num_envs} is not a multiple of the {len(ids)} tasks (equal_groups=True)"
+        )
+    cache = Path(cache_dir) if cache_dir is not None else default_cache_dir(ids)
+    if not (cache / "groups.json").is_file():
+        export_groups(descriptors(ids, libero_root), libero_root, cache, bank=cfg.bank_size)
+    return HeberoWarpVecEnv(HeberoWarpBatch(cache, num_envs, ids, cfg, seed, knobs), output)
+
+
+def _warp_knobs(warp: WarpEnvConfig | dict | None) -> WarpEnvConfig | None:
+    """``warp=`` as a :class:`WarpEnvConfig`; raises InputError (one line) for a key it does not have."""
+    if not isinstance(warp, dict):
+        return warp
+    unknown = sorted(set(warp) - {f.name for f in dataclasses.fields(WarpEnvConfig)})
+    if unknown:
+        names = ", ".join(f.name for f in dataclasses.fields(WarpEnvConfig))
+        raise InputError(None, f"Hebero warp config {', '.join(unknown)}: unknown; known: {names}")
+    return WarpEnvConfig(**warp)
+
+
+def _vector_env_base() -> type:
+    import gymnasium
+
+    return gymnasium.vector.VectorEnv
+
+
+class HeberoWarpVecEnv(_vector_env_base()):  # type: ignore[misc]
+    """Gymnasium ``VectorEnv`` over :class:`HeberoWarpBatch` (same-step autoreset).
+
+    Spaces: observation Box(-inf, inf, (N, 300), float32); action Box(-1, 1, (N, 7), float32).
+    ``reset``/``step`` return torch CUDA tensors (``output="torch"``, what GPU PPO code consumes)
+    or numpy arrays (``output="numpy"``, one device-to-host copy per step). ``info`` holds
+    ``task_id`` (N,) int (index into :attr:`task_ids`), ``success`` (N,) bool and, after a step, the
+    reward terms (``r_goal``, ``r_smooth``, ... as the CPU env's), (N,) each.
+    """
+
+    def __init__(self, batch: HeberoWarpBatch, output: str = "torch"):
+        import gymnasium
+        from gymnasium.vector import AutoresetMode
+
+        self.metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.SAME_STEP}
+        self.batch, self.output = batch, output
+        self.num_envs = batch.num_envs
+        self.task_ids = batch.task_ids
+        self.single_observation_space = gymnasium.spaces.Box(-np.inf, np.inf, (OBS_DIM,), np.float32)
+        self.single_action_space = gymnasium.spaces.Box(-1.0, 1.0, (7,), np.float32)
+        self.observation_space = gymnasium.vector.utils.batch_space(
+            self.single_observation_space, self.num_envs
+        )
+        self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, self.num_envs)
+
+    def _out(self, x):
+        # the batch's tensors are its own buffers, overwritten by the next step: hand out copies
+        return x.cpu().numpy() if self.output == "numpy" else x.clone()
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        obs = self.batch.reset(seed=seed)
+        return self._out(obs), {"task_id": self._out(self.batch.task_index)}
+
+    def step(self, actions):
+        obs, reward, term, trunc, success = self.batch.step(actions)
+        info = {"task_id": self._out(self.batch.task_index), "success": self._out(success)}
+        info.update({k: self._out(v) for k, v in self.batch.reward_terms.items() if k != "reward"})
+        return self._out(obs), self._out(reward), self._out(term), self._out(trunc), info
+
+    def close(self, **kwargs: Any) -> None:
+        self.batch.close()

@@ -1,0 +1,1 @@
+"""``simkit/FoaNav-v0``: sound-guided navigation (:mod:`~simkit.envs.nav.env`)."""

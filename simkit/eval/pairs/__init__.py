@@ -1,0 +1,1 @@
+"""Pair consistency evaluation (:mod:`~simkit.eval.pairs.evaluate`)."""

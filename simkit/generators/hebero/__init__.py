@@ -1,0 +1,1 @@
+"""Hebero generators: ``hebero-demos`` (:mod:`~simkit.generators.hebero.generator`)."""

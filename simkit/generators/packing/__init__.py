@@ -1,0 +1,1 @@
+"""Packing generators: ``packing`` (:mod:`~simkit.generators.packing.generator`)."""

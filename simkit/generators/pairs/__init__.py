@@ -1,0 +1,1 @@
+"""Pairs generators: ``pairs`` (:mod:`~simkit.generators.pairs.generator`)."""

@@ -1,0 +1,818 @@
+"""MuJoCo task scenes for Hebero descriptors (``mujoco.MjSpec`` assembly).
+
+:func:`build_scene` turns one compiled task descriptor (see
+:mod:`simkit.scenes.hebero`) plus a LIBERO root into a compiled MuJoCo model:
+
+* arena: floor plane, and for table arenas a static table box whose top face
+  is the workspace frame origin (``arena.offset``, LIBERO's problem-class
+  constants); background meshes are not loaded (visual only);
+* workspace regions: a box site per region (``<region>``), centre of its first
+  range, half height 0.007 m, 0.005 m below the table top (LIBERO's
+  ``TargetZone``);
+* fixtures (mocap bodies: welded to the world, pose in ``data.mocap_pos/quat`` so that one
+  model serves every layout) and objects (free joint), each under a named
+  root body ``<entity>`` with the asset's ``object`` body attached under the
+  prefix ``<entity>/`` -- so sites are ``<entity>/<site>`` and joints
+  ``<entity>/<joint>``;
+* layout: every entity whose ``:init`` atom is ``On(e, workspace region)`` is
+  sampled uniformly in the region's world range with yaw uniform in its
+  ``:yaw_rotation`` range (0 when absent), redrawn while its placement circle
+  overlaps one already placed (robosuite/LIBERO rule: centre distance <=
+  r_a + r_b, r = xy distance of the asset's ``horizontal_radius_site``, or
+  half the smaller side of its collision box; at most ``max_tries`` draws,
+  else :class:`SampleRejected`); its lowest collision point rests
+  :data:`PLACE_CLEARANCE` above the support. ``On(e, site)`` / ``In(e, site)``
+  put ``e`` on the top / bottom face of that site, ``On(e, b)`` on top of b's
+  collision box. The layout is then checked with MuJoCo's contacts: two
+  entities (or an entity and the robot) penetrating deeper than
+  :data:`PENETRATION_TOL` reject it (``max_layouts`` layouts, then as many redraws
+  of the movable objects with the fixtures kept); when the regions force an
+  overlap, the later movable object is lifted in :data:`LIFT_STEP` steps and left
+  to settle (LIBERO drops objects from above); a fixture is never lifted. ``Open/Close/Turnon/
+  Turnoff`` atoms set the joints to LIBERO's range midpoints (:data:`INIT_QPOS`);
+* robot: the Franka Panda arm and gripper shipped in the ``robosuite`` wheel's
+  package data (read as files; robosuite itself is not imported), base at
+  :data:`ROBOT_BASE` (LIBERO's base offsets per problem class),
+  gravity-compensated, with joint position actuators (:data:`ARM_KP`) holding
+  LIBERO's home pose :data:`ROBOT_HOME`; zero action = hold. Actuators:
+  ``robot/act1..7`` (arm joint targets, rad) and
+  ``robot/gripper/finger_joint{1,2}_act`` (finger targets, m).
+
+Frames: world, z up, metres; quaternions (w, x, y, z).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from simkit.assets.mujoco_log import import_mujoco
+from simkit.core.errors import InputError, SampleRejected
+from simkit.sims.hebero.predicates import (
+    ZONE_HALF_HEIGHT,
+    ZONE_Z_BELOW_TOP,
+    Binding,
+    PredicateEvaluator,
+    touch_pairs,
+)
+
+#: LIBERO MountedPanda init_qpos (rad), the arm's home pose
+ROBOT_HOME = (0.0, -0.161037389, 0.0, -2.44459747, 0.0, 2.2267522, math.pi / 4.0)
+ARM_KP = 400.0  #: N m / rad, joint position gain (with gravity compensation)
+GRIPPER_OPEN = 0.04  #: m, finger opening of each finger at rest
+PLACE_CLEARANCE = 0.001  #: m, gap between an object's lowest collision point and its support when placed
+PENETRATION_TOL = 0.001  #: m, contact depth between two entities that rejects a layout
+LIFT_STEP = 0.005  #: m, lift step when regions force an overlap
+MAX_LIFT = 0.15  #: m, most an entity is lifted
+SIM_DT = 0.002  #: s, physics time step (robosuite/LIBERO's 500 Hz)
+
+#: world position (m) of the Panda base per LIBERO problem class: x from LIBERO's base_xpos_offset
+#: (0.16 m + half the table length behind the table centre; 0.25 m for the study table; (-0.6, 0) on the
+#: floor), z = the arm's mount height (0.913 m for the mounted arm, the table height for the arm standing
+#: on the ground beside the low living-room / coffee tables, 0 on the floor)
+ROBOT_BASE = {
+    "libero_tabletop_manipulation": (-0.66, 0.0, 0.913),
+    "libero_kitchen_tabletop_manipulation": (-0.66, 0.0, 0.913),
+    "libero_study_tabletop_manipulation": (-0.75, 0.0, 0.913),
+    "libero_living_room_tabletop_manipulation": (-0.51, 0.0, 0.42),
+    "libero_coffee_table_manipulation": (-0.51, 0.0, 0.41),
+    "libero_floor_manipulation": (-0.6, 0.0, 0.0),
+}
+
+#: joint positions that satisfy an init atom, midpoints of LIBERO's default ranges (m or rad)
+INIT_QPOS = {
+    "wooden_cabinet": {"open": -0.15, "close": 0.0025},
+    "white_cabinet": {"open": -0.15, "close": 0.0025},
+    "microwave": {"open": -1.7, "close": -0.0025},
+    "short_cabinet": {"open": 0.13, "close": -0.0025},
+    "short_fridge": {"open": 2.35, "close": -0.0025},
+    "flat_stove": {"turnon": 1.3, "turnoff": -0.0025},
+}
+
+
+def panda_dir() -> Path:
+    """Folder of the robosuite Panda assets (``robots/panda`` and ``grippers``) without importing robosuite.
+
+    Raises:
+        ExtraMissing-like SimkitError when robosuite is not installed.
+    """
+    import importlib.util
+
+    spec = importlib.util.find_spec("robosuite")
+    if spec is None or not spec.submodule_search_locations:
+        from simkit.core.errors import ExtraMissing
+
+        raise ExtraMissing("robosuite", "hebero")
+    return Path(next(iter(spec.submodule_search_locations))) / "models" / "assets"
+
+
+@dataclass
+class Scene:
+    """A built task scene.
+
+    Attributes:
+        model, data: compiled ``mujoco.MjModel`` / ``MjData`` (initial state, after ``mj_forward``).
+        spec: the ``mujoco.MjSpec`` it was compiled from.
+        binding: names -> ids for :class:`~simkit.sims.hebero.predicates.PredicateEvaluator`.
+        evaluator: a ready evaluator.
+        placements: entity -> (x, y, z, yaw) chosen (m, rad).
+        warnings: asset problems tolerated while loading (missing visual files, ...).
+        arm_qpos_adr: qpos addresses of the 7 arm joints.
+    """
+
+    model: Any
+    data: Any
+    spec: Any
+    binding: Binding
+    evaluator: PredicateEvaluator
+    descriptor: dict
+    placements: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    arm_qpos_adr: list[int] = field(default_factory=list)
+    layout: Layout | None = None
+
+    def reset(self, rng: np.random.Generator) -> None:
+        """Draw a new initial state into ``data``: robot home, ``:init`` joints, region layout (seeded by ``rng``)."""
+        import mujoco
+
+        assert self.layout is not None
+        self.layout.init_state(self.data, self.evaluator, self.warnings)
+        self.layout.sample(self.data, rng, self.warnings)
+        self.placements = dict(self.layout.placed)
+        mujoco.mj_forward(self.model, self.data)
+
+    def success(self) -> bool:
+        """Task success: the goal formula on the current state."""
+        return self.evaluator.formula(self.data, self.descriptor["goal"])
+
+    def object_positions(self) -> dict[str, np.ndarray]:
+        """World positions (3,), m, of the movable objects' root bodies."""
+        return {n: np.array(self.data.xpos[self.binding.bodies[n]]) for n in self.descriptor["objects"]}
+
+
+def _collision_extent(spec_child) -> tuple[np.ndarray, np.ndarray]:
+    """Collision AABB (lo, hi) of an asset at identity pose (m), from a compiled copy."""
+    import mujoco
+
+    from simkit.assets.mjcf2usd import geom_is_collision, mujoco_bbox
+
+    m = spec_child.compile()
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    geoms = [g for g in range(m.ngeom) if geom_is_collision(m, g) and m.geom_bodyid[g] != 0]
+    if not geoms:
+        geoms = [g for g in range(m.ngeom) if m.geom_bodyid[g] != 0]
+    return mujoco_bbox(m, d, geoms)
+
+
+def _horizontal_radius(child_spec, lo, hi) -> float:
+    """Placement radius (m): LIBERO's ``horizontal_radius_site`` xy distance, else half the smaller AABB side."""
+    for site in child_spec.sites:
+        if site.name == "horizontal_radius_site":
+            return float(math.hypot(site.pos[0], site.pos[1]))
+    return float(min(hi[0] - lo[0], hi[1] - lo[1]) / 2)
+
+
+def _entity_aabb(model, data, entity: str) -> tuple[np.ndarray, np.ndarray]:
+    """World AABB (lo, hi), m, of an attached entity's collision geoms."""
+    import mujoco
+
+    from simkit.assets.mjcf2usd import geom_is_collision, mujoco_bbox
+
+    bid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, entity)
+    geoms = [
+        g
+        for g in range(model.ngeom)
+        if geom_is_collision(model, g) and _is_descendant(model, int(model.geom_bodyid[g]), bid)
+    ]
+    return mujoco_bbox(model, data, geoms)
+
+
+def _yaw_quat(yaw: float) -> list[float]:
+    return [math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2)]
+
+
+def _add_panda(spec, base_pos) -> None:
+    import mujoco
+
+    from simkit.assets.mjcf2usd import load_mjcf
+
+    root = panda_dir()
+    arm: Any = load_mjcf(root / "robots" / "panda" / "robot.xml", compile_check=False).spec
+    grip: Any = load_mjcf(root / "grippers" / "panda_gripper.xml", compile_check=False).spec
+    # drop robosuite's torque motors / gripper servos and F/T sensors: simkit adds its own actuators below
+    for sp in (arm, grip):
+        for el in list(sp.actuators) + list(sp.sensors):
+            sp.delete(el)
+    hand = arm.body("right_hand")
+    hand.add_frame().attach_body(grip.worldbody.first_body(), "gripper/", "")
+    frame = spec.worldbody.add_frame(pos=list(base_pos))
+    frame.attach_body(arm.worldbody.first_body(), "robot/", "")
+    for i, _q in enumerate(ROBOT_HOME, start=1):
+        spec.add_actuator(
+            name=f"robot/act{i}",
+            target=f"robot/joint{i}",
+            trntype=mujoco.mjtTrn.mjTRN_JOINT,
+            gainprm=[ARM_KP] + [0] * 9,
+            biasprm=[0, -ARM_KP, -2 * math.sqrt(ARM_KP)] + [0] * 7,
+            biastype=mujoco.mjtBias.mjBIAS_AFFINE,
+            gaintype=mujoco.mjtGain.mjGAIN_FIXED,
+        )
+    for j, _sign in (("robot/gripper/finger_joint1", 1.0), ("robot/gripper/finger_joint2", -1.0)):
+        spec.add_actuator(
+            name=f"{j}_act",
+            target=j,
+            trntype=mujoco.mjtTrn.mjTRN_JOINT,
+            gainprm=[1000.0] + [0] * 9,
+            biasprm=[0, -1000.0, -50.0] + [0] * 7,
+            biastype=mujoco.mjtBias.mjBIAS_AFFINE,
+            gaintype=mujoco.mjtGain.mjGAIN_FIXED,
+            forcerange=[-20, 20],
+            forcelimited=1,
+        )
+    for b in spec.bodies:
+        if b.name.startswith("robot/") or b.name.startswith("gripper/"):
+            b.gravcomp = 1.0
+
+
+def _new_spec(desc: dict):
+    """An ``MjSpec`` with the arena: floor, lights, the table (box top + visual legs), two cameras."""
+    import mujoco
+
+    arena = desc["arena"]
+    ox, oy, oz = arena["offset"]
+    spec = mujoco.MjSpec()
+    spec.modelname = desc["name"][:60]
+    spec.option.timestep = SIM_DT
+    spec.option.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
+    spec.visual.global_.offwidth = 1280
+    spec.visual.global_.offheight = 960
+    wb = spec.worldbody
+    wb.add_geom(name="floor", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[3, 3, 0.1], rgba=[0.55, 0.55, 0.58, 1])
+    wb.add_light(pos=[1, 1, 4], dir=[-0.2, -0.2, -1], diffuse=[0.7, 0.7, 0.7])
+    wb.add_light(pos=[-2, -2, 4], dir=[0.4, 0.4, -1], diffuse=[0.5, 0.5, 0.5])
+    if arena["kind"] == "table":
+        sx, sy, th = arena["size"]
+        tb = wb.add_body(name="table", pos=[ox, oy, oz - th / 2])
+        tb.add_geom(
+            name="table_top",
+            type=mujoco.mjtGeom.mjGEOM_BOX,
+            size=[sx / 2, sy / 2, th / 2],
+            rgba=[0.62, 0.47, 0.33, 1],
+            friction=[1, 0.005, 0.0001],
+        )
+        leg_h = (oz - th) / 2
+        for i, (lx, ly) in enumerate(((1, 1), (1, -1), (-1, 1), (-1, -1))):
+            tb.add_geom(
+                name=f"table_leg{i}",
+                type=mujoco.mjtGeom.mjGEOM_CYLINDER,
+                size=[0.025, leg_h, 0],
+                pos=[lx * (sx / 2 - 0.05), ly * (sy / 2 - 0.05), -th / 2 - leg_h],
+                contype=0,
+                conaffinity=0,
+                rgba=[0.3, 0.3, 0.3, 1],
+            )
+    # front camera looking back at the robot (like LIBERO's agentview) and a top-down camera
+    wb.add_camera(name="agentview", pos=[ox + 1.0, oy, oz + 0.45], xyaxes=[0, 1, 0, -0.4, 0, 0.92])
+    wb.add_camera(name="birdview", pos=[ox, oy, oz + 1.6], xyaxes=[0, 1, 0, -1, 0, 0])
+    # workspace regions: box sites (LIBERO TargetZone), centre of the first range
+    for rname, r in desc["regions"].items():
+        if r["kind"] != "workspace":
+            continue
+        x0, y0, x1, y1 = r["ranges_world"][0]
+        wb.add_site(
+            name=rname,
+            type=mujoco.mjtGeom.mjGEOM_BOX,
+            pos=[(x0 + x1) / 2, (y0 + y1) / 2, oz - ZONE_Z_BELOW_TOP],
+            size=[max((x1 - x0) / 2, 1e-3), max((y1 - y0) / 2, 1e-3), ZONE_HALF_HEIGHT],
+            rgba=[0.9, 0.2, 0.2, 0.0],
+        )
+    return spec
+
+
+@dataclass
+class _Asset:
+    kind: str  # "fixture" | "object"
+    spec: object
+    extent: tuple[np.ndarray, np.ndarray]
+    radius: float
+
+
+def strip_visuals(spec) -> None:
+    """Delete visual-only geoms (``contype = conaffinity = 0``) and the meshes, textures and materials
+    nothing references any more. LIBERO's visual meshes are most of a task model's memory (about
+    200 MB per task); physics and the goal tests use only collision geometry."""
+    for g in list(spec.geoms):
+        if g.contype == 0 and g.conaffinity == 0:
+            spec.delete(g)
+    used = {g.meshname for g in spec.geoms}
+    for m in list(spec.meshes):
+        if m.name not in used:
+            spec.delete(m)
+    used_mat = {g.material for g in spec.geoms} | {s.material for s in spec.sites}
+    for mat in list(spec.materials):
+        if mat.name not in used_mat:
+            spec.delete(mat)
+    used_tex = {t for mat in spec.materials for t in mat.textures if t}
+    for tex in list(spec.textures):
+        if tex.name not in used_tex:
+            spec.delete(tex)
+
+
+def _freeze_inertia(spec) -> None:
+    """Give every body the mass and inertia its full model has (visual geoms included, as MuJoCo and
+    LIBERO compute them), so that :func:`strip_visuals` leaves the dynamics unchanged."""
+    full = spec.copy().compile()
+    for b in spec.bodies:
+        if b.name == "world":
+            continue
+        i = full.body(b.name).id
+        b.explicitinertial = True
+        b.mass = float(full.body_mass[i])
+        b.ipos = list(full.body_ipos[i])
+        b.iquat = list(full.body_iquat[i])
+        b.inertia = list(full.body_inertia[i])
+
+
+def _load_assets(
+    desc: dict, root: Path, warnings: list[str], where: str = "under --libero-root"
+) -> dict[str, _Asset]:
+    """Load every fixture and object asset of a descriptor (MJCF), with its collision extent and radius."""
+    from simkit.assets.mjcf2usd import load_mjcf
+
+    out: dict[str, _Asset] = {}
+    entities = {
+        **{n: ("fixture", v) for n, v in desc["fixtures"].items()},
+        **{n: ("object", v) for n, v in desc["objects"].items()},
+    }
+    for name, (kind, info) in entities.items():
+        if info["asset"] is None:
+            raise InputError(
+                None, f"task {desc['task_id']}: no known asset for category {info['category']!r} ({name})"
+            )
+        path = root / info["asset"]
+        if not path.is_file():
+            raise InputError(path, f"asset of {name} ({info['category']}) not found {where}")
+        loaded = load_mjcf(path, compile_check=False, merged=True)
+        warnings += loaded.warnings
+        # LIBERO (robosuite MujocoXMLObject) places the body named "object" at the sampled pose and
+        # ignores its authored pos/quat; do the same
+        obj = _object_body(loaded.spec)
+        obj.pos = [0.0, 0.0, 0.0]
+        obj.quat = [1.0, 0.0, 0.0, 0.0]
+        parent = obj.parent
+        if parent is not None and hasattr(parent, "pos") and parent.name != "world":
+            parent.pos = [0.0, 0.0, 0.0]
+        try:
+            ext = _collision_extent(loaded.spec)
+        except (ValueError, RuntimeError) as exc:
+            raise InputError(path, f"MuJoCo rejects the model: {exc}") from None
+        out[name] = _Asset(kind, loaded.spec, ext, _horizontal_radius(loaded.spec, *ext))
+    return out
+
+
+def _placement_plan(
+    desc: dict, names: list[str]
+) -> tuple[list[tuple[str, dict]], list[tuple[str, str, str]]]:
+    """Split the ``:init`` placement atoms: workspace-region draws (in order) and entities on/in others."""
+    ws_plan: list[tuple[str, dict]] = []
+    deferred: list[tuple[str, str, str]] = []
+    seen: set[str] = set()
+    for atom in desc["init"]:
+        if atom[0] not in ("on", "in") or atom[1] not in names or atom[1] in seen:
+            continue
+        ent, reg = atom[1], atom[2]
+        seen.add(ent)
+        r = desc["regions"].get(reg)
+        if r is not None and r["kind"] == "workspace":
+            ws_plan.append((ent, r))
+        else:
+            deferred.append((atom[0], ent, reg))
+    missing = [n for n in names if n not in seen]
+    if missing:
+        raise InputError(None, f"task {desc['task_id']}: no placement atom (On/In a region) for {missing}")
+    return ws_plan, deferred
+
+
+def _bind(desc: dict, model, names: list[str], categories: dict[str, str], warnings: list[str]) -> Binding:
+    """Names -> ids of every entity, region site and articulated joint (for the predicates)."""
+    import mujoco
+
+    binding = Binding(categories=dict(categories))
+    hinge_slide = (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE))
+    for name in names:
+        bid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, name)
+        binding.bodies[name] = bid
+        sub = subtree_bodies(model, bid)
+        binding.subtree_geoms[name] = np.array(
+            [
+                g
+                for g in range(model.ngeom)
+                if model.geom_bodyid[g] in sub and (model.geom_contype[g] or model.geom_conaffinity[g])
+            ],
+            int,
+        )
+        binding.joints[name] = [
+            j
+            for j in range(model.njnt)
+            if model.jnt_bodyid[j] in sub and int(model.jnt_type[j]) in hinge_slide
+        ]
+    for rname, r in desc["regions"].items():
+        sname = rname if r["kind"] == "workspace" else f"{r['target']}/{r['site']}"
+        sid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SITE, sname)
+        if sid < 0:
+            warnings.append(f"task {desc['task_id']}: region {rname}: site {sname!r} not found in the asset")
+            continue
+        binding.sites[rname] = sid
+        binding.site_size[rname] = np.array(model.site_size[sid])
+        binding.site_parent[rname] = None if r["kind"] == "workspace" else r["target"]
+        if r["kind"] != "workspace":
+            sb = int(model.site_bodyid[sid])
+            binding.site_joints[rname] = [
+                j
+                for j in range(model.njnt)
+                if model.jnt_bodyid[j] == sb and int(model.jnt_type[j]) != int(mujoco.mjtJoint.mjJNT_FREE)
+            ]
+    return binding
+
+
+def build_scene(
+    desc: dict,
+    libero_root: str | Path | None = None,
+    rng: np.random.Generator | None = None,
+    with_robot: bool = True,
+    max_tries: int = 1000,
+    max_layouts: int = 10,
+    visual: bool = True,
+) -> Scene:
+    """Assemble, place and compile the MuJoCo scene of one task descriptor.
+
+    Args:
+        desc: a descriptor from :func:`simkit.scenes.hebero.compile_task`.
+        libero_root: folder holding ``assets/``; None: the installed LIBERO asset tree
+            (:func:`simkit.assets.libero_assets.libero_root`).
+        rng: randomness for region sampling (default: ``np.random.default_rng(0)``).
+        with_robot: add the Panda arm and gripper.
+        max_tries: circle-test draws per entity and layout.
+        max_layouts: full layouts drawn before penetrating movable objects are lifted apart.
+        visual: keep visual-only geoms and their meshes/textures (False: :func:`strip_visuals`, for
+            simulation without rendering; a tenth of the memory).
+
+    Returns:
+        :class:`Scene` (after ``mj_forward``; nothing has been simulated). Fixtures are mocap
+        bodies (welded; pose in ``data.mocap_pos/mocap_quat``), so one model serves every layout.
+
+    Raises:
+        InputError: an asset is missing or unloadable (naming the file), an
+            entity has no placement atom.
+        LiberoAssetsMissing: ``libero_root`` is None and the asset wheels are not installed.
+        SampleRejected: no collision-free placement within ``max_tries`` draws, or
+            penetrations that lifting movable objects by :data:`MAX_LIFT` does not remove.
+    """
+    mujoco = import_mujoco()
+    where = "under --libero-root"
+    if libero_root is None:
+        from simkit.assets.libero_assets import libero_root as installed_root
+
+        libero_root, where = installed_root(), "in the installed LIBERO asset tree"
+    warnings: list[str] = []
+    assets = _load_assets(desc, Path(libero_root), warnings, where)
+    names = list(assets)
+    ws_plan, deferred = _placement_plan(desc, names)
+    spec = _new_spec(desc)
+    for i, name in enumerate(names):  # provisional poses; the layout below moves them
+        a = assets[name]
+        body = spec.worldbody.add_body(name=name, pos=[0.0, 0.0, 5.0 + 2.0 * i], mocap=a.kind == "fixture")
+        if a.kind == "object":
+            body.add_freejoint(name=f"{name}/free")
+        body.add_frame().attach_body(_object_body(a.spec), f"{name}/", "")
+    for a_name, b_name in touch_pairs(
+        desc
+    ):  # contact sensors for the goal's touching tests (batched backends)
+        spec.add_sensor(
+            name=f"touch:{a_name}:{b_name}",
+            type=mujoco.mjtSensor.mjSENS_CONTACT,
+            objtype=mujoco.mjtObj.mjOBJ_XBODY,
+            objname=a_name,
+            reftype=mujoco.mjtObj.mjOBJ_XBODY,
+            refname=b_name,
+            intprm=[1, 0, 1],  # data = found (number of contacts), no reduction, one slot
+        )
+    if with_robot:
+        top = desc["arena"]["offset"][2]
+        _add_panda(spec, ROBOT_BASE.get(desc["arena"]["problem"].lower(), (-0.66, 0.0, top)))
+    if not visual:
+        _freeze_inertia(spec)
+        strip_visuals(spec)
+    try:
+        model = spec.compile()
+    except (ValueError, RuntimeError) as exc:
+        raise InputError(None, f"task {desc['task_id']}: scene does not compile: {exc}") from None
+    data = mujoco.MjData(model)
+    binding = _bind(
+        desc,
+        model,
+        names,
+        {n: v["category"] for n, v in {**desc["fixtures"], **desc["objects"]}.items()},
+        warnings,
+    )
+    for a_name, b_name in touch_pairs(desc):
+        sid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SENSOR, f"touch:{a_name}:{b_name}")
+        binding.touch[(a_name, b_name)] = binding.touch[(b_name, a_name)] = int(model.sensor_adr[sid])
+    layout = Layout(desc, model, assets, ws_plan, deferred, with_robot, max_tries, max_layouts)
+    scene = Scene(model, data, spec, binding, PredicateEvaluator(model, binding), desc, layout=layout)
+    scene.warnings = warnings
+    scene.arm_qpos_adr = layout.arm_qpos_adr
+    scene.reset(rng if rng is not None else np.random.default_rng(0))
+    return scene
+
+
+class Layout:
+    """Initial-state sampler of one compiled task scene (robot home, ``:init`` joints, region draws).
+
+    Placement follows the module doc: workspace draws with the circle test, deferred entities on
+    or in their parents, MuJoCo contacts reject layouts whose entities penetrate by more than
+    :data:`PENETRATION_TOL`. When the regions force an overlap after ``max_layouts`` layouts, only
+    movable objects are lifted (:data:`LIFT_STEP` steps, at most :data:`MAX_LIFT`); a fixture is
+    never moved off its support.
+    """
+
+    def __init__(
+        self, desc, model, assets: dict[str, _Asset], ws_plan, deferred, with_robot, max_tries, max_layouts
+    ):
+        import mujoco
+
+        self.desc, self.model, self.assets = desc, model, assets
+        self.ws_plan, self.deferred = ws_plan, deferred
+        self.max_tries, self.max_layouts = max_tries, max_layouts
+        self.names = list(assets)
+        self.top = float(desc["arena"]["offset"][2])
+        self.bodies = {n: mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, n) for n in self.names}
+        self.owner = np.full(model.ngeom, -1, int)  # geom -> entity index (len(names) = robot)
+        for g in range(model.ngeom):
+            b = int(model.geom_bodyid[g])
+            for k, n in enumerate(self.names):
+                if _is_descendant(model, b, self.bodies[n]):
+                    self.owner[g] = k
+            if (mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, b) or "").startswith("robot/"):
+                self.owner[g] = len(self.names)
+        self.arm_qpos_adr: list[int] = []
+        self.home: list[tuple[int, int, float]] = []  # (qpos adr, actuator id, value)
+        if with_robot:
+            joints = [(f"robot/joint{i}", f"robot/act{i}", q) for i, q in enumerate(ROBOT_HOME, start=1)]
+            joints += [
+                ("robot/gripper/finger_joint1", "robot/gripper/finger_joint1_act", GRIPPER_OPEN),
+                ("robot/gripper/finger_joint2", "robot/gripper/finger_joint2_act", -GRIPPER_OPEN),
+            ]
+            for jn, an, q in joints:
+                adr = int(model.jnt_qposadr[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, jn)])
+                self.home.append((adr, mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, an), q))
+            self.arm_qpos_adr = [h[0] for h in self.home[:7]]
+        self.placed: dict[str, tuple[float, float, float, float]] = {}
+
+    def set_pose(self, data, name: str, x: float, y: float, z: float, yaw: float) -> None:
+        """Put an entity's root body at (x, y, z) m with yaw rad (free joint qpos or mocap pose)."""
+        bid = self.bodies[name]
+        if self.assets[name].kind == "object":
+            adr = self.model.jnt_qposadr[self.model.body_jntadr[bid]]
+            data.qpos[adr : adr + 3] = [x, y, z]
+            data.qpos[adr + 3 : adr + 7] = _yaw_quat(yaw)
+        else:
+            mid = self.model.body_mocapid[bid]
+            data.mocap_pos[mid] = [x, y, z]
+            data.mocap_quat[mid] = _yaw_quat(yaw)
+
+    def penetrating(self, data) -> list[tuple[int, int]]:
+        """Entity pairs (indices; len(names) = robot) in contact deeper than :data:`PENETRATION_TOL`."""
+        import mujoco
+
+        mujoco.mj_forward(self.model, data)
+        out = []
+        for c in data.contact[: data.ncon]:
+            a, b = self.owner[c.geom1], self.owner[c.geom2]
+            if a >= 0 and b >= 0 and a != b and c.dist < -PENETRATION_TOL:
+                out.append((int(a), int(b)))
+        return out
+
+    def init_state(self, data, evaluator: PredicateEvaluator, warnings: list[str]) -> None:
+        """Reset ``data``, put the robot at home (controls holding it) and set ``:init`` joint atoms."""
+        import mujoco
+
+        mujoco.mj_resetData(self.model, data)
+        for adr, act, q in self.home:
+            data.qpos[adr] = q
+            data.ctrl[act] = q
+        for atom in self.desc["init"]:
+            if atom[0] in ("open", "close", "turnon", "turnoff"):
+                joints, cat = evaluator.joints_of(atom[1])
+                qi = INIT_QPOS.get(cat, {}).get(atom[0])
+                if qi is None:
+                    warnings.append(
+                        f"task {self.desc['task_id']}: cannot set {atom} (no joint values for {cat!r})"
+                    )
+                    continue
+                for j in joints:
+                    data.qpos[self.model.jnt_qposadr[j]] = qi
+
+    def draw_workspace(self, data, rng: np.random.Generator, movable_only: bool = False) -> None:
+        """Draw every workspace-region entity (circle test); ``movable_only`` keeps fixtures where they are."""
+        circles: list[tuple[float, float, float]] = []
+        for ent, r in self.ws_plan:
+            a = self.assets[ent]
+            if movable_only and a.kind == "fixture":
+                x, y, _, _ = self.placed[ent]
+                circles.append((x, y, a.radius))
+                continue
+            x, y, yaw = self._draw_one(ent, r, circles, rng)
+            circles.append((x, y, a.radius))
+            self.placed[ent] = (x, y, self.top - float(a.extent[0][2]) + PLACE_CLEARANCE, yaw)
+            self.set_pose(data, ent, *self.placed[ent])
+
+    def _draw_one(self, ent: str, r: dict, circles, rng: np.random.Generator) -> tuple[float, float, float]:
+        ranges = r["ranges_world"]
+        yaws = r["yaw_ranges"] or [[0.0, 0.0]]
+        rad = self.assets[ent].radius
+        for _ in range(self.max_tries):
+            x0, y0, x1, y1 = ranges[int(rng.integers(len(ranges)))]
+            x, y = float(rng.uniform(x0, x1)), float(rng.uniform(y0, y1))
+            ya, yb = yaws[int(rng.integers(len(yaws)))]
+            yaw = float(rng.uniform(ya, yb))
+            if all(math.hypot(x - fx, y - fy) > rad + fr for fx, fy, fr in circles):
+                return x, y, yaw
+        raise SampleRejected(
+            f"task {self.desc['task_id']}: no collision-free placement for {ent} in "
+            f"{r['target']} region after {self.max_tries} draws"
+        )
+
+    def place_deferred(self, data) -> None:
+        """Put entities whose init atom names a site or another entity on / in it (after their parents)."""
+        import mujoco
+
+        pending = list(self.deferred)
+        while pending:
+            mujoco.mj_forward(self.model, data)
+            still = [p for p in pending if not self._place_on_parent(data, *p)]
+            if len(still) == len(pending):
+                raise InputError(
+                    None,
+                    f"task {self.desc['task_id']}: cannot place {[x[1] for x in still]} "
+                    "(their regions belong to entities that are not placed)",
+                )
+            pending = still
+
+    def _place_on_parent(self, data, pred: str, ent: str, reg: str) -> bool:
+        import mujoco
+
+        model = self.model
+        lo, hi = self.assets[ent].extent
+        cx, cy = (lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2
+        if reg in self.assets:  # On(a, b), b an asset: on top of b's collision box, centred on b
+            if reg not in self.placed:
+                return False
+            _, phi = _entity_aabb(model, data, reg)
+            bx, by = data.xpos[self.bodies[reg]][:2]
+            self.placed[ent] = (float(bx - cx), float(by - cy), float(phi[2] - lo[2] + PLACE_CLEARANCE), 0.0)
+            self.set_pose(data, ent, *self.placed[ent])
+            return True
+        r = self.desc["regions"].get(reg)
+        parent = None if r is None else r["target"]
+        if r is None or parent not in self.placed:
+            return False
+        sid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SITE, f"{parent}/{r['site']}")
+        if sid < 0:
+            raise InputError(
+                self.desc["fixtures"].get(parent, self.desc["objects"].get(parent, {})).get("asset"),
+                f"site {r['site']!r} (region {reg}) not found",
+            )
+        sp = data.site_xpos[sid]
+        half = np.abs(data.site_xmat[sid].reshape(3, 3) @ model.site_size[sid])
+        base = sp[2] + half[2] if pred == "on" else sp[2] - half[2]
+        if pred == "on":  # rest on the parent's highest collision surface under the site centre
+            base = max(base, _surface_below(model, data, parent, sp))
+        self.placed[ent] = (float(sp[0] - cx), float(sp[1] - cy), float(base - lo[2] + PLACE_CLEARANCE), 0.0)
+        self.set_pose(data, ent, *self.placed[ent])
+        return True
+
+    def sample(self, data, rng: np.random.Generator, warnings: list[str]) -> None:
+        """Draw a full layout into ``data``: up to ``max_layouts`` layouts, then redraws of the movable
+        objects only, then lifting of penetrating movable objects (never fixtures)."""
+        pens: list[tuple[int, int]] = []
+        self.placed.clear()
+        for attempt in range(2 * self.max_layouts):
+            self.draw_workspace(data, rng, movable_only=attempt >= self.max_layouts)
+            self.place_deferred(data)
+            pens = self.penetrating(data)
+            if not pens:
+                return
+        self._lift_apart(data, pens, warnings)
+
+    def _lift_apart(self, data, pens: list[tuple[int, int]], warnings: list[str]) -> None:
+        order = [e for e, _ in self.ws_plan] + [d[1] for d in self.deferred]
+        lifted: set[str] = set()
+        for _ in range(int(MAX_LIFT / LIFT_STEP)):
+            if not pens:
+                break
+            for a, b in pens:
+                cand = [
+                    self.names[k]
+                    for k in (a, b)
+                    if k < len(self.names) and self.assets[self.names[k]].kind == "object"
+                ]
+                if not cand:
+                    continue
+                e = max(cand, key=order.index)
+                x, y, z, yaw = self.placed[e]
+                self.placed[e] = (x, y, z + LIFT_STEP, yaw)
+                self.set_pose(data, e, *self.placed[e])
+                lifted.add(e)
+            pens = self.penetrating(data)
+        if pens:
+            who = sorted({self.names[k] if k < len(self.names) else "robot" for p in pens for k in p})
+            raise SampleRejected(f"task {self.desc['task_id']}: cannot separate {who}")
+        warnings.append(
+            f"task {self.desc['task_id']}: regions overlap; lifted {sorted(lifted)} to rest on their neighbours"
+        )
+
+
+def _object_body(child_spec):
+    """The asset body LIBERO places: the one named ``object``, else the first top-level body."""
+    try:
+        b = child_spec.body("object")
+    except (KeyError, ValueError):
+        b = None
+    return b if b is not None else child_spec.worldbody.first_body()
+
+
+def _is_descendant(model, b: int, root: int) -> bool:
+    while b > 0:
+        if b == root:
+            return True
+        b = int(model.body_parentid[b])
+    return False
+
+
+def subtree_bodies(model, root: int) -> np.ndarray:
+    """Ids (int64, ascending) of body ``root`` and its descendants; empty for the world body or -1."""
+    return np.array([b for b in range(model.nbody) if _is_descendant(model, b, root)], np.int64)
+
+
+def _surface_below(model, data, entity: str, point) -> float:
+    """Highest top face (m) of the entity's collision boxes whose xy footprint contains ``point``."""
+    import mujoco
+
+    bid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, entity)
+    best = -np.inf
+    for g in range(model.ngeom):
+        if not _is_descendant(model, int(model.geom_bodyid[g]), bid):
+            continue
+        if not (model.geom_contype[g] or model.geom_conaffinity[g]):
+            continue
+        r = data.geom_xmat[g].reshape(3, 3)
+        c = data.geom_xpos[g] + r @ model.geom_aabb[g][:3]
+        h = np.abs(r) @ model.geom_aabb[g][3:]
+        if abs(point[0] - c[0]) < h[0] and abs(point[1] - c[1]) < h[1] and c[2] + h[2] < point[2] + 0.05:
+            best = max(best, c[2] + h[2])
+    return float(best)
+
+
+def settle(scene: Scene, seconds: float = 5.0) -> dict[str, float]:
+    """Simulate with zero action (arm holds its pose) for ``seconds``; return each object's drift (m).
+
+    Drift = ||p(T) - p(0)|| of each movable object's root body.
+    Raises ``SampleRejected`` when the state becomes non-finite (penetration blow-up).
+    """
+    import mujoco
+
+    p0 = scene.object_positions()
+    n = int(round(seconds / scene.model.opt.timestep))
+    for _ in range(n):
+        mujoco.mj_step(scene.model, scene.data)
+    if not np.all(np.isfinite(scene.data.qpos)):
+        raise SampleRejected(f"{scene.descriptor['task_id']}: simulation diverged")
+    p1 = scene.object_positions()
+    return {k: float(np.linalg.norm(p1[k] - p0[k])) for k in p0}
+
+
+def render_views(
+    scene: Scene, width: int = 480, height: int = 360, cameras=("agentview", "birdview")
+) -> list:
+    """Render RGB images (H, W, 3) uint8 of the scene's current state with MuJoCo's offscreen renderer.
+
+    Sites are hidden; collision geoms are drawn with the visual ones (some assets ship without
+    their visual meshes). Uses ``MUJOCO_GL`` (egl or osmesa) as set by the caller before mujoco is
+    imported; raises when no GL context can be made.
+    """
+    import mujoco
+
+    out = []
+    opt = mujoco.MjvOption()
+    opt.sitegroup[:] = 0  # hide helper sites (regions, grip markers)
+    with mujoco.Renderer(scene.model, height, width) as r:
+        for cam in cameras:
+            r.update_scene(scene.data, camera=cam, scene_option=opt)
+            out.append(r.render().copy())
+    return out
