@@ -89,7 +89,7 @@ def test_set_values(keys, data):
 @FUZZ
 @given(st.data())
 def test_bddl_parser(data):
-    from simkit.scenes.bddl import parse_bddl
+    from simkit.scenes.hebero import parse_bddl
 
     text = BDDL[data.draw(st.integers(0, len(BDDL) - 1))].read_text()
     for _ in range(data.draw(st.integers(1, 5))):
