@@ -56,14 +56,19 @@ def _limit_memory() -> None:
 
 
 def simkit(args: list[str], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "simkit", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        preexec_fn=_limit_memory,
-    )
+    """Run ``simkit ARGS``; a run past ``timeout`` seconds is killed and reported as exit 124 (not clear)."""
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "simkit", *args],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            preexec_fn=_limit_memory,
+        )
+    except subprocess.TimeoutExpired as exc:
+        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else exc.stdout or ""
+        return subprocess.CompletedProcess(exc.cmd, 124, out, f"timed out after {timeout:.0f} s (killed)")
 
 
 def tree_digest(root: Path) -> dict[str, str]:
