@@ -21,7 +21,7 @@ from simkit.core.generator import Generator
 from simkit.core.registry import load
 from simkit.core.seeding import episode_rng
 from simkit.episodes.codecs import dumps_json, encode
-from simkit.episodes.corpus import CorpusLayout, episode_key, sha256, write_partial
+from simkit.episodes.corpus import CorpusLayout, episode_key, params_digest, sha256, write_partial
 from simkit.episodes.storage import corpus_path
 
 
@@ -39,10 +39,6 @@ class RunSpec:
 
     def shard_of(self, index: int) -> int:
         return index // self.episodes_per_shard
-
-
-def params_digest(params: dict) -> str:
-    return sha256(dumps_json(params))[:16]
 
 
 class Worker:
