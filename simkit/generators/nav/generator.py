@@ -267,8 +267,9 @@ class FoaNavGenerator(Generator[FoaNavConfig]):
     Config = FoaNavConfig
     fields = FIELDS
     required_fields = tuple(f.name for f in FIELDS if f.required)
-    structural_params = ("n_rooms", "geodesic_m", "n_steps", "label", "walls_crossed_at_start")
-    surface_params = ("lufs", "source_height_m", "absorption", "interferer_snr_db")
+    # named apart from the config's ranges (a parameter named like a config key must equal it)
+    structural_params = ("rooms", "geodesic_start_m", "n_steps", "label", "walls_crossed_at_start")
+    surface_params = ("source_lufs", "source_z_m", "wall_absorption", "interferer_snr_db")
     smoke_config: ClassVar[dict[str, Any]] = {
         "width_m": [5.0, 6.0],
         "depth_m": [4.0, 5.0],
@@ -486,10 +487,10 @@ class FoaNavGenerator(Generator[FoaNavConfig]):
         if c.frames:
             fields["rgb"], fields["depth"] = self._frames(plan, poses)
         params = {
-            "structural": {"n_rooms": len(plan.rooms) if plan else None, "geodesic_m": sg.geodesic_m,
+            "structural": {"rooms": len(plan.rooms) if plan else None, "geodesic_start_m": sg.geodesic_m,
                            "n_steps": len(poses), "label": info["label"], "walls_crossed_at_start": walls0},
-            "surface": {"lufs": info["lufs"], "source_height_m": float(source_xyz[2]),
-                        "absorption": info["absorption"], "interferer_snr_db": [i["snr_db"] for i in info["interferers"]]},
+            "surface": {"source_lufs": info["lufs"], "source_z_m": float(source_xyz[2]),
+                        "wall_absorption": info["absorption"], "interferer_snr_db": [i["snr_db"] for i in info["interferers"]]},
         }  # fmt: skip
         return Episode(fields, params=params)
 
