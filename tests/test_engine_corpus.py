@@ -87,6 +87,14 @@ def test_different_seed_gives_different_corpus(tmp_path):
     assert len(data) == 9 and all(a[n] != b[n] for n in data)
 
 
+def test_an_invalid_sample_fails_at_once_without_redraws(tmp_path):
+    s = generate_corpus("toy", 3, tmp_path / "c", seed=0, config={"invalid_index": 1})
+    assert s.failed == 1
+    row = {r["index"]: r for r in manifest_rows(tmp_path / "c")}[1]
+    assert row["status"] == "failed" and row["redraws"] == 0 and row["attempts"] == 1
+    assert row["error"] == "rejected (no redraw can fix it): its fixed input cannot pass"
+
+
 def test_rerun_skips_finished_and_refuses_other_corpus(tmp_path):
     out = tmp_path / "c"
     generate_corpus("toy", 5, out, seed=1, episodes_per_shard=2)

@@ -85,7 +85,7 @@ def test_oracle_scores_sr_one_including_goals_behind_walls():
         "oracle",
         episodes=4,
         seed=0,
-        env_kwargs={**SMALL, "geodesic_m": (2.0, 6.0), "min_geodesic_ratio": 1.2},
+        env_kwargs={**SMALL, "geodesic_m": (2.0, 6.0), "min_geodesic_ratio": 1.2, "success_radius_m": 0.2},
     )
     s = res["summary"]
     assert s["SR"] == 1.0 and s["OS"] == 1.0 and s["SPL"] >= 0.9
@@ -136,7 +136,7 @@ def test_env_frames_depth_matches_ray_casting():
 def test_waypoint_decisions_reach_the_goal_within_the_decision_limit():
     from simkit.eval.nav.evaluate import run_episode
 
-    env = FoaNavEnv(**{**SMALL, "geodesic_m": (2.0, 5.0)})
+    env = FoaNavEnv(**{**SMALL, "geodesic_m": (2.0, 5.0), "success_radius_m": 0.5})
     pol = make_policy("oracle-waypoints")  # the corpus's waypoint target, predicted perfectly
     rows = [run_episode(env, pol, seed=s, max_decisions=50) for s in range(3)]
     assert all(r["end"] == "stop" and r["SR"] == 1.0 for r in rows), rows

@@ -94,3 +94,40 @@ def test_bad_vlnce_input_is_one_clear_error(tmp_path):
         g.setup(FoaNavConfig(vlnce=str(tmp_path / "ok.json"), scenes_dir=str(tmp_path / "scenes")))
     with pytest.raises(ValueError, match="vlnce needs scenes_dir"):
         FoaNavConfig(vlnce=str(tmp_path / "ok.json"))
+
+
+def test_a_goal_on_another_island_fails_at_once(tmp_path):
+    import trimesh
+
+    from simkit.core.errors import SampleInvalid
+    from simkit.scenes.nav.floorplan import Z_UP_TO_Y_UP
+
+    # a 6 x 4 m floor with a closed 1.5 x 1.5 m wall ring (an island) around (4.75, 2)
+    parts = [trimesh.creation.box(extents=(6, 4, 0.05), transform=_at(3, 2, -0.025))]
+    for cx, cy, ex, ey in (
+        (4.75, 1.2, 1.7, 0.1),
+        (4.75, 2.8, 1.7, 0.1),
+        (3.95, 2, 0.1, 1.7),
+        (5.55, 2, 0.1, 1.7),
+    ):
+        parts.append(trimesh.creation.box(extents=(ex, ey, 2.5), transform=_at(cx, cy, 1.25)))
+    mesh = trimesh.util.concatenate(parts)
+    mesh.apply_transform(Z_UP_TO_Y_UP)
+    (tmp_path / "scenes" / "ring").mkdir(parents=True)
+    mesh.export(tmp_path / "scenes" / "ring" / "ring.glb")
+    ep = {
+        "episode_id": 5, "scene_id": "mp3d/ring/ring.glb", "start_position": _hab([1.0, 2.0, 0.0]),
+        "start_rotation": _yaw_quat(0.0), "goals": [{"position": _hab([4.75, 2.0, 0.0]), "radius": 3.0}],
+        "reference_path": [], "instruction": {"instruction_text": "into the ring"},
+    }  # fmt: skip
+    (tmp_path / "ep.json").write_text(json.dumps({"episodes": [ep]}))
+    g = FoaNavGenerator()
+    g.setup(FoaNavConfig(vlnce=str(tmp_path / "ep.json"), scenes_dir=str(tmp_path / "scenes"), window_s=0.1))
+    with pytest.raises(SampleInvalid, match=r"VLN-CE episode 5: no walkable path .* \(islands"):
+        g.generate(0, episode_rng(0, "foa-nav", 0))
+
+
+def _at(x, y, z):
+    t = np.eye(4)
+    t[:3, 3] = (x, y, z)
+    return t

@@ -10,7 +10,7 @@ import numpy as np
 from pydantic import Field, field_validator
 
 from simkit.core.episode import Audio, Episode, Image, Video
-from simkit.core.errors import SampleRejected, TransientError
+from simkit.core.errors import SampleInvalid, SampleRejected, TransientError
 from simkit.core.fields import FieldSpec
 from simkit.core.generator import Generator, GeneratorConfig
 
@@ -19,6 +19,7 @@ class ToyConfig(GeneratorConfig):
     size: int = Field(16, ge=2, description="image side in pixels")
     reject_below: float = Field(0.0, ge=0, le=1, description="reject samples whose first draw is below this")
     fail_index: int = Field(-1, description="this index raises a permanent error")
+    invalid_index: int = Field(-1, description="this index raises SampleInvalid (no redraw can fix it)")
     sleep_s: float = Field(0.0, ge=0, description="seconds to sleep per episode (kill tests)")
     payload_bytes: int = Field(0, ge=0, description="extra random bytes per episode")
     flaky_dir: str = Field("", description="if set, the first attempt of each episode raises TransientError")
@@ -54,6 +55,8 @@ class ToyGenerator(Generator):
     def generate(self, index, rng):
         cfg = self.config
         first = float(rng.random())
+        if index == cfg.invalid_index:
+            raise SampleInvalid("its fixed input cannot pass")
         if first < cfg.reject_below:
             raise SampleRejected(f"first draw {first:.3f} < {cfg.reject_below}")
         if index == cfg.fail_index:

@@ -1,7 +1,7 @@
 """Engine core: Episode type, Generator protocol, registry, seeding and config."""
 
 from simkit.core.episode import Audio, Blob, Episode, Image, Video
-from simkit.core.errors import InputError, SampleRejected, SimkitError, TransientError
+from simkit.core.errors import InputError, SampleInvalid, SampleRejected, SimkitError, TransientError
 from simkit.core.generator import Generator, GeneratorConfig
 
 __all__ = [
@@ -12,6 +12,7 @@ __all__ = [
     "GeneratorConfig",
     "Image",
     "InputError",
+    "SampleInvalid",
     "SampleRejected",
     "SimkitError",
     "TransientError",

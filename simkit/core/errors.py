@@ -142,6 +142,11 @@ class SampleRejected(SimkitError):
     """A sample failed its generator's own checks; the engine redraws it from a derived seed."""
 
 
+class SampleInvalid(SampleRejected):
+    """A sample that no redraw can fix (its input is fixed, e.g. an imported episode whose goal lies on
+    another island of the walkable area): the engine fails the episode at once with this reason."""
+
+
 def require(module: str, extra: str | None = None):
     """Import and return ``module``, or raise :class:`ExtraMissing` naming the pip extra that provides it.
 

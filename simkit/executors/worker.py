@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from simkit._version import __version__
-from simkit.core.errors import SampleRejected, TransientError
+from simkit.core.errors import SampleInvalid, SampleRejected, TransientError
 from simkit.core.extras import as_extra_missing
 from simkit.core.fields import assert_episode
 from simkit.core.generator import Generator
@@ -103,6 +103,10 @@ class Worker:
                     ext, data = encode(ep.fields[name])
                     members.append((f"{key}.{name}.{ext}", data))
                 members.append((f"{key}.meta.json", dumps_json(meta)))
+                break
+            except SampleInvalid as exc:  # no redraw can fix it: fail at once
+                rejections.append(str(exc) or "rejected")
+                error = f"rejected (no redraw can fix it): {exc}"
                 break
             except SampleRejected as exc:
                 rejections.append(str(exc) or "rejected")

@@ -71,7 +71,8 @@ class NavPolicy(ABC):
 
 
 class OraclePolicy(NavPolicy):
-    """Greedy shortest-path follower on the env's backend (privileged: knows the goal); stops within 0.2 m."""
+    """Shortest-path follower on the env's backend (privileged: knows the goal); stops exactly when the
+    env's success test holds (geodesic distance within its ``success_radius``)."""
 
     name = "oracle"
 
@@ -82,7 +83,7 @@ class OraclePolicy(NavPolicy):
         from simkit.sims.nav.episodes import oracle_action
 
         e = self.env
-        return oracle_action(e.backend, e.agent, e.task.goal)
+        return oracle_action(e.backend, e.agent, e.task.goal, e.success_radius)
 
 
 class OracleWaypointPolicy(NavPolicy):
@@ -104,7 +105,7 @@ class OracleWaypointPolicy(NavPolicy):
         ghost.stalled = e.agent.stalled
         poses = [ghost.pose]
         for _ in range(8):  # the follower's next 8 poses
-            a = oracle_action(e.backend, ghost, e.task.goal)
+            a = oracle_action(e.backend, ghost, e.task.goal, e.success_radius)
             if a == STOP:
                 break
             ghost.step(a)

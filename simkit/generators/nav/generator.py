@@ -30,7 +30,7 @@ import numpy as np
 from pydantic import Field, field_validator, model_validator
 
 from simkit.core.episode import Audio, Blob, Episode, Video
-from simkit.core.errors import SampleRejected, SimkitError
+from simkit.core.errors import SampleInvalid, SampleRejected, SimkitError
 from simkit.core.fields import FieldSpec
 from simkit.core.generator import Generator, GeneratorConfig
 
@@ -258,7 +258,7 @@ class FoaNavGenerator(Generator[FoaNavConfig]):
     """Sound-guided navigation episodes (module docstring)."""
 
     name = "foa-nav"
-    version = "1"
+    version = "2"
     description = (
         "sound-guided navigation: floor plans, shortest-path episodes, egocentric FOA per step, waypoints"
     )
@@ -267,8 +267,9 @@ class FoaNavGenerator(Generator[FoaNavConfig]):
     Config = FoaNavConfig
     fields = FIELDS
     required_fields = tuple(f.name for f in FIELDS if f.required)
-    structural_params = ("n_rooms", "geodesic_m", "n_steps", "label", "walls_crossed_at_start")
-    surface_params = ("lufs", "source_height_m", "absorption", "interferer_snr_db")
+    # named apart from the config's ranges (a parameter named like a config key must equal it)
+    structural_params = ("rooms", "geodesic_start_m", "n_steps", "label", "walls_crossed_at_start")
+    surface_params = ("source_lufs", "source_z_m", "wall_absorption", "interferer_snr_db")
     smoke_config: ClassVar[dict[str, Any]] = {
         "width_m": [5.0, 6.0],
         "depth_m": [4.0, 5.0],
@@ -328,7 +329,8 @@ class FoaNavGenerator(Generator[FoaNavConfig]):
 
     def _vlnce_task(self, index: int):
         """(backend, StartGoal) of VLN-CE episode ``index`` (mod count); start and goal snapped to the
-        walkable area (within 0.5 m), an unreachable goal rejected."""
+        walkable area (within 0.5 m); an unreachable goal (another island) or a point off the walkable
+        area raises :class:`~simkit.core.errors.SampleInvalid` (the episode fails at once, unredrawn)."""
         from simkit.scenes.nav.meshes import load_scene_mesh
         from simkit.sims.nav.episodes import StartGoal
         from simkit.sims.nav.grid import grid_backend_from_mesh
@@ -349,7 +351,8 @@ class FoaNavGenerator(Generator[FoaNavConfig]):
             start, goal = be.snap_point(ep.start), be.snap_point(ep.goal)
             geo = be.geodesic_distance(start, goal)
         except SimkitError as exc:
-            raise SampleRejected(f"VLN-CE episode {ep.episode_id}: {exc}") from None
+            # the episode is fixed by its index: a redraw meets the same start and goal
+            raise SampleInvalid(f"VLN-CE episode {ep.episode_id}: {exc}") from None
         return be, StartGoal(start, ep.start_yaw, goal, geo, float(np.linalg.norm(goal - start))), ep
 
     # -- 1. compile ---------------------------------------------------------------------------
@@ -484,10 +487,10 @@ class FoaNavGenerator(Generator[FoaNavConfig]):
         if c.frames:
             fields["rgb"], fields["depth"] = self._frames(plan, poses)
         params = {
-            "structural": {"n_rooms": len(plan.rooms) if plan else None, "geodesic_m": sg.geodesic_m,
+            "structural": {"rooms": len(plan.rooms) if plan else None, "geodesic_start_m": sg.geodesic_m,
                            "n_steps": len(poses), "label": info["label"], "walls_crossed_at_start": walls0},
-            "surface": {"lufs": info["lufs"], "source_height_m": float(source_xyz[2]),
-                        "absorption": info["absorption"], "interferer_snr_db": [i["snr_db"] for i in info["interferers"]]},
+            "surface": {"source_lufs": info["lufs"], "source_z_m": float(source_xyz[2]),
+                        "wall_absorption": info["absorption"], "interferer_snr_db": [i["snr_db"] for i in info["interferers"]]},
         }  # fmt: skip
         return Episode(fields, params=params)
 

@@ -7,7 +7,9 @@ A plan is drawn by binary space partitioning (BSP) of a rectangular footprint:
    ``min_room_m`` wide, until the plan has ``n_rooms`` rooms;
 2. every split line becomes an interior wall with **one doorway** in the span shared by the two
    halves. Both halves are connected inside (induction over the splits), so the doorways make
-   the whole plan one connected region;
+   the whole plan one connected region. The split position is drawn only where the new wall's two
+   ends stay at least one wall thickness away from the doorways of the walls they meet, so no later
+   wall enters an earlier doorway (:func:`plan_problems` checks both properties);
 3. furniture blocks (axis-aligned boxes lower than the wall, 0.35-0.9 m high) are placed in the
    rooms at least ``clearance_m`` from every wall, doorway and other block, so that each block is
    an island of obstacle surrounded by a walkable ring and never disconnects the plan.
@@ -149,29 +151,79 @@ def _r3(v: float) -> float:
     return round(float(v), 3)
 
 
-def _split_rooms(rng: np.random.Generator, size: tuple[float, float], n: int, min_side: float):
-    """BSP: returns (rooms, splits); each split = (axis, at, lo, hi) of the wall it creates."""
+def _allowed(a0: float, a1: float, banned: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The parts of [a0, a1] outside every ``banned`` interval (sorted, disjoint)."""
+    out, cur = [], a0
+    for b0, b1 in sorted(banned):
+        if b0 > cur:
+            out.append((cur, min(b0, a1)))
+        cur = max(cur, b1)
+        if cur >= a1:
+            break
+    if cur < a1:
+        out.append((cur, a1))
+    return [(u, v) for u, v in out if v - u > 1e-9]
+
+
+def _doorway_bans(room, axis: str, doors: list[dict[str, Any]], margin: float) -> list[tuple[float, float]]:
+    """Intervals of split positions along ``axis`` whose wall would end inside (or within ``margin``
+    of) a doorway of the walls bounding ``room`` at the new wall's two ends."""
+    x0, y0, x1, y1 = room
+    ends = (y0, y1) if axis == "x" else (x0, x1)  # the new wall runs between these lines
+    other = "y" if axis == "x" else "x"
+    return [
+        (d["lo"] - margin, d["hi"] + margin)
+        for d in doors
+        if d["axis"] == other and any(abs(d["at"] - e) < 1e-6 for e in ends)
+    ]
+
+
+def _draw_in(rng: np.random.Generator, parts: list[tuple[float, float]]) -> float:
+    """A uniform draw from the union of the intervals ``parts`` (one ``rng.uniform`` call)."""
+    lens = np.array([v - u for u, v in parts])
+    t = float(rng.uniform(0.0, float(lens.sum())))
+    for (u, _v), length in zip(parts, lens, strict=True):
+        if t <= length:
+            return u + t
+        t -= length
+    return parts[-1][1]
+
+
+def _split_rooms(rng, size, n: int, p: FloorPlanParams):
+    """BSP with doorways: returns (rooms, doors, boxes of the interior walls).
+
+    Each split is drawn among positions whose new wall ends at least ``wall_thickness_m`` away from
+    every doorway of the two walls it meets, so no later wall enters an earlier doorway."""
     rooms = [(0.0, 0.0, size[0], size[1])]
-    splits = []
+    doors: list[dict[str, Any]] = []
+    boxes: list[Box] = []
+    t, h = p.wall_thickness_m, p.wall_height_m
     for _ in range(n - 1):
-        order = rng.permutation(len(rooms))
-        for i in order:
+        for i in rng.permutation(len(rooms)):
             x0, y0, x1, y1 = rooms[i]
             axis = "x" if (x1 - x0) >= (y1 - y0) else "y"
             a0, a1 = (x0, x1) if axis == "x" else (y0, y1)
-            if a1 - a0 < 2 * min_side:
+            if a1 - a0 < 2 * p.min_room_m:
                 continue
-            at = _r3(rng.uniform(a0 + min_side, a1 - min_side))
+            parts = _allowed(a0 + p.min_room_m, a1 - p.min_room_m, _doorway_bans(rooms[i], axis, doors, t))
+            if not parts:
+                continue
+            at = _r3(_draw_in(rng, parts))
             if axis == "x":
                 rooms[i : i + 1] = [(x0, y0, at, y1), (at, y0, x1, y1)]
-                splits.append(("x", at, y0, y1))
+                lo, hi = y0, y1
             else:
                 rooms[i : i + 1] = [(x0, y0, x1, at), (x0, at, x1, y1)]
-                splits.append(("y", at, x0, x1))
+                lo, hi = x0, x1
+            width = float(rng.uniform(*p.door_width_m))
+            centre = _r3(rng.uniform(lo + t + width / 2 + 0.05, hi - t - width / 2 - 0.05))
+            gap = (_r3(centre - width / 2), _r3(centre + width / 2))
+            doors.append({"axis": axis, "at": at, "lo": gap[0], "hi": gap[1]})
+            boxes += _wall_boxes(axis, at, lo, hi, [gap], t, h)
             break
         else:
             break  # no room is large enough to split again
-    return rooms, splits
+    return rooms, doors, boxes
 
 
 def _wall_boxes(
@@ -224,17 +276,8 @@ def compile_floorplan(rng: np.random.Generator, params: FloorPlanParams | None =
     p = params or FloorPlanParams()
     size = (_r3(rng.uniform(*p.width_m)), _r3(rng.uniform(*p.depth_m)))
     n = int(rng.integers(p.n_rooms[0], p.n_rooms[1] + 1))
-    rooms, splits = _split_rooms(rng, size, n, p.min_room_m)
+    rooms, doors, boxes = _split_rooms(rng, size, n, p)
     t, h = p.wall_thickness_m, p.wall_height_m
-    boxes: list[Box] = []
-    doors = []
-    for axis, at, lo, hi in splits:
-        width = float(rng.uniform(*p.door_width_m))
-        # the span both halves share is [lo, hi] (the split ran across the whole room)
-        centre = _r3(rng.uniform(lo + t + width / 2 + 0.05, hi - t - width / 2 - 0.05))
-        gap = (_r3(centre - width / 2), _r3(centre + width / 2))
-        doors.append({"axis": axis, "at": at, "lo": gap[0], "hi": gap[1]})
-        boxes += _wall_boxes(axis, at, lo, hi, [gap], t, h)
     W, D = size
     boxes += _wall_boxes("x", 0.0, -t / 2, D + t / 2, [], t, h) + _wall_boxes(
         "x", W, -t / 2, D + t / 2, [], t, h
@@ -244,6 +287,56 @@ def compile_floorplan(rng: np.random.Generator, params: FloorPlanParams | None =
     )
     boxes += _furniture(rng, rooms, doors, p)
     return FloorPlan(size, tuple(rooms), tuple(doors), tuple(boxes), h)
+
+
+def door_cuts(plan: FloorPlan) -> list[str]:
+    """Doorways that a wall box enters: one line per (doorway, wall) pair, empty when none.
+
+    A doorway is the rectangle of its span ``[lo, hi]`` along the wall times the wall's thickness
+    across it (the thickness of the outer wall boxes)."""
+    t = next((b.hi[0] - b.lo[0] for b in plan.boxes if b.kind == "wall" and b.lo[0] < 0), 0.1)
+    out = []
+    for n, d in enumerate(plan.doors):
+        k, j = (0, 1) if d["axis"] == "x" else (1, 0)  # k: across the wall, j: along it
+        for b in plan.boxes:
+            if b.kind != "wall":
+                continue
+            across = b.lo[k] < d["at"] + t / 2 - 1e-6 and d["at"] - t / 2 + 1e-6 < b.hi[k]
+            along = b.lo[j] < d["hi"] - 1e-6 and d["lo"] + 1e-6 < b.hi[j]
+            if across and along:
+                out.append(f"doorway {n} ({d['axis']} = {d['at']}, {d['lo']}-{d['hi']} m) is entered by "
+                           f"the wall {list(b.lo[:2])}-{list(b.hi[:2])}")  # fmt: skip
+    return out
+
+
+def plan_islands(plan: FloorPlan, agent_radius: float = 0.18, cell: float = 0.05, climb: float = 0.2) -> int:
+    """Number of 8-connected walkable islands of the plan for an agent of ``agent_radius`` (m), from
+    the boxes alone (no mesh): cells of ``cell`` m inside the footprint are blocked under any box
+    taller than ``climb``, and walkable where the Euclidean distance transform, minus half a cell,
+    reaches the radius (the rule of :mod:`simkit.sims.nav.grid`)."""
+    from scipy import ndimage
+
+    W, D = plan.size
+    nx, ny = int(np.ceil(W / cell)), int(np.ceil(D / cell))
+    xs, ys = (np.arange(nx) + 0.5) * cell, (np.arange(ny) + 0.5) * cell
+    free = np.ones((nx, ny), bool)
+    for b in plan.boxes:
+        if b.hi[2] - b.lo[2] > climb:
+            ix = (xs >= b.lo[0]) & (xs <= b.hi[0])
+            iy = (ys >= b.lo[1]) & (ys <= b.hi[1])
+            free[np.ix_(ix, iy)] = False
+    free = np.pad(free, 1)  # the footprint's edge is a wall
+    nav = (ndimage.distance_transform_edt(free) - 0.5) * cell >= agent_radius
+    return int(ndimage.label(nav, structure=np.ones((3, 3)))[1])
+
+
+def plan_problems(plan: FloorPlan, agent_radius: float = 0.18) -> list[str]:
+    """:func:`door_cuts` plus a line when the plan is not one walkable island (:func:`plan_islands`)."""
+    out = door_cuts(plan)
+    n = plan_islands(plan, agent_radius)
+    if n != 1:
+        out.append(f"the walkable area at radius {agent_radius} m has {n} islands (expected 1)")
+    return out
 
 
 def plan_mesh(plan: FloorPlan, floor_thickness: float = 0.05):

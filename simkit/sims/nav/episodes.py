@@ -5,9 +5,10 @@
   two constraints; Savva et al., "Habitat", ICCV 2019, sec. 4). Unreachable pairs are redrawn,
   never given an infinite distance.
 - :func:`follow_path`: the discrete actions (Habitat's STOP / MOVE_FORWARD 0.25 m / TURN 15 deg) of
-  a greedy follower of the shortest path, as Habitat's ``ShortestPathFollower``: turn towards the
-  farthest path vertex in sight until it lies within half a turn of ahead, else step forward; stop
-  within ``stop_radius`` of the goal.
+  a follower of the shortest path, as Habitat's ``ShortestPathFollower``: turn towards the
+  farthest path vertex the body sees until it lies within half a turn of ahead, else step forward;
+  near the goal follow the shortest action sequence that lands within ``stop_radius``; stop when
+  the geodesic distance is within ``stop_radius`` (:func:`oracle_action`).
 - :func:`waypoint_targets`: for every step k the next K = 8 poses relative to pose k,
   ``[x_fwd, y_left, psi]`` (metres, metres, radians; agent frame of pose k: +x ahead, +y left,
   psi counter-clockwise), padded with the final pose past the end (the stop supervision).
@@ -76,55 +77,122 @@ def sample_start_goal(
 
 
 def next_target(backend: NavBackend, position: np.ndarray, goal: np.ndarray) -> np.ndarray:
-    """The farthest vertex of the shortest path from ``position`` to ``goal`` that a point at
-    ``position`` sees (ignoring the agent's radius). Around a rounded corner the path's vertices lie
-    a few cm apart; aiming past them lets the agent cut the corner by sliding along the walkable
-    area's edge instead of turning at every vertex."""
+    """The farthest vertex of the shortest path from ``position`` to ``goal`` that the agent's body
+    sees (every point of the straight segment navigable), so walking at it never leaves the walkable
+    area by more than the heading's rounding; the path's second vertex when none farther is seen."""
     path = backend.shortest_path(position, goal)
     sees = getattr(backend, "line_of_sight", None)
     best = 1
     if sees is not None:
         for m in range(len(path) - 1, 1, -1):
-            if sees(position, path[m], body=False):
+            if sees(position, path[m]):
                 best = m
                 break
     return path[best]
 
 
-def _unstick_action(backend: NavBackend, agent: NavAgent, goal: np.ndarray) -> int:
-    """After a blocked step: the action towards the heading (in whole turns) whose forward step,
-    sliding included, reduces the geodesic distance most (Habitat's greedy geodesic follower idea)."""
-    here = backend.geodesic_distance(agent.position, goal)
-    best, best_gain = 0, 0.0
-    for t in sorted(range(-12, 13), key=abs):
-        h = agent.yaw + t * agent.turn_rad
-        p, _ = backend.try_step(
-            agent.position, agent.position + agent.forward_m * np.array([np.cos(h), np.sin(h)])
-        )
-        gain = here - backend.geodesic_distance(p, goal)
-        if gain > best_gain + 1e-3:
-            best, best_gain = t, gain
-    if best == 0:
-        return MOVE_FORWARD
-    return TURN_LEFT if best > 0 else TURN_RIGHT
+#: a forward step must shorten the geodesic distance by more than this (m) to be taken
+MIN_PROGRESS_M = 1e-3
+#: the heading is kept while the target lies within this many turns of it (cos(11.25 deg) = 0.981)
+HOLD_TURNS = 0.75
+
+
+def _gain(backend: NavBackend, agent: NavAgent, goal: np.ndarray, here: float, turns: int) -> float:
+    """Geodesic progress (m) of one forward step (sliding included) after ``turns`` whole turns."""
+    h = agent.yaw + turns * agent.turn_rad
+    p, _ = backend.try_step(
+        agent.position, agent.position + agent.forward_m * np.array([np.cos(h), np.sin(h)])
+    )
+    return here - backend.geodesic_distance(p, goal)
+
+
+def _best_heading(backend: NavBackend, agent: NavAgent, goal: np.ndarray, here: float) -> int | None:
+    """Whole turns (in [-n/2, n/2)) to the heading whose forward step, sliding included, shortens the
+    geodesic distance most (Habitat's greedy geodesic follower idea); None when none progresses by
+    :data:`MIN_PROGRESS_M`. Headings are visited in the order of their world angle, so the choice
+    depends on the position only, not on the current yaw."""
+    n = int(round(2 * np.pi / agent.turn_rad))
+    offs = sorted(range(-(n // 2), n - n // 2), key=lambda j: wrap_angle(agent.yaw + j * agent.turn_rad))
+    best, best_gain = None, MIN_PROGRESS_M
+    for j in offs:
+        g = _gain(backend, agent, goal, here, j)
+        if g > best_gain:
+            best, best_gain = j, g
+    return best
+
+
+#: the final approach plans at most this many forward steps
+APPROACH_STEPS = 3
+
+
+def _approach_plans(agent: NavAgent, goal: np.ndarray, radius: float) -> list[list[int]]:
+    """Action sequences (turns then a step, up to :data:`APPROACH_STEPS` times) whose end point, in
+    free space, lies within ``radius`` (less 5 mm) of ``goal``; shortest first (fewest actions, then
+    nearest end)."""
+    n = int(round(2 * np.pi / agent.turn_rad))
+    turns = np.arange(-(n // 2) + 1, n // 2 + 1)  # whole turns before a step, |t| <= n/2
+    plans: list[tuple[int, float, list[int]]] = []
+    for m in range(1, APPROACH_STEPS + 1):
+        grids = np.meshgrid(*([turns] * m), indexing="ij")
+        ts = np.stack([g.ravel() for g in grids], axis=1)  # (C, m) turns before each step
+        head = agent.yaw + np.cumsum(ts, axis=1) * agent.turn_rad
+        end = agent.position + agent.forward_m * np.stack([np.cos(head).sum(1), np.sin(head).sum(1)], axis=1)
+        dist = np.linalg.norm(end - goal, axis=1)
+        for c in np.flatnonzero(dist <= radius - 0.005):
+            acts: list[int] = []
+            for t in ts[c]:
+                acts += [TURN_LEFT if t > 0 else TURN_RIGHT] * abs(int(t)) + [MOVE_FORWARD]
+            plans.append((len(acts), float(dist[c]), acts))
+    plans.sort(key=lambda x: (x[0], x[1]))
+    return [p[2] for p in plans]
+
+
+def _approach_action(backend: NavBackend, agent: NavAgent, goal: np.ndarray, radius: float) -> int | None:
+    """First action of the shortest final-approach plan (:func:`_approach_plans`) that, simulated on
+    the backend, hits no wall and ends with a geodesic distance within ``radius``; None when no
+    plan of the first 16 does. Re-planning after each action finds the rest (or a shorter) plan."""
+    for acts in _approach_plans(agent, goal, radius)[:16]:
+        ghost = NavAgent(backend, agent.position, agent.yaw, agent.forward_m, agent.turn_rad)
+        if any(ghost.step(a) for a in acts):
+            continue
+        if backend.geodesic_distance(ghost.position, goal) <= radius:
+            return acts[0]
+    return None
 
 
 def oracle_action(backend: NavBackend, agent: NavAgent, goal: np.ndarray, stop_radius: float = 0.2) -> int:
-    """One action of the greedy shortest-path follower (module docstring); after a blocked step the
-    heading that makes the most geodesic progress is taken instead."""
-    if np.linalg.norm(goal - agent.position) <= stop_radius:
+    """One action of the shortest-path follower (module docstring).
+
+    ``STOP`` exactly when the geodesic distance to ``goal`` is within ``stop_radius`` (the success
+    test of :class:`~simkit.envs.nav.env.FoaNavEnv` and of the metrics). Within
+    ``APPROACH_STEPS`` steps of a goal the body sees, the shortest action sequence that lands within
+    the radius is followed (so radii below the step size are met). Otherwise the agent turns towards
+    the farthest path vertex its body sees (rounded to whole turns; kept while within
+    :data:`HOLD_TURNS` of a turn) and steps forward, unless that
+    step (simulated, sliding included) shortens the geodesic distance by :data:`MIN_PROGRESS_M` or
+    less: then it takes the heading of most progress. The heading depends on the position only, so
+    turns never reverse in place, and every forward step shortens the geodesic distance, so the
+    follower cannot cycle."""
+    dist = backend.geodesic_distance(agent.position, goal)
+    if dist <= stop_radius:
         return STOP
-    if agent.stalled:
-        return _unstick_action(backend, agent, goal)
+    sees = getattr(backend, "line_of_sight", None)
+    near = np.linalg.norm(goal - agent.position) <= APPROACH_STEPS * agent.forward_m + stop_radius
+    if near and (sees is None or sees(agent.position, goal)):
+        a = _approach_action(backend, agent, goal, stop_radius)
+        if a is not None:
+            return a
     target = next_target(backend, agent.position, goal)
     d = target - agent.position
     err = wrap_angle(float(np.arctan2(d[1], d[0])) - agent.yaw)
-    if abs(err) > agent.turn_rad / 2 + 1e-9:
-        return TURN_LEFT if err > 0 else TURN_RIGHT
-    # a last step that would overshoot the goal by more than it gains is not taken
-    if np.linalg.norm(d) < agent.forward_m / 2 and np.allclose(target, goal):
-        return STOP
-    return MOVE_FORWARD
+    # within HOLD_TURNS of a turn the current heading is kept (no zig-zag between two headings)
+    turns = 0 if abs(err) <= HOLD_TURNS * agent.turn_rad else int(round(err / agent.turn_rad))
+    if _gain(backend, agent, goal, dist, turns) <= MIN_PROGRESS_M:  # blocked, or a medial-axis flip
+        best = _best_heading(backend, agent, goal, dist)
+        turns = 0 if best is None else best
+    if turns == 0:
+        return MOVE_FORWARD
+    return TURN_LEFT if turns > 0 else TURN_RIGHT
 
 
 def follow_path(
