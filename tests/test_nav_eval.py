@@ -161,12 +161,13 @@ def test_sound_policy_walks_to_the_source_in_free_field(tmp_path):
 
 
 def test_gymnasium_make_without_importing_simkit():
+    """Gymnasium's module-prefixed id imports simkit's envs itself: no prior ``import simkit``."""
     import subprocess
     import sys
 
     code = (
         "import sys, gymnasium as gym\n"
-        "env = gym.make('simkit/FoaNav-v0', window_s=0.1)\n"
+        "env = gym.make('simkit.envs:simkit/FoaNav-v0', window_s=0.1)\n"
         "obs, info = env.reset(seed=0)\n"
         "print(obs['foa'].shape, info['distance_to_goal'] > 0)\n"
     )
