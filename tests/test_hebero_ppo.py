@@ -8,9 +8,9 @@ import pytest
 def test_sb3_ppo_trains_on_hebero():
     import gymnasium
     from stable_baselines3 import PPO
+    from stable_baselines3.common.env_checker import check_env
 
     import simkit  # noqa: F401  (registers the Gymnasium ids)
-    from stable_baselines3.common.env_checker import check_env
 
     env = gymnasium.make("simkit/Hebero-v0", task="goal/turn_on_the_stove", max_episode_steps=100)
     check_env(env.unwrapped, warn=False)
