@@ -302,6 +302,25 @@ def test_fuma_channel_format():
     assert any("channel format" in p for p in a.check(_roundtrip(ef)))
 
 
+def test_flac_files_name_their_ambisonics_format():
+    """The stored FLAC says AmbiX (order 1, ACN, SN3D) or FuMa in its Vorbis comment, read by soundfile."""
+    import soundfile as sf
+
+    cfg = {"n_sources": (1, 1), "n_offscreen": (2, 2), "room": False, "ambient": False, "features": False}
+    comments = {}
+    for fmt in ("ambix", "fuma"):
+        g = FoaQaGenerator()
+        g.setup(FoaQaConfig(channel_format=fmt, **cfg))
+        ext, data = encode(_draw(g, 1, 0).fields["foa"])
+        with sf.SoundFile(io.BytesIO(data)) as f:
+            assert ext == "flac" and f.channels == 4
+            comments[fmt] = f.comment
+    assert (
+        comments["ambix"] == "ambisonics: order 1, AmbiX, channel order ACN (W, Y, Z, X), normalisation SN3D"
+    )
+    assert comments["fuma"].startswith("ambisonics: order 1, FuMa, channel order FuMa (W, X, Y, Z)")
+
+
 def test_config_rejects_bad_ranges():
     from pydantic import ValidationError
 

@@ -444,7 +444,7 @@ class FoaQaGenerator(Generator[FoaQaConfig]):
     """FOA spatial-audio scenes + QA (see the module docstring)."""
 
     name = "foa-qa"
-    version = "3"
+    version = "4"
     description = "first-order Ambisonics scenes (AmbiX) with direction/motion/3D/camera-rotation QA"
     extra = "audio"
     requires = ("scipy", "pyloudnorm", "pyroomacoustics")
@@ -527,7 +527,7 @@ class FoaQaGenerator(Generator[FoaQaConfig]):
             measure_audibility,
             render_scene,
         )
-        from simkit.renderers.foa import acn_sn3d_to_fuma, foa_features
+        from simkit.renderers.foa import acn_sn3d_to_fuma, ambisonics_comment, foa_features
 
         c: FoaQaConfig = self.config
         # 1. compile
@@ -559,7 +559,11 @@ class FoaQaGenerator(Generator[FoaQaConfig]):
             itf["snr_db_measured"] = snr
         scene["channel_format"] = c.channel_format
         stored = foa if c.channel_format == "ambix" else acn_sn3d_to_fuma(foa)
-        fields: dict[str, Any] = {"foa": Audio(stored.astype(np.float32), int(c.sample_rate))}
+        fields: dict[str, Any] = {
+            "foa": Audio(
+                stored.astype(np.float32), int(c.sample_rate), comment=ambisonics_comment(c.channel_format)
+            )
+        }
         if c.features:
             fields["features"] = foa_features(foa, c.sample_rate)  # always from the ACN/SN3D signal
         # 3. episode
