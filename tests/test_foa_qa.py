@@ -527,3 +527,16 @@ def test_cli_generate_validate_inspect(tmp_path):
     assert r.returncode == 0, r.stderr
     pngs = sorted((out / "inspect").glob("azimuth_*.png"))
     assert len(pngs) == 2 and pngs[0].stat().st_size > 10000
+
+
+def test_motion_question_agrees_with_plural_sound_names():
+    from simkit.generators.foa.generator import is_plural
+
+    plural = ["footsteps", "church bells", "chirping birds", "brushing teeth", "sea waves", "insects"]
+    singular = ["dog", "glass breaking", "sneezing", "siren", "bus", "clock tick", "rain"]
+    assert all(map(is_plural, plural)) and not any(map(is_plural, singular))
+    keys = [[0.0, 40.0, 0.0, 3.0], [3.0, -40.0, 0.0, 3.0]]
+    qa = make_qa(_scene([("footsteps", 0.0, 3.0, keys), ("dog", 0.0, 3.0, keys)]))
+    motion = {sid: _by(qa, "motion", sid)["question"] for sid in ("s0", "s1")}
+    assert motion["s0"].startswith("How do the footsteps move while they are sounding? A. ")
+    assert motion["s1"].startswith("How does the dog move while it is sounding? A. ")

@@ -330,13 +330,29 @@ def _direction_items(add, s: dict, name: str, tr: dict, t_q: float | None) -> No
     )
 
 
+#: last words of sound labels that are plural without ending in a plural "s"
+_IRREGULAR_PLURALS = frozenset({"teeth", "people", "geese", "mice", "feet", "children"})
+
+
+def is_plural(name: str) -> bool:
+    """Whether a sound name reads as a plural noun phrase ("footsteps", "church bells", "brushing
+    teeth"; not "glass", "bus", "sneezing"): its last word ends in "s" but not "ss"/"us"/"is", or is
+    an irregular plural. Decides the verb of the motion question ("How do the footsteps move")."""
+    last = name.split()[-1].lower() if name.split() else ""
+    return last in _IRREGULAR_PLURALS or (last.endswith("s") and not last.endswith(("ss", "us", "is")))
+
+
 def _motion_item(add, s: dict, name: str, scene: dict) -> None:
     """The 4-way ``motion`` item of a source."""
     from simkit.generators.foa.director import motion_of
 
     on, off = s["onset_s"], s["offset_s"]
     mot = motion_of(s, scene)
-    q = f"How does the {name} move while it is sounding?"
+    q = (
+        f"How do the {name} move while they are sounding?"
+        if is_plural(name)
+        else f"How does the {name} move while it is sounding?"
+    )
     opts, letter = _options(mot["motion"], list(MOTION_TEXT), f"{s['id']}|{s['label']}|motion|{on}|{off}")
     q += " " + " ".join(f"{LETTERS[i]}. {MOTION_TEXT[o]}" for i, o in enumerate(opts))
     add(
