@@ -73,3 +73,38 @@ def test_missing_corpus_path_is_bad_input(command, as_json, tmp_path):
     code, stdout, stderr = cli(command, tmp_path / "nosuch", *as_json)
     assert code == 2 and stdout == ""
     assert stderr.strip() == f"error: {tmp_path / 'nosuch'}: no such corpus directory"
+
+
+def test_failed_new_run_leaves_no_corpus_folder(tmp_path):
+    """A run that fails before keeping any episode (no Ray at the address) removes the folder it made."""
+    code, stdout, stderr = cli(
+        "generate",
+        "toy",
+        "--n",
+        "2",
+        "--out",
+        tmp_path / "c",
+        "--executor",
+        "ray",
+        "--address",
+        "127.0.0.1:1",
+    )
+    assert code == 2 and stdout == "" and stderr.startswith("error: ") and len(stderr.splitlines()) == 1
+    assert not (tmp_path / "c").exists()
+    (tmp_path / "mine").mkdir()  # a folder the user made stays, even when the run fails
+    assert (
+        cli(
+            "generate",
+            "toy",
+            "--n",
+            "2",
+            "--out",
+            tmp_path / "mine",
+            "--executor",
+            "ray",
+            "--address",
+            "127.0.0.1:1",
+        )[0]
+        == 2
+    )
+    assert (tmp_path / "mine").is_dir()
