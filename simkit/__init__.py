@@ -9,8 +9,7 @@ Importing simkit registers its Gymnasium environments (``simkit/Packing-v0``,
 :mod:`simkit.envs.gym_hook`.
 """
 
-__version__ = "0.1.0"
-
+from simkit._version import __version__ as __version__
 from simkit.envs import gym_hook as _gym_hook
 
 _gym_hook.install()

@@ -229,6 +229,9 @@ def config_cmd(
     yaml_out: Path | None = typer.Option(
         None, "--yaml", help="Write a starter config (every key at its default, commented) to this new file."
     ),
+    overwrite: bool = typer.Option(
+        False, "--overwrite", help="Replace the --yaml file if it exists (as convert's --overwrite)."
+    ),
 ) -> None:
     """Show a generator's config keys (type, default, range, description) and its episode fields."""
     from rich.console import Console
@@ -245,8 +248,9 @@ def config_cmd(
         fail(str(exc))
         return
     if yaml_out is not None:
-        if yaml_out.exists():
-            fail(f"{yaml_out}: already exists; choose a new file name")
+        from simkit.commands import check_out
+
+        check_out(yaml_out, flag="--yaml", overwrite=overwrite)
         try:
             yaml_out.write_text(starter_yaml(cls.Config, f"simkit {name} config"), encoding="utf-8")
         except OSError as exc:
@@ -330,9 +334,7 @@ def generate(
     try:
         max_shard_bytes = shard_bytes_from_mb(max_shard_mb)
         cls = load(name)
-        sets = list(set_) + [
-            f"{k}={v}" for k, v in (("generator", sub), ("split", split), ("sounds", sounds)) if v is not None
-        ]
+        sets = list(set_) + _flag_sets({"generator": sub, "split": split, "sounds": sounds}, set_)
         cfg = build_config(cls.Config, config, sets)
         with store_errors(out), needs_extra(cls.extra or None):
             summary = generate_corpus(
@@ -362,6 +364,22 @@ def generate(
     else:
         _print_summary(summary)
     raise typer.Exit(summary.exit_code)
+
+
+def _flag_sets(flags: dict, sets: list[str]) -> list[str]:
+    """``--generator``/``--split``/``--sounds`` as ``--set key=value`` items. Raises SimkitError when a flag
+    and a ``--set`` of the same key are both given with different values (neither may silently win)."""
+    from simkit.core.config import parse_overrides
+
+    given = parse_overrides([x for x in sets if x.partition("=")[0].strip() in flags])
+    out = []
+    for k, v in flags.items():
+        if v is None:
+            continue
+        if k in given and str(given[k]) != str(v):
+            raise SimkitError(f"--{k} {v} and --set {k}={given[k]} disagree; give one of them")
+        out.append(f"{k}={v}")
+    return out
 
 
 def _summary_dict(s) -> dict:

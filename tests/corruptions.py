@@ -170,6 +170,38 @@ def _refreshed_forgery(c: Path) -> None:
     path.write_text(json.dumps(rows))
 
 
+def _replace_member_refreshed(c: Path, shard: str, name: str, data: bytes) -> None:
+    """Put ``data`` in place of member ``name`` and refresh its size and sha256 in the rows file and the
+    manifest, as a careful forger would."""
+    retar(c / shard, lambda items: [(i, data if i.name == name else d) for i, d in items])
+    shard_id = int(Path(shard).name[6:12])
+    rows_file, rows = _rows(c, shard_id)
+    for r in rows:
+        for m in r["members"]:
+            if m["name"] == name:
+                m["sha256"], m["bytes"] = sha256(data), len(data)
+    rows_file.write_text(json.dumps(rows))
+    by_key = {r["key"]: r for r in rows}
+    _edit_manifest(c, lambda ms: [m.update(by_key[m["key"]]) for m in ms if m["key"] in by_key])
+
+
+def _other_episodes_meta(c: Path) -> None:
+    """Episode 1's meta.json in episode 0 (its index and key fixed too), every checksum refreshed."""
+    with tarfile.open(c / S0) as tf:
+        meta = json.loads(tf.extractfile("toy_00000001.meta.json").read())
+    meta.update(index=0, key="toy_00000000")
+    _replace_member_refreshed(c, S0, "toy_00000000.meta.json", json.dumps(meta).encode())
+
+
+def _broken_header_checksum(c: Path) -> None:
+    with tarfile.open(c / S0) as tf:
+        second = tf.getmembers()[1].offset
+    p = c / S0
+    b = bytearray(p.read_bytes())
+    b[second + 3] ^= 0x55  # a byte of the second member's name: its header checksum no longer matches
+    p.write_bytes(bytes(b))
+
+
 CORRUPTIONS: dict[str, tuple[Callable[[Path], None], str]] = {
     "flipped_json_byte": (lambda c: _flip(c, b'"n_values"'), "checksum mismatch"),
     "flipped_png_byte": (lambda c: _flip(c, b"IDAT", delta=8), "checksum mismatch"),
@@ -250,4 +282,19 @@ CORRUPTIONS: dict[str, tuple[Callable[[Path], None], str]] = {
         "meta.json disagrees with corpus.json",
     ),
     "corpus_json_not_object": (lambda c: (c / "corpus.json").write_text("[1, 2]"), "not a simkit corpus"),
+    "stray_copied_shard": (
+        lambda c: (c / "shards" / "shard-000099.tar").write_bytes((c / S0).read_bytes()),
+        "shard-000099.tar: extra file in shards/",
+    ),
+    "corpus_json_unknown_format": (
+        lambda c: _edit_info(c, lambda i: i.update(format="simkit-corpus/2")),
+        "unknown format 'simkit-corpus/2'",
+    ),
+    "corpus_json_no_format": (lambda c: _edit_info(c, lambda i: i.pop("format")), "no format version"),
+    "corpus_json_other_generator": (
+        lambda c: _edit_info(c, lambda i: i.update(generator="media")),
+        "key does not match index",
+    ),
+    "other_episodes_meta_refreshed": (_other_episodes_meta, "params do not match the manifest row's"),
+    "broken_tar_header_checksum": (_broken_header_checksum, "damaged member header"),
 }

@@ -48,7 +48,12 @@ def test_cli_shows_keys_and_fields_and_writes_a_starter_config(tmp_path):
     )
     assert r.exit_code == 0, r.output
     r = runner.invoke(app, ["config", "toy", "--yaml", str(cfg)])
-    assert r.exit_code == 2 and r.output.strip() == f"error: {cfg}: already exists; choose a new file name"
+    assert r.exit_code == 2 and r.output.strip() == (
+        f"error: --yaml {cfg}: already exists; choose a new file name, or --overwrite to replace it"
+    )
+    cfg.write_text("size: 8\n")
+    r = runner.invoke(app, ["config", "toy", "--yaml", str(cfg), "--overwrite"])
+    assert r.exit_code == 0 and "# image side in pixels" in cfg.read_text()
 
 
 def test_cli_unknown_generator_is_one_line():

@@ -279,3 +279,20 @@ def test_inspect_draws_trajectories_not_the_raw_state_matrix(tmp_path):
     paths = HeberoDemosGenerator().inspect([sample], tmp_path)
     assert [p.name for p in paths] == ["demo_hebero_demos_00000000.png"] and paths[0].stat().st_size > 10_000
     assert not (tmp_path / "contact_sheet.png").exists()
+
+
+@pytest.mark.parametrize("policy", ["random", "zero", "demo"])
+def test_checkpoints_with_a_builtin_policy_are_refused_not_ignored(policy, tmp_path):
+    from simkit.core.errors import InputError
+    from simkit.eval.hebero.evaluate import evaluate
+
+    with pytest.raises(InputError, match="--checkpoints needs --policy module:callable"):
+        evaluate(policy, "goal", None, 1, 1, 0, tmp_path)
+
+
+def test_a_missing_checkpoints_folder_is_refused(tmp_path):
+    from simkit.core.errors import InputError
+    from simkit.eval.hebero.evaluate import evaluate
+
+    with pytest.raises(InputError, match="--checkpoints: no such folder"):
+        evaluate("os.path:join", "goal", None, 1, 1, 0, tmp_path / "nonexistent")

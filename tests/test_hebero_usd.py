@@ -172,7 +172,7 @@ def test_cli_convert(tmp_path, libero_root):
     )
     assert res.exit_code == 0, res.output
     assert "PASS" in res.output and out.is_file()
-    res = runner.invoke(app, ["convert", "mjcf2usd", str(tmp_path / "none.xml"), str(out)])
+    res = runner.invoke(app, ["convert", "mjcf2usd", str(tmp_path / "none.xml"), str(out), "--overwrite"])
     assert res.exit_code == 2 and "error:" in res.output and "file not found" in res.output
 
 

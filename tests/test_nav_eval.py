@@ -183,3 +183,25 @@ def test_env_range_arguments_that_are_not_pairs_are_one_clear_error(kwargs, name
     with pytest.raises(SimkitError, match=rf"FoaNav-v0 {name} must be a \[min, max\] pair") as ei:
         FoaNavEnv(**kwargs)
     assert "\n" not in str(ei.value)
+
+
+def test_user_policies_by_explicit_form_never_by_arity(tmp_path, monkeypatch):
+    (tmp_path / "userpol.py").write_text(
+        "def pol(obs, info=None):\n    return 3\n"
+        "class Pol:\n    def act(self, obs):\n        return 2\n"
+        "def make():\n    return lambda obs: 1\n"
+        "def make_obj():\n    return Pol()\n"
+        "def broken():\n    raise RuntimeError('no weights')\n"
+        "NOT_CALLABLE = 5\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert make_policy("userpol:pol").act({}) == 3  # two parameters: still an act function, not a factory
+    assert make_policy("userpol:Pol").act({}) == 2  # a class: its instance
+    assert make_policy("userpol:make()").act({}) == 1  # the factory form is explicit
+    assert make_policy("userpol:make_obj()").act({}) == 2
+    with pytest.raises(SimkitError, match=r"the factory failed \(RuntimeError: no weights\)"):
+        make_policy("userpol:broken()")
+    with pytest.raises(SimkitError, match="'NOT_CALLABLE' is not callable, so not a factory"):
+        make_policy("userpol:NOT_CALLABLE()")
+    with pytest.raises(SimkitError, match="neither a policy"):
+        make_policy("userpol:NOT_CALLABLE")

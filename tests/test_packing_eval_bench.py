@@ -178,8 +178,8 @@ def test_eval_out_that_cannot_be_written_fails_before_evaluating(tmp_path, monke
     monkeypatch.setattr(ev, "evaluate", never)
     (tmp_path / "f").write_text("x")
     for out, words in (
-        (tmp_path, f"--out {tmp_path} is a directory"),
-        (tmp_path / "f" / "r.json", f"{tmp_path / 'f'} is not a directory"),
+        (tmp_path, f"--out {tmp_path}: is a folder; give the path of the file"),
+        (tmp_path / "f" / "r.json", f"is under {tmp_path / 'f'}, which is a file"),
     ):
         res = runner.invoke(app, ["eval", "packing", "--policy", "dblf", "--limit", "1", "--out", str(out)])
         assert res.exit_code == 2 and res.output.startswith("error: ") and words in res.output, res.output

@@ -138,8 +138,8 @@ def test_bad_output_paths_and_px_fail_up_front_and_leave_nothing(corpus, tmp_pat
     (work / "f").write_text("x")  # a file where a parent directory should be
     before = _listing(work)
     for out, words in (
-        (work / "D", f"--out {work / 'D'} is a directory"),
-        (work / "f" / "x.jsonl", f"{work / 'f'} is not a directory"),
+        (work / "D", f"--out {work / 'D'}: is a folder; give the path of the file"),
+        (work / "f" / "x.jsonl", f"is under {work / 'f'}, which is a file"),
     ):
         r = runner.invoke(app, ["export", "packing-sft", str(corpus), "--out", str(out)])
         assert r.exit_code == 2 and r.output.startswith("error: ") and words in r.output, r.output

@@ -142,3 +142,61 @@ def test_cli_table_files_and_errors(tmp_path):
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000
     bad = CliRunner().invoke(app, ["eval", "wrop-elo", "--votes", str(tmp_path / "nope.csv")])
     assert bad.exit_code == 2 and "nope.csv: cannot read" in bad.output and "Traceback" not in bad.output
+
+
+def test_without_a_prior_an_unbeaten_model_is_one_clear_error(tmp_path):
+    from typer.testing import CliRunner
+
+    from simkit.cli import app
+    from simkit.core.errors import InputError
+
+    votes = [Vote(f"r{k % 3}", "s", "champ", other, "a") for k in range(12) for other in ("x", "y")]
+    votes += [Vote("r0", "s", "x", "y", w) for w in ("a", "b")]
+    with pytest.raises(InputError, match="no maximum-likelihood ratings without a prior"):
+        elo_ratings(votes, n_boot=0, prior_sd=None)
+    assert np.isfinite(elo_ratings(votes, n_boot=5, prior_sd=1000.0).elo).all()
+    csv = tmp_path / "votes.csv"
+    csv.write_text(
+        "rater,sample,model_a,model_b,winner\n"
+        + "".join(f"{v.rater},{v.sample},{v.model_a},{v.model_b},{v.winner}\n" for v in votes)
+    )
+    r = CliRunner().invoke(
+        app, ["eval", "wrop-elo", "--votes", str(csv), "--prior-sd", "0", "--bootstrap", "5"]
+    )
+    assert r.exit_code == 2, r.output
+    assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: no maximum-likelihood ratings"), r.output
+
+
+def test_bootstrap_resamples_without_an_mle_are_counted_and_left_out():
+    # two raters: one saw b beat a, one saw a beat b; a resample of only one of them has no MLE
+    votes = [Vote("r1", "s", "a", "b", "a"), Vote("r2", "s", "a", "b", "b")]
+    res = elo_ratings(votes, n_boot=40, seed=0, prior_sd=None)
+    assert res.problems and res.problems[0].endswith(
+        "bootstrap resamples have no maximum-likelihood ratings and are left out"
+    )
+    failed = int(res.problems[0].split()[0])
+    assert 0 < failed < 40 and len(res.boot) == 40 - failed
+    np.testing.assert_allclose(res.boot, 1500.0, atol=1e-9)  # the resamples that fit hold both raters once
+
+
+def test_counts_are_sparse_and_memory_is_linear_in_the_votes():
+    import tracemalloc
+
+    from simkit.eval.wrop.elo import pair_counts
+
+    rng = np.random.default_rng(0)
+    strengths = {f"m{k:03d}": float(rng.normal(1500, 100)) for k in range(400)}
+    votes = simulate_votes(strengths, n_raters=50, votes_per_rater=100, rng=rng)
+    _, c = pair_counts(votes, list(strengths))
+    assert len(c.rater) <= len(votes) and len(c.i) <= len(votes)
+    wij, wji = c.totals()
+    assert wij.sum() + wji.sum() == pytest.approx(len(votes))  # every vote counted once (a tie 0.5 + 0.5)
+    tracemalloc.start()
+    elo_ratings(votes, list(strengths), n_boot=3, seed=0)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    # a dense (raters, models, models) float64 array alone is 50 * 400 * 400 * 8 = 64 MB; the fit needs
+    # a few (models, models) Hessians (1.3 MB each) and arrays of the votes' length
+    assert peak < 20 * 2**20, peak

@@ -56,14 +56,19 @@ def _limit_memory() -> None:
 
 
 def simkit(args: list[str], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "simkit", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        preexec_fn=_limit_memory,
-    )
+    """Run ``simkit ARGS``; a run past ``timeout`` seconds is killed and reported as exit 124 (not clear)."""
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "simkit", *args],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            preexec_fn=_limit_memory,
+        )
+    except subprocess.TimeoutExpired as exc:
+        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else exc.stdout or ""
+        return subprocess.CompletedProcess(exc.cmd, 124, out, f"timed out after {timeout:.0f} s (killed)")
 
 
 def tree_digest(root: Path) -> dict[str, str]:
@@ -527,6 +532,178 @@ BAD_INPUTS: list[Case] = [
         "export wrop-baselines missing exam",
         lambda sb: ["export", "wrop-baselines", "--exam", str(sb / "in" / "nope"), "--out", str(sb / "out")],
         needle="nope",
+    ),
+]
+
+SPECIAL = "/proc/simkit-robustness"  # a folder of a special file system: nobody can create files there
+
+
+def _alias_bomb(sb: Path) -> Path:
+    lines = ["l0: &l0 [" + ", ".join(["0"] * 9) + "]"]
+    lines += [f"l{k}: &l{k} [" + ", ".join([f"*l{k - 1}"] * 9) + "]" for k in range(1, 8)]
+    return _file(sb, "bomb.yaml", "\n".join([*lines, "snr_choices_db: *l7", ""]))
+
+
+def _votes_unbeaten(sb: Path) -> Path:
+    rows = ["rater,sample,model_a,model_b,winner"]
+    rows += [f"r{k % 3},s,champ,{o},a" for k in range(12) for o in ("x", "y")] + ["r0,s,x,y,a", "r0,s,x,y,b"]
+    return _file(sb, "votes.csv", "\n".join(rows) + "\n")
+
+
+def _other_generator(sb: Path) -> Path:
+    c = _good(sb)
+    info = json.loads((c / "corpus.json").read_text())
+    info["generator"] = "media"
+    (c / "corpus.json").write_text(json.dumps(info))
+    return c
+
+
+#: the cases of the reliability round: bounded messages, output paths, explicit policies, no silent outcomes
+BAD_INPUTS += [
+    Case(
+        "generate --config YAML alias bomb",
+        lambda sb: [
+            "generate",
+            "foa-qa",
+            "--n",
+            "1",
+            "--out",
+            str(sb / "out" / "c"),
+            "--config",
+            str(_alias_bomb(sb)),
+        ],
+        needle="aliases",
+    ),
+    Case(
+        "generate --set value of 20000 characters",
+        _gen("--set", "size=" + "x" * 20000),
+        needle="(20000 characters)",
+    ),
+    Case("generate --set 20000 nested [", _gen("--set", "size=" + "[" * 20000), needle="levels deep"),
+    Case(
+        "generate foa-nav --set lufs=[nan,nan]",
+        lambda sb: [
+            "generate",
+            "foa-nav",
+            "--n",
+            "1",
+            "--out",
+            str(sb / "out" / "c"),
+            "--set",
+            "lufs=[nan,nan]",
+        ],
+        needle="finite",
+    ),
+    Case(
+        "generate wrop --generator and --set generator disagree",
+        lambda sb: [
+            "generate",
+            "wrop",
+            "--generator",
+            "OP-1/ball_behind_screen",
+            "--set",
+            "generator=OP-2/nope",
+            "--n",
+            "1",
+            "--out",
+            str(sb / "out" / "c"),
+        ],
+        needle="disagree",
+    ),
+    Case(
+        "generate --out in a folder nobody can write",
+        lambda sb: ["generate", "toy", "--n", "1", "--out", SPECIAL + "/c"],
+        needle="cannot write in /proc",
+    ),
+    Case(
+        "merge --out in a folder nobody can write",
+        lambda sb: ["merge", str(_good(sb)), "--out", SPECIAL + "/m"],
+        needle="cannot write in /proc",
+    ),
+    Case(
+        "merge a corpus.json naming another generator",
+        lambda sb: ["merge", str(_other_generator(sb)), "--out", str(sb / "out" / "m")],
+        needle="generator 'media'",
+    ),
+    Case(
+        "merge an unknown format",
+        lambda sb: ["merge", str(_damaged("corpus_json_unknown_format")(sb)), "--out", str(sb / "out" / "m")],
+        needle="unknown format",
+    ),
+    Case(
+        "convert mjcf2usd OUT under a file",
+        lambda sb: [
+            "convert",
+            "mjcf2usd",
+            str(_file(sb, "g.xml", "<mujoco/>")),
+            str(_file(sb, "afile", "x") / "sub" / "o.usda"),
+        ],
+        needle="which is a file",
+    ),
+    Case(
+        "convert mjcf2usd OUT == IN",
+        lambda sb: [
+            "convert",
+            "mjcf2usd",
+            str(_file(sb, "a.usda", "#usda 1.0\n")),
+            str(sb / "in" / "a.usda"),
+            "--overwrite",
+        ],
+        needle="is the input",
+    ),
+    Case(
+        "convert mjcf2usd OUT exists",
+        lambda sb: [
+            "convert",
+            "mjcf2usd",
+            str(_file(sb, "g.xml", "<mujoco/>")),
+            str(_file(sb, "o.usda", "mine")),
+        ],
+        needle="--overwrite",
+    ),
+    Case(
+        "config --yaml exists",
+        lambda sb: ["config", "toy", "--yaml", str(_file(sb, "c.yaml", "mine"))],
+        needle="--overwrite",
+    ),
+    Case(
+        "export hebero-hdf5 OUT in a folder nobody can write",
+        lambda sb: ["export", "hebero-hdf5", str(_good(sb)), SPECIAL + "/d.hdf5"],
+        needle="cannot write in /proc",
+    ),
+    Case(
+        "list wrop --catalogue in a folder nobody can write",
+        lambda sb: ["list", "wrop", "--catalogue", SPECIAL + "/c.md", "--no-thumbnails"],
+        needle="cannot write in /proc",
+    ),
+    Case(
+        "eval wrop-elo --prior-sd 0 with an unbeaten model",
+        lambda sb: [
+            "eval",
+            "wrop-elo",
+            "--votes",
+            str(_votes_unbeaten(sb)),
+            "--prior-sd",
+            "0",
+            "--bootstrap",
+            "5",
+        ],
+        needle="no maximum-likelihood",
+    ),
+    Case(
+        "eval nav --policy a non-callable factory",
+        lambda sb: ["eval", "nav", "--policy", "math:pi()", "--episodes", "1"],
+        needle="not callable",
+    ),
+    Case(
+        "eval hebero --checkpoints with a built-in policy",
+        lambda sb: ["eval", "hebero", "--policy", "random", "--checkpoints", str(sb / "in" / "nope")],
+        needle="--checkpoints",
+    ),
+    Case(
+        "eval hebero --checkpoints missing folder",
+        lambda sb: ["eval", "hebero", "--policy", "os.path:join", "--checkpoints", str(sb / "in" / "nope")],
+        needle="no such folder",
     ),
 ]
 

@@ -48,15 +48,23 @@ def strict_json(obj):
     return obj
 
 
-def check_out(out, folder: bool = False, flag: str = "--out") -> None:
-    """Exit 2 with one line when ``out`` (a ``Path`` or ``None``) can never be written: a parent is a file,
-    or it is a folder where a file is wanted (``folder=False``) or a file where a folder is wanted."""
+def check_out(
+    out, folder: bool = False, flag: str = "--out", inputs: tuple = (), overwrite: bool | None = None
+) -> None:
+    """Exit 2 with one line when ``out`` (a ``Path`` or ``None``) must not or can never be written, before any
+    work: a parent is a file, it is a folder where a file is wanted (``folder=False``) or a file where a folder
+    is wanted, nobody can write there (:func:`simkit.core.paths.out_fault`), it is one of ``inputs`` (the
+    command would overwrite what it reads), or, with ``overwrite=False``, a file already there (the rule of
+    ``config --yaml`` and ``convert``: an existing file is replaced only with ``--overwrite``)."""
+    from simkit.core.paths import out_fault, same_file
+
     if out is None:
         return
-    blocker = next((p for p in out.parents if p.exists() and not p.is_dir()), None)
-    if blocker is not None:
-        fail(f"{flag} {out}: is under {blocker}, which is a file")
-    if folder and out.exists() and not out.is_dir():
-        fail(f"{flag} {out}: exists and is not a folder")
-    if not folder and out.is_dir():
-        fail(f"{flag} {out}: is a folder; give the path of the file to write")
+    why = out_fault(out, folder)
+    if why is not None:
+        fail(f"{flag} {out}: {why}")
+    for src in inputs:
+        if src is not None and same_file(src, out):
+            fail(f"{flag} {out}: is the input {src}; writing it would destroy it, give another path")
+    if overwrite is False and out.exists() and not folder:
+        fail(f"{flag} {out}: already exists; choose a new file name, or --overwrite to replace it")

@@ -89,10 +89,16 @@ def register(groups) -> None:
             help="Top-level joint-less bodies as static colliders or dynamic "
             "rigid bodies (default: static only for files with world geoms).",
         ),
+        overwrite: bool = typer.Option(
+            False, "--overwrite", help="Replace OUT if it exists (never the input: that is refused)."
+        ),
     ) -> None:
-        """Convert an MJCF asset to USD (UsdPhysics rigid bodies, mass, collision, joints with limits)."""
+        """Convert an MJCF asset to USD (UsdPhysics rigid bodies, mass, collision, joints with limits).
+
+        An existing OUT is replaced only with --overwrite, as `simkit config --yaml` does."""
         from simkit.core.errors import SimkitError
 
+        check_out(dst, flag="OUT", inputs=(src,), overwrite=overwrite)
         try:
             from simkit.assets.mjcf2usd import check_physics, convert_mjcf_to_usd
 
@@ -124,11 +130,15 @@ def register(groups) -> None:
         suite: str = typer.Option("goal", "--suite", help="goal | object | spatial | long"),
         seed: int = typer.Option(0, "--seed", help="Seed of the region sampling."),
         out: Path | None = typer.Option(
-            None, "--out", help="PNG path (default DESCRIPTORS/contact_sheet_<suite>.png)."
+            None,
+            "--out",
+            help="PNG path (default DESCRIPTORS/contact_sheet_<suite>.png, replaced on each run); an "
+            "existing --out is replaced only with --overwrite.",
         ),
+        overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing --out PNG."),
     ) -> None:
         """Render each task's initial MuJoCo scene of a suite into one contact sheet PNG."""
-        check_out(out)
+        check_out(out, overwrite=overwrite)
         _write_contact_sheet(descriptors, libero_root, suite, seed, out)
 
 

@@ -14,7 +14,10 @@ from simkit.core.extras import needs_extra
 
 def _eval_nav(
     policy: str = typer.Option(
-        "oracle", "--policy", help="oracle | oracle-waypoints | random | sound | module:callable"
+        "oracle",
+        "--policy",
+        help="oracle | oracle-waypoints | random | sound | module:name (a policy object or class, or an "
+        "act(obs) function) | module:name() (a factory called once, returning one)",
     ),
     episodes: int = typer.Option(10, "--episodes", min=1, help="number of episodes"),
     seed: int = typer.Option(0, "--seed", min=0, help="episode i uses scene/start/goal seed SEED + i"),
@@ -43,16 +46,10 @@ def _eval_nav(
     """
     import json
 
-    from simkit.commands import fail, progress_bar
+    from simkit.commands import check_out, fail, progress_bar
     from simkit.core.errors import SimkitError
 
-    if out is not None:  # before the episodes run, not after
-        blocker = next((p for p in out.parents if p.exists() and not p.is_dir()), None)
-        if out.is_dir() or blocker is not None:
-            fail(
-                f"--out {out}: "
-                + ("is a folder" if blocker is None else f"is under {blocker}, which is a file")
-            )
+    check_out(out)  # before the episodes run, not after
     if scene is not None and not scene.is_file():
         fail(f"--scene {scene}: no such file")
     if sounds:

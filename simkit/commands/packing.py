@@ -202,16 +202,11 @@ def export_sft(
 def _check_out(out: Path, img_root: Path) -> None:
     """Refuse an output path that cannot be written, before any work (SimkitError naming the path)."""
     from simkit.core.errors import SimkitError
+    from simkit.core.paths import out_fault
 
-    if out.is_dir():
-        raise SimkitError(f"--out {out} is a directory; give the path of the JSONL file to write")
-    if out.exists() and not out.is_file():
-        raise SimkitError(f"--out {out} exists and is not a regular file")
-    for parent in (out.parent, *out.parent.parents):
-        if parent.exists():
-            if not parent.is_dir():
-                raise SimkitError(f"--out {out}: {parent} is not a directory")
-            break
+    why = out_fault(out)
+    if why is not None:
+        raise SimkitError(f"--out {out}: {why}")
     if img_root.exists() and not img_root.is_dir():
         raise SimkitError(f"--out {out}: the image folder {img_root} exists and is not a directory")
 

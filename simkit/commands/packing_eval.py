@@ -18,16 +18,11 @@ from simkit.core.extras import needs_extra
 def _check_out(out: Path) -> None:
     """Refuse an ``--out`` that can never be written (a directory, a file as a parent): SimkitError."""
     from simkit.core.errors import SimkitError
+    from simkit.core.paths import out_fault
 
-    if out.is_dir():
-        raise SimkitError(f"--out {out} is a directory; give the path of the JSON file to write")
-    if out.exists() and not out.is_file():
-        raise SimkitError(f"--out {out} exists and is not a regular file")
-    for parent in out.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise SimkitError(f"--out {out}: {parent} is not a directory")
-            break
+    why = out_fault(out)
+    if why is not None:
+        raise SimkitError(f"--out {out}: {why}")
 
 
 def run_packing_eval(

@@ -142,9 +142,13 @@ def wrop_elo(
         fail(str(exc))
         return
     _print_elo(res)
+    for line in res.problems:
+        typer.echo(f"note: {line}", err=True)
     for fam, r in fams.items():
         typer.echo(f"\n{fam}")
         _print_elo(r)
+        for line in r.problems:
+            typer.echo(f"note: {fam}: {line}", err=True)
     if out is not None:
         for p in _write_elo(res, out):
             typer.echo(f"wrote {p}")

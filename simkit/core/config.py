@@ -15,7 +15,96 @@ from typing import Any, Literal, get_args, get_origin
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from simkit.core.errors import InputError
+from simkit.core.errors import InputError, short_repr, short_text
+
+#: largest YAML config file read, in bytes (a config is a few kB; this bounds the reader's memory)
+MAX_YAML_BYTES = 4 * 2**20
+#: most values a YAML document may hold once its aliases are expanded (an alias "bomb" of 9 aliases
+#: nested 8 deep stands for 9**8 values in a few hundred bytes)
+MAX_YAML_VALUES = 100_000
+
+
+class YamlRefused(ValueError):
+    """A YAML document over :data:`MAX_YAML_BYTES` or :data:`MAX_YAML_VALUES`, or holding a value Python
+    cannot build (an integer of more than 4300 digits)."""
+
+
+def _expanded_size(node: Any, memo: dict[int, int], limit: int) -> int:
+    """Values under a composed YAML node with every alias expanded, counted up to ``limit + 1``."""
+    key = id(node)
+    if key in memo:
+        return memo[key]
+    memo[key] = limit + 1  # a node seen again while it is being counted is a cycle: too large
+    if isinstance(node, yaml.MappingNode):
+        children = [n for pair in node.value for n in pair]
+    elif isinstance(node, yaml.SequenceNode):
+        children = list(node.value)
+    else:
+        children = []
+    total = 1
+    for child in children:
+        total = min(limit + 1, total + _expanded_size(child, memo, limit))
+        if total > limit:
+            break
+    memo[key] = total
+    return total
+
+
+#: deepest nesting of flow collections (``[`` / ``{``) a YAML config may have (the YAML scanner slows down
+#: with the square of the depth: 20,000 ``[`` take seconds)
+MAX_YAML_DEPTH = 100
+
+
+def _flow_depth(text: str) -> int:
+    """Deepest nesting of ``[``/``{`` outside quoted scalars (an upper bound of what the parser sees)."""
+    import re
+
+    depth = deepest = 0
+    quote = ""
+    for m in re.finditer(r"[\[\]{}'\"]", text):
+        ch = m.group()
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth = max(0, depth - 1)
+    return deepest
+
+
+def load_yaml(text: str) -> Any:
+    """Parse one YAML document with the safe loader, bounded in size and in alias expansion.
+
+    Raises:
+        YamlRefused: ``text`` is over :data:`MAX_YAML_BYTES` characters, nests too deeply, expands to
+            more than :data:`MAX_YAML_VALUES` values, or holds a value that cannot be built.
+        yaml.YAMLError: malformed YAML.
+    """
+    if len(text) > MAX_YAML_BYTES:
+        raise YamlRefused(f"{len(text)} characters, more than the {MAX_YAML_BYTES} a config may have")
+    if _flow_depth(text) > MAX_YAML_DEPTH:
+        raise YamlRefused(f"nests [ ] or {{ }} more than {MAX_YAML_DEPTH} levels deep")
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        if _expanded_size(node, {}, MAX_YAML_VALUES) > MAX_YAML_VALUES:
+            raise YamlRefused(
+                f"expands to more than {MAX_YAML_VALUES} values through its aliases (&anchor / *alias)"
+            )
+        return loader.construct_document(node)
+    except (ValueError, OverflowError) as exc:
+        if isinstance(exc, YamlRefused):
+            raise
+        raise YamlRefused(f"holds a value that cannot be read ({short_text(str(exc), 120)})") from None
+    except RecursionError:
+        raise YamlRefused("nested too deeply") from None
+    finally:
+        loader.dispose()
 
 
 def _valid_keys(model: type[BaseModel], prefix: str = "") -> list[str]:
@@ -149,7 +238,9 @@ def parse_overrides(sets: list[str]) -> dict[str, Any]:
         if not sep or not key.strip():
             raise InputError(None, f"--set expects key=value, got {item!r}")
         try:
-            value = yaml.safe_load(raw) if raw.strip() else ""
+            value = load_yaml(raw) if raw.strip() else ""
+        except YamlRefused as exc:
+            raise InputError(None, f"--set {key.strip()}: value of {len(raw)} characters {exc}") from None
         except yaml.YAMLError:
             value = raw
         _set_dotted(data, key.strip(), value)
@@ -182,7 +273,13 @@ def build_config(
     if path is not None:
         p = Path(path)
         try:
-            loaded = yaml.safe_load(p.read_text(encoding="utf-8"))
+            if p.is_file() and p.stat().st_size > MAX_YAML_BYTES:
+                raise YamlRefused(
+                    f"{p.stat().st_size} bytes, more than the {MAX_YAML_BYTES} a config may have"
+                )
+            loaded = load_yaml(p.read_text(encoding="utf-8"))
+        except YamlRefused as exc:
+            raise InputError(p, f"config refused: {exc}") from None
         except OSError as exc:
             raise InputError(p, f"cannot read config: {exc.strerror or exc}") from None
         except UnicodeDecodeError:
@@ -191,7 +288,7 @@ def build_config(
             mark = getattr(exc, "problem_mark", None)
             raise InputError(
                 p,
-                f"malformed YAML: {getattr(exc, 'problem', exc)}",
+                "malformed YAML: " + short_text(" ".join(str(getattr(exc, "problem", None) or exc).split())),
                 line=mark.line + 1 if mark else None,
                 column=mark.column + 1 if mark else None,
             ) from None
@@ -207,12 +304,15 @@ def build_config(
         return model.model_validate(data)
     except ValidationError as exc:
         problems = []
-        for err in exc.errors():
-            loc = ".".join(str(x) for x in err["loc"]) or "(root)"
+        errors = exc.errors()
+        for err in errors[:8]:
+            loc = short_text(".".join(str(x) for x in err["loc"]) or "(root)")
             if err["type"] == "extra_forbidden":
                 problems.append(f"unknown key {loc!r}")
             else:
-                problems.append(f"{loc}: {err['msg']} (got {err.get('input')!r})")
+                problems.append(f"{loc}: {short_text(err['msg'])} (got {short_repr(err.get('input'))})")
+        if len(errors) > 8:
+            problems.append(f"and {len(errors) - 8} more")
         valid = ", ".join(_valid_keys(model))
         where = source if path is not None else None
         raise InputError(where, "invalid config: " + "; ".join(problems) + f". Valid keys: {valid}") from None

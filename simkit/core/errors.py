@@ -5,6 +5,55 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+#: most characters of a user's value an error message shows (:func:`short_repr`)
+VALUE_CHARS = 200
+#: most characters of one error message (:meth:`SimkitError.__str__`)
+MESSAGE_CHARS = 2000
+
+
+def short_repr(value: object, limit: int = VALUE_CHARS) -> str:
+    """``repr(value)`` cut to about ``limit`` characters, saying how long the value is when it was cut.
+
+    A long string shows its first ``limit`` characters and ``... (N characters)``; a container is
+    written with :mod:`reprlib` (a few items per level, never the whole value, so a huge or
+    self-referencing value costs no memory) and ends with ``(N items)`` when items were left out.
+    """
+    import reprlib
+
+    if isinstance(value, (str, bytes)):
+        if len(value) <= limit:
+            return repr(value)
+        unit = "characters" if isinstance(value, str) else "bytes"
+        return f"{value[:limit]!r}... ({len(value)} {unit})"
+    r = reprlib.Repr()
+    r.maxlevel, r.maxstring, r.maxother = 3, limit // 2, limit
+    r.maxlist = r.maxtuple = r.maxdict = r.maxset = r.maxfrozenset = 8
+    try:
+        text = r.repr(value)
+    except Exception:  # a value whose __repr__ fails
+        text = f"<{type(value).__name__}>"
+    if len(text) > limit:
+        text = text[:limit] + "..."
+    try:
+        n = len(value)  # type: ignore[arg-type]
+    except Exception:
+        return text
+    return text + (f" ({n} items)" if "..." in text and isinstance(value, (list, tuple, dict, set)) else "")
+
+
+def short_text(text: str, limit: int = VALUE_CHARS) -> str:
+    """``text`` itself, or its first ``limit`` characters and ``... (N characters)``."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
+def bound_message(msg: str, limit: int = MESSAGE_CHARS) -> str:
+    """``msg`` itself, or its first and last characters with the length between when it is longer than
+    ``limit`` (every error line stays readable whatever value it names)."""
+    if len(msg) <= limit:
+        return msg
+    half = limit // 2
+    return f"{msg[:half]} ... [{len(msg) - 2 * half} of {len(msg)} characters left out] ... {msg[-half:]}"
+
 
 class SimkitError(Exception):
     """Base class of every error simkit raises on purpose.
@@ -13,6 +62,9 @@ class SimkitError(Exception):
     their type, message and attributes whatever their constructor takes, so an error raised in a worker
     process (a DataLoader worker, the generate pool, Ray) arrives as itself.
     """
+
+    def __str__(self) -> str:
+        return bound_message(super().__str__())
 
     def __reduce__(self):
         return _rebuild_error, (type(self), self.args, dict(self.__dict__))

@@ -36,7 +36,7 @@ from simkit.core.images import default_contact_sheet
 class GeneratorConfig(BaseModel):
     """Base of every generator's config model: unknown keys are errors, values are validated on assignment."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True, frozen=False)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, frozen=False, allow_inf_nan=False)
 
 
 ConfigT = TypeVar("ConfigT", bound=GeneratorConfig)

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from simkit.core.errors import short_repr
 from simkit.episodes.codecs import dumps_json
 from simkit.episodes.storage import corpus_path, download_file, is_remote, put_bytes, remove_tree, upload_file
 from simkit.episodes.tario import split_member, write_tar
@@ -51,6 +52,11 @@ MANIFEST_COLUMNS = (
 
 #: corpus.json keys that make two directories the same corpus (``n`` may grow: see ``generate``)
 IDENTITY_KEYS = ("generator", "version", "seed", "n", "episodes_per_shard", "config")
+
+#: corpus.json ``format`` values this version of simkit reads and writes
+FORMATS = ("simkit-corpus/1",)
+#: the format new corpora are written in
+FORMAT = FORMATS[-1]
 
 #: highest episode count: keys carry the index in 8 digits (``episode_key``), which keeps them in index order
 MAX_EPISODES = 10**8
@@ -88,6 +94,47 @@ def _dict_diff(a: dict, b: dict, prefix: str) -> list[str]:
         elif x != y:
             out.append(f"{prefix}.{k} ({x!r} -> {y!r})")
     return out
+
+
+def format_fault(info: dict[str, Any]) -> str | None:
+    """Why corpus.json's ``format`` is not one this simkit reads (missing, or an unknown version, named), or
+    ``None``."""
+    fmt = info.get("format")
+    if fmt in FORMATS:
+        return None
+    if fmt is None:
+        return f"corpus.json: no format version (this simkit reads {', '.join(FORMATS)})"
+    return f"corpus.json: unknown format {short_repr(fmt)} (this simkit reads {', '.join(FORMATS)})"
+
+
+def planned_shards(info: dict[str, Any]) -> int | None:
+    """How many shard ids a finished corpus of ``info`` has (``ceil(n / episodes_per_shard)``), or ``None``
+    when corpus.json does not say."""
+    n, eps = info.get("n"), info.get("episodes_per_shard")
+    if type(n) is not int or type(eps) is not int or n < 0 or eps < 1:
+        return None
+    return -(-n // eps)
+
+
+def config_fault(meta: dict[str, Any], config: Any) -> str | None:
+    """Why an episode's recorded parameters disagree with corpus.json's ``config``, or ``None``.
+
+    A structural or surface parameter named like a top-level config key (packing records
+    ``resolution`` and ``heightmap_px_per_cell``) is the config value the episode was made with, so it
+    must equal corpus.json's.
+    """
+    params = meta.get("params")
+    if not isinstance(config, dict) or not isinstance(params, dict):
+        return None
+    diff = []
+    for group in ("structural", "surface"):
+        rec = params.get(group)
+        for k, v in rec.items() if isinstance(rec, dict) else ():
+            if k in config and config[k] != v:
+                diff.append(f"{k} {short_repr(v)} (corpus.json config: {short_repr(config[k])})")
+    if diff:
+        return "the episode was made with another config than corpus.json records: " + ", ".join(sorted(diff))
+    return None
 
 
 #: shard file names the writer produces: ``shard-000003.tar`` and parts ``shard-000003-01.tar``
@@ -138,6 +185,12 @@ def member_schema(rows: list[dict]) -> dict[str, str]:
 
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def params_digest(params: dict) -> str:
+    """The manifest's ``params_digest`` of an episode's parameters: the first 16 hex digits of the sha256 of
+    their canonical JSON (:func:`~simkit.episodes.codecs.dumps_json`)."""
+    return sha256(dumps_json(params))[:16]
 
 
 def shard_name(shard_id: int, part: int | None = None) -> str:
@@ -370,17 +423,46 @@ def reopen_shard(layout: CorpusLayout, shard_id: int) -> int:
     return len(rows)
 
 
+#: names of what a run writes in ``shards/`` (shards, their parts, rows files, their temporaries)
+WRITTEN_IN_SHARDS = re.compile(r"shard-\d{6}(-\d{2})?\.tar(\.tmp)?|shard-\d{6}\.rows\.json(\.tmp)?")
+#: names of what a run writes in ``.partial/``: one folder per shard of finished episodes (and temporaries)
+WRITTEN_IN_PARTIAL = (re.compile(r"shard-\d{6}"), re.compile(r"\d{9}\.tar(\.tmp)?"))
+
+
+def _remove_written(folder: Path, pattern: re.Pattern) -> None:
+    """Remove the files of ``folder`` whose names match ``pattern``, then the folder if nothing else is left."""
+    if not folder.is_dir():
+        return
+    for p in folder.iterdir():
+        if p.is_file() and not p.is_symlink() and pattern.fullmatch(p.name):
+            p.unlink()
+    if not any(folder.iterdir()):
+        folder.rmdir()
+
+
 def remove_corpus(layout: CorpusLayout) -> None:
     """Remove what a run wrote into ``layout.root`` (corpus.json, manifest, shards/, .partial/, .lock).
 
-    Other files in the directory are left alone (``--overwrite`` starts the corpus over, nothing else).
+    Only files named as a run names them are removed (:data:`WRITTEN_IN_SHARDS`, :data:`WRITTEN_IN_PARTIAL`,
+    corpus.json, manifest.parquet, .lock and their ``.tmp``); a user's file anywhere in the directory, in
+    ``shards/`` or in ``.partial/`` included, stays, and so does a folder that still holds one.
     On an object store: the objects under ``shards/`` and ``.partial/``, the manifest and corpus.json.
     """
-    for d in (layout.shards, layout.partial):
-        remove_tree(d)
+    if is_remote(layout.root):
+        for d in (layout.shards, layout.partial):
+            remove_tree(d)
+    else:
+        _remove_written(layout.shards, WRITTEN_IN_SHARDS)
+        if layout.partial.is_dir():
+            for d in layout.partial.iterdir():
+                if d.is_dir() and not d.is_symlink() and WRITTEN_IN_PARTIAL[0].fullmatch(d.name):
+                    _remove_written(d, WRITTEN_IN_PARTIAL[1])
+            if not any(layout.partial.iterdir()):
+                layout.partial.rmdir()
     for p in (layout.manifest, layout.corpus_json, layout.root / ".lock"):
-        if p.exists():
-            p.unlink()
+        for q in (p, p.with_name(p.name + ".tmp")):
+            if q.exists() and not q.is_dir():
+                q.unlink()
 
 
 def read_rows_file(path: Path) -> list[dict]:

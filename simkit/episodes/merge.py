@@ -15,9 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from simkit.core.errors import SimkitError
+from simkit.core.paths import out_fault
 from simkit.episodes.corpus import (
     CorpusLayout,
     CorpusLock,
+    episode_key,
+    format_fault,
     identity_diff,
     load_rows,
     member_schema,
@@ -26,7 +29,7 @@ from simkit.episodes.corpus import (
     write_json_atomic,
     write_manifest,
 )
-from simkit.episodes.reader import index_shard
+from simkit.episodes.reader import META_IDENTITY, index_shard, meta_fault
 from simkit.episodes.storage import copy_file, corpus_path, is_remote, same_location
 from simkit.episodes.tario import split_member
 
@@ -41,6 +44,9 @@ def _read_infos(sources: list[Path]) -> list[dict]:
             raise SimkitError(f"{p}: not a readable simkit corpus ({exc})") from None
         if not isinstance(info, dict) or not isinstance(info.get("generator"), str):
             raise SimkitError(f"{p}: not a simkit corpus description (no generator)")
+        fault = format_fault(info)
+        if fault:
+            raise SimkitError(f"{s}: {fault}")
         infos.append(info)
     for s, info in zip(sources, infos, strict=True):
         diff = identity_diff(infos[0], info)
@@ -73,8 +79,9 @@ def _check_out(dst: CorpusLayout, sources: list[Path], ref: dict) -> None:
         )
 
 
-def _shard_rows(src: CorpusLayout, j: int) -> list[dict]:
-    """The rows of shard ``j`` of ``src``, checked for form and safe shard names. Raises SimkitError."""
+def _shard_rows(src: CorpusLayout, j: int, generator: str) -> list[dict]:
+    """The rows of shard ``j`` of ``src``, checked for form, safe shard names and keys of ``generator`` (the
+    corpus.json's). Raises SimkitError."""
     rows_file = src.rows_path(j)
     hint = f"run `simkit validate {src.root}`"
     try:
@@ -84,6 +91,10 @@ def _shard_rows(src: CorpusLayout, j: int) -> list[dict]:
         for r in rows:
             if not safe_shard_name(r["shard"]) or not r["shard"].startswith(rows_file.name[:12]):
                 raise ValueError(f"row {r.get('key')!r} names shard {r['shard']!r}, not a file of this shard")
+            if r["key"] != episode_key(generator, int(r["index"])):
+                raise ValueError(
+                    f"row {r['key']!r} is not episode {r['index']} of generator {generator!r} (corpus.json)"
+                )
             for m in r["members"]:
                 if split_member(m["name"])[0] != r["key"]:
                     raise ValueError(f"member {m['name']!r} does not belong to row {r['key']!r}")
@@ -93,13 +104,17 @@ def _shard_rows(src: CorpusLayout, j: int) -> list[dict]:
     return rows
 
 
-def _check_shard_members(src: CorpusLayout, rows: list[dict]) -> None:
-    """Raise SimkitError unless each shard file holds exactly the members its rows list, intact."""
+def _check_shard_members(src: CorpusLayout, rows: list[dict], info: dict) -> None:
+    """Raise SimkitError unless each shard file holds exactly the members its rows list, intact, and every
+    episode's meta.json repeats ``info``'s generator, version and seed and its row's index and key."""
     want: dict[str, dict[str, tuple[str, int]]] = {}
+    ident = tuple((k, info.get(k)) for k in META_IDENTITY)
+    metas: dict[str, dict] = {}
     for r in rows:
         if r["status"] == "ok":
             for m in r["members"]:
                 want.setdefault(r["shard"], {})[m["name"]] = (m["sha256"], m["bytes"])
+            metas[f"{r['key']}.meta.json"] = r
     for name, members in want.items():
         path = src.shards / name
         idx = index_shard(path)
@@ -110,13 +125,25 @@ def _check_shard_members(src: CorpusLayout, rows: list[dict]) -> None:
         with path.open("rb") as fh:
             for n, (offset, size) in idx.members.items():
                 fh.seek(offset)
-                got[n] = (sha256(fh.read(size)), size)
+                data = fh.read(size)
+                got[n] = (sha256(data), size)
+                if n in metas and got[n] == members.get(n):
+                    _check_meta(path, n, data, ident, metas[n])
         if got != members:
             bad = sorted(set(got) ^ set(members)) or sorted(n for n in got if got[n] != members.get(n))
             raise SimkitError(
                 f"{path}: members differ from its rows file (missing, extra or edited: {bad[0]!r}); "
                 f"run `simkit validate {src.root}`"
             )
+
+
+def _check_meta(path: Path, name: str, data: bytes, ident: tuple, row: dict) -> None:
+    try:
+        why = meta_fault(json.loads(data), ident, int(row["index"]), row["key"])
+    except ValueError as exc:
+        why = f"does not decode ({exc})"
+    if why:
+        raise SimkitError(f"{path}: member {name!r}: {why}; run `simkit validate {path.parent.parent}`")
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -161,8 +188,11 @@ def merge_corpora(sources: list[str | Path], out: str | Path) -> dict[str, Any]:
     if not sources:
         raise SimkitError("merge needs at least one source corpus")
     srcs = [corpus_path(s) for s in sources]
-    infos = _read_infos(srcs)
     dst = CorpusLayout(corpus_path(out))
+    why = None if is_remote(dst.root) else out_fault(dst.root, folder=True)
+    if why is not None:  # before any source is read
+        raise SimkitError(f"--out {dst.root}: {why}")
+    infos = _read_infos(srcs)
     _check_out(dst, srcs, infos[0])
     plan: dict[tuple[Path, int], list[dict]] = {}
     existing = (
@@ -173,9 +203,10 @@ def merge_corpora(sources: list[str | Path], out: str | Path) -> dict[str, Any]:
     ):  # check every shard (sources and --out) against its rows before anything is copied
         src = CorpusLayout(s)
         for j in sorted(src.complete_shards()):
-            plan[(s, j)] = _shard_rows(src, j)
-            _check_shard_members(src, plan[(s, j)])
-    dst.ensure()
+            plan[(s, j)] = _shard_rows(src, j, infos[0]["generator"])
+            _check_shard_members(src, plan[(s, j)], infos[0])
+    if not is_remote(dst.root):  # shards/ only: a merged corpus has no episodes waiting in .partial/
+        dst.shards.mkdir(parents=True, exist_ok=True)
     _copy_shards(srcs, dst, plan)
     with CorpusLock(dst.root):
         rows = load_rows(dst)
@@ -191,4 +222,6 @@ def merge_corpora(sources: list[str | Path], out: str | Path) -> dict[str, Any]:
     }
     info["schema"] = member_schema(rows)
     write_json_atomic(dst.corpus_json, info)
+    if not is_remote(dst.root) and dst.partial.is_dir() and not any(dst.partial.iterdir()):
+        dst.partial.rmdir()  # left empty by an earlier merge
     return info

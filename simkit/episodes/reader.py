@@ -29,6 +29,11 @@ from simkit.core.fields import FieldSpec, specs_from_json
 from simkit.episodes.codecs import decode
 from simkit.episodes.corpus import (
     CorpusLayout,
+    config_fault,
+    episode_key,
+    format_fault,
+    params_digest,
+    planned_shards,
     read_manifest,
     read_rows_file,
     safe_shard_name,
@@ -94,6 +99,10 @@ class EpisodeEntry:
     shard_keys: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
     #: what every episode's ``meta.json`` must say (generator, version, seed from corpus.json)
     corpus: tuple[tuple[str, Any], ...] = field(default=(), compare=False, repr=False)
+    #: the manifest row's digest of the episode's params (``None``: not checked)
+    params_digest: str | None = field(default=None, compare=False, repr=False)
+    #: corpus.json's config, which the params recorded in meta.json must agree with (``None``: not checked)
+    config: Any = field(default=None, compare=False, repr=False)
 
 
 def corpus_info(root: str | Path) -> dict[str, Any]:
@@ -114,6 +123,9 @@ def corpus_info(root: str | Path) -> dict[str, Any]:
         raise SimkitError(f"{layout.corpus_json}: malformed JSON ({exc})") from None
     if not isinstance(info, dict):
         raise SimkitError(f"{layout.corpus_json}: not a simkit corpus description (not a JSON object)")
+    fault = format_fault(info)
+    if fault:
+        raise SimkitError(f"{layout.root}: {fault}")
     return info
 
 
@@ -135,7 +147,10 @@ def _entry(root: Path, row: Any) -> EpisodeEntry:
     for name, _, _ in members:
         if not safe_member_name(name) or split_member(name)[0] != key:
             raise CorpusDamaged(root, shard, name, f"manifest row {key}: member name does not belong to it")
-    return EpisodeEntry(root, shard, key, index, members)
+    digest = row.get("params_digest") if isinstance(row, dict) else None
+    return EpisodeEntry(
+        root, shard, key, index, members, params_digest=digest if isinstance(digest, str) else None
+    )
 
 
 def _manifest_rows(root: Path) -> list[dict]:
@@ -189,16 +204,28 @@ def _agreement(root: Path, info: dict, entries: list[EpisodeEntry], n_rows: int)
         raise CorpusDamaged(
             root, None, None, f"manifest.parquet and the rows files disagree on episode {bad[0]}"
         )
+    gen = info.get("generator")
+    for e in entries:
+        if not isinstance(gen, str) or e.key != episode_key(gen, e.index):
+            raise CorpusDamaged(
+                root,
+                e.shard,
+                None,
+                f"episode {e.key} is not episode {e.index} of generator {gen!r} (corpus.json)",
+            )
     counts: dict = info["counts"] if isinstance(info.get("counts"), dict) else {}
     if counts.get("ok") != len(entries) or counts.get("present") != n_rows:
         raise CorpusDamaged(root, None, None, "corpus.json counts disagree with manifest.parquet")
     fields = {split_member(name)[1] for e in entries for name, _, _ in e.members}
     if entries and set(info.get("schema") or {}) != fields:
         raise CorpusDamaged(root, None, None, "corpus.json schema disagrees with the manifest's members")
-    complete = layout.complete_shards()
+    complete, planned = layout.complete_shards(), planned_shards(info)
     named = {shard for shard, _ in recorded.values()}
     for p in layout.shards.glob("*.tar") if layout.shards.is_dir() else []:
-        if p.name not in named and safe_shard_name(p.name) and shard_sort_key(p.name)[0] in complete:
+        if p.name in named or not safe_shard_name(p.name):
+            continue
+        j = shard_sort_key(p.name)[0]
+        if j in complete or (planned is not None and j >= planned):
             raise CorpusDamaged(root, p.name, None, "extra shard file that no rows file names")
 
 
@@ -224,8 +251,11 @@ def corpus_episodes(roots: str | Path | Iterable[str | Path]) -> list[EpisodeEnt
             keys.setdefault(e.shard, set()).add(e.key)
         frozen = {shard: frozenset(k) for shard, k in keys.items()}
         ident = tuple((k, info.get(k)) for k in META_IDENTITY)
+        config = info.get("config")
         entries = [
-            EpisodeEntry(e.root, e.shard, e.key, e.index, e.members, frozen[e.shard], ident)
+            EpisodeEntry(
+                e.root, e.shard, e.key, e.index, e.members, frozen[e.shard], ident, e.params_digest, config
+            )
             for e in sorted(entries, key=lambda e: e.index)
         ]
         out.extend(entries)
@@ -256,6 +286,21 @@ def _zero_tail(fh: Any, start: int) -> bool:
         if chunk.count(0) != len(chunk):
             return False
     return True
+
+
+def _tail_fault(fh: Any, end: int) -> str:
+    """Why the tar reader stopped at byte ``end`` before a non-zero tail: a damaged member header there (its
+    512-byte block is not zero: a bad checksum or unreadable fields), or bytes after the end-of-archive
+    marker (the block there is zero: trailing garbage)."""
+    fh.seek(end)
+    block = fh.read(tarfile.BLOCKSIZE)
+    if block.count(0) == len(block):
+        return "bytes after the end-of-archive marker (trailing garbage)"
+    try:
+        tarfile.TarInfo.frombuf(block, "utf-8", "surrogateescape")
+    except tarfile.HeaderError as exc:
+        return f"damaged member header at byte {end} ({exc}); the members after it cannot be read"
+    return f"unreadable member header at byte {end}; the members after it cannot be read"
 
 
 def index_shard(path: str | Path, keep_open: bool = False) -> ShardIndex:
@@ -310,7 +355,7 @@ def _scan_tar(idx: ShardIndex, fh: Any, size: int) -> None:
             if size < end + 2 * tarfile.BLOCKSIZE:
                 idx.problem = (None, "truncated (no end-of-archive marker)")
             elif not _zero_tail(fh, end):
-                idx.problem = (None, "bytes after the end-of-archive marker (trailing garbage)")
+                idx.problem = (None, _tail_fault(fh, end))
     except (tarfile.TarError, EOFError, OSError, UnicodeError) as exc:
         idx.problem = (None, f"cannot be read as a tar archive ({type(exc).__name__}: {exc})")
 
@@ -409,10 +454,19 @@ def read_episode(
             raise CorpusDamaged(e.root, e.shard, name, "sha256 differs from the manifest (edited or corrupt)")
         sample[fname] = _decode(e, name, ext, data) if decode_fields else data
         if verify and decode_fields and fname == "meta" and e.corpus:
-            why = meta_fault(sample[fname], e.corpus, e.index, e.key)
+            why = _meta_disagreement(e, sample[fname])
             if why:
                 raise CorpusDamaged(e.root, e.shard, name, why)
     return sample
+
+
+def _meta_disagreement(e: EpisodeEntry, meta: Any) -> str | None:
+    """Why an episode's decoded meta.json disagrees with corpus.json (identity, config) or its manifest row
+    (index, key, params digest), or ``None``."""
+    why = meta_fault(meta, e.corpus, e.index, e.key)
+    if why is None and e.params_digest is not None and params_digest(meta.get("params")) != e.params_digest:
+        why = "its params do not match the manifest row's params_digest (another episode's meta.json?)"
+    return why or config_fault(meta, e.config)
 
 
 def _decode(e: EpisodeEntry, name: str, ext: str, data: bytes) -> Any:

@@ -204,19 +204,8 @@ def make_stage() -> Path:
     Its name carries this process's id; staging folders of processes that no longer exist (a run
     killed with SIGKILL cannot remove its own) are removed first, so none pile up.
     """
+    from simkit.core.scratch import remove_dead
+
     base = Path(tempfile.gettempdir())
-    for old in base.glob(f"{STAGE_PREFIX}*"):
-        pid = old.name[len(STAGE_PREFIX) :].split("-", 1)[0]
-        if pid.isdigit() and not _alive(int(pid)):
-            shutil.rmtree(old, ignore_errors=True)
+    remove_dead(base, STAGE_PREFIX)
     return Path(tempfile.mkdtemp(prefix=f"{STAGE_PREFIX}{os.getpid()}-"))
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # exists, owned by someone else
-        return True
-    return True

@@ -29,8 +29,12 @@ from simkit.episodes.codecs import decode
 from simkit.episodes.corpus import (
     ROW_KEYS,
     CorpusLayout,
+    config_fault,
     episode_key,
+    format_fault,
     member_schema,
+    params_digest,
+    planned_shards,
     read_manifest,
     row_fault,
     safe_shard_name,
@@ -103,6 +107,10 @@ def _load_info(layout: CorpusLayout, rep: ValidationReport) -> dict | None:
         return None
     if not isinstance(info, dict) or not isinstance(info.get("generator"), str):
         rep.problem(f"{layout.corpus_json}: not a simkit corpus description (no generator)")
+        return None
+    fault = format_fault(info)
+    if fault:  # another layout: nothing else can be checked against it
+        rep.problem(f"{fault}; not checked further")
         return None
     return info
 
@@ -231,7 +239,18 @@ def _load_generator(info: dict, rep: ValidationReport) -> Any:
     return gen
 
 
-def _check_shard_files(layout: CorpusLayout, rows: list[dict], rep: ValidationReport) -> None:
+def unfinished_shard_file(name: str, complete: set[int], planned: int | None) -> bool:
+    """True when ``name`` in shards/ can be a shard an unfinished run is still writing: a shard file (or its
+    ``.tmp``) of a planned shard id (below ``planned``) whose rows file is not written yet. Any other
+    file no row names is extra, however it is named (a copied shard, a stray file)."""
+    base = name.removesuffix(".tmp")
+    if not safe_shard_name(base):
+        return False
+    j = shard_sort_key(base)[0]
+    return j not in complete and (planned is None or j < planned)
+
+
+def _check_shard_files(layout: CorpusLayout, rows: list[dict], info: dict, rep: ValidationReport) -> None:
     """Files in shards/ that no row names: a shard of an unfinished run (a note) or an extra file (damage)."""
     named = {r["shard"] for r in rows}
     if not layout.shards.is_dir():
@@ -239,13 +258,15 @@ def _check_shard_files(layout: CorpusLayout, rows: list[dict], rep: ValidationRe
             rep.problem(f"{layout.shards}: missing")
         return
     complete = layout.complete_shards()
+    planned = planned_shards(info)
+    rows_names = {layout.rows_path(j).name for j in complete}
     for p in sorted(layout.shards.iterdir(), key=lambda p: p.name):
-        if p.name.endswith(".rows.json") or p.name in named:
+        if p.name in rows_names or p.name in named:
             continue
-        unfinished = p.name.endswith(".tmp") or (
-            safe_shard_name(p.name) and shard_sort_key(p.name)[0] not in complete
-        )
-        if unfinished:
+        if unfinished_shard_file(p.name, complete, planned) or (
+            p.name.endswith(".rows.json.tmp")
+            and unfinished_shard_file(p.name[:12] + ".tar", complete, planned)
+        ):
             rep.incomplete = True
             rep.notes.append(f"shards/{p.name}: a shard of an unfinished run (re-run the same command)")
         else:
@@ -273,8 +294,10 @@ def _check_shard(
     gen: Any,
     rep: ValidationReport,
     ident: tuple[tuple[str, Any], ...] = (),
+    config: Any = None,
 ) -> None:
-    """Check one shard file against the rows that name it (``ident``: what each meta.json must repeat)."""
+    """Check one shard file against the rows that name it (``ident``: what each meta.json must repeat;
+    ``config``: corpus.json's config, which the parameters each meta.json records must agree with)."""
     idx = index_shard(layout.shards / shard)
     if idx.problem is not None:
         member, reason = idx.problem
@@ -285,7 +308,7 @@ def _check_shard(
             return
     rep.shards += 1
     want = {m["name"]: (m, r["key"]) for r in rows for m in r["members"]}
-    want_index = {r["key"]: r["index"] for r in rows}
+    row_of = {r["key"]: r for r in rows}
     for name in sorted(set(idx.members) - set(want)):
         rep.problem(f"{shard}: member {name!r} is not in the manifest")
     for name in sorted(idx.duplicates):
@@ -307,7 +330,7 @@ def _check_shard(
                 continue
             _, fname, ext = split_member(name)
             if fname == "meta" and ident:
-                _check_meta(shard, name, data, ident, want_index[key], key, rep)
+                _check_meta(shard, name, data, (ident, config), row_of[key], rep)
             if gen is not None:
                 status, value = _decode_member(name, ext, data, shard, rep)
                 if status == "ok":
@@ -317,15 +340,20 @@ def _check_shard(
     _check_episodes(rows, required, specs, gen, samples, damaged, rep)
 
 
-def _check_meta(
-    shard: str, name: str, data: bytes, ident: tuple, index: int, key: str, rep: ValidationReport
-) -> None:
+def _check_meta(shard: str, name: str, data: bytes, ctx: tuple, row: dict, rep: ValidationReport) -> None:
+    """meta.json repeats corpus.json's identity (``ctx[0]``), the row's index, key and params digest, and
+    records parameters that agree with corpus.json's config (``ctx[1]``)."""
+    ident, config = ctx
     try:
         meta = json.loads(data)
     except ValueError as exc:
         rep.problem(f"{shard}: member {name!r} does not decode ({exc})")
         return
-    why = meta_fault(meta, ident, index, key)
+    why = meta_fault(meta, ident, row["index"], row["key"])
+    digest = row.get("params_digest")
+    if why is None and digest is not None and params_digest(meta.get("params")) != digest:
+        why = "its params do not match the manifest row's params_digest (another episode's meta.json?)"
+    why = why or config_fault(meta, config)
     if why:
         rep.problem(f"{shard}: member {name!r}: {why}")
 
@@ -422,8 +450,8 @@ def _check_corpus(layout: CorpusLayout, info: dict, rep: ValidationReport, run_c
     for r in sorted(source.values(), key=lambda r: r["index"]):
         if r["status"] == "ok":
             by_shard.setdefault(r["shard"], []).append(r)
-    _check_shard_files(layout, list(source.values()), rep)
+    _check_shard_files(layout, list(source.values()), info, rep)
     for shard, shard_rows in sorted(by_shard.items()):
-        _check_shard(layout, shard, shard_rows, required, specs, gen, rep, ident)
+        _check_shard(layout, shard, shard_rows, required, specs, gen, rep, ident, info.get("config"))
     if gen is not None:
         rep.notes.extend(gen.check_summary())

@@ -19,18 +19,20 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import simkit
+from simkit._version import __version__
 from simkit.core.errors import SimkitError
 from simkit.core.extras import as_extra_missing
 from simkit.core.fields import schema_json
 from simkit.core.registry import load
 from simkit.episodes.corpus import (
+    FORMAT,
     IDENTITY_KEYS,
     MAX_EPISODES,
     CorpusLayout,
     CorpusLock,
     assemble_shard,
     fetch_shard,
+    format_fault,
     identity_diff,
     load_rows,
     member_schema,
@@ -147,13 +149,19 @@ def check_run_args(
 
 
 def check_out_path(root: Path) -> None:
-    """``--out`` must be a directory or creatable as one: no existing file at it or at any parent."""
+    """``--out`` must be a directory or creatable as one: no existing file at it or at any parent, and a
+    folder where files can be created (:func:`simkit.core.paths.out_fault`). Raises SimkitError."""
+    from simkit.core.paths import out_fault
+
     for p in [root, *root.parents]:
         if p.exists():
             if not p.is_dir():
                 what = "exists and is not a directory" if p == root else f"is under {p}, which is a file"
                 raise SimkitError(f"--out {root}: {what}")
-            return
+            break
+    why = out_fault(root, folder=True)
+    if why is not None:
+        raise SimkitError(f"--out {root}: {why}")
 
 
 def corpus_info(
@@ -162,7 +170,7 @@ def corpus_info(
     """The content of corpus.json."""
     ok = sum(r["status"] == "ok" for r in rows)
     return {
-        "format": "simkit-corpus/1",
+        "format": FORMAT,
         "generator": spec.generator,
         "version": gen_cls.version,
         "seed": spec.seed,
@@ -213,6 +221,9 @@ def prepare_out(layout: CorpusLayout, identity: dict, overwrite: bool) -> list[i
     if overwrite:
         remove_corpus(layout)
         return []
+    fault = format_fault(old)
+    if fault:
+        raise SimkitError(f"{layout.root}: {fault}; choose another --out, or --overwrite to start over")
     diff = identity_diff(old, identity, tuple(k for k in IDENTITY_KEYS if k != "n"))
     if diff:
         raise SimkitError(
@@ -402,9 +413,9 @@ def _ray_session(address: str | None, num_cpus: int | None) -> Iterator[Any]:
     from simkit.core.errors import require
 
     ray = require("ray", "ray")
-    import simkit as _sk
+    from simkit import _version
 
-    pkg_root = str(Path(_sk.__file__).resolve().parent.parent)
+    pkg_root = str(Path(_version.__file__).resolve().parent.parent)
     started = False
     if not ray.is_initialized():
         import os
@@ -663,7 +674,7 @@ def _drop_lost_shards(layout: CorpusLayout, shards: range) -> int:
 
 
 def _versions(gen_cls, preflight: Worker | None) -> dict[str, str]:
-    versions = {"simkit": simkit.__version__, **(preflight.versions() if preflight else {})}
+    versions = {"simkit": __version__, **(preflight.versions() if preflight else {})}
     if preflight is None:
         with contextlib.suppress(Exception):
             versions.update(gen_cls().backend_versions())

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import simkit
+from simkit._version import __version__
 from simkit.core.errors import SampleRejected, TransientError
 from simkit.core.extras import as_extra_missing
 from simkit.core.fields import assert_episode
@@ -21,7 +21,7 @@ from simkit.core.generator import Generator
 from simkit.core.registry import load
 from simkit.core.seeding import episode_rng
 from simkit.episodes.codecs import dumps_json, encode
-from simkit.episodes.corpus import CorpusLayout, episode_key, sha256, write_partial
+from simkit.episodes.corpus import CorpusLayout, episode_key, params_digest, sha256, write_partial
 from simkit.episodes.storage import corpus_path
 
 
@@ -41,10 +41,6 @@ class RunSpec:
         return index // self.episodes_per_shard
 
 
-def params_digest(params: dict) -> str:
-    return sha256(dumps_json(params))[:16]
-
-
 class Worker:
     """A set-up generator bound to one :class:`RunSpec`."""
 
@@ -62,7 +58,7 @@ class Worker:
 
     def versions(self) -> dict[str, str]:
         if self._versions is None:
-            self._versions = {"simkit": simkit.__version__, **self.gen.backend_versions()}
+            self._versions = {"simkit": __version__, **self.gen.backend_versions()}
         return self._versions
 
     def produce(self, index: int) -> dict[str, Any]:

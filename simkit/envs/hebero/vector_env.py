@@ -519,7 +519,11 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
         return self.camera_images(0, ("agentview",))[0]
 
     def camera_images(self, env: int, cameras: Sequence[str] = ("agentview", "birdview")) -> list[np.ndarray]:
-        """RGB images (S, S, 3) uint8 of env ``env`` from MuJoCo's offscreen renderer, S = ``image_size``."""
+        """RGB images (S, S, 3) uint8 of env ``env`` from MuJoCo's offscreen renderer, S = ``image_size``
+        (Triton's library, where installed, loaded first: :func:`simkit.core.llvm.load_llvm_libraries`)."""
+        from simkit.core.llvm import load_llvm_libraries
+
+        load_llvm_libraries()
         mujoco = import_mujoco()
         for g, grp in enumerate(self.backend.groups):
             hit = np.flatnonzero(grp.env_ids == env)

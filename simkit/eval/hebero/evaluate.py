@@ -196,6 +196,13 @@ def evaluate(
         raise InputError(
             None, "--policy demo replays recorded demos from their own starts; drop --init-states"
         )
+    if checkpoints is not None and policy in ("random", "zero", "demo"):
+        raise InputError(
+            checkpoints,
+            f"--checkpoints needs --policy module:callable (callable(path) -> policy), not {policy!r}",
+        )
+    if checkpoints is not None and not Path(checkpoints).is_dir():
+        raise InputError(checkpoints, "--checkpoints: no such folder")
     ids = task_ids(suite, tasks)
     policies: list[tuple[str, Policy | None]] = []
     if policy in ("random", "zero"):

@@ -9,14 +9,15 @@ Built-ins: ``oracle`` (the greedy shortest-path follower with privileged access 
 Habitat's ``ShortestPathFollower``), ``oracle-waypoints`` (the follower's next 8 poses as waypoints:
 the corpus target predicted perfectly), ``random`` (forward 0.7, each turn 0.14, stop 0.02), and
 ``sound`` (the FOA-only baseline: turn towards the DirAC intensity direction, walk, stop when the
-sound comes from behind right after passing it). ``module:callable`` loads a user policy object,
-a factory (no arguments) returning one, or a plain ``act(obs)`` function.
+sound comes from behind right after passing it). User policies, by an explicit form (never guessed
+from a function's parameters): ``module:name`` is a policy object (it has ``act``), a policy class
+(instantiated with no arguments) or an ``act(obs)`` function; ``module:name()`` is a factory, called
+once with no arguments, that returns a policy object or an ``act(obs)`` function.
 """
 
 from __future__ import annotations
 
 import importlib
-import inspect
 from abc import ABC, abstractmethod
 from typing import Any
 
@@ -181,33 +182,45 @@ POLICIES: dict[str, Any] = {
 
 
 def make_policy(spec: str, seed: int = 0) -> NavPolicy:
-    """A policy by name (``oracle``, ``oracle-waypoints``, ``random``, ``sound``) or ``module:callable`` (a policy object, a
-    factory taking no arguments that returns one, or an ``act(obs)`` function).
+    """A policy by name (``oracle``, ``oracle-waypoints``, ``random``, ``sound``) or a user policy.
+
+    ``module:name``: a policy object (has ``act``), a policy class (instantiated with no arguments) or an
+    ``act(obs)`` function, used as it is; ``module:name()``: a factory called once with no arguments,
+    returning a policy object or an ``act(obs)`` function. The form is explicit: a function is never
+    called as a factory because of its parameters.
 
     Raises:
-        SimkitError: unknown name, or a ``module:callable`` that does not import.
+        SimkitError: unknown name, a ``module:name`` that does not import, or an object of neither form.
     """
     if spec in POLICIES:
         return POLICIES[spec](seed) if spec == "random" else POLICIES[spec]()
     if ":" not in spec:
         raise SimkitError(
-            f"unknown navigation policy {spec!r}; use one of {', '.join(POLICIES)} or module:callable"
+            f"unknown navigation policy {spec!r}; use one of {', '.join(POLICIES)}, module:name or module:name()"
         )
-    mod_name, _, attr = spec.partition(":")
+    factory = spec.endswith("()")
+    mod_name, _, attr = spec.removesuffix("()").partition(":")
     try:
         obj = getattr(importlib.import_module(mod_name), attr)
     except (ImportError, AttributeError) as exc:
         raise SimkitError(f"--policy {spec}: cannot load ({type(exc).__name__}: {exc})") from None
-    if hasattr(obj, "act") and not isinstance(obj, type):
+    if factory:
+        if not callable(obj):
+            raise SimkitError(f"--policy {spec}: {attr!r} is not callable, so not a factory")
+        try:
+            obj = obj()
+        except Exception as exc:
+            raise SimkitError(f"--policy {spec}: the factory failed ({type(exc).__name__}: {exc})") from None
+    elif isinstance(obj, type):
+        obj = obj()  # a policy class
+    if hasattr(obj, "act"):
         return obj
-    if callable(obj) and not isinstance(obj, type) and len(inspect.signature(obj).parameters) == 1:
-        return _FunctionPolicy(obj)  # a plain act(obs) function
-    made = obj() if callable(obj) else None
-    if hasattr(made, "act"):
-        return made  # type: ignore[return-value]
-    if callable(made):
-        return _FunctionPolicy(made)
-    raise SimkitError(f"--policy {spec}: expected a policy, a factory or an act(obs) function")
+    if callable(obj):
+        return _FunctionPolicy(obj)  # an act(obs) function
+    what = "the factory's result" if factory else repr(attr)
+    raise SimkitError(
+        f"--policy {spec}: {what} is neither a policy (an object with act) nor an act(obs) function"
+    )
 
 
 class _FunctionPolicy(NavPolicy):

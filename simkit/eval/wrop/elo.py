@@ -33,6 +33,8 @@ from simkit.core.errors import InputError
 ELO_MEAN = 1500.0
 ELO_SCALE = 400.0 / np.log(10.0)  # Elo points per natural log-odds unit
 WINNERS = ("a", "b", "tie")
+#: the score of model_a for each winner value (a tie is half a win)
+SCORE = {"a": 1.0, "b": 0.0, "tie": 0.5}
 COLUMNS = ("rater", "sample", "model_a", "model_b", "winner")
 
 
@@ -153,81 +155,292 @@ def _row_problem(cells: dict[str, str], known: set[str] | None) -> str:
     return ""
 
 
-def rater_win_matrices(votes: list[Vote], models: list[str]) -> tuple[list[str], np.ndarray]:
-    """Per-rater win matrices: ``W[r, i, j]`` = wins of model i over model j by rater r, a tie adding 0.5
-    to both ``W[r, i, j]`` and ``W[r, j, i]``. Returns (raters, W float64 (R, M, M))."""
+@dataclass(frozen=True)
+class PairCounts:
+    """Sparse (half-)win counts: one entry per (rater, model pair) that has at least one vote.
+
+    ``i``, ``j``: (P,) int64 model indices of the compared pairs, ``i < j``; per entry k of ``rater``,
+    ``pair``, ``wij``, ``wji`` (each (K,), K <= votes): rater index, pair index into ``i``/``j``, and the
+    (half-)wins of ``i[pair]`` over ``j[pair]`` and back. Memory is linear in the votes, whatever the number
+    of models (a dense (raters, models, models) array grows with the square of the models).
+    """
+
+    models: int
+    raters: int
+    i: np.ndarray
+    j: np.ndarray
+    rater: np.ndarray
+    pair: np.ndarray
+    wij: np.ndarray
+    wji: np.ndarray
+
+    def totals(self, rater_weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(wij, wji) per pair, each (P,) float64, summed over raters weighted by ``rater_weights`` (R,)
+        (a rater drawn k times by the bootstrap counts k times); all weights 1 when ``None``."""
+        w = None if rater_weights is None else rater_weights[self.rater]
+        a = np.bincount(self.pair, self.wij if w is None else w * self.wij, minlength=len(self.i))
+        b = np.bincount(self.pair, self.wji if w is None else w * self.wji, minlength=len(self.i))
+        return a, b
+
+
+def pair_counts(votes: list[Vote], models: list[str]) -> tuple[list[str], PairCounts]:
+    """The sparse counts of ``votes`` (a tie adds 0.5 each way). Returns (sorted rater names, counts)."""
     index = {m: i for i, m in enumerate(models)}
     raters = sorted({v.rater for v in votes})
     rindex = {r: k for k, r in enumerate(raters)}
-    W = np.zeros((len(raters), len(models), len(models)))
-    for v in votes:
-        r, a, b = rindex[v.rater], index[v.model_a], index[v.model_b]
-        if v.winner == "a":
-            W[r, a, b] += 1.0
-        elif v.winner == "b":
-            W[r, b, a] += 1.0
-        else:
-            W[r, a, b] += 0.5
-            W[r, b, a] += 0.5
+    a = np.array([index[v.model_a] for v in votes], dtype=np.int64)
+    b = np.array([index[v.model_b] for v in votes], dtype=np.int64)
+    r = np.array([rindex[v.rater] for v in votes], dtype=np.int64)
+    score = np.array([SCORE[v.winner] for v in votes])
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    s_lo = np.where(a == lo, score, 1.0 - score)  # the score of the lower-indexed model of the pair
+    M = len(models)
+    pairs, pair_of = np.unique(lo * M + hi, return_inverse=True)
+    cells, cell_of = np.unique(r * len(pairs) + pair_of, return_inverse=True)
+    wij = np.bincount(cell_of, s_lo, minlength=len(cells))
+    wji = np.bincount(cell_of, 1.0 - s_lo, minlength=len(cells))
+    counts = PairCounts(
+        M, len(raters), pairs // M, pairs % M, cells // len(pairs), cells % len(pairs), wij, wji
+    )
+    return raters, counts
+
+
+def rater_win_matrices(votes: list[Vote], models: list[str]) -> tuple[list[str], np.ndarray]:
+    """Per-rater dense win matrices ``W[r, i, j]`` (float64 (R, M, M), a tie 0.5 each way), for small
+    numbers of models; the fit itself uses :func:`pair_counts`."""
+    raters, c = pair_counts(votes, models)
+    W = np.zeros((len(raters), c.models, c.models))
+    np.add.at(W, (c.rater, c.i[c.pair], c.j[c.pair]), c.wij)
+    np.add.at(W, (c.rater, c.j[c.pair], c.i[c.pair]), c.wji)
     return raters, W
 
 
-def _objective(theta: np.ndarray, W: np.ndarray, lam: float) -> np.ndarray:
-    d = theta[:, :, None] - theta[:, None, :]
-    # log sigmoid(d) = -log(1 + exp(-d)), computed stably
-    ll = -(W * np.logaddexp(0.0, -d)).sum(axis=(1, 2))
-    return ll - 0.5 * lam * (theta**2).sum(axis=1)
+def _pair_terms(theta: np.ndarray, sys: Any, wij, wji, lam: float) -> tuple[float, np.ndarray]:
+    """(objective, p): the penalised log-likelihood at ``theta`` and ``p = sigmoid(theta_i - theta_j)`` per
+    pair, from one exponential per pair (log sigmoid(d) = min(d, 0) - log1p(exp(-|d|)), stable)."""
+    d = sys.D @ theta
+    e = np.exp(-np.abs(d))
+    soft = np.log1p(e)
+    ll = (wij * (np.minimum(d, 0.0) - soft)).sum() + (wji * (np.minimum(-d, 0.0) - soft)).sum()
+    p = np.where(d >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+    return float(ll - 0.5 * lam * (theta**2).sum()), p
+
+
+def _has_mle(M: int, i: np.ndarray, j: np.ndarray, wij: np.ndarray, wji: np.ndarray) -> bool:
+    """Zermelo/Ford condition: the maximum-likelihood ratings exist iff the directed graph "i won (half a
+    game) against j" is strongly connected (else some group of models won, or lost, every game it played
+    against the rest, and its rating runs to infinity)."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    if M == 1:
+        return True
+    src = np.concatenate([i[wij > 0], j[wji > 0]])
+    dst = np.concatenate([j[wij > 0], i[wji > 0]])
+    g = coo_matrix((np.ones(len(src)), (src, dst)), shape=(M, M))
+    return connected_components(g, directed=True, connection="strong")[0] == 1
+
+
+def _neg_hessian(M: int, i: np.ndarray, j: np.ndarray, c: np.ndarray, lam: float) -> np.ndarray:
+    """Minus the Hessian of the objective, (M, M) float64: the graph Laplacian of the pair curvatures ``c``
+    plus ``lam`` I, plus ``1 1^T / M`` without a prior (which fixes the shift and keeps it definite)."""
+    A: np.ndarray = np.bincount(i * M + j, -c, minlength=M * M).reshape(M, M).astype(np.float64)
+    A = A + A.T
+    A[np.diag_indices(M)] += np.bincount(i, c, minlength=M) + np.bincount(j, c, minlength=M) + lam
+    return A + 1.0 / M if lam == 0.0 else A
+
+
+class _PairSystem:
+    """The signed incidence matrix D (P, M) of the compared pairs (+1 at i, -1 at j; scipy CSR, built
+    once): differences ``theta_i - theta_j`` are ``D @ theta``, per-model sums ``D.T @ x``, and the
+    Hessian-vector product ``D.T @ (c * (D @ v)) + lam v`` needs no matrix of its own."""
+
+    def __init__(self, M: int, i: np.ndarray, j: np.ndarray):
+        from scipy.sparse import csr_matrix
+
+        P = len(i)
+        rows = np.repeat(np.arange(P), 2)
+        cols = np.stack([i, j], axis=1).ravel()
+        vals = np.tile([1.0, -1.0], P)
+        self.M, self.i, self.j = M, i, j
+        self.D = csr_matrix((vals, (rows, cols)), shape=(P, M))
+        self.DT = self.D.T.tocsr()
+
+
+def _laplacian_solve(
+    sys: _PairSystem, c: np.ndarray, lam: float, g: np.ndarray, rtol: float = 1e-9
+) -> np.ndarray:
+    """The Newton step x = (L + lam I)^-1 g, L the graph Laplacian of the pair curvatures ``c`` (P,).
+
+    The constant direction is solved exactly (``mean(g) / lam``; 0 without a prior, which fixes the mean),
+    the rest by conjugate gradients on the mean-zero subspace with a Jacobi preconditioner, O(M + P)
+    memory. Comparison graphs with many votes per model are expanders whose Laplacian is well
+    conditioned (about ten iterations); a dense solve is the fallback when CG has not converged in 400.
+    """
+    M = sys.M
+    deg = np.bincount(sys.i, c, minlength=M) + np.bincount(sys.j, c, minlength=M)
+    diag = np.maximum(deg + lam, 1e-300)
+    mean = g.mean()
+    x = np.zeros(M)
+    r = g - mean
+    z = r / diag
+    z -= z.mean()
+    d = z.copy()
+    rz = float(r @ z)
+    stop = rtol * float(np.linalg.norm(r))
+    for _ in range(400):
+        if float(np.linalg.norm(r)) <= stop:
+            break
+        Ad = sys.DT @ (c * (sys.D @ d)) + lam * d
+        alpha = rz / float(d @ Ad)
+        x += alpha * d
+        r -= alpha * Ad
+        z = r / diag
+        z -= z.mean()
+        rz, rz_old = float(r @ z), rz
+        d = z + (rz / rz_old) * d
+    else:
+        return np.linalg.solve(_neg_hessian(M, sys.i, sys.j, c, lam), g)
+    return x - x.mean() + (mean / lam if lam > 0 else 0.0)
+
+
+def fit_pairs(
+    M: int,
+    i: np.ndarray,
+    j: np.ndarray,
+    wij: np.ndarray,
+    wji: np.ndarray,
+    prior_sd: float | None = 1000.0,
+    theta0: np.ndarray | None = None,
+    tol: float = 1e-10,
+    max_iter: int = 200,
+    system: _PairSystem | None = None,
+    cg_rtol: float = 1e-9,
+    full_step_stop: float | None = None,
+) -> np.ndarray:
+    """Bradley-Terry log-strengths theta (M,) float64 (mean 0) from pair counts (see :class:`PairCounts`).
+
+    Damped Newton on the concave penalised log-likelihood (module docstring) from ``theta0`` (default 0),
+    each step solved by :func:`_laplacian_solve`: memory O(M + P) (P compared pairs, distinct, i < j;
+    weights may be 0), never an (M, M) array unless the fallback dense solve is needed. Stops when a step
+    is below ``tol`` or a full step is below ``full_step_stop`` (default ``sqrt(tol) / 10``: Newton's
+    quadratic convergence leaves an error of the order of its square). Each step is solved to the
+    relative residual ``cg_rtol``. ``prior_sd`` in Elo points, ``None``: maximum likelihood (the
+    parameter fixed to mean zero, the likelihood being shift-invariant). ``system``: the pairs' prebuilt
+    :class:`_PairSystem` (a bootstrap reuses one for every resample).
+
+    Raises:
+        InputError: ``prior_sd`` is None and the maximum-likelihood ratings do not exist (:func:`_has_mle`).
+    """
+    lam = 0.0 if prior_sd is None else 1.0 / (prior_sd / ELO_SCALE) ** 2
+    if lam == 0.0 and not _has_mle(M, i, j, wij, wji):
+        raise InputError(
+            None,
+            "no maximum-likelihood ratings without a prior: some models won (or lost) every game they "
+            "played against the others; give --prior-sd (e.g. 1000)",
+        )
+    sys = _PairSystem(M, i, j) if system is None else system
+    n = wij + wji
+    theta = np.zeros(M) if theta0 is None else np.array(theta0, dtype=np.float64)
+    f, p = _pair_terms(theta, sys, wij, wji, lam)
+    for _ in range(max_iter):
+        s = wij - n * p
+        g = sys.DT @ s - lam * theta
+        step = _laplacian_solve(sys, n * p * (1.0 - p), lam, g, cg_rtol)
+        t = 1.0
+        for _ in range(40):  # backtracking: halve the step while the objective falls
+            cand = theta + t * step
+            fc, pc = _pair_terms(cand, sys, wij, wji, lam)
+            if fc >= f - 1e-12 * abs(f):
+                break
+            t /= 2
+        theta, f, p = cand, fc, pc
+        size = float(np.max(np.abs(t * step))) if M else 0.0
+        if size < tol or (
+            t == 1.0 and size < (0.1 * np.sqrt(tol) if full_step_stop is None else full_step_stop)
+        ):
+            break
+    return theta - theta.mean()
 
 
 def fit_bradley_terry(
     wins: np.ndarray, prior_sd: float | None = 1000.0, tol: float = 1e-10, max_iter: int = 200
 ) -> np.ndarray:
-    """Bradley-Terry ratings (Elo points, mean 1500) of one or a batch of win matrices.
+    """Bradley-Terry ratings (Elo points, mean 1500) of one or a batch of dense win matrices.
 
     Args:
         wins: float (M, M) or (B, M, M); ``wins[..., i, j]`` = (half-)wins of model i over model j.
         prior_sd: SD of the Gaussian prior on the ratings in Elo points (None: maximum likelihood; then
-            every model must have won and lost at least half a game in a connected comparison graph).
+            the comparison graph must be strongly connected, see :func:`fit_pairs`).
         tol: stop when the largest Newton step is below this (log-odds units).
 
     Returns:
         float64 ratings of shape (M,) or (B, M), each row with mean 1500.
 
-    Method: damped Newton on the concave penalised log-likelihood (module docstring), batched over B; the
-    parameter is fixed to mean zero when there is no prior (the likelihood is shift-invariant).
+    Raises:
+        InputError: no maximum-likelihood ratings exist (``prior_sd`` None).
     """
     W = np.asarray(wins, dtype=np.float64)
     single = W.ndim == 2
     if single:
         W = W[None]
-    B, M, _ = W.shape
-    lam = 0.0 if prior_sd is None else 1.0 / (prior_sd / ELO_SCALE) ** 2
-    N = W + W.transpose(0, 2, 1)
-    theta = np.zeros((B, M))
-    f = _objective(theta, W, lam)
-    eye = np.eye(M)
-    ones = np.ones(M) / np.sqrt(M)
-    for _ in range(max_iter):
-        p = 1.0 / (1.0 + np.exp(-(theta[:, :, None] - theta[:, None, :])))
-        g = (W - N * p).sum(axis=2) - lam * theta
-        c = N * p * (1.0 - p)
-        H = c - eye * c.sum(axis=2)[:, :, None] - lam * eye  # Hessian of the objective (c symmetric)
-        if lam == 0.0:  # fix the shift: add the rank-one term -1 1^T / M, the step then has zero mean
-            H = H - np.outer(ones, ones)
-        step = -np.linalg.solve(H, g[:, :, None])[:, :, 0]
-        t = np.ones(B)
-        for _ in range(40):  # backtracking: halve the step of the resamples whose objective fell
-            cand = theta + t[:, None] * step
-            fc = _objective(cand, W, lam)
-            bad = fc < f - 1e-12 * np.abs(f)
-            if not bad.any():
-                break
-            t = np.where(bad, t / 2, t)
-        theta, f = cand, fc
-        if np.max(np.abs(t[:, None] * step)) < tol:
-            break
-    elo = ELO_MEAN + ELO_SCALE * (theta - theta.mean(axis=1, keepdims=True))
+    M = W.shape[1]
+    i, j = np.triu_indices(M, 1)
+    out = []
+    for Wb in W:
+        keep = (Wb[i, j] + Wb[j, i]) > 0
+        theta = fit_pairs(
+            M, i[keep], j[keep], Wb[i, j][keep], Wb[j, i][keep], prior_sd, tol=tol, max_iter=max_iter
+        )
+        out.append(ELO_MEAN + ELO_SCALE * theta)
+    elo = np.stack(out)
     return elo[0] if single else elo
+
+
+#: how closely each bootstrap resample is fitted: Newton stops after a full step below 1e-3 log-odds
+#: (quadratic convergence then leaves about 1e-6, i.e. 2e-4 Elo points), each step solved to a relative
+#: residual of 1e-3 (an error of 1e-3 of a step below 1e-3); far below the spread of the resamples
+BOOT_TOL, BOOT_CG_RTOL, BOOT_FULL_STEP_STOP = 1e-8, 1e-3, 1e-3
+
+
+def _bootstrap(
+    c: PairCounts,
+    n_boot: int,
+    rng: np.random.Generator,
+    prior_sd: float | None,
+    theta: np.ndarray,
+    chunk: int,
+) -> tuple[np.ndarray, int]:
+    """(B, M) Elo ratings of ``n_boot`` rater-clustered resamples (warm-started at ``theta``) and how many
+    resamples had no maximum-likelihood ratings (rows of NaN; only without a prior)."""
+    R, M = c.raters, c.models
+    boot = np.full((n_boot, M), np.nan)
+    failed = 0
+    system = _PairSystem(M, c.i, c.j)
+    for start in range(0, n_boot, chunk):
+        b = min(chunk, n_boot - start)
+        counts = rng.multinomial(R, np.full(R, 1.0 / R), size=b).astype(np.float64)  # (b, R)
+        for k in range(b):
+            wij, wji = c.totals(counts[k])
+            try:
+                t = fit_pairs(
+                    M,
+                    c.i,
+                    c.j,
+                    wij,
+                    wji,
+                    prior_sd,
+                    theta0=theta,
+                    system=system,
+                    tol=BOOT_TOL,
+                    cg_rtol=BOOT_CG_RTOL,
+                    full_step_stop=BOOT_FULL_STEP_STOP,
+                )
+            except InputError:
+                failed += 1
+                continue
+            boot[start + k] = ELO_MEAN + ELO_SCALE * t
+    return boot, failed
 
 
 def elo_ratings(
@@ -246,26 +459,30 @@ def elo_ratings(
         n_boot: bootstrap resamples (0: none; CIs are then NaN and top-1 is from the point estimate).
         seed: seed of the bootstrap's ``numpy.random.default_rng``; the same votes and seed give the same
             numbers.
-        prior_sd: see :func:`fit_bradley_terry`.
+        prior_sd: see :func:`fit_bradley_terry`. Without a prior, a resample that has no
+            maximum-likelihood ratings is left out of the intervals and top-1 (``problems`` says how many).
+
+    Memory is linear in the votes plus one (M, M) Hessian (:class:`PairCounts`).
 
     Raises:
-        InputError: no usable votes.
+        InputError: no usable votes, or no maximum-likelihood ratings on the full data (``prior_sd`` None).
     """
     if not votes:
         raise InputError(None, "no usable votes")
     models = sorted({v.model_a for v in votes} | {v.model_b for v in votes}) if models is None else models
-    raters, Wr = rater_win_matrices(votes, models)
-    W = Wr.sum(axis=0)
-    elo = fit_bradley_terry(W, prior_sd)
+    raters, c = pair_counts(votes, models)
+    wij, wji = c.totals()
+    theta = fit_pairs(c.models, c.i, c.j, wij, wji, prior_sd)
+    elo = ELO_MEAN + ELO_SCALE * theta
     rng = np.random.default_rng(seed)
     R, M = len(raters), len(models)
-    boots = []
-    for start in range(0, n_boot, chunk):
-        b = min(chunk, n_boot - start)
-        counts = rng.multinomial(R, np.full(R, 1.0 / R), size=b).astype(np.float64)  # (b, R)
-        Wb = (counts @ Wr.reshape(R, M * M)).reshape(b, M, M)
-        boots.append(fit_bradley_terry(Wb, prior_sd))
-    boot = np.concatenate(boots) if boots else np.zeros((0, M))
+    boot, failed = _bootstrap(c, n_boot, rng, prior_sd, theta, chunk)
+    problems = []
+    if failed:
+        problems.append(
+            f"{failed} of {n_boot} bootstrap resamples have no maximum-likelihood ratings and are left out"
+        )
+    boot = boot[np.isfinite(boot).all(axis=1)]
     if len(boot):
         lo, hi = np.percentile(boot, [2.5, 97.5], axis=0)
         best = boot == boot.max(axis=1, keepdims=True)
@@ -274,7 +491,7 @@ def elo_ratings(
         lo = hi = np.full(M, np.nan)
         best1 = elo == elo.max()
         top1 = best1 / best1.sum()
-    games = (Wr.sum(axis=0) + Wr.sum(axis=0).T).sum(axis=1)
+    games = np.bincount(c.i, wij + wji, minlength=M) + np.bincount(c.j, wij + wji, minlength=M)
     ties = np.zeros(M, dtype=int)
     wins = np.zeros(M, dtype=int)
     index = {m: i for i, m in enumerate(models)}
@@ -285,7 +502,7 @@ def elo_ratings(
         else:
             wins[index[v.model_a if v.winner == "a" else v.model_b]] += 1
     return EloResult(
-        list(models), elo, lo, hi, top1, games.round().astype(int), wins, ties, boot, R, len(votes)
+        list(models), elo, lo, hi, top1, games.round().astype(int), wins, ties, boot, R, len(votes), problems
     )
 
 

@@ -26,7 +26,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from simkit.core.episode import Episode, Image
-from simkit.core.errors import SampleRejected
+from simkit.core.errors import SampleRejected, short_repr
 from simkit.core.fields import FieldSpec
 from simkit.core.generator import Generator, GeneratorConfig
 from simkit.core.images import tile
@@ -314,6 +314,46 @@ def episode_metrics(case: PackingCase, posed: list[tuple[Any, tuple]]) -> dict[s
     return case_metrics(
         case.container, case.total_volume, [b for b, _ in packed], hm, len(case.boxes)
     ).to_dict()
+
+
+def metrics_problems(stored: Any, m: dict[str, Any]) -> list[str]:
+    """Each stored metric (metrics.json) that differs from ``m``, the metrics re-derived from the poses and
+    the container (:func:`episode_metrics`), or is missing or extra; floats agree within 1e-6 (absolute)."""
+    if not isinstance(stored, dict):
+        return [f"metrics is not a JSON object (got {short_repr(stored)})"]
+    out = [f"metric {k}: stored but not a metric" for k in sorted(set(stored) - set(m), key=str)]
+    for k, want in m.items():
+        got = stored.get(k)
+        number = isinstance(got, (int, float)) and not isinstance(got, bool)
+        if not number or not math.isclose(float(got or 0), float(want), rel_tol=0.0, abs_tol=1e-6):
+            out.append(f"metric {k}: stored {short_repr(got)} != recomputed {want}")
+    return out
+
+
+def params_problems(meta: Any, case: PackingCase) -> list[str]:
+    """The structural parameters meta.json records that differ from the ones the case gives (container size,
+    object, layer and buffer counts, layer heights, tier): another episode's meta.json, or an edited one."""
+    params = meta.get("params") if isinstance(meta, dict) else None
+    rec = params.get("structural") if isinstance(params, dict) else None
+    if not isinstance(rec, dict):
+        return [] if meta is None else ["meta.json records no structural params"]
+    L, W, H = case.container.size
+    want = {
+        "tier": case.tier,
+        "container_l": L,
+        "container_w": W,
+        "container_h": H,
+        "n_objects": len(case.boxes),
+        "n_layers": len(case.layer_heights),
+        "layer_heights": list(case.layer_heights),
+        "buffer_size": case.buffer_size,
+        "resolution": case.container.resolution,
+    }
+    return [
+        f"meta.json params.structural.{k} {short_repr(rec.get(k))} != {short_repr(v)} from the case"
+        for k, v in want.items()
+        if rec.get(k) != v
+    ]
 
 
 def geometric_violations(case: PackingCase, posed: list[tuple[Any, tuple]]) -> list[str]:
@@ -645,10 +685,8 @@ class PackingGenerator(Generator[PackingConfig]):
         posed = final_poses(poses, case)
         problems += [f"geometric check: {v}" for v in geometric_violations(case, posed)]
         m = episode_metrics(case, posed)
-        stored = sample["metrics"]
-        for k in ("success_ratio", "compactness", "overall"):
-            if not math.isclose(float(stored.get(k, -1)), m[k], abs_tol=1e-6):
-                problems.append(f"metric {k}: stored {stored.get(k)} != recomputed {m[k]}")
+        problems += metrics_problems(sample["metrics"], m)
+        problems += params_problems(sample.get("meta"), case)
         if not math.isclose(m["success_ratio"], 1.0):
             problems.append(f"expert success ratio {m['success_ratio']} != 1.0")
         strip = np.asarray(sample["heightmap_strip"])

@@ -134,12 +134,30 @@ def blender_version() -> str:
 
 def _import_bpy():
     """Import ``bpy``, first dropping Blender ``scripts`` folders a parent process may have left on ``sys.path``
-    (see :func:`blender_version`)."""
+    (see :func:`blender_version`) and loading the libraries that must precede software OpenGL in one process
+    (Triton's; see :mod:`simkit.core.llvm`). Blender makes its session folder (``blender_*``) under ``$TMPDIR`` when
+    it starts, so ``TMPDIR`` points into this process's scratch folder
+    (:func:`simkit.core.scratch.process_scratch`) while it is imported: a killed run's frames and
+    session folder are removed by the next run."""
     import sys
 
-    if "bpy" not in sys.modules:
-        sys.path[:] = [p for p in sys.path if not (os.sep + "bpy" + os.sep in p and os.sep + "scripts" in p)]
-    return require("bpy", "blender")
+    from simkit.core.llvm import load_llvm_libraries
+
+    load_llvm_libraries()
+    if "bpy" in sys.modules:
+        return sys.modules["bpy"]
+    sys.path[:] = [p for p in sys.path if not (os.sep + "bpy" + os.sep in p and os.sep + "scripts" in p)]
+    from simkit.core.scratch import process_scratch
+
+    old = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = str(process_scratch())
+    try:
+        return require("bpy", "blender")
+    finally:
+        if old is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = old
 
 
 def eevee_cpu_warning(width: int, height: int, samples: int, frames: int) -> str:
@@ -574,7 +592,9 @@ class BlenderSession:
         from PIL import Image as PILImage
 
         sc = self.scene
-        with tempfile.TemporaryDirectory(prefix="simkit-blender-") as tmp:
+        from simkit.core.scratch import process_scratch
+
+        with tempfile.TemporaryDirectory(prefix="frames-", dir=process_scratch()) as tmp:
             sc.render.filepath = str(Path(tmp) / "f_")
             progress = FrameProgress(frames, self._progress) if self._progress else None
             if progress is not None:

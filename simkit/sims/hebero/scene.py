@@ -875,9 +875,14 @@ def render_views(
 
     Sites are hidden; collision geoms are drawn with the visual ones (some assets ship without
     their visual meshes). Uses ``MUJOCO_GL`` (egl or osmesa) as set by the caller before mujoco is
-    imported; raises when no GL context can be made.
+    imported; raises when no GL context can be made. Triton's library, where installed, is loaded first
+    (:func:`simkit.core.llvm.load_llvm_libraries`).
     """
     import mujoco
+
+    from simkit.core.llvm import load_llvm_libraries
+
+    load_llvm_libraries()
 
     out = []
     opt = mujoco.MjvOption()

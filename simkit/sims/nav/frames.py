@@ -43,7 +43,11 @@ def _mjcf(boxes, size, width: int, height: int, fov_deg: float) -> str:
 
 def _gl_context(width: int, height: int):
     """An offscreen OpenGL context of the ``MUJOCO_GL`` kind (``egl`` by default, or ``osmesa``),
-    created directly, so it does not depend on which backend MuJoCo chose when it was first imported."""
+    created directly, so it does not depend on which backend MuJoCo chose when it was first imported.
+    Triton's library, where installed, is loaded first (:func:`simkit.core.llvm.load_llvm_libraries`)."""
+    from simkit.core.llvm import load_llvm_libraries
+
+    load_llvm_libraries()
     kind = os.environ.get("MUJOCO_GL", "egl").lower()
     if kind == "osmesa":
         from mujoco.osmesa import GLContext
