@@ -505,8 +505,8 @@ def inspect(
         _json_out({**stats, "wrote": [str(p) for p in paths]})
         return
     typer.echo(json.dumps(stats, indent=2, default=str))
-    for p in paths:
-        typer.echo(f"wrote {p}")
+    for p in paths:  # on stderr: stdout stays one JSON document (json.load reads it)
+        typer.echo(f"wrote {p}", err=True)
 
 
 @app.command()

@@ -58,6 +58,8 @@ def test_inspect_json_is_one_object_naming_the_pictures(made, tmp_path):
     pictures = [Path(p) for p in stats["wrote"]]
     assert code == 0 and stats["ok"] == 3 and stats["damaged"] == [] and pictures
     assert all(p.is_file() and tmp_path / "pics" in p.parents for p in pictures)
+    code, stdout, stderr = cli("inspect", out, "--out", tmp_path / "pics")  # without --json: the same stats
+    assert code == 0 and json.loads(stdout)["ok"] == 3 and f"wrote {pictures[0]}" in stderr
 
 
 def test_list_json_names_every_generator():
