@@ -4,6 +4,13 @@ Commands: ``list``, ``config``, ``generate``, ``validate``, ``inspect``, ``merge
 groups ``eval``, ``export``, ``compile``, ``convert``, ``assets`` whose
 subcommands come from the generator packages (see ``COMMAND_MODULES``).
 Heavy libraries are imported inside commands, so ``simkit --help`` is instant.
+
+Exit codes, the same for every command (README "Exit codes"): 0 done; 1 the data failed a check
+(a damaged corpus, a physics or geometry violation); 2 bad input (a wrong flag value, a missing
+file, corpus path or optional extra), one ``error:`` line on stderr; 3 done, but some items failed
+(listed); 4 cannot check something on this machine; 5 ``validate --strict``: an incomplete corpus.
+``--json`` on ``list``, ``validate``, ``inspect`` and ``generate`` prints exactly one JSON object
+on stdout and everything else on stderr.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ from pathlib import Path
 import typer
 from typer.core import TyperGroup
 
-from simkit.commands import fail
+from simkit.commands import fail, plural
 from simkit.core.errors import ExtraMissing, SimkitError
 from simkit.core.extras import as_extra_missing, needs_extra
 
@@ -40,10 +47,36 @@ app = typer.Typer(
     name="simkit",
     help="simkit: generate training corpora and environments for robot learning, world models and embodied AI.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from simkit import __version__
+
+        typer.echo(f"simkit {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print simkit's version and exit."
+    ),
+) -> None:
+    """simkit: generate training corpora and environments for robot learning, world models and embodied AI."""
+
+
+def _json_out(obj: object) -> None:
+    """The one JSON object of a ``--json`` command, on stdout."""
+    typer.echo(json.dumps(obj, indent=2, default=str))
+
+
+JSON_HELP = "Print one JSON object on stdout (messages go to stderr)."
+
 eval_app = typer.Typer(help="Run a benchmark or closed-loop evaluation.", no_args_is_help=True)
 export_app = typer.Typer(help="Export a corpus to another format (e.g. SFT JSONL).", no_args_is_help=True)
 compile_app = typer.Typer(
@@ -101,6 +134,7 @@ def list_cmd(
         True, "--thumbnails/--no-thumbnails", help="Render catalogue thumbnails."
     ),
     workers: int = typer.Option(1, "--workers", min=1, help="Processes rendering catalogue thumbnails."),
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """List the registered generators (name, version, extra, description), or one generator's sub-generators;
     with --catalogue, write their catalogue page instead."""
@@ -119,15 +153,23 @@ def list_cmd(
             return
         if catalogue is not None:
             with needs_extra(cls.extra or None):
-                _write_catalogue(cls, name, catalogue, only, thumbnails, workers)
+                _write_catalogue(cls, name, catalogue, only, thumbnails, workers, as_json)
             return
         lines = getattr(cls, "list_lines", None)
         if lines is None:
             fail(f"generator {name!r} has no sub-generators to list")
             return
+        if as_json:
+            _json_out({"generator": name, "lines": list(lines())})
+            return
         for line in lines():
             typer.echo(line)
         return
+    _list_generators(available, load, as_json)
+
+
+def _list_generators(available, load, as_json: bool) -> None:
+    """``simkit list``: one row per registered generator (a table, or ``{"generators": [...]}``)."""
     try:
         names = sorted(available())
     except SimkitError as exc:
@@ -140,13 +182,19 @@ def list_cmd(
             rows.append((name, cls.version, cls.extra or "-", cls.description))
         except SimkitError as exc:
             rows.append((name, "?", "?", f"(cannot load: {exc})"))
+    if as_json:
+        keys = ("name", "version", "extra", "description")
+        _json_out({"generators": [dict(zip(keys, r, strict=True)) for r in rows]})
+        return
     w = max([len(r[0]) for r in rows] + [len("generator")])
     typer.echo(f"{'generator':<{w}}  {'version':<8} {'extra':<8} description")
     for r in rows:
         typer.echo(f"{r[0]:<{w}}  {r[1]:<8} {r[2]:<8} {r[3]}")
 
 
-def _write_catalogue(cls, name: str, path: Path, only: str, thumbnails: bool, workers: int) -> None:
+def _write_catalogue(
+    cls, name: str, path: Path, only: str, thumbnails: bool, workers: int, as_json: bool = False
+) -> None:
     """``simkit list NAME --catalogue PATH``: one progress step per sub-generator, exit 3 when a thumbnail
     failed (the page is written without it)."""
     from simkit.commands import check_out, progress_bar
@@ -163,7 +211,12 @@ def _write_catalogue(cls, name: str, path: Path, only: str, thumbnails: bool, wo
         return
     with progress_bar(f"catalogue of {len(ids)} {name} generators", len(ids)) as advance:
         out, problems = writer(path, only, thumbnails, workers, advance)
-    typer.echo(f"wrote {out} ({len(ids)} generators" + (", with thumbnails)" if thumbnails else ")"))
+    if as_json:
+        _json_out(
+            {"catalogue": str(out), "generators": len(ids), "thumbnails": thumbnails, "problems": problems}
+        )
+    else:
+        typer.echo(f"wrote {out} ({len(ids)} generators" + (", with thumbnails)" if thumbnails else ")"))
     for p in problems:
         typer.echo(f"warning: {p}", err=True)
     if problems:
@@ -267,6 +320,7 @@ def generate(
     overwrite: bool = typer.Option(
         False, "--overwrite", help="Remove the corpus already in OUT and start over (other files stay)."
     ),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object on stdout."),
 ) -> None:
     """Generate a corpus of N episodes. Re-run to resume; a larger --n with the same settings grows the corpus.
 
@@ -305,7 +359,10 @@ def generate(
     except OSError as exc:
         fail(f"{getattr(exc, 'filename', None) or out}: {exc.strerror or exc}")
         return
-    _print_summary(summary)
+    if as_json:
+        _json_out(_summary_dict(summary))
+    else:
+        _print_summary(summary)
     raise typer.Exit(summary.exit_code)
 
 
@@ -322,6 +379,16 @@ def _flag_sets(flags: dict, sets: list[str]) -> list[str]:
         if k in given and str(given[k]) != str(v):
             raise SimkitError(f"--{k} {v} and --set {k}={given[k]} disagree; give one of them")
         out.append(f"{k}={v}")
+    return out
+
+
+def _summary_dict(s) -> dict:
+    """The ``generate --json`` object: the counts of the summary table, the failures, the exit code."""
+    keys = ("generator", "planned", "produced", "resumed", "failed", "redraws", "shards_written", "seconds")
+    out = {k: getattr(s, k) for k in keys}
+    out.update(
+        out_dir=str(s.out), bytes_written=s.bytes_written, errors=list(s.errors), exit_code=s.exit_code
+    )
     return out
 
 
@@ -361,11 +428,13 @@ def validate(
     strict: bool = typer.Option(
         False, "--strict", help="Also fail a corpus that is a --shard slice or an unfinished run (exit 5)."
     ),
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Check every shard, member checksum, required field and the generator's own checks.
 
-    Exit code: 0 pass, 1 the corpus is damaged or inconsistent, 4 this machine cannot check something
-    (an optional package is missing: install the extra named), 5 a slice or unfinished corpus (--strict).
+    Exit code: 0 pass, 1 the corpus is damaged or inconsistent, 2 bad input (no such corpus path),
+    4 this machine cannot check something (an optional package is missing: install the extra named),
+    5 a slice or unfinished corpus (--strict).
     """
     from simkit.episodes.storage import store_errors
     from simkit.episodes.validate import validate_corpus
@@ -376,17 +445,31 @@ def validate(
     except SimkitError as exc:
         fail(str(exc))
         return
+    code = rep.exit_code(strict)
+    if rep.bad_input:
+        fail(rep.bad_input)
+    status = {0: "PASS", 1: "FAIL", 4: "INCOMPLETE-CHECK", 5: "FAIL (--strict: incomplete)"}[code]
+    if as_json:
+        _json_out(
+            {"corpus": corpus, "status": status.split(" ")[0], "exit_code": code, "episodes": rep.episodes}
+            | {
+                "ok": rep.ok,
+                "failed": rep.failed_episodes,
+                "shards": rep.shards,
+                "incomplete": rep.incomplete,
+            }
+            | {"problems": rep.problems, "environment": rep.environment, "notes": rep.notes}
+        )
+        raise typer.Exit(code)
     for p in rep.problems:
         typer.echo(f"FAIL {p}")
     for e in rep.environment:
         typer.echo(f"NOTE (environment, not damage) {e}")
     for note in rep.notes:
         typer.echo(f"NOTE {note}")
-    code = rep.exit_code(strict)
-    status = {0: "PASS", 1: "FAIL", 4: "INCOMPLETE-CHECK", 5: "FAIL (--strict: incomplete)"}[code]
     typer.echo(
-        f"{status} {corpus}: {rep.episodes} episodes ({rep.ok} ok, {rep.failed_episodes} failed), "
-        f"{rep.shards} shards, {len(rep.problems)} problems"
+        f"{status} {corpus}: {plural(rep.episodes, 'episode')} ({rep.ok} ok, {rep.failed_episodes} failed), "
+        f"{plural(rep.shards, 'shard')}, {plural(len(rep.problems), 'problem')}"
     )
     raise typer.Exit(code)
 
@@ -399,6 +482,9 @@ def inspect(
     ),
     samples: int = typer.Option(
         16, "--samples", min=1, help="How many episodes to draw pictures of (stats always cover all)."
+    ),
+    as_json: bool = typer.Option(
+        False, "--json", help="Print one JSON object (the stats, and the pictures under 'wrote') on stdout."
     ),
 ) -> None:
     """Print summary stats and write pictures (contact sheet, plots) a person can look at."""
@@ -413,11 +499,14 @@ def inspect(
     except SimkitError as exc:
         fail(str(exc))
         return
-    typer.echo(json.dumps(stats, indent=2, default=str))
     for line in stats.get("damaged", []):
         typer.echo(f"warning: {line}", err=True)
-    for p in paths:
-        typer.echo(f"wrote {p}")
+    if as_json:
+        _json_out({**stats, "wrote": [str(p) for p in paths]})
+        return
+    typer.echo(json.dumps(stats, indent=2, default=str))
+    for p in paths:  # on stderr: stdout stays one JSON document (json.load reads it)
+        typer.echo(f"wrote {p}", err=True)
 
 
 @app.command()
@@ -442,7 +531,7 @@ def merge(
         return
     c = info["counts"]
     typer.echo(
-        f"merged {len(sources)} sources -> {out}: {c['present']} of {c['planned']} episodes "
+        f"merged {plural(len(sources), 'source')} -> {out}: {c['present']} of {c['planned']} episodes "
         f"({c['ok']} ok, {c['failed']} failed)"
     )
 

@@ -255,3 +255,48 @@ def test_step_fields_come_from_the_declared_shapes(tmp_path):
     episodes = list(CorpusDataset(out, fields=["actions"]))
     assert len(list(steps)) == sum(len(e["actions"]) for e in episodes)
     assert StepDataset(CorpusDataset(out, fields=["actions", "case"])).step_fields == ["actions"]
+
+
+def test_gloo_ranks_with_spawn_and_forkserver_workers_read_every_episode_once(one_shard, tmp_path):
+    """2 real torch.distributed (gloo) ranks x 2 DataLoader workers: each of the 7 episodes once per epoch."""
+    import json
+
+    import torch.multiprocessing as mp
+    from disthelp import rank_main
+
+    mp.spawn(rank_main, args=(2, str(one_shard), str(tmp_path)), nprocs=2, join=True)
+    got = [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in range(2)]
+    everything = [f"toy_{i:08d}" for i in range(7)]
+    for run in ("spawn", "forkserver"):
+        keys = [key for rank in got for key, _ in rank[run]]
+        assert sorted(keys) == everything, run  # each episode exactly once over ranks x workers
+        for rank in got:
+            assert {w for _, w in rank[run]} == {0, 1}, run  # both workers of each rank read
+        assert sorted(len(rank[run]) for rank in got) == [3, 4], run  # rank 0 gets 4, rank 1 gets 3
+
+
+def test_rank_comes_from_torchrun_variables_and_travels_into_workers(one_shard, monkeypatch):
+    import pickle
+
+    from simkit.adapters.reader import CorpusReader, distributed_rank
+    from simkit.adapters.torch import CorpusDataset
+    from simkit.core.errors import SimkitError
+
+    monkeypatch.setenv("RANK", "1")
+    monkeypatch.setenv("WORLD_SIZE", "3")
+    monkeypatch.setenv("LOCAL_RANK", "0")
+    assert distributed_rank() == (1, 3) and distributed_rank(0, 2) == (0, 2)
+    assert len(CorpusReader(one_shard, fields=["info"])) == 2  # episodes 1 and 4 of 7
+    ds = CorpusDataset(one_shard, fields=["info"])
+    monkeypatch.setenv("RANK", "2")  # changed before the DataLoader pickles it: the pickle carries 2
+    worker_copy = pickle.loads(pickle.dumps(ds))
+    assert (worker_copy.reader.rank, worker_copy.reader.world_size) == (2, 3)
+    assert worker_copy.my_episodes() == ["toy_00000002", "toy_00000005"]
+    with pytest.raises(SimkitError, match="give both rank and world_size"):
+        CorpusReader(one_shard, rank=1)
+    monkeypatch.delenv("WORLD_SIZE")
+    with pytest.raises(SimkitError, match="RANK and WORLD_SIZE must be set together"):
+        CorpusReader(one_shard)
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    with pytest.raises(SimkitError, match=r"rank 2 of 2 \(from RANK/WORLD_SIZE\)"):
+        distributed_rank()

@@ -302,6 +302,25 @@ def test_fuma_channel_format():
     assert any("channel format" in p for p in a.check(_roundtrip(ef)))
 
 
+def test_flac_files_name_their_ambisonics_format():
+    """The stored FLAC says AmbiX (order 1, ACN, SN3D) or FuMa in its Vorbis comment, read by soundfile."""
+    import soundfile as sf
+
+    cfg = {"n_sources": (1, 1), "n_offscreen": (2, 2), "room": False, "ambient": False, "features": False}
+    comments = {}
+    for fmt in ("ambix", "fuma"):
+        g = FoaQaGenerator()
+        g.setup(FoaQaConfig(channel_format=fmt, **cfg))
+        ext, data = encode(_draw(g, 1, 0).fields["foa"])
+        with sf.SoundFile(io.BytesIO(data)) as f:
+            assert ext == "flac" and f.channels == 4
+            comments[fmt] = f.comment
+    assert (
+        comments["ambix"] == "ambisonics: order 1, AmbiX, channel order ACN (W, Y, Z, X), normalisation SN3D"
+    )
+    assert comments["fuma"].startswith("ambisonics: order 1, FuMa, channel order FuMa (W, X, Y, Z)")
+
+
 def test_config_rejects_bad_ranges():
     from pydantic import ValidationError
 
@@ -508,3 +527,16 @@ def test_cli_generate_validate_inspect(tmp_path):
     assert r.returncode == 0, r.stderr
     pngs = sorted((out / "inspect").glob("azimuth_*.png"))
     assert len(pngs) == 2 and pngs[0].stat().st_size > 10000
+
+
+def test_motion_question_agrees_with_plural_sound_names():
+    from simkit.generators.foa.generator import is_plural
+
+    plural = ["footsteps", "church bells", "chirping birds", "brushing teeth", "sea waves", "insects"]
+    singular = ["dog", "glass breaking", "sneezing", "siren", "bus", "clock tick", "rain"]
+    assert all(map(is_plural, plural)) and not any(map(is_plural, singular))
+    keys = [[0.0, 40.0, 0.0, 3.0], [3.0, -40.0, 0.0, 3.0]]
+    qa = make_qa(_scene([("footsteps", 0.0, 3.0, keys), ("dog", 0.0, 3.0, keys)]))
+    motion = {sid: _by(qa, "motion", sid)["question"] for sid in ("s0", "s1")}
+    assert motion["s0"].startswith("How do the footsteps move while they are sounding? A. ")
+    assert motion["s1"].startswith("How does the dog move while it is sounding? A. ")

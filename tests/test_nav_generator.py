@@ -49,7 +49,14 @@ def test_foa_points_to_the_source_after_each_turn():
 
 
 def test_episode_labels_agree_with_audio_and_geometry_and_tampering_is_caught(gen):
-    sample = _roundtrip(gen.generate(0, episode_rng(0, "foa-nav", 0)))
+    import io
+
+    import soundfile as sf
+
+    episode = gen.generate(0, episode_rng(0, "foa-nav", 0))
+    with sf.SoundFile(io.BytesIO(encode(episode.fields["foa"])[1])) as f:  # the FLAC names its format
+        assert f.comment == "ambisonics: order 1, AmbiX, channel order ACN (W, Y, Z, X), normalisation SN3D"
+    sample = _roundtrip(episode)
     assert gen.check(sample) == []
     ep, n = sample["episode"], len(sample["poses"])
     x, sr = sample["foa"]

@@ -84,7 +84,7 @@ def test_ray_job_recipe_writes_the_corpus_to_s3(cluster, local_ref, tmp_path):
         timeout=400,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert "PASS s3://rayjob/run: 16 episodes (16 ok, 0 failed), 1 shards, 0 problems" in proc.stdout
+    assert "PASS s3://rayjob/run: 16 episodes (16 ok, 0 failed), 1 shard, 0 problems" in proc.stdout
     assert s3_shard_bytes("s3://rayjob/run") == {
         "shard-000000.tar": shard_bytes(local_ref)["shard-000000.tar"]
     }

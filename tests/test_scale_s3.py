@@ -228,7 +228,7 @@ def test_bad_urls_are_one_clear_line(s3, tmp_path):
     assert proc.returncode == 2 and "unknown storage protocol nosuchproto://" in proc.stderr
     assert "Traceback" not in proc.stderr
     rep = validate_corpus("s3://no-such-bucket/c")
-    assert rep.problems == ["s3://no-such-bucket/c: no such directory"]
+    assert rep.problems == ["s3://no-such-bucket/c: no such corpus directory"]
     with pytest.raises(SimkitError, match="no such corpus directory"):
         CorpusReader("s3://no-such-bucket/c")
     env = {k: v for k, v in os.environ.items() if k not in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")}

@@ -18,6 +18,8 @@ Every episode is checked against the manifest before it is handed out (see
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -36,6 +38,49 @@ def split_for(items: list, rank: int, world_size: int, worker: int, num_workers:
     one-shard corpus still feeds every worker.
     """
     return items[rank::world_size][worker::num_workers]
+
+
+def _env_int(name: str) -> int | None:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise SimkitError(f"environment variable {name}={value!r} is not an integer") from None
+
+
+def distributed_rank(rank: int | None = None, world_size: int | None = None) -> tuple[int, int]:
+    """The (rank, world size) a reader built in this process reads as.
+
+    In order: the explicit arguments (both or neither); ``torch.distributed``'s rank and world size
+    when it is imported and its default process group is initialised; the ``RANK`` and ``WORLD_SIZE``
+    environment variables (as ``torchrun`` sets them; ``LOCAL_RANK`` is the rank within one host and
+    does not split data); else ``(0, 1)``. torch is never imported here.
+
+    Raises:
+        SimkitError: only one of ``rank``/``world_size`` given, only one of ``RANK``/``WORLD_SIZE``
+            set, a value is not an integer, or not ``0 <= rank < world_size``.
+    """
+    if (rank is None) != (world_size is None):
+        raise SimkitError(
+            f"give both rank and world_size or neither, got rank={rank}, world_size={world_size}"
+        )
+    source = "arguments"
+    if rank is None:
+        dist = getattr(sys.modules.get("torch"), "distributed", None)
+        if dist is not None and dist.is_available() and dist.is_initialized():
+            rank, world_size, source = dist.get_rank(), dist.get_world_size(), "torch.distributed"
+        else:
+            rank, world_size, source = _env_int("RANK"), _env_int("WORLD_SIZE"), "RANK/WORLD_SIZE"
+            if (rank is None) != (world_size is None):
+                raise SimkitError(
+                    f"RANK and WORLD_SIZE must be set together, got RANK={rank}, WORLD_SIZE={world_size}"
+                )
+    rank, world_size = (0, 1) if rank is None or world_size is None else (int(rank), int(world_size))
+    if not 0 <= rank < world_size:
+        raise SimkitError(f"need 0 <= rank < world_size, got rank {rank} of {world_size} (from {source})")
+    return rank, world_size
 
 
 def epoch_order(n: int, shuffle: bool, seed: int, epoch: int) -> list[int]:
@@ -69,7 +114,11 @@ class CorpusReader:
         transform: applied to each sample dict before it is yielded.
         shuffle: permute the episodes each epoch with ``default_rng([seed, epoch])``.
         seed, epoch: shuffling seed and the current epoch (see :meth:`set_epoch`).
-        rank, world_size, worker, num_workers: which share of the episodes to read (default: all).
+        rank, world_size: which distributed share to read; both ``None`` (default): taken once, when
+            the reader is built, from :func:`distributed_rank` (``torch.distributed`` if initialised,
+            else ``RANK``/``WORLD_SIZE``, else the whole corpus). They are plain attributes, so a
+            reader pickled into a worker process keeps them.
+        worker, num_workers: which share of this rank's episodes to read (default: all).
         drop_last: make every (rank, worker) share the same length by dropping the remainder (the
             episodes of a distributed epoch then end on every rank at the same step).
         on_error: ``"raise"`` (default) or ``"skip"`` damaged episodes.
@@ -77,7 +126,7 @@ class CorpusReader:
 
     Raises:
         SimkitError: a root is not a corpus, its manifest is unreadable, or ``fields`` names a field
-            a corpus does not have.
+            a corpus does not have; the rank or world size is inconsistent (see :func:`distributed_rank`).
     """
 
     def __init__(
@@ -87,8 +136,8 @@ class CorpusReader:
         transform: Callable[[dict[str, Any]], Any] | None = None,
         shuffle: bool = False,
         seed: int = 0,
-        rank: int = 0,
-        world_size: int = 1,
+        rank: int | None = None,
+        world_size: int | None = None,
         worker: int = 0,
         num_workers: int = 1,
         drop_last: bool = False,
@@ -97,7 +146,8 @@ class CorpusReader:
     ):
         if on_error not in ("raise", "skip"):
             raise SimkitError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
-        if not (0 <= rank < world_size and 0 <= worker < num_workers):
+        rank, world_size = distributed_rank(rank, world_size)
+        if not 0 <= worker < num_workers:
             raise SimkitError(
                 f"need 0 <= rank < world_size and 0 <= worker < num_workers, got "
                 f"rank {rank}/{world_size}, worker {worker}/{num_workers}"

@@ -2,9 +2,12 @@
 
 ``CorpusDataset`` splits the corpus by episode, not by shard: the episodes are ordered
 (shuffled with ``default_rng([seed, epoch])`` when ``shuffle``), dealt to distributed ranks
-(``torch.distributed`` rank / world size, when initialised) and then to DataLoader workers,
-so every episode is read by exactly one worker of one rank per epoch, and every worker gets
-its share even from a one-shard corpus. Every member is verified against the manifest before
+and then to DataLoader workers, so every episode is read by exactly one worker of one rank per
+epoch, and every worker gets its share even from a one-shard corpus. The rank is taken in the
+main process -- from ``torch.distributed`` when initialised, else ``RANK``/``WORLD_SIZE`` as
+``torchrun`` sets them, else explicit arguments -- when the dataset is built and again when the
+DataLoader pickles it into its workers, so spawn and forkserver workers (where
+``torch.distributed`` is not initialised) read their rank's share, not the whole corpus. Every member is verified against the manifest before
 it is handed out (see :mod:`simkit.episodes.reader`); decoded arrays are writable.
 
 ``StepDataset`` yields one item per step of sequential corpora (one packing placement, one
@@ -19,13 +22,14 @@ The shards are plain WebDataset tars, so ``webdataset.WebDataset(paths)`` reads 
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from simkit.adapters.reader import CorpusReader, split_for
+from simkit.adapters.reader import CorpusReader, distributed_rank, split_for
 from simkit.core.errors import SimkitError, require
 from simkit.episodes.reader import OnError, corpus_fields, shard_paths
 
@@ -40,13 +44,6 @@ def shard_urls(roots: str | Path | list[str | Path]) -> list[str]:
     return [str(p) for p in shard_paths(roots)]
 
 
-def _dist() -> tuple[int, int]:
-    dist = torch.distributed
-    if dist.is_available() and dist.is_initialized():
-        return dist.get_rank(), dist.get_world_size()
-    return 0, 1
-
-
 class CorpusDataset(_IterableDataset):
     """Verified samples of simkit corpora as dicts ``{"__key__": str, field: decoded value, "meta": dict}``.
 
@@ -57,7 +54,11 @@ class CorpusDataset(_IterableDataset):
         shuffle: shuffle the episode order each epoch with ``default_rng([seed, epoch])`` (call
             :meth:`set_epoch` before each epoch, as with ``DistributedSampler``). ``shuffle_shards``
             is the former name of this argument and does the same.
-        rank, world_size: override the distributed split (default: from ``torch.distributed``).
+        rank, world_size: the distributed split, both or neither. Neither (default): taken in the main
+            process from ``torch.distributed`` if initialised, else the ``RANK``/``WORLD_SIZE``
+            environment variables, else the whole corpus (rank 0 of 1); taken again when a
+            DataLoader pickles the dataset into spawn/forkserver workers, so a dataset built before
+            ``init_process_group`` splits too.
         drop_last: give every (rank, worker) the same number of episodes (drops at most
             ``world_size * num_workers - 1``), so distributed epochs end together.
         on_error: ``"raise"`` (default): a member that does not match the manifest raises
@@ -66,7 +67,8 @@ class CorpusDataset(_IterableDataset):
         verify: check sizes, sha256 and member sets against the manifest (default True).
 
     Raises:
-        SimkitError: a root is not a simkit corpus, or ``fields`` names a field a corpus does not have.
+        SimkitError: a root is not a simkit corpus, ``fields`` names a field a corpus does not have,
+            or the rank / world size is inconsistent (see :func:`simkit.adapters.reader.distributed_rank`).
     """
 
     def __init__(
@@ -90,11 +92,13 @@ class CorpusDataset(_IterableDataset):
             transform=transform,
             shuffle=shuffle or shuffle_shards,
             seed=seed,
+            rank=rank,
+            world_size=world_size,
             drop_last=drop_last,
             on_error=on_error,
             verify=verify,
         )
-        self._rank, self._world = rank, world_size
+        self._explicit = rank is not None
 
     @property
     def episodes(self) -> int:
@@ -105,8 +109,29 @@ class CorpusDataset(_IterableDataset):
         """Set the epoch that reseeds the shuffle (call before each epoch, with the same value on every rank)."""
         self.reader.set_epoch(epoch)
 
+    def _rank_world(self) -> tuple[int, int]:
+        """Explicit arguments; else torch.distributed (initialised here, or inherited by a fork worker);
+        else, in the main process, RANK/WORLD_SIZE now; else (a worker) what the main process carried."""
+        dist = torch.distributed
+        if not self._explicit and dist.is_available() and dist.is_initialized():
+            return dist.get_rank(), dist.get_world_size()
+        if not self._explicit and torch.utils.data.get_worker_info() is None:
+            return distributed_rank()
+        return self.reader.rank, self.reader.world_size
+
+    def __getstate__(self) -> dict[str, Any]:
+        # pickled into a DataLoader worker: carry the main process's rank along
+        state = dict(self.__dict__)
+        reader = copy.copy(self.reader)
+        reader.rank, reader.world_size = self._rank_world()
+        state["reader"] = reader
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
     def _split(self) -> tuple[int, int, int, int]:
-        rank, world = (self._rank, self._world) if self._rank is not None and self._world else _dist()
+        rank, world = self._rank_world()
         info = torch.utils.data.get_worker_info()
         wid, nw = (info.id, info.num_workers) if info is not None else (0, 1)
         return rank, world, wid, nw

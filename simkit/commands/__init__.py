@@ -12,6 +12,11 @@ def fail(msg: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
+def plural(n: int, noun: str, nouns: str | None = None) -> str:
+    """``"1 shard"``, ``"0 shards"``, ``"2 shards"`` (``nouns``: an irregular plural; default ``noun + "s"``)."""
+    return f"{n} {noun if n == 1 else (nouns or noun + 's')}"
+
+
 @contextlib.contextmanager
 def progress_bar(label: str, total: int, enabled: bool = True) -> Iterator[Callable[..., None]]:
     """A transient rich progress bar on stderr while the block runs; yields ``advance(*_)`` (one step per

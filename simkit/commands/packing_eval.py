@@ -11,7 +11,7 @@ from typing import Any
 
 import typer
 
-from simkit.commands import fail, progress_bar
+from simkit.commands import fail, plural, progress_bar
 from simkit.core.extras import needs_extra
 
 
@@ -86,7 +86,7 @@ def print_packing_eval(res: dict[str, Any], kind: str, physics: bool) -> int:
             s = summary[g]
             typer.echo(
                 f"{g:<8} utilisation {s['utilisation']:.3f} (support {rule})  success {s['success_ratio']:.3f}  "
-                f"compactness {s['compactness']:.3f}  overall {s['overall']:.3f}  ({s['cases']} problems)"
+                f"compactness {s['compactness']:.3f}  overall {s['overall']:.3f}  ({plural(s['cases'], 'problem')})"
             )
     a = summary["average"]
     typer.echo(

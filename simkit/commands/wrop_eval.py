@@ -17,7 +17,7 @@ from typing import Any
 
 import typer
 
-from simkit.commands import check_out, fail, strict_json
+from simkit.commands import check_out, fail, plural, strict_json
 from simkit.core.extras import needs_extra
 
 
@@ -294,7 +294,7 @@ def export_wrop_pairs(
         typer.echo(f"error: {line}", err=True)
     typer.echo(
         f"{len(rep.pairs)} pairs of {len(rep.models)} models ({', '.join(rep.models)}) "
-        f"on {rep.samples} exam samples ({len(rep.problems)} problems)"
+        f"on {rep.samples} exam samples ({plural(len(rep.problems), 'problem')})"
     )
     typer.echo(
         f"wrote {rep.page} (open it in a browser; votes: simkit eval wrop-elo --votes votes_RATER.csv)"
@@ -379,7 +379,7 @@ def _report(problems: list[str], rows: list[dict[str, Any]], n: int) -> None:
     for line in problems:
         typer.echo(f"error: {line}", err=True)
     typer.echo(
-        f"scored {len(rows)} of {n or len(rows) + len(problems)} exam samples ({len(problems)} problems)"
+        f"scored {len(rows)} of {n or len(rows) + len(problems)} exam samples ({plural(len(problems), 'problem')})"
     )
 
 

@@ -54,10 +54,13 @@ class Video:
 
 @dataclass(frozen=True)
 class Audio:
-    """An audio field. ``samples``: float array (T, C) or (T,) in [-1, 1]; ``sample_rate`` in Hz."""
+    """An audio field. ``samples``: float array (T, C) or (T,) in [-1, 1]; ``sample_rate`` in Hz;
+    ``comment``: stored as the FLAC file's ``comment`` Vorbis comment when not empty (ambisonic
+    fields name their format there, see :func:`simkit.renderers.foa.ambisonics_comment`)."""
 
     samples: np.ndarray
     sample_rate: int
+    comment: str = ""
 
 
 @dataclass(frozen=True)

@@ -104,7 +104,12 @@ def _flac(audio: Audio) -> bytes:
     if peak > 1.0:
         raise ValueError(f"audio peak {peak:.3f} exceeds full scale 1.0; normalise before storing")
     buf = io.BytesIO()
-    sf.write(buf, x, int(audio.sample_rate), format="FLAC", subtype="PCM_24")
+    if not audio.comment:
+        sf.write(buf, x, int(audio.sample_rate), format="FLAC", subtype="PCM_24")
+        return buf.getvalue()
+    with sf.SoundFile(buf, "w", int(audio.sample_rate), x.shape[1], format="FLAC", subtype="PCM_24") as f:
+        f.comment = audio.comment  # libsndfile writes it as the Vorbis comment "comment=..."
+        f.write(x)
     return buf.getvalue()
 
 

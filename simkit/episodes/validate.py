@@ -45,13 +45,14 @@ from simkit.episodes.reader import META_IDENTITY, index_shard, meta_fault
 from simkit.episodes.storage import corpus_path
 from simkit.episodes.tario import split_member
 
-#: exit codes of ``simkit validate``
-EXIT_PASS, EXIT_DAMAGED, EXIT_ENVIRONMENT, EXIT_INCOMPLETE = 0, 1, 4, 5
+#: exit codes of ``simkit validate`` (the README's table: 2 is bad input, a path that is no corpus directory)
+EXIT_PASS, EXIT_DAMAGED, EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_INCOMPLETE = 0, 1, 2, 4, 5
 
 
 @dataclass
 class ValidationReport:
-    """What ``validate_corpus`` found. ``problems``: damage; ``environment``: cannot check here; ``notes``: facts."""
+    """What ``validate_corpus`` found. ``problems``: damage; ``environment``: cannot check here; ``notes``: facts;
+    ``bad_input``: the line saying why ``root`` is no corpus to check (no such path, not a directory)."""
 
     root: Path
     episodes: int = 0
@@ -62,6 +63,7 @@ class ValidationReport:
     environment: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     incomplete: bool = False
+    bad_input: str = ""
     max_problems: int = 200
 
     @property
@@ -69,7 +71,9 @@ class ValidationReport:
         return not self.problems
 
     def exit_code(self, strict: bool = False) -> int:
-        """0 pass, 1 damaged, 4 environment problem only, 5 incomplete (a slice or unfinished) under ``strict``."""
+        """0 pass, 1 damaged, 2 bad input, 4 environment problem only, 5 incomplete (a slice or unfinished) under ``strict``."""
+        if self.bad_input:
+            return EXIT_BAD_INPUT
         if self.problems:
             return EXIT_DAMAGED
         if self.environment:
@@ -89,8 +93,9 @@ class ValidationReport:
 
 def _load_info(layout: CorpusLayout, rep: ValidationReport) -> dict | None:
     if not layout.root.is_dir():
-        what = "not a directory" if layout.root.exists() else "no such directory"
-        rep.problem(f"{layout.root}: {what}")
+        what = "not a directory" if layout.root.exists() else "no such corpus directory"
+        rep.bad_input = f"{layout.root}: {what}"
+        rep.problem(rep.bad_input)
         return None
     try:
         info = json.loads(layout.corpus_json.read_text())

@@ -706,6 +706,24 @@ def _execute(
         run.bar.close()
 
 
+def _holds_episodes(layout: CorpusLayout) -> bool:
+    """Whether ``layout`` holds any shard, rows file or partial episode (something a re-run resumes)."""
+    return any(
+        p.is_file() for base in (layout.shards, layout.partial) if base.is_dir() for p in base.rglob("*")
+    )
+
+
+@contextlib.contextmanager
+def _removed_on_failure(layout: CorpusLayout, created: bool) -> Iterator[None]:
+    """Remove the corpus directory this run ``created`` when the run fails before any episode is kept."""
+    try:
+        yield
+    except BaseException:
+        if created and layout.root.is_dir() and not _holds_episodes(layout):
+            shutil.rmtree(layout.root, ignore_errors=True)
+        raise
+
+
 def generate_corpus(
     generator: str,
     n: int,
@@ -756,43 +774,45 @@ def generate_corpus(
     )
     identity = {"generator": generator, "version": gen_cls.version, "seed": int(seed), "n": n}
     identity.update(episodes_per_shard=episodes_per_shard, config=spec.config)
-    reopen = prepare_out(layout, identity, overwrite)
-    if layout.corpus_json.exists():
-        load_rows(layout)  # a damaged rows file is one clear error before anything is written
-    # an object store has no rename: episodes wait in a local staging folder until their shard is published
-    work = CorpusLayout(make_stage()) if remote else layout
-    try:
-        spec = replace(spec, out=str(work.root))
-        preflight = _preflight(spec, parallel=workers > 1 or executor == "ray")
+    created = not remote and not layout.root.exists()
+    with _removed_on_failure(layout, created):  # a failed new run leaves no empty corpus folder
+        reopen = prepare_out(layout, identity, overwrite)
+        if layout.corpus_json.exists():
+            load_rows(layout)  # a damaged rows file is one clear error before anything is written
+        # an object store has no rename: episodes wait in a local staging folder until their shard is published
+        work = CorpusLayout(make_stage()) if remote else layout
         try:
-            plan = plan_shards(n, episodes_per_shard, shard)
-            lost = _open_remote(layout, work, reopen, plan) if remote else _open_dir(layout, reopen, plan)
-        except BaseException:
-            if preflight is not None:
-                preflight.close()
-            raise
-        run = _Run(spec, work, n, shard, max_shard_bytes, dest=layout if remote else None)
-        run.summary.discarded += lost
-        versions = _versions(gen_cls, preflight)
+            spec = replace(spec, out=str(work.root))
+            preflight = _preflight(spec, parallel=workers > 1 or executor == "ray")
+            try:
+                plan = plan_shards(n, episodes_per_shard, shard)
+                lost = _open_remote(layout, work, reopen, plan) if remote else _open_dir(layout, reopen, plan)
+            except BaseException:
+                if preflight is not None:
+                    preflight.close()
+                raise
+            run = _Run(spec, work, n, shard, max_shard_bytes, dest=layout if remote else None)
+            run.summary.discarded += lost
+            versions = _versions(gen_cls, preflight)
 
-        def publish() -> list[dict]:
-            with CorpusLock(layout.root):
-                rows = load_rows(layout)
-                write_manifest(layout, rows)
-                info = corpus_info(spec, n, gen_cls, gen_cls.Config, versions, rows)
-                write_json_atomic(layout.corpus_json, info)
-            return rows
+            def publish() -> list[dict]:
+                with CorpusLock(layout.root):
+                    rows = load_rows(layout)
+                    write_manifest(layout, rows)
+                    info = corpus_info(spec, n, gen_cls, gen_cls.Config, versions, rows)
+                    write_json_atomic(layout.corpus_json, info)
+                return rows
 
-        publish()  # corpus.json first: it marks the directory as this corpus, so a killed run can resume
-        t0 = time.perf_counter()
-        run.summary.planned, run.summary.resumed = run.count()
-        _execute(run, executor, workers, address, preflight, ray_num_cpus, progress)
-        rows = publish()
-    finally:
-        if remote:
-            shutil.rmtree(work.root, ignore_errors=True)
-    if not remote and layout.partial.is_dir() and not any(layout.partial.iterdir()):
-        layout.partial.rmdir()
+            publish()  # corpus.json first: it marks the directory as this corpus, so a killed run can resume
+            t0 = time.perf_counter()
+            run.summary.planned, run.summary.resumed = run.count()
+            _execute(run, executor, workers, address, preflight, ray_num_cpus, progress)
+            rows = publish()
+        finally:
+            if remote:
+                shutil.rmtree(work.root, ignore_errors=True)
+        if not remote and layout.partial.is_dir() and not any(layout.partial.iterdir()):
+            layout.partial.rmdir()
     summary = run.summary
     summary.failed = sum(1 for r in rows if r["status"] != "ok" and spec.shard_of(r["index"]) in run.shards)
     summary.seconds = time.perf_counter() - t0

@@ -330,13 +330,29 @@ def _direction_items(add, s: dict, name: str, tr: dict, t_q: float | None) -> No
     )
 
 
+#: last words of sound labels that are plural without ending in a plural "s"
+_IRREGULAR_PLURALS = frozenset({"teeth", "people", "geese", "mice", "feet", "children"})
+
+
+def is_plural(name: str) -> bool:
+    """Whether a sound name reads as a plural noun phrase ("footsteps", "church bells", "brushing
+    teeth"; not "glass", "bus", "sneezing"): its last word ends in "s" but not "ss"/"us"/"is", or is
+    an irregular plural. Decides the verb of the motion question ("How do the footsteps move")."""
+    last = name.split()[-1].lower() if name.split() else ""
+    return last in _IRREGULAR_PLURALS or (last.endswith("s") and not last.endswith(("ss", "us", "is")))
+
+
 def _motion_item(add, s: dict, name: str, scene: dict) -> None:
     """The 4-way ``motion`` item of a source."""
     from simkit.generators.foa.director import motion_of
 
     on, off = s["onset_s"], s["offset_s"]
     mot = motion_of(s, scene)
-    q = f"How does the {name} move while it is sounding?"
+    q = (
+        f"How do the {name} move while they are sounding?"
+        if is_plural(name)
+        else f"How does the {name} move while it is sounding?"
+    )
     opts, letter = _options(mot["motion"], list(MOTION_TEXT), f"{s['id']}|{s['label']}|motion|{on}|{off}")
     q += " " + " ".join(f"{LETTERS[i]}. {MOTION_TEXT[o]}" for i, o in enumerate(opts))
     add(
@@ -444,7 +460,7 @@ class FoaQaGenerator(Generator[FoaQaConfig]):
     """FOA spatial-audio scenes + QA (see the module docstring)."""
 
     name = "foa-qa"
-    version = "3"
+    version = "4"
     description = "first-order Ambisonics scenes (AmbiX) with direction/motion/3D/camera-rotation QA"
     extra = "audio"
     requires = ("scipy", "pyloudnorm", "pyroomacoustics")
@@ -527,7 +543,7 @@ class FoaQaGenerator(Generator[FoaQaConfig]):
             measure_audibility,
             render_scene,
         )
-        from simkit.renderers.foa import acn_sn3d_to_fuma, foa_features
+        from simkit.renderers.foa import acn_sn3d_to_fuma, ambisonics_comment, foa_features
 
         c: FoaQaConfig = self.config
         # 1. compile
@@ -559,7 +575,11 @@ class FoaQaGenerator(Generator[FoaQaConfig]):
             itf["snr_db_measured"] = snr
         scene["channel_format"] = c.channel_format
         stored = foa if c.channel_format == "ambix" else acn_sn3d_to_fuma(foa)
-        fields: dict[str, Any] = {"foa": Audio(stored.astype(np.float32), int(c.sample_rate))}
+        fields: dict[str, Any] = {
+            "foa": Audio(
+                stored.astype(np.float32), int(c.sample_rate), comment=ambisonics_comment(c.channel_format)
+            )
+        }
         if c.features:
             fields["features"] = foa_features(foa, c.sample_rate)  # always from the ACN/SN3D signal
         # 3. episode

@@ -446,6 +446,7 @@ class FoaNavGenerator(Generator[FoaNavConfig]):
 
     # -- 4. episode ---------------------------------------------------------------------------
     def _episode(self, plan, backend, sg, poses, actions, source_xyz, foa, info) -> Episode:
+        from simkit.renderers.foa import ambisonics_comment
         from simkit.scenes.nav.floorplan import glb_bytes, walls_between
         from simkit.sims.nav.episodes import direction_bucket, source_in_agent_frame, waypoint_targets
 
@@ -470,7 +471,7 @@ class FoaNavGenerator(Generator[FoaNavConfig]):
             "task_text": f"Navigate to the sound of the {info['label'].replace('_', ' ')} and stop there.",
         }  # fmt: skip
         fields: dict[str, Any] = {
-            "foa": Audio(foa.astype(np.float32), int(c.sample_rate)),
+            "foa": Audio(foa.astype(np.float32), int(c.sample_rate), comment=ambisonics_comment("ambix")),
             "poses": poses.astype(np.float32),
             "actions": actions.astype(np.int8),
             "waypoints": wp,

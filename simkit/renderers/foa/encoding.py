@@ -104,6 +104,31 @@ def acn_sn3d_to_fuma(foa: np.ndarray) -> np.ndarray:
     return np.stack([w / np.sqrt(2.0), x, y, z], axis=-1).astype(foa.dtype, copy=False)
 
 
+#: the FLAC ``comment`` of a first-order file in each channel format (read back by ``soundfile``'s
+#: ``SoundFile(...).comment``): AmbiX is ACN order / SN3D (Nachbar et al., "AmbiX - a suggested
+#: ambisonics format", Ambisonics Symposium 2011); FuMa is Furse-Malham order and weights (W -3 dB)
+AMBISONICS_COMMENTS = {
+    "ambix": "ambisonics: order 1, AmbiX, channel order ACN (W, Y, Z, X), normalisation SN3D",
+    "fuma": "ambisonics: order 1, FuMa, channel order FuMa (W, X, Y, Z), normalisation FuMa (W at -3 dB)",
+}
+
+
+def ambisonics_comment(channel_format: str = "ambix") -> str:
+    """The marker written into every FOA FLAC simkit stores (its Vorbis comment ``comment``).
+
+    Args:
+        channel_format: ``"ambix"`` (ACN/SN3D) or ``"fuma"``.
+
+    Raises:
+        ValueError: another channel format.
+    """
+    if channel_format not in AMBISONICS_COMMENTS:
+        raise ValueError(
+            f"channel_format must be one of {sorted(AMBISONICS_COMMENTS)}, got {channel_format!r}"
+        )
+    return AMBISONICS_COMMENTS[channel_format]
+
+
 def fuma_to_acn_sn3d(foa: np.ndarray) -> np.ndarray:
     """Inverse of :func:`acn_sn3d_to_fuma`: FuMa (W,X,Y,Z) -> AmbiX (W,Y,Z,X; SN3D). Shape (..., 4)."""
     foa = np.asarray(foa)

@@ -101,7 +101,9 @@ class _Body:
 
 
 def _import_pybullet():
-    """Import pybullet without its "pybullet build time: ..." banner on stdout (printed by its C module)."""
+    """Import pybullet without its "pybullet build time: ..." banner, which its C module prints on
+    stdout or stderr depending on the release (3.2.7: stderr): both file descriptors point at
+    /dev/null during the import (a failed import still raises, naming the extra)."""
     import os
     import sys
 
@@ -109,16 +111,19 @@ def _import_pybullet():
         return sys.modules["pybullet"]
     try:
         sys.stdout.flush()
-        saved = os.dup(1)
+        sys.stderr.flush()
+        saved = {fd: os.dup(fd) for fd in (1, 2)}
     except (OSError, ValueError, AttributeError):  # no real stdout (embedded, captured): import as is
         return require("pybullet", "packing")
     try:
         with open(os.devnull, "w") as null:
-            os.dup2(null.fileno(), 1)
+            for fd in saved:
+                os.dup2(null.fileno(), fd)
             return require("pybullet", "packing")
     finally:
-        os.dup2(saved, 1)
-        os.close(saved)
+        for fd, copy in saved.items():
+            os.dup2(copy, fd)
+            os.close(copy)
 
 
 def yaw_quaternion_xyzw(orientation: int) -> tuple[float, float, float, float]:
