@@ -181,3 +181,14 @@ def test_packing_case_and_metrics_of_another_episode_fail_on_meta_params(packing
         replace_member(c, "shard-000000.tar", f"packing_00000000.{field}.{ext}", data)
     problems = validate_corpus(c).problems
     assert problems and all("meta.json params.structural." in p for p in problems), problems
+
+
+def test_config_fault_compares_scalars_and_not_the_ranges_values_are_drawn_from():
+    from simkit.episodes.corpus import config_fault
+
+    config = {"resolution": 0.025, "lufs": [-32.0, -20.0], "kinds": {"a": 1}}
+    drawn = {"params": {"structural": {"lufs": -31.8, "kinds": "a"}, "surface": {"resolution": 0.025}}}
+    assert config_fault(drawn, config) is None
+    edited = {"params": {"structural": {"resolution": 0.05}}}
+    fault = config_fault(edited, config)
+    assert fault is not None and "resolution 0.05" in fault and "0.025" in fault

@@ -119,9 +119,11 @@ def planned_shards(info: dict[str, Any]) -> int | None:
 def config_fault(meta: dict[str, Any], config: Any) -> str | None:
     """Why an episode's recorded parameters disagree with corpus.json's ``config``, or ``None``.
 
-    A structural or surface parameter named like a top-level config key (packing records
-    ``resolution`` and ``heightmap_px_per_cell``) is the config value the episode was made with, so it
-    must equal corpus.json's.
+    A structural or surface parameter named like a top-level config key whose value is a scalar
+    (packing records ``resolution`` and ``heightmap_px_per_cell``) is the config value the episode was
+    made with, so it must equal corpus.json's. A list or mapping in the config (a range such as foa-qa's
+    ``lufs: [-32, -20]``, a set of choices) is what the episode's own value was drawn from, and is not
+    compared.
     """
     params = meta.get("params")
     if not isinstance(config, dict) or not isinstance(params, dict):
@@ -130,7 +132,7 @@ def config_fault(meta: dict[str, Any], config: Any) -> str | None:
     for group in ("structural", "surface"):
         rec = params.get(group)
         for k, v in rec.items() if isinstance(rec, dict) else ():
-            if k in config and config[k] != v:
+            if k in config and not isinstance(config[k], list | tuple | dict) and config[k] != v:
                 diff.append(f"{k} {short_repr(v)} (corpus.json config: {short_repr(config[k])})")
     if diff:
         return "the episode was made with another config than corpus.json records: " + ", ".join(sorted(diff))
