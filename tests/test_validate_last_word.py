@@ -183,12 +183,18 @@ def test_packing_case_and_metrics_of_another_episode_fail_on_meta_params(packing
     assert problems and all("meta.json params.structural." in p for p in problems), problems
 
 
-def test_config_fault_compares_scalars_and_not_the_ranges_values_are_drawn_from():
-    from simkit.episodes.corpus import config_fault
+def test_only_the_config_values_a_generator_echoes_are_compared():
+    from simkit.episodes.corpus import config_fault, echoed_config
 
-    config = {"resolution": 0.025, "lufs": [-32.0, -20.0], "kinds": {"a": 1}}
-    drawn = {"params": {"structural": {"lufs": -31.8, "kinds": "a"}, "surface": {"resolution": 0.025}}}
-    assert config_fault(drawn, config) is None
-    edited = {"params": {"structural": {"resolution": 0.05}}}
-    fault = config_fault(edited, config)
+    info = {
+        "config": {"resolution": 0.025, "height": 36, "lufs": [-32.0, -20.0]},
+        "config_params": ["resolution"],
+    }
+    echoed = echoed_config(info)
+    assert echoed == {"resolution": 0.025}
+    # a task's object height and a level drawn from a range share config keys' names, not their values
+    drawn = {"params": {"structural": {"height": 0.8594, "lufs": -31.8}, "surface": {"resolution": 0.025}}}
+    assert config_fault(drawn, echoed) is None
+    fault = config_fault({"params": {"surface": {"resolution": 0.05}}}, echoed)
     assert fault is not None and "resolution 0.05" in fault and "0.025" in fault
+    assert echoed_config({"config": {"resolution": 0.025}}) == {}  # no list in corpus.json: nothing compared

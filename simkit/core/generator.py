@@ -65,6 +65,8 @@ class Generator(ABC, Generic[ConfigT]):
             test generates 2 episodes of every registered generator with them).
         structural_params / surface_params: names of the parameters of each kind,
             as documentation for users; every episode records the values.
+        config_params: recorded parameters that are config values verbatim (written into corpus.json;
+            ``validate`` and the readers check each episode's against corpus.json's config).
     """
 
     name: ClassVar[str] = ""
@@ -78,6 +80,7 @@ class Generator(ABC, Generic[ConfigT]):
     smoke_config: ClassVar[dict[str, Any]] = {}
     structural_params: ClassVar[tuple[str, ...]] = ()
     surface_params: ClassVar[tuple[str, ...]] = ()
+    config_params: ClassVar[tuple[str, ...]] = ()
     #: how many times a sample rejected by the generator's checks is redrawn before the episode fails
     max_redraws: ClassVar[int] = 10
 

@@ -116,14 +116,25 @@ def planned_shards(info: dict[str, Any]) -> int | None:
     return -(-n // eps)
 
 
-def config_fault(meta: dict[str, Any], config: Any) -> str | None:
-    """Why an episode's recorded parameters disagree with corpus.json's ``config``, or ``None``.
+def echoed_config(info: dict[str, Any]) -> dict[str, Any]:
+    """The config values corpus.json says every episode records verbatim among its parameters.
 
-    A structural or surface parameter named like a top-level config key whose value is a scalar
-    (packing records ``resolution`` and ``heightmap_px_per_cell``) is the config value the episode was
-    made with, so it must equal corpus.json's. A list or mapping in the config (a range such as foa-qa's
-    ``lufs: [-32, -20]``, a set of choices) is what the episode's own value was drawn from, and is not
-    compared.
+    A generator names them in ``config_params`` (packing: ``resolution``, ``heightmap_px_per_cell``),
+    written into corpus.json. Other parameters may share a config key's name without being its value
+    (a task's object ``height`` beside the image ``height``, a level drawn from a ``lufs`` range), so
+    only the named ones are compared. A corpus.json without the list compares none.
+    """
+    config, keys = info.get("config"), info.get("config_params")
+    if not isinstance(config, dict) or not isinstance(keys, list):
+        return {}
+    return {k: config[k] for k in keys if isinstance(k, str) and k in config}
+
+
+def config_fault(meta: dict[str, Any], config: Any) -> str | None:
+    """Why an episode's recorded parameters disagree with the config values it must echo, or ``None``.
+
+    ``config`` is :func:`echoed_config` of corpus.json: a structural or surface parameter of that name is
+    the config value the episode was made with, so it must equal corpus.json's.
     """
     params = meta.get("params")
     if not isinstance(config, dict) or not isinstance(params, dict):
@@ -132,7 +143,7 @@ def config_fault(meta: dict[str, Any], config: Any) -> str | None:
     for group in ("structural", "surface"):
         rec = params.get(group)
         for k, v in rec.items() if isinstance(rec, dict) else ():
-            if k in config and not isinstance(config[k], list | tuple | dict) and config[k] != v:
+            if k in config and config[k] != v:
                 diff.append(f"{k} {short_repr(v)} (corpus.json config: {short_repr(config[k])})")
     if diff:
         return "the episode was made with another config than corpus.json records: " + ", ".join(sorted(diff))

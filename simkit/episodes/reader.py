@@ -30,6 +30,7 @@ from simkit.episodes.codecs import decode
 from simkit.episodes.corpus import (
     CorpusLayout,
     config_fault,
+    echoed_config,
     episode_key,
     format_fault,
     params_digest,
@@ -251,7 +252,7 @@ def corpus_episodes(roots: str | Path | Iterable[str | Path]) -> list[EpisodeEnt
             keys.setdefault(e.shard, set()).add(e.key)
         frozen = {shard: frozenset(k) for shard, k in keys.items()}
         ident = tuple((k, info.get(k)) for k in META_IDENTITY)
-        config = info.get("config")
+        config = echoed_config(info)
         entries = [
             EpisodeEntry(
                 e.root, e.shard, e.key, e.index, e.members, frozen[e.shard], ident, e.params_digest, config

@@ -30,6 +30,7 @@ from simkit.episodes.corpus import (
     ROW_KEYS,
     CorpusLayout,
     config_fault,
+    echoed_config,
     episode_key,
     format_fault,
     member_schema,
@@ -452,6 +453,6 @@ def _check_corpus(layout: CorpusLayout, info: dict, rep: ValidationReport, run_c
             by_shard.setdefault(r["shard"], []).append(r)
     _check_shard_files(layout, list(source.values()), info, rep)
     for shard, shard_rows in sorted(by_shard.items()):
-        _check_shard(layout, shard, shard_rows, required, specs, gen, rep, ident, info.get("config"))
+        _check_shard(layout, shard, shard_rows, required, specs, gen, rep, ident, echoed_config(info))
     if gen is not None:
         rep.notes.extend(gen.check_summary())

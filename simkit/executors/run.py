@@ -182,6 +182,7 @@ def corpus_info(
         "field_schema": schema_json(gen_cls.fields),
         "structural_params": list(gen_cls.structural_params),
         "surface_params": list(gen_cls.surface_params),
+        "config_params": list(gen_cls.config_params),
         "schema": member_schema(rows),
         "counts": {
             "planned": n,

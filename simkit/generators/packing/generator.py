@@ -526,6 +526,7 @@ class PackingGenerator(Generator[PackingConfig]):
         "resolution",
     )
     surface_params = ("box_colours", "heightmap_px_per_cell")
+    config_params = ("resolution", "heightmap_px_per_cell")
 
     def __init__(self) -> None:
         super().__init__()
