@@ -219,7 +219,8 @@ def measure(session, scene: Scene, points: int = 192) -> dict[str, Any]:
             rec["position"].append([round(float(x), 6) for x in t])
             rec["rotation"].append([round(float(x), 6) for x in (rot.w, rot.x, rot.y, rot.z)])
             rec["scale"].append([round(float(x), 6) for x in scl])
-            pc = w2c[:3, :3] @ t + w2c[:3, 3]
+            # in float64 whatever the arrays' dtype: numpy 2 keeps float32 scalars float32 (NEP 50)
+            pc = [float(c) for c in w2c[:3, :3] @ t + w2c[:3, 3]]
             depth = max(-pc[2], 1e-9)
             rec["image_xy"].append(
                 [round(0.5 + k * pc[0] / depth, 6), round(0.5 + k * (W / H) * pc[1] / depth, 6)]
