@@ -177,7 +177,7 @@ def test_single_env_passes_check_env():
 @pytest.mark.slow
 def test_make_vec_all_40_on_a_fresh_interpreter(tmp_path):
     code = (
-        "import sys, gymnasium, numpy as np\n"
+        "import sys, gymnasium, numpy as np, simkit\n"
         "env = gymnasium.make_vec('simkit/Hebero-v0', num_envs=80, suite='all')\n"
         "obs, info = env.reset(seed=0)\n"
         "assert obs.shape == (80, 300), obs.shape\n"

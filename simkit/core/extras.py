@@ -47,7 +47,7 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "lpips": ("lpips",),
     "torch": ("torch", "webdataset"),
     "video": ("av", "imageio", "imageio_ffmpeg"),
-    "eval": ("torchmetrics", "matplotlib"),
+    "eval": ("torchmetrics", "matplotlib", "scipy"),
     "gpu": ("mujoco_warp", "warp", "torch"),
     "rl": ("stable_baselines3", "gymnasium"),
 }
