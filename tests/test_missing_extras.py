@@ -167,7 +167,7 @@ NEEDS_EXTRA = [
     (["inspect", "{d}/wrop", "--out", "{t}/i"], "blender", "av"),
     (["list", "wrop", "--catalogue", "{t}/cat.md", "--only", "OP-1/ball_behind_screen"], "blender", "bpy"),
     (["eval", "packing", "--limit", "1", "--no-progress"], "packing", "pybullet"),
-    (["eval", "wrop-elo", "--votes", "{d}/votes.csv", "--out", "{t}/elo"], "eval", "matplotlib"),
+    (["eval", "wrop-elo", "--votes", "{d}/votes.csv", "--out", "{t}/elo"], "eval", "scipy"),  # the sparse Bradley-Terry fit
     (["eval", "wrop-fit", "--exam", "{d}/wrop", "--pred", "{d}/pred/last_frame"], "eval", "torch"),
     (["eval", "wrop-check", "--exam", "{d}/wrop", "--pred", "{d}/pred/last_frame"], "eval", "av"),
     (["eval", "hebero", "--policy", "zero", "--task", "goal/turn_on_the_stove", "--episodes", "1"], "hebero", "gymnasium"),
