@@ -155,3 +155,15 @@ class Generator(ABC, Generic[ConfigT]):
         The default tiles the first image field of each sample, if any.
         """
         return default_contact_sheet(samples, out_dir)
+
+
+def module_versions(*modules: str) -> dict[str, str]:
+    """``{module: its __version__}`` for :meth:`Generator.backend_versions`; ``"missing"`` for a module that
+    cannot be imported or has no ``__version__``."""
+    out = {}
+    for mod in modules:
+        try:
+            out[mod] = __import__(mod).__version__
+        except (ImportError, AttributeError):
+            out[mod] = "missing"
+    return out

@@ -30,7 +30,7 @@ from pydantic import Field, field_validator, model_validator
 from simkit.core.episode import Audio, Episode
 from simkit.core.errors import SampleRejected
 from simkit.core.fields import FieldSpec
-from simkit.core.generator import Generator, GeneratorConfig
+from simkit.core.generator import Generator, GeneratorConfig, module_versions
 from simkit.core.seeding import stable_hash
 
 QA_KINDS = ("direction", "motion", "localization_3d", "camera_rotation")
@@ -616,13 +616,7 @@ class FoaQaGenerator(Generator[FoaQaConfig]):
         return Episode(fields, params=params)
 
     def backend_versions(self) -> dict[str, str]:
-        out = {}
-        for mod in ("numpy", "scipy", "pyloudnorm", "soundfile"):
-            try:
-                out[mod] = __import__(mod).__version__
-            except (ImportError, AttributeError):
-                out[mod] = "missing"
-        return out
+        return module_versions("numpy", "scipy", "pyloudnorm", "soundfile")
 
     # -- validate / inspect ------------------------------------------------------------------------
     def check(self, sample: dict[str, Any]) -> list[str]:

@@ -32,7 +32,7 @@ from pydantic import Field, field_validator, model_validator
 from simkit.core.episode import Audio, Blob, Episode, Video
 from simkit.core.errors import SampleInvalid, SampleRejected, SimkitError
 from simkit.core.fields import FieldSpec
-from simkit.core.generator import Generator, GeneratorConfig
+from simkit.core.generator import Generator, GeneratorConfig, module_versions
 
 Range = tuple[float, float]
 EGO = "agent frame of each step: +x ahead, +y left, z up"
@@ -511,13 +511,7 @@ class FoaNavGenerator(Generator[FoaNavConfig]):
         return Video(rgb, fps=4.0), depth
 
     def backend_versions(self) -> dict[str, str]:
-        out = {}
-        for mod in ("numpy", "scipy", "trimesh", "soundfile"):
-            try:
-                out[mod] = __import__(mod).__version__
-            except (ImportError, AttributeError):
-                out[mod] = "missing"
-        return out
+        return module_versions("numpy", "scipy", "trimesh", "soundfile")
 
     # -- validate / inspect ------------------------------------------------------------------------
     def check(self, sample: dict[str, Any]) -> list[str]:
