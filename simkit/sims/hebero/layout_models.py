@@ -258,6 +258,42 @@ def apply_layout(gm: GroupModel, bank: LayoutBank, b: int, model, data) -> None:
     mujoco.mj_forward(model, data)
 
 
+#: px, longest side of a render model's textures (LIBERO ships some at 4096 x 4096; cameras render 64-256 px)
+RENDER_TEXTURE_MAX = 512
+
+
+def render_model(scene: Scene, max_side: int = RENDER_TEXTURE_MAX):
+    """The scene's full model with every texture longer than ``max_side`` px box-filtered down by an
+    integer factor (embedded in the spec, flips already applied); everything else unchanged.
+
+    A 128 x 128 camera image samples a 4096-px texture at far below its resolution, so the filtered
+    texture shows the same colours; the goal suite's union model shrinks from about 175 MiB to about
+    25 MiB. The scene's spec is modified in place (its textures).
+
+    Returns:
+        the compiled ``mujoco.MjModel``.
+    """
+    import mujoco
+
+    m: Any = scene.model
+    spec: Any = scene.spec
+    for i, t in enumerate(spec.textures):
+        if mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_TEXTURE, i) != (t.name or None):
+            raise RuntimeError("texture order differs between spec and model")  # a bug, never user input
+        w, h, c = int(m.tex_width[i]), int(m.tex_height[i]), int(m.tex_nchannel[i])
+        f = -(-max(w, h) // max_side)
+        if f <= 1:
+            continue
+        adr = int(m.tex_adr[i])
+        img = np.asarray(m.tex_data[adr : adr + w * h * c], np.float64).reshape(h, w, c)
+        hh, ww = h // f, w // f
+        small = img[: hh * f, : ww * f].reshape(hh, f, ww, f, c).mean(axis=(1, 3))
+        t.file, t.hflip, t.vflip = "", False, False
+        t.width, t.height, t.nchannel = ww, hh, c
+        t.data = np.round(small).astype(np.uint8).tobytes()
+    return spec.compile()
+
+
 def physics_only(scene: Scene):
     """Recompile a scene without visual geoms, meshes, materials, textures and sensors; same dynamics.
 
@@ -360,7 +396,7 @@ def export_groups(
         exclude_static_pairs(gm)
         if visual:
             written.append(out / f"group_{k}_visual.mjb")
-            mujoco.mj_saveModel(gm.scene.model, str(written[-1]))
+            mujoco.mj_saveModel(render_model(gm.scene), str(written[-1]))
         um = physics_only(gm.scene)
         mjb, npz = out / f"group_{k}.mjb", out / f"group_{k}.npz"
         mujoco.mj_saveModel(um, str(mjb))
