@@ -36,8 +36,12 @@ class CameraDemos(HeberoDemosGenerator):
     fields: ClassVar[tuple[FieldSpec, ...]] = (
         *HeberoDemosGenerator.fields,
         FieldSpec("agentview_rgb", "mp4", "uint8", ("T1", H, W, 3), "", "image, row 0 = top", "front camera"),
-        FieldSpec("eye_in_hand_rgb", "mp4", "uint8", ("T1", H, W, 3), "", "image, row 0 = top", "wrist camera"),
-        FieldSpec("agentview_depth", "npy", "float32", ("T1", H, W), "m", "image, row 0 = top", "front depth"),
+        FieldSpec(
+            "eye_in_hand_rgb", "mp4", "uint8", ("T1", H, W, 3), "", "image, row 0 = top", "wrist camera"
+        ),
+        FieldSpec(
+            "agentview_depth", "npy", "float32", ("T1", H, W), "m", "image, row 0 = top", "front depth"
+        ),
     )
     required_fields = tuple(f.name for f in fields)
 

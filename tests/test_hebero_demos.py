@@ -8,10 +8,10 @@ import h5py
 import numpy as np
 import pytest
 
-from simkit.core.errors import InputError
-from simkit.envs.hebero.demos import demo_env, goal_on_state, record_demo, replay
 from simkit.adapters.hebero.demos import TaskInfo
 from simkit.adapters.hebero.libero_hdf5 import write_libero_hdf5
+from simkit.core.errors import InputError
+from simkit.envs.hebero.demos import demo_env, goal_on_state, record_demo, replay
 from simkit.envs.hebero.robomimic import qpos_names_of, read_hdf5
 from simkit.envs.hebero.stream import demo_cursor
 from simkit.eval.hebero.evaluate import EvalReport, EvalResult, load_callable
@@ -68,7 +68,14 @@ def test_hdf5_round_trip_maps_states_by_joint_names(stove, tmp_path):
     env, demo = stove
     model = env.tasks[0].model
     info = TaskInfo(  # identity orientations: read_hdf5 reads actions and states only
-        TASK, "libero_goal", "Turn on the stove", "P", "robosuite", "", "<mujoco/>", {},
+        TASK,
+        "libero_goal",
+        "Turn on the stove",
+        "P",
+        "robosuite",
+        "",
+        "<mujoco/>",
+        {},
         ee_quat=lambda s: np.tile([1.0, 0.0, 0.0, 0.0], (len(s), 1)),
     )
     written = write_libero_hdf5(tmp_path / "out", [_sample(demo, env)], lambda task, meta: info)

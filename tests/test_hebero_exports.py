@@ -69,7 +69,10 @@ def test_axis_angle_matches_rodrigues_and_the_identity():
 def test_libero_layout_one_file_per_task_values_round_trip(corpus, libero):
     _, samples = corpus
     files = sorted(p.relative_to(libero).as_posix() for p in libero.rglob("*.hdf5"))
-    assert files == ["libero_goal/put_the_bowl_on_the_stove_demo.hdf5", "libero_goal/turn_on_the_stove_demo.hdf5"]
+    assert files == [
+        "libero_goal/put_the_bowl_on_the_stove_demo.hdf5",
+        "libero_goal/turn_on_the_stove_demo.hdf5",
+    ]
     with h5py.File(libero / files[1]) as f:
         data = f["data"]
         info = json.loads(data.attrs["problem_info"])
@@ -90,7 +93,9 @@ def test_libero_layout_one_file_per_task_values_round_trip(corpus, libero):
 def _check_demo(g, s):
     t = len(s["actions"])
     assert g.attrs["num_samples"] == t and np.array_equal(g["actions"][()], s["actions"])
-    assert np.array_equal(g["states"][()], s["states"][:t]) and np.array_equal(g.attrs["init_state"], s["states"][0])
+    assert np.array_equal(g["states"][()], s["states"][:t]) and np.array_equal(
+        g.attrs["init_state"], s["states"][0]
+    )
     assert g.attrs["model_file"].startswith('<mujoco model="turn_on_the_stove">')
     assert np.array_equal(g["task_rewards"][()], s["rewards"])
     assert g["dones"][-1] == int(s["demo"]["success"]) and g["dones"][:-1].sum() == 0
@@ -148,7 +153,9 @@ def test_lerobot_v3_folder(corpus, tmp_path):
     _, samples = corpus
     out = tmp_path / "lr"
     r = _cli("export", "hebero-lerobot", corpus[0], out)
-    assert r.exit_code == 0 and "wrote 3 episode(s), 36 frame(s), 2 task(s), 2 camera(s)" in r.output, r.output
+    assert r.exit_code == 0 and "wrote 3 episode(s), 36 frame(s), 2 task(s), 2 camera(s)" in r.output, (
+        r.output
+    )
     info = json.loads((out / "meta/info.json").read_text())
     assert info["codebase_version"] == "v3.0" and info["fps"] == 20 and info["total_frames"] == 36
     assert info["features"]["observation.images.agentview"]["shape"] == [32, 48, 3]
@@ -159,10 +166,15 @@ def test_lerobot_v3_folder(corpus, tmp_path):
     acts = np.concatenate([s["actions"] for s in samples])
     assert np.array_equal(np.array(data["action"], np.float32), acts)
     state = np.array(data["observation.state"], np.float32)
-    assert np.array_equal(state[:, :3], np.concatenate([s["ee_pos"][:-1] for s in samples]).astype(np.float32))
+    assert np.array_equal(
+        state[:, :3], np.concatenate([s["ee_pos"][:-1] for s in samples]).astype(np.float32)
+    )
     tasks = pq.read_table(out / "meta/tasks.parquet")  # LeRobot reads it with pandas: index "task"
     assert json.loads(tasks.schema.metadata[b"pandas"])["index_columns"] == ["task"]
-    assert tasks.to_pydict() == {"task_index": [0, 1], "task": ["Turn on the stove", "Put the bowl on the stove"]}
+    assert tasks.to_pydict() == {
+        "task_index": [0, 1],
+        "task": ["Turn on the stove", "Put the bowl on the stove"],
+    }
     eps = pq.read_table(out / "meta/episodes/chunk-000/file-000.parquet").to_pylist()
     assert [(e["dataset_from_index"], e["dataset_to_index"]) for e in eps] == [(0, 12), (12, 24), (24, 36)]
     assert [e["videos/observation.images.eye_in_hand/from_timestamp"] for e in eps] == [0.0, 0.6, 1.2]
@@ -182,7 +194,10 @@ def test_bad_corpora_are_one_line(corpus, tmp_path):
     generate_corpus("toy", 1, toy, seed=1)
     for cmd in ("hebero-hdf5", "hebero-lerobot"):
         r = _cli("export", cmd, toy, tmp_path / "o")
-        assert r.exit_code == 2 and r.output.strip() == f"error: {toy}: not a hebero-demos corpus (generator 'toy')"
+        assert (
+            r.exit_code == 2
+            and r.output.strip() == f"error: {toy}: not a hebero-demos corpus (generator 'toy')"
+        )
     r = _cli("export", "hebero-hdf5", corpus[0], tmp_path / "x.hdf5")
     assert r.exit_code == 2 and "is a folder of datasets now" in r.output
     import shutil

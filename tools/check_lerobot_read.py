@@ -72,14 +72,18 @@ def read(dataset: Path, ref: Path) -> int:
             img = item[f"observation.images.{c}"].numpy().transpose(1, 2, 0) * 255.0
             err[c].append(np.abs(img - e[c][i].astype(np.float64)))
     ok = len(ds) == len(e["action"]) and not bad
-    print(f"frames read {len(ds)} (expected {len(e['action'])}); low-dim/task mismatches at {bad[:5] or 'none'}")
+    print(
+        f"frames read {len(ds)} (expected {len(e['action'])}); low-dim/task mismatches at {bad[:5] or 'none'}"
+    )
     print(f"tasks: {sorted(set(ds.meta.tasks.index))}")
     for c in cams:
         a = np.stack(err[c])
         good = a.mean() <= MEAN_TOL and a.max() <= MAX_TOL
         ok &= bool(good)
-        print(f"{c}: decoded vs corpus frames mean |d| {a.mean():.3f}, max {a.max():.1f} grey levels "
-              f"({'ok' if good else 'FAIL'}: mean <= {MEAN_TOL}, max <= {MAX_TOL})")
+        print(
+            f"{c}: decoded vs corpus frames mean |d| {a.mean():.3f}, max {a.max():.1f} grey levels "
+            f"({'ok' if good else 'FAIL'}: mean <= {MEAN_TOL}, max <= {MAX_TOL})"
+        )
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 

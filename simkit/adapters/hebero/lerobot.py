@@ -126,7 +126,9 @@ def _add_episode(b: _Build, s: Mapping[str, Any], info: TaskInfo, stage: Path, f
     done = np.zeros(t, bool)
     if t and meta.get("success"):
         done[-1] = True
-    rewards = np.asarray(s["rewards"], np.float32) if s.get("rewards") is not None else np.zeros(t, np.float32)
+    rewards = (
+        np.asarray(s["rewards"], np.float32) if s.get("rewards") is not None else np.zeros(t, np.float32)
+    )
     cols = {
         "action": np.asarray(s["actions"], np.float32),
         "observation.state": np.concatenate(
@@ -275,7 +277,13 @@ def _image_stats(moments: list[np.ndarray]) -> dict[str, list]:
     mean = m[:, 2].sum(0) / n
     std = np.sqrt(np.maximum(m[:, 3].sum(0) / n - mean * mean, 0.0))
     col = lambda v: np.asarray(v).reshape(3, 1, 1).tolist()  # noqa: E731
-    return {"min": col(m[:, 0].min(0)), "max": col(m[:, 1].max(0)), "mean": col(mean), "std": col(std), "count": [int(n[0])]}
+    return {
+        "min": col(m[:, 0].min(0)),
+        "max": col(m[:, 1].max(0)),
+        "mean": col(mean),
+        "std": col(std),
+        "count": [int(n[0])],
+    }
 
 
 def _write_meta(b: _Build, stage: Path, fps: int) -> None:
@@ -321,15 +329,33 @@ def _tasks_table(tasks: dict[str, int]):
     """
     import pyarrow as pa
 
-    names = sorted(tasks, key=tasks.get)
+    names = sorted(tasks, key=lambda n: tasks[n])
     pandas_meta = {
         "index_columns": ["task"],
         "column_indexes": [
-            {"name": None, "field_name": None, "pandas_type": "unicode", "numpy_type": "object", "metadata": None}
+            {
+                "name": None,
+                "field_name": None,
+                "pandas_type": "unicode",
+                "numpy_type": "object",
+                "metadata": None,
+            }
         ],
         "columns": [
-            {"name": "task_index", "field_name": "task_index", "pandas_type": "int64", "numpy_type": "int64", "metadata": None},
-            {"name": "task", "field_name": "task", "pandas_type": "unicode", "numpy_type": "object", "metadata": None},
+            {
+                "name": "task_index",
+                "field_name": "task_index",
+                "pandas_type": "int64",
+                "numpy_type": "int64",
+                "metadata": None,
+            },
+            {
+                "name": "task",
+                "field_name": "task",
+                "pandas_type": "unicode",
+                "numpy_type": "object",
+                "metadata": None,
+            },
         ],
         "creator": {"library": "pyarrow", "version": pa.__version__},
         "pandas_version": "2.0.0",
