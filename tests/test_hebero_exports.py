@@ -51,6 +51,10 @@ def libero(corpus, tmp_path_factory):
     return out
 
 
+def _tree(root):
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
 def _rodrigues(v: np.ndarray) -> np.ndarray:
     th = np.linalg.norm(v)
     k = v / th
@@ -68,6 +72,9 @@ def test_axis_angle_matches_rodrigues_and_the_identity():
 
 def test_libero_layout_one_file_per_task_values_round_trip(corpus, libero):
     _, samples = corpus
+    again = libero.parent / "again"
+    assert _cli("export", "hebero-hdf5", corpus[0], again).exit_code == 0
+    assert _tree(again) == _tree(libero)  # same corpus -> same bytes
     files = sorted(p.relative_to(libero).as_posix() for p in libero.rglob("*.hdf5"))
     assert files == [
         "libero_goal/put_the_bowl_on_the_stove_demo.hdf5",
