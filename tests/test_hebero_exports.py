@@ -205,6 +205,13 @@ def test_bad_corpora_are_one_line(corpus, tmp_path):
             r.exit_code == 2
             and r.output.strip() == f"error: {toy}: not a hebero-demos corpus (generator 'toy')"
         )
+    keep = tmp_path / "mine"
+    keep.mkdir()
+    (keep / "notes.txt").write_text("x")
+    r = _cli("export", "hebero-lerobot", corpus[0], keep)
+    assert (
+        r.exit_code == 2 and "is not a LeRobot dataset folder" in r.output and (keep / "notes.txt").exists()
+    )
     r = _cli("export", "hebero-hdf5", corpus[0], tmp_path / "x.hdf5")
     assert r.exit_code == 2 and "is a folder of datasets now" in r.output
     import shutil

@@ -76,16 +76,21 @@ class _Build:
 def write_lerobot(
     out: str | Path, samples: Iterable[Mapping[str, Any]], task_info: TaskInfoFn, fps: int = FPS
 ) -> LeRobotReport:
-    """Write the samples as a LeRobotDataset v3.0 folder at ``out`` (replaced when it exists).
+    """Write the samples as a LeRobotDataset v3.0 folder at ``out`` (an earlier export there is replaced).
 
     Every sample must record the same cameras. The folder is built beside ``out`` and moved into
     place when complete.
 
     Raises:
-        InputError: a sample lacks a field, its rows disagree, or its cameras differ from the first's.
+        InputError: ``out`` holds files but no ``meta/info.json`` (it is never emptied then), a sample
+            lacks a field, its rows disagree, or its cameras differ from the first's.
         SimkitError: whatever reading ``samples`` raises (a damaged corpus); ``out`` is left untouched.
     """
+    from simkit.core.errors import InputError
+
     out = Path(out)
+    if out.is_dir() and any(out.iterdir()) and not (out / "meta/info.json").is_file():
+        raise InputError(out, "exists and is not a LeRobot dataset folder; give a new or empty folder")
     stage = out.parent / f".{out.name}.partial"
     shutil.rmtree(stage, ignore_errors=True)
     b = _Build()
