@@ -205,6 +205,14 @@ def test_bad_corpora_are_one_line(corpus, tmp_path):
             r.exit_code == 2
             and r.output.strip() == f"error: {toy}: not a hebero-demos corpus (generator 'toy')"
         )
+    from simkit.adapters.hebero.lerobot import write_lerobot
+    from simkit.adapters.hebero.libero_hdf5 import write_libero_hdf5
+    from simkit.core.errors import InputError
+
+    for write in (write_libero_hdf5, write_lerobot):
+        with pytest.raises(InputError, match="the corpus holds no episodes"):
+            write(tmp_path / "empty", [], None)
+        assert not list(tmp_path.glob("*empty*"))
     keep = tmp_path / "mine"
     keep.mkdir()
     (keep / "notes.txt").write_text("x")

@@ -83,7 +83,7 @@ def write_lerobot(
 
     Raises:
         InputError: ``out`` holds files but no ``meta/info.json`` (it is never emptied then), a sample
-            lacks a field, its rows disagree, or its cameras differ from the first's.
+            lacks a field, its rows disagree, its cameras differ from the first's, or there is no sample.
         SimkitError: whatever reading ``samples`` raises (a damaged corpus); ``out`` is left untouched.
     """
     from simkit.core.errors import InputError
@@ -101,6 +101,8 @@ def write_lerobot(
             if task not in infos:
                 infos[task] = task_info(task, s["demo"])
             _add_episode(b, s, infos[task], stage, fps, str(out))
+        if not b.episodes:
+            raise InputError(out, "the corpus holds no episodes; nothing to export")
         for enc in b.videos.values():
             enc.close()
         _write_meta(b, stage, fps)

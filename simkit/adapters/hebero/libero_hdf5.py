@@ -61,7 +61,7 @@ def write_libero_hdf5(
         task_info: (task id, the task's first ``demo`` meta) -> :class:`TaskInfo`, called once per task.
 
     Raises:
-        InputError: a sample lacks a field or its rows disagree (names the episode).
+        InputError: no sample, or a sample lacks a field or its rows disagree (names the episode).
         SimkitError: whatever reading ``samples`` raises (a damaged corpus); nothing is left in ``out``.
     """
     import h5py
@@ -79,6 +79,10 @@ def write_libero_hdf5(
                 path.parent.mkdir(parents=True, exist_ok=True)
                 files[task] = _TaskFile(info, h5py.File(path, "w", libver="latest", track_order=True))
             _write_demo(files[task], s)
+        if not files:
+            from simkit.core.errors import InputError
+
+            raise InputError(out, "the corpus holds no episodes; nothing to export")
         for tf in files.values():
             _finish(tf)
             tf.h5.close()
