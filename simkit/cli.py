@@ -23,6 +23,7 @@ import typer
 from typer.core import TyperGroup
 
 from simkit.commands import fail, plural
+from simkit.core import families
 from simkit.core.errors import ExtraMissing, SimkitError
 from simkit.core.extras import as_extra_missing, needs_extra
 
@@ -99,14 +100,7 @@ GROUPS = {
 }
 
 #: modules that add subcommands to GROUPS through a ``register(groups)`` function (light imports only)
-COMMAND_MODULES = (
-    "simkit.commands.packing",
-    "simkit.commands.packing_eval",
-    "simkit.commands.wrop_eval",
-    "simkit.commands.hebero",
-    "simkit.commands.pairs",
-    "simkit.commands.nav",
-)
+COMMAND_MODULES = families.command_modules()  # from the registration table
 
 
 def register_command_modules() -> None:

@@ -87,3 +87,45 @@ def test_docs_tables_rewrites_a_stale_section():
     assert tool.render(out) == out
     cfg = tool.render("<!-- config: toy -->\nstale\n<!-- /config -->\n")
     assert "| `size` | `int` | `16` | >= 2 | image side in pixels |\n" in cfg and "stale" not in cfg
+
+
+def test_the_registration_table_feeds_generators_envs_and_commands():
+    import tomllib
+
+    from simkit import cli
+    from simkit.core import families, registry
+
+    table = families.generators()
+    assert set(table) == {"packing", "foa-qa", "foa-nav", "wrop", "hebero-demos", "pairs"}
+    assert table == registry.BUILTIN
+    assert families.command_modules() == cli.COMMAND_MODULES
+    # pyproject's entry points repeat the table for tools that read installed metadata only
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert meta["project"]["entry-points"]["simkit.generators"] == table
+    names = [e.id for e in families.envs()]
+    assert names == ["simkit/Packing-v0", "simkit/FoaNav-v0", "simkit/Hebero-v0"]
+    for e in families.envs():
+        assert importlib.util.find_spec(e.entry_point.partition(":")[0]) is not None, e
+    for name, target in table.items():
+        assert importlib.util.find_spec(target.partition(":")[0]) is not None, name
+
+
+def test_every_shipped_generator_is_found_without_installed_entry_points(monkeypatch):
+    from simkit.core import registry
+
+    monkeypatch.setattr(registry, "_entry_points", dict)
+    monkeypatch.delenv(registry.ENV_VAR, raising=False)
+    assert set(registry.available()) == set(registry.BUILTIN)
+    assert registry.load("packing").name == "packing"  # a light one loads end to end
+
+
+def test_gymnasium_ids_come_from_the_table():
+    gymnasium = pytest.importorskip("gymnasium")
+    import simkit.envs
+    from simkit.core import families
+
+    simkit.envs.register_envs()
+    for e in families.envs():
+        spec = gymnasium.spec(e.id)
+        assert spec.entry_point == e.entry_point
+        assert spec.vector_entry_point == e.vector_entry_point

@@ -1,6 +1,6 @@
 """Generator registry.
 
-Built-in generators are listed here; third-party packages add their own through
+Built-in generators come from the registration table (:mod:`simkit.core.families`); third-party packages add their own through
 the ``simkit.generators`` entry-point group::
 
     [project.entry-points."simkit.generators"]
@@ -19,20 +19,14 @@ import importlib
 import os
 from functools import lru_cache
 
+from simkit.core import families
 from simkit.core.errors import SimkitError
 from simkit.core.generator import Generator
 
 ENTRY_POINT_GROUP = "simkit.generators"
 
-#: name -> "module:Class" of the generators that ship with simkit
-BUILTIN: dict[str, str] = {
-    "packing": "simkit.generators.packing.generator:PackingGenerator",
-    "foa-qa": "simkit.generators.foa.generator:FoaQaGenerator",
-    "foa-nav": "simkit.generators.nav.generator:FoaNavGenerator",
-    "wrop": "simkit.generators.wrop:WropGenerator",
-    "hebero-demos": "simkit.generators.hebero.generator:HeberoDemosGenerator",
-    "pairs": "simkit.generators.pairs.generator:PairsGenerator",
-}
+#: name -> "module:Class" of the generators that ship with simkit (from the registration table)
+BUILTIN: dict[str, str] = families.generators()
 
 
 ENV_VAR = "SIMKIT_GENERATORS"

@@ -11,19 +11,12 @@ from __future__ import annotations
 
 
 def register_envs() -> None:
-    """Register every simkit environment id with Gymnasium (idempotent)."""
+    """Register every simkit environment id of the registration table (:mod:`simkit.core.families`)
+    with Gymnasium (idempotent)."""
     from gymnasium.envs.registration import register, registry
 
-    ids = {
-        "simkit/Packing-v0": "simkit.envs.packing.env:PackingEnv",
-        "simkit/FoaNav-v0": "simkit.envs.nav.env:FoaNavEnv",
-    }
-    for env_id, entry_point in ids.items():
-        if env_id not in registry:
-            register(id=env_id, entry_point=entry_point)
-    if "simkit/Hebero-v0" not in registry:
-        register(
-            id="simkit/Hebero-v0",
-            entry_point="simkit.envs.hebero:make_env",
-            vector_entry_point="simkit.envs.hebero:make_vector_env",
-        )
+    from simkit.core.families import envs
+
+    for e in envs():
+        if e.id not in registry:
+            register(id=e.id, entry_point=e.entry_point, vector_entry_point=e.vector_entry_point)

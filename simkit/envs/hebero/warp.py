@@ -66,6 +66,11 @@ class WarpEnvConfig:
     cuda_graphs: bool = True  #: replay the torch work of a step as two CUDA graphs (captured on step 2)
     #: MuJoCo Warp model overrides (``mujoco_warp.override_model`` syntax), e.g. ``{"opt.broadphase": "SAP_TILE"}``
     overrides: dict[str, str] | None = None
+    #: cameras rendered after every step (e.g. ``("agentview", "eye_in_hand")``; needs a cache exported
+    #: with render models, ``export_groups(..., visual=True)``); images in :meth:`HeberoWarpBatch.camera_obs`
+    cameras: tuple[str, ...] = ()
+    image_size: int = 128  #: camera image side, px
+    depth: bool = False  #: also render depth (ray distance, m)
 
     def solver(self) -> dict[str, Any]:
         """The solver overrides handed to :class:`~simkit.sims.hebero.warp_batch.WarpGroup`."""
@@ -112,6 +117,7 @@ class _Group:
         self.sim = WarpGroup(m, len(envs), self.substeps, cfg.nconmax, cfg.njmax, solver, cfg.overrides)
         self.envs = torch.as_tensor(envs, device=dev)
         self.wtask = torch.as_tensor(world_task, device=dev)
+        self.cams = _group_cameras(g, len(envs), cfg) if cfg.cameras else None
         progs = {k[5:]: a[k] for k in a if k.startswith("prog_")}
         self.prog = stack_programs([_ProgView(progs, t) for t in range(len(g["task_ids"]))], world_task, dev)
 
@@ -154,6 +160,25 @@ class _Group:
         self.qrange = f32(rng)[None]  # (1, 7, 2) arm joint limits, rad (one robot in every world)
         t = self.sim.t
         t["body_gravcomp"].copy_(f32(a["bank_gravcomp"])[self.wtask])
+
+
+def _group_cameras(g: dict, nworld: int, cfg: WarpEnvConfig):
+    """The group's :class:`~simkit.sims.hebero.warp_render.WarpCameras` on its render model.
+
+    Raises:
+        InputError: the cache holds no render model (export it with ``visual=True``) or lacks a camera.
+    """
+    import mujoco
+
+    from simkit.sims.hebero.warp_render import WarpCameras
+
+    path = g.get("render_model_path")
+    if path is None:
+        raise InputError(
+            None, f"layout group {g['key']}: the cache has no render model; export it with visual=True"
+        )
+    mjm = mujoco.MjModel.from_binary_path(str(path))
+    return WarpCameras(mjm, nworld, cfg.cameras, cfg.image_size, cfg.depth)
 
 
 class _ProgView:
@@ -333,6 +358,7 @@ class HeberoWarpBatch:
         self.steps.zero_()
         self.obs[:, :7] = 0
         self.obs[:, 7:43] = self.task_code
+        self._render()
         return self.obs
 
     def step(self, actions):
@@ -388,6 +414,7 @@ class HeberoWarpBatch:
         pre.replay()
         self._physics()
         post.replay()
+        self._render()
         return self._out
 
     def _capture(self) -> tuple[Any, Any]:
@@ -450,6 +477,37 @@ class HeberoWarpBatch:
         self.obs[:, :7] = self.prev
         return self.obs, reward, term, truncated, success
 
+    def _render(self) -> None:
+        """Render every group's cameras from the current state on the torch stream (no host sync);
+        a caller on another stream (reset) is ordered before and after it."""
+        if not self.cfg.cameras:
+            return
+        torch, wp = self.torch, self.wp
+        cur = torch.cuda.current_stream()
+        self.tstream.wait_stream(cur)
+        with torch.cuda.stream(self.tstream), wp.ScopedStream(wp.stream_from_torch(self.tstream)):
+            for g in self.groups:
+                g.cams.render(g.sim.t["xpos"], g.sim.t["xmat"])
+        cur.wait_stream(self.tstream)
+
+    def camera_obs(self) -> dict[str, Any]:
+        """The images of the last step or reset: ``<camera>_rgb`` torch uint8 (N, 3, H, W) (row 0 at the
+        top) and, with ``WarpEnvConfig.depth``, ``<camera>_depth`` float32 (N, 1, H, W) in metres, in
+        env order, on the device; empty without ``WarpEnvConfig.cameras``."""
+        torch, out = self.torch, {}
+        for k, cam in enumerate(self.cfg.cameras):
+            s = self.cfg.image_size
+            rgb = torch.empty(self.num_envs, 3, s, s, dtype=torch.uint8, device=self.device)
+            dep = torch.empty(self.num_envs, 1, s, s, device=self.device) if self.cfg.depth else None
+            for g in self.groups:
+                rgb[g.envs] = g.cams.rgb(k)
+                if dep is not None:
+                    dep[g.envs] = g.cams.depth_m(k)
+            out[f"{cam}_rgb"] = rgb
+            if dep is not None:
+                out[f"{cam}_depth"] = dep
+        return out
+
     def reset_to_bank(self, entry=0):
         """Restart every environment from a chosen layout-bank entry of its task (no random draw).
 
@@ -484,6 +542,7 @@ class HeberoWarpBatch:
         self.steps.zero_()
         self.obs[:, :7] = 0
         self.obs[:, 7:43] = self.task_code
+        self._render()
         return self.obs
 
     def _step(self, actions):
@@ -498,7 +557,9 @@ class HeberoWarpBatch:
         self._physics()
         t0 = self._phase("physics", t0)
         out = self._finish()
-        self._phase("finish", t0)
+        t0 = self._phase("finish", t0)
+        self._render()
+        self._phase("render", t0)
         return out
 
     def _reward(self, a, q, qd, success):

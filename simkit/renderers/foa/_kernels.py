@@ -102,6 +102,71 @@ def images_kernel():
 
 
 @lru_cache(maxsize=1)
+def _block_kernels():
+    """The compiled pieces of :func:`path_kernel` (inlined there by numba): the block that reads only
+    inside its signal, and the read next to a signal's ends; call only when numba is enabled."""
+    import math
+
+    import numba
+
+    # no fastmath: IEEE order of operations keeps the bytes identical across CPUs (README.md, determinism)
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def interior_block(out, xs, off, base, j0, j1, d0, dd, ga, gb, inv, tmp, frac, idx):  # pragma: no cover
+        """One block of one path that reads only inside its signal: sample index and fraction, the
+        4-tap Lagrange read into a scratch buffer (gathers), then the ramped gains into ``out``.
+        ``base`` = j0 - start (integers below 2**53: exact); ``ga``/``gb`` the gains (4,) at the
+        block's two edges."""
+        g0, g1, g2, g3 = ga[0], ga[1], ga[2], ga[3]
+        e0 = (gb[0] - g0) * inv
+        e1 = (gb[1] - g1) * inv
+        e2 = (gb[2] - g2) * inv
+        e3 = (gb[3] - g3) * inv
+        for f in range(j1 - j0):
+            pos = (base + f) - (d0 + dd * f)
+            fi = math.floor(pos)
+            idx[f] = int(fi) + off
+            frac[f] = pos - fi
+        for f in range(j1 - j0):
+            d = frac[f]
+            q = idx[f]
+            dm1 = d - 1.0
+            dp1 = d + 1.0
+            dm2 = d - 2.0
+            a = d * dm1
+            b = dp1 * dm2
+            tmp[f] = (xs[q - 1] * (-a * dm2) + xs[q + 2] * (a * dp1)) * (1.0 / 6.0) + (
+                xs[q] * (b * dm1) - xs[q + 1] * (b * d)
+            ) * 0.5
+        for j in range(j0, j1):
+            f = j - j0
+            s = tmp[f]
+            out[j, 0] += s * (g0 + e0 * f)
+            out[j, 1] += s * (g1 + e1 * f)
+            out[j, 2] += s * (g2 + e2 * f)
+            out[j, 3] += s * (g3 + e3 * f)
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def edge_read(xs, off, m, i, d):  # pragma: no cover
+        """The 4-tap Lagrange read at integer part ``i`` and fraction ``d`` of a signal of length ``m``
+        starting at ``xs[off]``, next to its ends: taps outside the signal read silence."""
+        dm1 = d - 1.0
+        dp1 = d + 1.0
+        dm2 = d - 2.0
+        s = 0.0
+        if 0 <= i - 1 < m:
+            s += xs[off + i - 1] * (-d * dm1 * dm2 / 6.0)
+        if 0 <= i < m:
+            s += xs[off + i] * (dp1 * dm1 * dm2 / 2.0)
+        if 0 <= i + 1 < m:
+            s += xs[off + i + 1] * (-dp1 * d * dm2 / 2.0)
+        if 0 <= i + 2 < m:
+            s += xs[off + i + 2] * (dp1 * d * dm1 / 6.0)
+        return s
+
+    return interior_block, edge_read
+
+
+@lru_cache(maxsize=1)
 def path_kernel():
     """The compiled kernel, or ``None`` when numba is unavailable or disabled.
 
@@ -116,6 +181,8 @@ def path_kernel():
 
     import numba
     import numpy as np
+
+    interior_block, edge_read = _block_kernels()
 
     # no fastmath: IEEE order of operations keeps the bytes identical across CPUs (README.md, determinism)
     @numba.njit(cache=True, nogil=True)
@@ -151,33 +218,24 @@ def path_kernel():
                 e2 = (gains[p, k + 1, 2] - g2) * inv
                 e3 = (gains[p, k + 1, 3] - g3) * inv
                 if j0 - start - dmax - 1.0 >= 1.0 and j1 - start - dmin + 1.0 + 2.0 < m:
-                    # the whole block reads inside the signal: branch-free read into a scratch
-                    # buffer, then a separate (vectorisable) gain loop; same operations and the
-                    # same order of accumulation into ``out`` as the per-sample loop below
-                    base = float(j0 - start)  # integers below 2**53: exact, as ``j - start`` below
-                    for f in range(j1 - j0):  # sample index and fraction (vectorisable)
-                        pos = (base + f) - (d0 + dd * f)
-                        fi = math.floor(pos)
-                        idx[f] = int(fi) + off
-                        frac[f] = pos - fi
-                    for f in range(j1 - j0):  # Lagrange read (gathers)
-                        d = frac[f]
-                        q = idx[f]
-                        dm1 = d - 1.0
-                        dp1 = d + 1.0
-                        dm2 = d - 2.0
-                        a = d * dm1
-                        b = dp1 * dm2
-                        tmp[f] = (xs[q - 1] * (-a * dm2) + xs[q + 2] * (a * dp1)) * (1.0 / 6.0) + (
-                            xs[q] * (b * dm1) - xs[q + 1] * (b * d)
-                        ) * 0.5
-                    for j in range(j0, j1):
-                        f = j - j0
-                        s = tmp[f]
-                        out[j, 0] += s * (g0 + e0 * f)
-                        out[j, 1] += s * (g1 + e1 * f)
-                        out[j, 2] += s * (g2 + e2 * f)
-                        out[j, 3] += s * (g3 + e3 * f)
+                    # the whole block reads inside the signal: branch-free (vectorisable) loops; same
+                    # operations and the same order of accumulation into ``out`` as the loop below
+                    interior_block(
+                        out,
+                        xs,
+                        off,
+                        float(j0 - start),
+                        j0,
+                        j1,
+                        d0,
+                        dd,
+                        gains[p, k],
+                        gains[p, k + 1],
+                        inv,
+                        tmp,
+                        frac,
+                        idx,
+                    )
                     continue
                 for j in range(j0, j1):
                     f = j - j0
@@ -198,18 +256,7 @@ def path_kernel():
                     elif i + 2 < 0 or i - 1 >= m:
                         continue
                     else:
-                        dm1 = d - 1.0
-                        dp1 = d + 1.0
-                        dm2 = d - 2.0
-                        s = 0.0
-                        if 0 <= i - 1 < m:
-                            s += xs[off + i - 1] * (-d * dm1 * dm2 / 6.0)
-                        if 0 <= i < m:
-                            s += xs[off + i] * (dp1 * dm1 * dm2 / 2.0)
-                        if 0 <= i + 1 < m:
-                            s += xs[off + i + 1] * (-dp1 * d * dm2 / 2.0)
-                        if 0 <= i + 2 < m:
-                            s += xs[off + i + 2] * (dp1 * d * dm1 / 6.0)
+                        s = edge_read(xs, off, m, i, d)
                     out[j, 0] += s * (g0 + e0 * f)
                     out[j, 1] += s * (g1 + e1 * f)
                     out[j, 2] += s * (g2 + e2 * f)

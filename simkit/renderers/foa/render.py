@@ -272,50 +272,82 @@ def render_foa(
             _add(out, mixer, sig, start, g, None, nb, block, static)
             continue
         m_paths = 1 if room is None else amp_img.size
-        # image positions minus the listener (M, E, 3); numpy: computed with the long edge axis
-        # last (inner loops over an axis of 3 are slow); the compiled kernel: the same operations
-        if ik is not None:
-            rel = np.empty((sign.shape[0], pts.shape[0], 3))
-            ik(sign, offset, pts, lis_pos, rel)
-        else:
-            rel = (sign[:, :, None] * pts.T[None] + offset[:, :, None]) - lis_pos.T[None]  # (M, 3, E)
-            rel = np.ascontiguousarray(rel.transpose(0, 2, 1))
-        v = _to_listener(rel, rot_t)
-        if gk is not None:  # compiled: same operations, no temporaries
-            g = np.empty(v.shape[:-1] + (4,))
-            d = np.empty(v.shape[:-1])
-            gk(
-                np.ascontiguousarray(v),
-                src.gain * amp_img,
-                float(r_min),
-                float(speed_of_sound),
-                float(fs),
-                g,
-                d,
-            )
-            r = np.linalg.norm(v[:, :1], axis=-1)  # only r[:, 0] is used below (tail timing)
-        else:
-            g, r = _gains(v, src.gain * amp_img[:, None], r_min)  # (M, E, 4), (M, E)
-            d = r / speed_of_sound * fs  # samples
+        v = _to_listener(_image_offsets(sign, offset, pts, lis_pos, ik), rot_t)
+        g, d, r0 = _path_gains(v, src.gain * amp_img, r_min, speed_of_sound, fs, gk)
         if not delay:
             d = d - d[0:1]
-        if static and m_paths > 1:
-            _add_static_rir(out, sig, start, g[:, 0], d[:, 0])
-        elif mixer.kernel is not None:  # all paths of this source in one batch, no copies
-            use = np.ones(m_paths, dtype=bool)
-            use[0] = delay
-            if static:
-                g, d = np.repeat(g, nb + 1, axis=1), np.repeat(d, nb + 1, axis=1)
-            mixer.queue_paths(sig, start, g, d, use)
-        else:
-            for k in range(m_paths):
-                dk = None if (not delay and k == 0) else d[k]
-                _add(out, mixer, sig, start, g[k], dk, nb, block, static)
+        _mix_paths(out, mixer, sig, start, g, d, delay, static, m_paths, nb, block)
         if room is not None and room.rt60 is not None:
             assert rng is not None  # checked above: a room with a tail needs rng
-            _add_tail(out, room, sig, start, r[:, 0], delay, speed_of_sound, fs, src.gain, rng)
+            _add_tail(out, room, sig, start, r0, delay, speed_of_sound, fs, src.gain, rng)
     mixer.flush()
     return out
+
+
+def _image_offsets(
+    sign: np.ndarray, offset: np.ndarray, pts: np.ndarray, lis_pos: np.ndarray, ik
+) -> np.ndarray:
+    """Image-source positions minus the listener, (M, E, 3) m, world frame.
+
+    ``sign`` (M, 3) and ``offset`` (M, 3) map a source point to its M images (the shoebox image
+    transform); ``pts`` (E, 3) are the source's positions at the E block edges, ``lis_pos`` (E, 3) or
+    (1, 3) the listener's. ``ik`` is the compiled kernel (or None: numpy computes with the long edge
+    axis last, since inner loops over an axis of 3 are slow; both give the same values).
+    """
+    if ik is not None:
+        rel = np.empty((sign.shape[0], pts.shape[0], 3))
+        ik(sign, offset, pts, lis_pos, rel)
+        return rel
+    rel = (sign[:, :, None] * pts.T[None] + offset[:, :, None]) - lis_pos.T[None]  # (M, 3, E)
+    return np.ascontiguousarray(rel.transpose(0, 2, 1))
+
+
+def _path_gains(
+    v: np.ndarray, amp: np.ndarray, r_min: float, speed_of_sound: float, fs: int, gk
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-path SN3D gains (M, E, 4), delays (M, E) in samples and each path's length at the first
+    block edge (M,) m (what the diffuse tail is timed from).
+
+    ``v`` (M, E, 3) are the paths' arrival vectors in the listener frame, ``amp`` (M,) their
+    amplitudes (source gain times wall reflection); ``gk`` the compiled kernel or None (numpy).
+    """
+    if gk is not None:  # compiled: same operations, no temporaries
+        g = np.empty(v.shape[:-1] + (4,))
+        d = np.empty(v.shape[:-1])
+        gk(np.ascontiguousarray(v), amp, float(r_min), float(speed_of_sound), float(fs), g, d)
+        return g, d, np.linalg.norm(v[:, :1], axis=-1)[:, 0]
+    g, r = _gains(v, amp[:, None], r_min)
+    return g, r / speed_of_sound * fs, r[:, 0]
+
+
+def _mix_paths(
+    out: np.ndarray,
+    mixer: _PathMixer,
+    sig: np.ndarray,
+    start: int,
+    g: np.ndarray,
+    d: np.ndarray,
+    delay: bool,
+    static: bool,
+    m_paths: int,
+    nb: int,
+    block: int,
+) -> None:
+    """Add one source's M paths into ``out``: one convolution for a static scene with reflections,
+    the compiled mixer's batch where it exists, else path by path (the direct path undelayed when
+    ``delay`` is False)."""
+    if static and m_paths > 1:
+        _add_static_rir(out, sig, start, g[:, 0], d[:, 0])
+    elif mixer.kernel is not None:  # all paths of this source in one batch, no copies
+        use = np.ones(m_paths, dtype=bool)
+        use[0] = delay
+        if static:
+            g, d = np.repeat(g, nb + 1, axis=1), np.repeat(d, nb + 1, axis=1)
+        mixer.queue_paths(sig, start, g, d, use)
+    else:
+        for k in range(m_paths):
+            dk = None if (not delay and k == 0) else d[k]
+            _add(out, mixer, sig, start, g[k], dk, nb, block, static)
 
 
 def _add_tail(

@@ -315,6 +315,7 @@ def export_groups(
     max_entities: int = 16,
     split_suites: bool = False,
     progress=None,
+    visual: bool = False,
 ) -> list[Path]:
     """Compile layout groups of ``descs`` into a cache folder a batched backend loads without assets.
 
@@ -331,6 +332,9 @@ def export_groups(
         bank: layouts per task (>= 1).
         max_entities, split_suites: see :func:`~simkit.sims.hebero.layout_groups.group_tasks`.
         progress: optional callable ``progress(message)``.
+        visual: also write ``group_<k>_visual.mjb``, the full union model (visual meshes, materials,
+            textures; same bodies, joints, sites and cameras) that the GPU cameras render
+            (:mod:`simkit.sims.hebero.warp_render`).
 
     Returns:
         the written paths.
@@ -354,6 +358,9 @@ def export_groups(
         gm = build_group_model(g, by_id, libero_root)
         banks = [task_layouts(gm, by_id[t], libero_root, n=bank) for t in g.task_ids]
         exclude_static_pairs(gm)
+        if visual:
+            written.append(out / f"group_{k}_visual.mjb")
+            mujoco.mj_saveModel(gm.scene.model, str(written[-1]))
         um = physics_only(gm.scene)
         mjb, npz = out / f"group_{k}.mjb", out / f"group_{k}.npz"
         mujoco.mj_saveModel(um, str(mjb))
@@ -396,7 +403,8 @@ def load_groups(cache_dir: str | Path) -> tuple[list[str], list[dict]]:
 
     Returns:
         (task ids in environment order, per group a dict with ``key``, ``task_ids``, ``names``,
-        ``entities``, ``model`` (``mujoco.MjModel``) and ``arrays`` (name -> numpy array)).
+        ``entities``, ``model`` (``mujoco.MjModel``), ``arrays`` (name -> numpy array) and
+        ``render_model_path`` (the ``group_<k>_visual.mjb`` path, or None when it was not exported)).
 
     Raises:
         InputError: the folder, ``groups.json`` or a group file is missing, unreadable or of
@@ -426,5 +434,8 @@ def load_groups(cache_dir: str | Path) -> tuple[list[str], list[dict]]:
                 arrays = {name: z[name] for name in z.files}
         except (OSError, ValueError) as exc:
             raise InputError(mjb, f"cannot load layout group {g['key']}: {exc}") from None
-        groups.append({**g, "model": model, "arrays": arrays})
+        vis = root / f"group_{k}_visual.mjb"
+        groups.append(
+            {**g, "model": model, "arrays": arrays, "render_model_path": vis if vis.exists() else None}
+        )
     return list(meta["task_ids"]), groups
