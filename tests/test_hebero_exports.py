@@ -235,3 +235,17 @@ def test_bad_corpora_are_one_line(corpus, tmp_path):
         lines = r.output.strip().splitlines()
         assert r.exit_code == 1 and len(lines) == 1 and "simkit validate" in lines[0], r.output
         assert not (tmp_path / f"o-{cmd}").exists() and not list(tmp_path.glob(".o-*"))
+
+
+def test_robomimic_sequence_dataset_reads_the_export_when_installed(libero):
+    """robomimic's real reader, where it is installed (see docs/hebero.md for the environment)."""
+    pytest.importorskip("robomimic.utils.dataset", reason="robomimic is not a test dependency")
+    import importlib.util
+    from pathlib import Path
+
+    tool = Path(__file__).resolve().parents[1] / "tools" / "check_robomimic_read.py"
+    spec = importlib.util.spec_from_file_location("check_robomimic_read", tool)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    files = sorted(libero.rglob("*_demo.hdf5"))
+    assert len(files) == 2 and all(mod.check_file(str(p)) for p in files)
