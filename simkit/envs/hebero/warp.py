@@ -117,7 +117,7 @@ class _Group:
         self.sim = WarpGroup(m, len(envs), self.substeps, cfg.nconmax, cfg.njmax, solver, cfg.overrides)
         self.envs = torch.as_tensor(envs, device=dev)
         self.wtask = torch.as_tensor(world_task, device=dev)
-        self.cams = _group_cameras(g, len(envs), cfg) if cfg.cameras else None
+        self.cams: Any = _group_cameras(g, len(envs), cfg) if cfg.cameras else None
         progs = {k[5:]: a[k] for k in a if k.startswith("prog_")}
         self.prog = stack_programs([_ProgView(progs, t) for t in range(len(g["task_ids"]))], world_task, dev)
 
@@ -482,13 +482,14 @@ class HeberoWarpBatch:
         a caller on another stream (reset) is ordered before and after it."""
         if not self.cfg.cameras:
             return
-        torch, wp = self.torch, self.wp
+        torch, wp, ts = self.torch, self.wp, self.tstream
+        assert ts is not None  # cameras need the GPU (WarpCameras raises without one)
         cur = torch.cuda.current_stream()
-        self.tstream.wait_stream(cur)
-        with torch.cuda.stream(self.tstream), wp.ScopedStream(wp.stream_from_torch(self.tstream)):
+        ts.wait_stream(cur)
+        with torch.cuda.stream(ts), wp.ScopedStream(wp.stream_from_torch(ts)):
             for g in self.groups:
                 g.cams.render(g.sim.t["xpos"], g.sim.t["xmat"])
-        cur.wait_stream(self.tstream)
+        cur.wait_stream(ts)
 
     def camera_obs(self) -> dict[str, Any]:
         """The images of the last step or reset: ``<camera>_rgb`` torch uint8 (N, 3, H, W) (row 0 at the
