@@ -27,7 +27,18 @@ as a USD stage:
   (revolute) or metres (prismatic) exactly where MuJoCo's compiled model says
   the joint is limited (``jnt_limited``/``jnt_range``, after ``limited``,
   ``range``, ``autolimits`` and ``angle``), none (unlimited) elsewhere; free
-  joints become nothing (a free rigid body); ball joints -> ``PhysicsSphericalJoint``.
+  joints become nothing (a free rigid body); ball joints -> ``PhysicsSphericalJoint``;
+* joint damping, stiffness/springref, armature, frictionloss and joint actuators (position,
+  velocity, motor) -> ``UsdPhysics.DriveAPI`` and ``physxJoint:*`` attributes, and
+  ``UsdPhysics.ArticulationRootAPI`` on the root body of each joint tree
+  (:mod:`simkit.assets.mjcf_dynamics`, which states the units: angular drives per degree);
+* :class:`ConversionReport` lists what was written (``written``) and what the stage does not carry
+  (``not_written``: tendons, equality constraints, sites, contact solver parameters, textures, ...).
+
+A standalone file whose moving body MuJoCo rejects as massless because ``compiler/@inertiagrouprange``
+leaves its geoms out (LIBERO's microwave, faucet, window, slide cabinet) is converted the way LIBERO's
+scene loads it: the range is ignored (one warning); any other massless moving body is one InputError
+naming the body.
 
 Textures are not carried over (colours are); the source texture file names
 are kept as ``simkit:textures`` custom data on the default prim (relative to
@@ -39,7 +50,8 @@ within one asset kind is renamed ``NAME__dupK`` and later references follow
 it; a missing texture file -> one warning, texture dropped; a missing mesh
 file used only by visual geoms (``contype = conaffinity = 0``) -> one warning,
 those geoms dropped; a missing mesh used by a collision geom -> InputError;
-``<include>`` is inlined; ``<size njmax/nconmax/nstack>`` removed.
+``<include>`` is inlined; ``<size njmax/nconmax/nstack>`` removed; ``<region>`` markers (not MJCF)
+removed with a warning.
 Errors are :class:`~simkit.core.errors.InputError` naming the file (and
 line/column for XML syntax errors).
 """
@@ -54,6 +66,12 @@ from typing import Any
 
 import numpy as np
 
+from simkit.assets.mjcf_dynamics import (
+    articulation_roots,
+    joint_dynamics,
+    unconverted_features,
+    write_joint_dynamics,
+)
 from simkit.assets.mujoco_log import import_mujoco
 from simkit.core.errors import InputError, require
 
@@ -185,6 +203,19 @@ def _rename_duplicates(root: ET.Element, path: Path, warnings: list[str]) -> Non
                 seen[key] = 0
 
 
+def _drop_region_markers(root: ET.Element, path: Path, warnings: list[str]) -> None:
+    """Remove ``<region>`` elements (not MJCF: a marker some LIBERO assets carry, which MuJoCo's schema
+    rejects); one warning naming them."""
+    names = []
+    for parent in list(root.iter()):
+        for child in list(parent):
+            if child.tag == "region":
+                names.append(child.get("name", "?"))
+                parent.remove(child)
+    if names:
+        warnings.append(f"{path}: <region> is not an MJCF element; removed {', '.join(sorted(names))}")
+
+
 def rewrite_mjcf(path: str | Path, merged: bool = False) -> tuple[str, list[str], list[str], dict[str, str]]:
     """Rewrite an MJCF file as described in the module docstring.
 
@@ -234,6 +265,7 @@ def rewrite_mjcf(path: str | Path, merged: bool = False) -> tuple[str, list[str]
             size.attrib.pop(k, None)
 
     _rename_duplicates(root, path, warnings)
+    _drop_region_markers(root, path, warnings)
 
     defaults = _geom_defaults(root)
     asset_nodes = [(a, n) for a in root.findall("asset") for n in list(a)]
@@ -398,6 +430,12 @@ class ConversionReport:
     warnings: list[str] = field(default_factory=list)
     bbox_lo: tuple = ()
     bbox_hi: tuple = ()
+    #: joint property -> number of joints it was written on (``drive``, ``damping``, ``armature``, ...)
+    written: dict[str, int] = field(default_factory=dict)
+    #: MJCF properties of the model that the stage does not carry, one line each
+    not_written: list[str] = field(default_factory=list)
+    #: prim paths that carry ``UsdPhysics.ArticulationRootAPI``
+    articulation_roots: list[str] = field(default_factory=list)
 
 
 def _safe(name: str, fallback: str) -> str:
@@ -454,6 +492,9 @@ def convert_mjcf_to_usd(src: str | Path, dst: str | Path, static: bool | None = 
     gpath, static_groups = _write_groups(stage, root_name, model, data, static, rep)
     _write_geoms(stage, root_name, model, data, gpath, rep, src)
     _write_joints(stage, root_name, model, data, gpath, static_groups, rep, src)
+    rep.not_written += unconverted_features(model)
+    if loaded.texture_files:
+        rep.not_written.append(f"{len(loaded.texture_files)} texture(s) (file names kept as customData)")
     lo, hi = mujoco_bbox(model, data)
     rep.bbox_lo, rep.bbox_hi = tuple(map(float, lo)), tuple(map(float, hi))
     stage.GetPrimAtPath(f"/{root_name}").SetCustomDataByKey("simkit:source", str(Path(src).name))
@@ -475,7 +516,7 @@ def _compile_for_usd(src: Path, dst: Path):
     try:
         model = loaded.spec.compile()
     except (ValueError, RuntimeError) as exc:
-        raise InputError(src, "MuJoCo rejects the model: " + " ".join(str(exc).split())) from None
+        loaded, model = _compile_as_merged(src, " ".join(str(exc).split()))
     data = mujoco.MjData(model)
     mujoco.mj_forward(model, data)
     if model.ngeom == 0:
@@ -486,6 +527,41 @@ def _compile_for_usd(src: Path, dst: Path):
             src, "the model has no collision geometry (every geom has contype = conaffinity = 0)"
         )
     return loaded, model, data
+
+
+def _compile_as_merged(src: Path, msg: str):
+    """Second attempt for a standalone file MuJoCo rejects because a moving body has no mass
+    (``mjMINVAL``) while ``compiler/@inertiagrouprange`` leaves its geoms out of the inertia: compile it
+    as LIBERO's scene does (:func:`rewrite_mjcf` with ``merged=True``: the range is ignored, every geom
+    group counts). Returns (loaded, model).
+
+    Raises:
+        InputError: any other rejection (MuJoCo's message), or the body still massless, naming it.
+    """
+    import re
+
+    m = re.search(r"mass and inertia of moving bodies.*?Element name '([^']*)'.*?line (\d+)", msg)
+    if m is None:
+        raise InputError(src, f"MuJoCo rejects the model: {msg}")
+    body, line = m.group(1), int(m.group(2))
+    merged = load_mjcf(src, compile_check=False, merged=True)
+    try:
+        if not any("inertiagrouprange ignored" in w for w in merged.warnings):
+            raise ValueError(msg)
+        model = merged.spec.compile()
+    except (ValueError, RuntimeError):
+        raise InputError(
+            src,
+            f"moving body {body!r} (line {line}) has no mass or inertia (below MuJoCo's mjMINVAL); "
+            "give its geoms a mass or the body an <inertial>",
+            line,
+        ) from None
+    merged.warnings.append(
+        f"{src}: MuJoCo rejects the standalone file (moving body {body!r}, line {line}, has no mass: its "
+        "geoms lie outside compiler inertiagrouprange); converted as LIBERO's scene loads it, with the "
+        "range ignored so that every geom counts towards mass and inertia"
+    )
+    return merged, model
 
 
 def _new_stage(src: Path, dst: Path, loaded: LoadedMjcf):
@@ -761,6 +837,7 @@ def _write_joints(
     from pxr import Gf, Sdf, UsdGeom, UsdPhysics
 
     UsdGeom.Scope.Define(stage, f"/{root_name}/joints")
+    edges: list[tuple[int | None, int]] = []
     for j in range(model.njnt):
         jt = int(model.jnt_type[j])
         if jt == mujoco.mjtJoint.mjJNT_FREE:
@@ -801,7 +878,30 @@ def _write_joints(
             if lim is not None:  # unlimited: no authored limits (UsdPhysics' fallback -inf/inf)
                 js.CreateLowerLimitAttr(lim[0])
                 js.CreateUpperLimitAttr(lim[1])
+            dyn = joint_dynamics(model, j, rep.not_written)
+            for what in write_joint_dynamics(js.GetPrim(), dyn, jt == mujoco.mjtJoint.mjJNT_HINGE):
+                rep.written[what] = rep.written.get(what, 0) + 1
+        else:
+            _note_ball_dynamics(model, j, jname, rep)
+        edges.append((None if parent in static_groups else parent, child))
         rep.joints += 1
+    for gid in articulation_roots(edges, static_groups):
+        UsdPhysics.ArticulationRootAPI.Apply(stage.GetPrimAtPath(gpath[gid]))
+        rep.articulation_roots.append(gpath[gid])
+
+
+def _note_ball_dynamics(model, j: int, jname: str, rep: ConversionReport) -> None:
+    """List the damping/stiffness/armature/frictionloss of a ball joint as not written (no USD drive
+    covers a spherical joint)."""
+    dof = int(model.jnt_dofadr[j])
+    for what, v in (
+        ("damping", model.dof_damping[dof]),
+        ("stiffness", model.jnt_stiffness[j]),
+        ("armature", model.dof_armature[dof]),
+        ("frictionloss", model.dof_frictionloss[dof]),
+    ):
+        if v:
+            rep.not_written.append(f"ball joint {jname!r} {what}")
 
 
 def check_physics(path: str | Path) -> list[str]:
