@@ -83,7 +83,7 @@ def test_joint_dynamics_and_actuators_round_trip(tmp_path):
     assert _attr(j["shoulder"], "physxJoint:jointFriction") == pytest.approx(0.15)
     assert _attr(j["shoulder"], "physxJoint:armature") == pytest.approx(0.02)  # from the default class
     # usd-core does not register PhysxSchema, so GetAppliedSchemas() hides it: read the authored list op
-    assert j["shoulder"].GetMetadata("apiSchemas").prependedItems.count("PhysxJointAPI") == 1
+    assert j["shoulder"].GetMetadata("apiSchemas").ApplyOperations([]).count("PhysxJointAPI") == 1
     rail = UsdPhysics.DriveAPI.Get(j["rail"], "linear")
     assert rail.GetDampingAttr().Get() == pytest.approx(5 + 30)  # N s/m, no angle conversion
     assert rail.GetStiffnessAttr().Get() == 0.0
