@@ -23,7 +23,7 @@ ARM = """<mujoco model="arm">
       <geom type="box" size="0.1 0.1 0.1" mass="1"/>
       <body name="link" pos="0 0 0.2">
         <joint name="shoulder" type="hinge" axis="0 1 0" range="-90 90" damping="0.7" stiffness="3"
-               springref="20" frictionloss="0.15" actuatorfrcrange="-40 40"/>
+               ref="10" springref="20" frictionloss="0.15" actuatorfrcrange="-40 40"/>
         <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03" mass="0.5"/>
         <body name="slider" pos="0.3 0 0">
           <joint name="rail" type="slide" axis="1 0 0" range="0 0.1" damping="5" armature="0.3"/>
@@ -77,7 +77,10 @@ def test_joint_dynamics_and_actuators_round_trip(tmp_path):
     # passive spring 3 N m/rad + position servo kp 50 through gear 2 (kp gear^2); damping 0.7 + kv 4 * 2^2
     assert shoulder.GetStiffnessAttr().Get() == pytest.approx((3 + 50 * 4) * deg, rel=1e-6)
     assert shoulder.GetDampingAttr().Get() == pytest.approx((0.7 + 4 * 4) * deg, rel=1e-6)
-    assert shoulder.GetTargetPositionAttr().Get() == pytest.approx(20.0, rel=1e-6)  # springref, degrees
+    # USD measures the joint from the converted pose, qpos0 = ref = 10 deg: springref 20 -> 10, range -> -100..80
+    assert shoulder.GetTargetPositionAttr().Get() == pytest.approx(10.0, rel=1e-6)
+    rev = UsdPhysics.RevoluteJoint(j["shoulder"])
+    assert (rev.GetLowerLimitAttr().Get(), rev.GetUpperLimitAttr().Get()) == pytest.approx((-100.0, 80.0))
     assert shoulder.GetTypeAttr().Get() == "force"
     assert shoulder.GetMaxForceAttr().Get() == pytest.approx(24.0)  # min(40 joint, 12 * gear 2)
     assert _attr(j["shoulder"], "physxJoint:jointFriction") == pytest.approx(0.15)
@@ -109,7 +112,9 @@ def test_hinge_velocity_limit_is_degrees_per_second(tmp_path):
     twist = stage.GetPrimAtPath("/wheel/joints/twist")
     # velocity servo on the hinge: ctrlrange 0.25 rad/s of the actuator, gear 1 -> deg/s
     assert _attr(twist, "physxJoint:maxJointVelocity") == pytest.approx(math.degrees(0.25), rel=1e-6)
-    assert UsdPhysics.DriveAPI.Get(twist, "angular").GetDampingAttr().Get() == pytest.approx(30 * math.pi / 180)
+    assert UsdPhysics.DriveAPI.Get(twist, "angular").GetDampingAttr().Get() == pytest.approx(
+        30 * math.pi / 180
+    )
 
 
 ARTICULATED = [
@@ -135,9 +140,10 @@ def libero_articulated(tmp_path_factory, libero_root):
     assert found == ARTICULATED
     out = tmp_path_factory.mktemp("articulated")
     return {
-        n: (libero_root / f"assets/articulated_objects/{n}.xml", convert_mjcf_to_usd(
-            libero_root / f"assets/articulated_objects/{n}.xml", out / f"{n}.usda"
-        ))
+        n: (
+            libero_root / f"assets/articulated_objects/{n}.xml",
+            convert_mjcf_to_usd(libero_root / f"assets/articulated_objects/{n}.xml", out / f"{n}.usda"),
+        )
         for n in ARTICULATED
     }
 
@@ -176,7 +182,9 @@ def test_libero_articulated_assets_pass_usd_validation_and_round_trip(libero_art
 def test_isaaclab_robot_doctor_finds_no_errors(libero_articulated):
     """isaaclab-robot-doctor (the [test] extra) reports 0 ERROR findings on every articulated stage; its
     remaining warnings are the effort/velocity limits the LIBERO MJCF files do not have."""
-    loader = pytest.importorskip("isaaclab_robot_doctor.loader", reason="isaaclab-robot-doctor ([test] extra)")
+    loader = pytest.importorskip(
+        "isaaclab_robot_doctor.loader", reason="isaaclab-robot-doctor ([test] extra)"
+    )
     from isaaclab_robot_doctor.checks import run_checks
 
     for name, (_, rep) in libero_articulated.items():
@@ -207,7 +215,9 @@ def test_validators_can_fail(libero_articulated, tmp_path):
     bad = tmp_path / "bad.usda"
     stage.Export(str(bad))
     stage = Usd.Stage.Open(str(bad))
-    UsdPhysics.Joint(stage.GetPrimAtPath("/flat_stove/joints/button")).GetBody1Rel().SetTargets(["/flat_stove/x"])
+    UsdPhysics.Joint(stage.GetPrimAtPath("/flat_stove/joints/button")).GetBody1Rel().SetTargets(
+        ["/flat_stove/x"]
+    )
     stage.GetRootLayer().Save()
     assert any("JointInvalidPrimRel" in e for e in _validation_errors(bad))
 
@@ -218,7 +228,9 @@ def test_microwave_mass_is_the_scenes(libero_articulated, libero_root):
     model = load_mjcf(src, merged=True).spec.compile()
     stage = Usd.Stage.Open(str(rep.out))
     mass = sum(
-        UsdPhysics.MassAPI(p).GetMassAttr().Get() for p in stage.Traverse() if p.HasAPI(UsdPhysics.RigidBodyAPI)
+        UsdPhysics.MassAPI(p).GetMassAttr().Get()
+        for p in stage.Traverse()
+        if p.HasAPI(UsdPhysics.RigidBodyAPI)
     )
     assert mass == pytest.approx(float(model.body_mass.sum()), rel=1e-5)
     assert mass > 1.0  # the door's visual geoms count (group 1 was outside inertiagrouprange 4 4)

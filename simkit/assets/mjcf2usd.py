@@ -818,12 +818,15 @@ def _write_geoms(stage, root_name: str, model, data, gpath: dict, rep: Conversio
 def joint_limits(model, j: int) -> tuple[float, float] | None:
     """USD limits of MuJoCo joint ``j`` from the compiled model: ``None`` when MuJoCo treats it as
     unlimited (``jnt_limited == 0``), else ``jnt_range`` in degrees (hinge; MuJoCo stores radians
-    whatever ``compiler/@angle``) or metres (slide)."""
+    whatever ``compiler/@angle``) or metres (slide), measured from the converted pose: the stage is
+    written at ``qpos0`` (the joint's ``ref``), where the USD joint position is 0, so ``qpos0`` is
+    subtracted (0 unless the MJCF sets ``ref``)."""
     import mujoco
 
     if not model.jnt_limited[j]:
         return None
-    lo, hi = (float(v) for v in model.jnt_range[j])
+    q0 = float(model.qpos0[model.jnt_qposadr[j]])
+    lo, hi = (float(v) - q0 for v in model.jnt_range[j])
     if int(model.jnt_type[j]) == mujoco.mjtJoint.mjJNT_HINGE:
         return math.degrees(lo), math.degrees(hi)
     return lo, hi

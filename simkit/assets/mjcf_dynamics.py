@@ -11,7 +11,8 @@ Mapping (MuJoCo -> USD; hinge -> ``PhysicsRevoluteJoint`` with an ``angular`` dr
   reference, ``joint/@stiffness``, ``@springref``, ``@damping``) -> ``UsdPhysics.DriveAPI`` of type
   ``force``, which UsdPhysics defines as ``F = stiffness (targetPosition - q) + damping
   (targetVelocity - qdot)``: ``stiffness`` and ``damping`` carried over, ``targetPosition =
-  springref``, ``targetVelocity = 0``;
+  springref - qpos0`` (the stage is written at ``qpos0``, the joint's ``ref``, where the USD joint
+  position is 0), ``targetVelocity = 0``;
 * actuators on a joint (``actuator_trntype = joint``, no activation dynamics): a position servo
   (gain ``kp``, bias ``0, -kp, -kv``) adds ``kp gear^2`` to the drive stiffness and ``kv gear^2`` to
   its damping, a velocity servo (gain ``kv``, bias ``0, 0, -kv``) adds ``kv gear^2`` to the damping, a
@@ -56,7 +57,8 @@ MAX_VELOCITY_ATTR = "physxJoint:maxJointVelocity"
 class JointDynamics:
     """Joint-space dynamics of one hinge/slide joint, in MuJoCo's units (radians for hinges).
 
-    ``stiffness`` N m/rad or N/m, ``damping`` N m s/rad or N s/m, ``springref`` rad or m, ``armature``
+    ``stiffness`` N m/rad or N/m, ``damping`` N m s/rad or N s/m, ``springref`` rad or m (from
+    ``qpos0``, where the stage is written; 0 without a joint spring), ``armature``
     kg m^2 or kg, ``frictionloss`` N m or N, ``max_force`` N m or N (inf = none), ``max_velocity`` rad/s
     or m/s (inf = none), ``actuated``: an actuator drives the joint.
     """
@@ -107,10 +109,13 @@ def joint_dynamics(model, j: int, not_written: list[str]) -> JointDynamics:
     import mujoco
 
     dof, qadr = int(model.jnt_dofadr[j]), int(model.jnt_qposadr[j])
+    spring = float(model.jnt_stiffness[j])
     d = JointDynamics(
-        stiffness=float(model.jnt_stiffness[j]),
+        stiffness=spring,
         damping=float(model.dof_damping[dof]),
-        springref=float(model.qpos_spring[qadr]),
+        # the stage is written at qpos0 (joint position 0 in USD), so the spring's rest position is
+        # measured from there; no spring -> no target
+        springref=float(model.qpos_spring[qadr] - model.qpos0[qadr]) if spring > 0 else 0.0,
         armature=float(model.dof_armature[dof]),
         frictionloss=float(model.dof_frictionloss[dof]),
     )
@@ -123,7 +128,9 @@ def joint_dynamics(model, j: int, not_written: list[str]) -> JointDynamics:
         kind = _actuator_kind(model, a)
         if kind is None:
             if int(model.actuator_trntype[a]) == mujoco.mjtTrn.mjTRN_JOINT:
-                not_written.append(f"actuator {name!r}: gain/bias/dynamics other than position, velocity or motor")
+                not_written.append(
+                    f"actuator {name!r}: gain/bias/dynamics other than position, velocity or motor"
+                )
             continue
         _add_actuator(model, a, kind, d)
         d.actuators.append(f"{name} ({kind})")
@@ -164,11 +171,11 @@ def write_joint_dynamics(prim, d: JointDynamics, angular: bool) -> list[str]:
         drive.CreateTypeAttr(UsdPhysics.Tokens.force)
         drive.CreateStiffnessAttr(d.stiffness * per_rad)
         drive.CreateDampingAttr(d.damping * per_rad)
-        drive.CreateTargetPositionAttr(d.springref * to_deg if d.stiffness > 0 else 0.0)
+        drive.CreateTargetPositionAttr(d.springref * to_deg)
         drive.CreateTargetVelocityAttr(0.0)
         written.append("drive")
         written += [k for k, v in (("stiffness", d.stiffness), ("damping", d.damping)) if v > 0]
-        if d.stiffness > 0 and d.springref != 0:
+        if d.springref != 0:
             written.append("springref")
         if math.isfinite(d.max_force):
             drive.CreateMaxForceAttr(d.max_force)
@@ -180,7 +187,9 @@ def write_joint_dynamics(prim, d: JointDynamics, angular: bool) -> list[str]:
     )
     for attr, value, what in physx:
         if value > 0 and math.isfinite(value):
-            prim.AddAppliedSchema(PHYSX_JOINT_API)  # idempotent; unregistered in usd-core, so authored by name
+            prim.AddAppliedSchema(
+                PHYSX_JOINT_API
+            )  # idempotent; unregistered in usd-core, so authored by name
             prim.CreateAttribute(attr, Sdf.ValueTypeNames.Float, custom=False).Set(float(value))
             written.append(what)
     return written
@@ -210,12 +219,24 @@ def articulation_roots(edges: list[tuple[int | None, int]], static_groups: set[i
 def unconverted_features(model) -> list[str]:
     """MJCF features of the compiled model that the USD stage does not carry (one line each).
 
-    Covers tendons, equality constraints, contact exclusions/pairs, sites, and non-default contact
+    Covers actuators not on a hinge/slide joint, tendons, equality constraints, contact exclusions/pairs, sites, and non-default contact
     parameters: geom ``condim`` other than 3 (torsional/rolling friction), ``solref``/``solimp``/
     ``margin``/``gap`` on geoms and joint limits (MuJoCo's defaults: solref 0.02 1, solimp
     0.9 0.95 0.001 0.5 2, margin = gap = 0).
     """
+    import mujoco
+
     out: list[str] = []
+    hinge_slide = (mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE)
+    other_trn = sum(
+        int(model.actuator_trntype[a]) != mujoco.mjtTrn.mjTRN_JOINT
+        or int(model.jnt_type[model.actuator_trnid[a, 0]]) not in hinge_slide
+        for a in range(model.nu)
+    )
+    if other_trn:
+        out.append(
+            f"{other_trn} actuator(s) not on a hinge or slide joint (tendon, site, body, free or ball)"
+        )
     for n, what in (
         (model.ntendon, "tendon(s)"),
         (model.neq, "equality constraint(s)"),
@@ -236,9 +257,7 @@ def unconverted_features(model) -> list[str]:
         else 0,
         "geom margin/gap": int(np.sum((model.geom_margin != 0) | (model.geom_gap != 0))),
         "joint limit solref/solimp": int(
-            np.sum(
-                np.any(model.jnt_solref != solref0, 1) | np.any(model.jnt_solimp != solimp0, 1)
-            )
+            np.sum(np.any(model.jnt_solref != solref0, 1) | np.any(model.jnt_solimp != solimp0, 1))
         )
         if model.njnt
         else 0,
