@@ -262,3 +262,48 @@ def test_cli_lists_what_was_not_written(tmp_path):
     assert "'odd'" in not_written
     assert lines[-1].startswith("physics-schema checks: PASS;") and "not written" in lines[-1]
     assert not any(x.strip() == "physics checks: PASS" for x in lines)
+
+
+@pytest.fixture
+def static_cabinet(tmp_path, libero_root):
+    return convert_mjcf_to_usd(
+        libero_root / "assets/articulated_objects/wooden_cabinet.xml", tmp_path / "cab.usda", static=True
+    )
+
+
+def test_static_cabinet_is_a_fixed_base_articulation(static_cabinet):
+    """With --static the carcass stays a rigid body welded to the world by a fixed joint, and the one
+    articulation root sits on the asset's Xform (fixed base); validators and checks pass."""
+    rep = static_cabinet
+    assert rep.articulation_roots == ["/wooden_cabinet"] and rep.rigid_bodies == 4
+    assert check_physics(rep.out) == [] and _validation_errors(rep.out) == []
+    stage = Usd.Stage.Open(str(rep.out))
+    weld = [UsdPhysics.FixedJoint(p) for p in stage.Traverse() if p.IsA(UsdPhysics.FixedJoint)]
+    assert len(weld) == 1 and weld[0].GetBody0Rel().GetTargets() == []
+    assert [str(t) for t in weld[0].GetBody1Rel().GetTargets()] == ["/wooden_cabinet/body1"]
+
+
+def test_doctor_sees_the_static_cabinet_as_fixed_base(static_cabinet):
+    doctor = pytest.importorskip(
+        "isaaclab_robot_doctor.loader", reason="isaaclab-robot-doctor ([test] extra)"
+    )
+    from isaaclab_robot_doctor.checks import run_checks
+
+    robot = doctor.load_robot(static_cabinet.out)
+    assert robot.is_fixed_base()
+    assert [f.id for f in run_checks(robot) if f.severity == "ERROR"] == []
+
+
+def test_doctor_reads_the_limits_back_in_si_units(tmp_path):
+    """isaaclab-robot-doctor converts maxForce and maxJointVelocity back (deg/s -> rad/s on revolute
+    joints): the effort and velocity limits it reads equal the MJCF's."""
+    doctor = pytest.importorskip(
+        "isaaclab_robot_doctor.loader", reason="isaaclab-robot-doctor ([test] extra)"
+    )
+    src = tmp_path / "wheel.xml"
+    src.write_text(ARM.replace('<velocity name="feed" joint="rail"', '<velocity name="feed" joint="twist"'))
+    joints = {j.name: j for j in doctor.load_robot(convert_mjcf_to_usd(src, tmp_path / "w.usda").out).joints}
+    assert joints["shoulder"].effort == pytest.approx(24.0)
+    assert joints["twist"].effort == pytest.approx(4.5)
+    assert joints["twist"].velocity == pytest.approx(0.25, rel=1e-6)  # rad/s, from deg/s in the stage
+    assert joints["shoulder"].has_drive and not joints["bend"].has_drive

@@ -489,9 +489,9 @@ def convert_mjcf_to_usd(src: str | Path, dst: str | Path, static: bool | None = 
     loaded, model, data = _compile_for_usd(src, dst)
     stage, root_name = _new_stage(src, dst, loaded)
     rep = ConversionReport(dst, warnings=list(loaded.warnings))
-    gpath, static_groups = _write_groups(stage, root_name, model, data, static, rep)
+    gpath, static_groups, fixed = _write_groups(stage, root_name, model, data, static, rep)
     _write_geoms(stage, root_name, model, data, gpath, rep, src)
-    _write_joints(stage, root_name, model, data, gpath, static_groups, rep, src)
+    _write_joints(stage, root_name, model, data, gpath, static_groups, rep, src, fixed)
     rep.not_written += unconverted_features(model)
     if loaded.texture_files:
         rep.not_written.append(f"{len(loaded.texture_files)} texture(s) (file names kept as customData)")
@@ -620,7 +620,8 @@ def _write_groups(stage, root_name: str, model, data, static: bool | None, rep: 
     """One Xform per rigid group (module docstring) with RigidBodyAPI + MassAPI unless static.
 
     Returns:
-        (group id -> prim path, set of static group ids); group 0 = geoms on the world body.
+        (group id -> prim path, set of static group ids, set of groups welded to the world by a fixed
+        joint); group 0 = geoms on the world body.
     """
     import mujoco
     from pxr import Gf, UsdGeom, UsdPhysics
@@ -636,6 +637,15 @@ def _write_groups(stage, root_name: str, model, data, static: bool | None, rep: 
         if float(sum(model.body_mass[b] for b in members)) <= 0.0
         or (static and model.body_jntnum[g] == 0 and model.body_parentid[g] == 0)
     }
+    # a static group that carries jointed bodies stays a rigid body, welded to the world by a fixed
+    # joint (a fixed-base articulation, as Isaac Lab builds one), unless it has no mass
+    fixed = {
+        _group_of(model, int(model.body_parentid[model.jnt_bodyid[j]]))
+        for j in range(model.njnt)
+        if int(model.jnt_type[j]) != mujoco.mjtJoint.mjJNT_FREE
+        and model.body_parentid[model.jnt_bodyid[j]] != 0
+    } & {g for g in static_groups if float(sum(model.body_mass[b] for b in groups[g])) > 0.0}
+    static_groups -= fixed
     if np.any(model.geom_bodyid == 0):
         groups[0] = [0]
         static_groups.add(0)
@@ -666,7 +676,7 @@ def _write_groups(stage, root_name: str, model, data, static: bool | None, rep: 
         m.CreateDiagonalInertiaAttr(Gf.Vec3f(*map(float, np.maximum(evals, 0.0))))
         m.CreatePrincipalAxesAttr(Gf.Quatf(float(pa[0]), Gf.Vec3f(*map(float, pa[1:]))))
         rep.rigid_bodies += 1
-    return gpath, static_groups
+    return gpath, static_groups, fixed
 
 
 class _Materials:
@@ -832,15 +842,36 @@ def joint_limits(model, j: int) -> tuple[float, float] | None:
     return lo, hi
 
 
+def _write_world_welds(stage, root_name: str, model, data, gpath, fixed: set[int]) -> list[tuple[None, int]]:
+    """A ``PhysicsFixedJoint`` from the world (no body0) to each group of ``fixed`` at its current
+    pose; returns the (world, group) articulation edges."""
+    import mujoco
+    from pxr import Gf, Sdf, UsdPhysics
+
+    for g in sorted(fixed):
+        name = _safe(mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, g) or "", f"body{g}")
+        js = UsdPhysics.FixedJoint.Define(stage, f"/{root_name}/joints/{name}_to_world")
+        js.CreateBody1Rel().SetTargets([Sdf.Path(gpath[g])])
+        q = _mat_to_quat(np.asarray(data.xmat[g]).reshape(3, 3))
+        js.CreateLocalPos0Attr(Gf.Vec3f(*map(float, data.xpos[g])))
+        js.CreateLocalRot0Attr(Gf.Quatf(float(q[0]), Gf.Vec3f(*map(float, q[1:]))))
+        js.CreateLocalPos1Attr(Gf.Vec3f(0.0, 0.0, 0.0))
+        js.CreateLocalRot1Attr(Gf.Quatf(1.0, Gf.Vec3f(0.0, 0.0, 0.0)))
+    return [(None, g) for g in sorted(fixed)]
+
+
 def _write_joints(
-    stage, root_name: str, model, data, gpath, static_groups, rep: ConversionReport, src
+    stage, root_name: str, model, data, gpath, static_groups, rep: ConversionReport, src, fixed=frozenset()
 ) -> None:
-    """Hinge/slide/ball joints between rigid groups (module docstring); limits by :func:`joint_limits`."""
+    """Hinge/slide/ball joints between rigid groups (module docstring); limits by :func:`joint_limits`;
+    the groups of ``fixed`` welded to the world (:func:`_write_world_welds`); articulation roots."""
     import mujoco
     from pxr import Gf, Sdf, UsdGeom, UsdPhysics
 
     UsdGeom.Scope.Define(stage, f"/{root_name}/joints")
-    edges: list[tuple[int | None, int]] = []
+    edges: list[tuple[int | None, int]] = list(
+        _write_world_welds(stage, root_name, model, data, gpath, set(fixed))
+    )
     for j in range(model.njnt):
         jt = int(model.jnt_type[j])
         if jt == mujoco.mjtJoint.mjJNT_FREE:
@@ -888,9 +919,10 @@ def _write_joints(
             _note_ball_dynamics(model, j, jname, rep)
         edges.append((None if parent in static_groups else parent, child))
         rep.joints += 1
-    for gid in articulation_roots(edges, static_groups):
-        UsdPhysics.ArticulationRootAPI.Apply(stage.GetPrimAtPath(gpath[gid]))
-        rep.articulation_roots.append(gpath[gid])
+    roots = articulation_roots(edges)
+    for path in [f"/{root_name}"] if roots is None else [gpath[g] for g in roots]:
+        UsdPhysics.ArticulationRootAPI.Apply(stage.GetPrimAtPath(path))
+        rep.articulation_roots.append(path)
 
 
 def _note_ball_dynamics(model, j: int, jname: str, rep: ConversionReport) -> None:
@@ -912,8 +944,8 @@ def check_physics(path: str | Path) -> list[str]:
 
     Checks: the stage opens; ``metersPerUnit == 1`` and ``upAxis == Z``; every
     ``RigidBodyAPI`` prim has ``MassAPI`` with mass > 0 and non-negative
-    diagonal inertia, both finite; every joint has exactly one body0 and one body1 target,
-    both existing rigid bodies; every revolute/prismatic joint is either
+    diagonal inertia, both finite; every joint has exactly one body1 target, an existing
+    rigid body, and a body0 that is one too or empty (UsdPhysics: the world); every revolute/prismatic joint is either
     unlimited (no authored limits, or -inf/inf: UsdPhysics' fallback) or has
     finite lower <= upper limits; every ``CollisionAPI`` prim lies under a rigid body
     or a static group (customData ``simkit:static``); at least one collision
@@ -961,6 +993,8 @@ def check_physics(path: str | Path) -> list[str]:
             jt = UsdPhysics.Joint(prim)
             for k, rel in (("body0", jt.GetBody0Rel()), ("body1", jt.GetBody1Rel())):
                 tg = rel.GetTargets()
+                if k == "body0" and not tg:  # UsdPhysics: an empty body0 is the world
+                    continue
                 if len(tg) != 1 or tg[0] not in bodies:
                     problems.append(f"{prim.GetPath()}: {k} is {list(map(str, tg))}, not one rigid body")
             if prim.IsA(UsdPhysics.RevoluteJoint) or prim.IsA(UsdPhysics.PrismaticJoint):

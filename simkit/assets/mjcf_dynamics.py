@@ -36,7 +36,9 @@ The PhysX attributes are authored by name with ``PhysxJointAPI`` in the prim's a
 (usd-core has no PhysxSchema).
 
 Articulation roots: ``UsdPhysics.ArticulationRootAPI`` on the root rigid body of each tree of joints
-(the group that is a joint parent but no joint's child), or on the first child when that root is static.
+(the group that is a joint parent but no joint's child: a floating base), or, when a joint attaches a
+body to the world or to a static group (a fixed base), once on the asset's root Xform
+(:func:`articulation_roots`).
 """
 
 from __future__ import annotations
@@ -119,8 +121,6 @@ def joint_dynamics(model, j: int, not_written: list[str]) -> JointDynamics:
         armature=float(model.dof_armature[dof]),
         frictionloss=float(model.dof_frictionloss[dof]),
     )
-    if model.jnt_actfrclimited[j]:
-        d.max_force = float(np.max(np.abs(model.jnt_actfrcrange[j])))
     for a in range(model.nu):
         if int(model.actuator_trnid[a, 0]) != j:
             continue
@@ -134,6 +134,8 @@ def joint_dynamics(model, j: int, not_written: list[str]) -> JointDynamics:
             continue
         _add_actuator(model, a, kind, d)
         d.actuators.append(f"{name} ({kind})")
+    if d.actuated and model.jnt_actfrclimited[j]:  # bounds the actuators' total force at the joint
+        d.max_force = min(d.max_force, float(np.max(np.abs(model.jnt_actfrcrange[j]))))
     return d
 
 
@@ -195,31 +197,30 @@ def write_joint_dynamics(prim, d: JointDynamics, angular: bool) -> list[str]:
     return written
 
 
-def articulation_roots(edges: list[tuple[int | None, int]], static_groups: set[int]) -> list[int]:
-    """Root rigid group of each tree of joints.
+def articulation_roots(edges: list[tuple[int | None, int]]) -> list[int] | None:
+    """Where ``UsdPhysics.ArticulationRootAPI`` goes.
 
     Args:
-        edges: (parent group or None for the world, child group) per written joint.
-        static_groups: groups without a rigid body (their joints attach the child to the world).
+        edges: (parent group, or None when the parent is the world or a static group; child group)
+            per written joint.
 
     Returns:
-        sorted group ids: a parent that is no joint's child; when that parent is static or the
-        world, each of its children instead (the first movable body of that tree).
+        ``None`` when some joint attaches a body to the world (a fixed-base articulation: the root
+        goes on the asset's root Xform, above the bodies, which is where Isaac Lab's ``fix_root_link``
+        moves it too), else the sorted root group of each tree of joints: a parent that is no
+        joint's child (a floating-base articulation, root on its root rigid body).
     """
+    if any(p is None for p, _ in edges):
+        return None
     children = {c for _, c in edges}
-    roots: set[int] = set()
-    for p, c in edges:
-        if p is None or p in static_groups:
-            roots.add(c)
-        elif p not in children:
-            roots.add(p)
-    return sorted(roots)
+    return sorted({p for p, _ in edges if p is not None and p not in children})
 
 
 def unconverted_features(model) -> list[str]:
     """MJCF features of the compiled model that the USD stage does not carry (one line each).
 
-    Covers actuators not on a hinge/slide joint, tendons, equality constraints, contact exclusions/pairs, sites, and non-default contact
+    Covers actuators not on a hinge/slide joint, tendons, equality constraints, contact
+    exclusions/pairs, sites, and non-default contact
     parameters: geom ``condim`` other than 3 (torsional/rolling friction), ``solref``/``solimp``/
     ``margin``/``gap`` on geoms and joint limits (MuJoCo's defaults: solref 0.02 1, solimp
     0.9 0.95 0.001 0.5 2, margin = gap = 0).
