@@ -540,10 +540,12 @@ def _compile_as_merged(src: Path, msg: str):
     """
     import re
 
-    m = re.search(r"mass and inertia of moving bodies.*?Element name '([^']*)'.*?line (\d+)", msg)
+    # MuJoCo's line numbers count lines of the rewritten XML (comments dropped, includes inlined), so
+    # the body is named by its name (or body id), not by a line of the source file
+    m = re.search(r"mass and inertia of moving bodies.*?Element name '([^']*)', id (\d+)", msg)
     if m is None:
         raise InputError(src, f"MuJoCo rejects the model: {msg}")
-    body, line = m.group(1), int(m.group(2))
+    body = repr(m.group(1)) if m.group(1) else f"number {m.group(2)}"
     merged = load_mjcf(src, compile_check=False, merged=True)
     try:
         if not any("inertiagrouprange ignored" in w for w in merged.warnings):
@@ -552,12 +554,11 @@ def _compile_as_merged(src: Path, msg: str):
     except (ValueError, RuntimeError):
         raise InputError(
             src,
-            f"moving body {body!r} (line {line}) has no mass or inertia (below MuJoCo's mjMINVAL); "
+            f"moving body {body} has no mass or inertia (below MuJoCo's mjMINVAL); "
             "give its geoms a mass or the body an <inertial>",
-            line,
         ) from None
     merged.warnings.append(
-        f"{src}: MuJoCo rejects the standalone file (moving body {body!r}, line {line}, has no mass: its "
+        f"{src}: MuJoCo rejects the standalone file (moving body {body} has no mass: its "
         "geoms lie outside compiler inertiagrouprange); converted as LIBERO's scene loads it, with the "
         "range ignored so that every geom counts towards mass and inertia"
     )
