@@ -11,11 +11,15 @@ Top-level imports stay light (typer, pathlib); the work happens in
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from simkit.commands import check_out, fail
 from simkit.core.extras import needs_extra
+
+if TYPE_CHECKING:
+    from simkit.assets.mjcf2usd import ConversionReport
 
 SUITE_CHOICES = ("goal", "object", "spatial", "long", "all")
 
@@ -93,32 +97,21 @@ def register(groups) -> None:
             False, "--overwrite", help="Replace OUT if it exists (never the input: that is refused)."
         ),
     ) -> None:
-        """Convert an MJCF asset to USD (UsdPhysics rigid bodies, mass, collision, joints with limits).
+        """Convert an MJCF asset to USD (UsdPhysics rigid bodies, mass, collision, joints with limits,
+        drives, PhysX joint attributes, articulation roots); lists what was and was not written.
 
         An existing OUT is replaced only with --overwrite, as `simkit config --yaml` does."""
         from simkit.core.errors import SimkitError
 
         check_out(dst, flag="OUT", inputs=(src,), overwrite=overwrite)
         try:
-            from simkit.assets.mjcf2usd import check_physics, convert_mjcf_to_usd
+            from simkit.assets.mjcf2usd import convert_mjcf_to_usd
 
             rep = convert_mjcf_to_usd(src, dst, static=static)
         except SimkitError as exc:
             fail(str(exc))
             return
-        for w in rep.warnings:
-            typer.echo(f"warning: {w}", err=True)
-        typer.echo(
-            f"wrote {rep.out}: {rep.rigid_bodies} rigid bodies, {rep.collision_geoms} collision and "
-            f"{rep.visual_geoms} visual geoms, {rep.joints} joints"
-        )
-        if check:
-            problems = check_physics(rep.out)
-            for p in problems:
-                typer.echo(f"FAIL {p}", err=True)
-            if problems:
-                raise typer.Exit(1)
-            typer.echo("physics checks: PASS")
+        _report_conversion(rep, check)
 
     @groups["convert"].command("render-task")
     @needs_extra("hebero")
@@ -425,3 +418,28 @@ def _contact_sheet(desc_dir: Path, libero_root: Path | None, suite: str, seed: i
     fig.savefig(path, dpi=80)
     plt.close(fig)
     return path, problems
+
+
+def _report_conversion(rep: ConversionReport, check: bool) -> None:
+    """Print a conversion's warnings, what it wrote and left out, then the physics-schema checks
+    (``typer.Exit(1)`` when one fails)."""
+    from simkit.assets.mjcf2usd import check_physics
+
+    for w in rep.warnings:
+        typer.echo(f"warning: {w}", err=True)
+    typer.echo(
+        f"wrote {rep.out}: {rep.rigid_bodies} rigid bodies, {rep.collision_geoms} collision and "
+        f"{rep.visual_geoms} visual geoms, {rep.joints} joints, "
+        f"{len(rep.articulation_roots)} articulation root(s)"
+    )
+    written = ", ".join(f"{k} x{n}" for k, n in rep.written.items()) or "none"
+    typer.echo(f"joint properties written: {written}")
+    typer.echo(f"not written: {'; '.join(rep.not_written) or 'nothing'}")
+    if check:
+        problems = check_physics(rep.out)
+        for p in problems:
+            typer.echo(f"FAIL {p}", err=True)
+        if problems:
+            raise typer.Exit(1)
+        dropped = f"; {len(rep.not_written)} MJCF item(s) not written (above)" if rep.not_written else ""
+        typer.echo(f"physics-schema checks: PASS{dropped}")
