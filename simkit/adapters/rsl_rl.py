@@ -9,8 +9,10 @@ rsl_rl's ``OnPolicyRunner`` reads (rsl-rl-lib 5.x, ``rsl_rl.env.VecEnv``): ``num
 ``get_observations()`` -> a ``tensordict.TensorDict`` with one group ``"policy"`` (N, obs_dim), and
 ``step(actions)`` -> (observations, rewards (N,) float32, dones (N,) long = terminated | truncated,
 extras) with ``extras["time_outs"]`` = truncated (rsl_rl bootstraps on them) and ``extras["log"]``
-(means logged under ``/``-prefixed names). The reward is the env's plus ``r_demo_weight`` times
-``info["r_demo"]`` (the demo-tracking reward of an env with demos attached).
+(means logged under ``/``-prefixed names). The reward is the env's plus
+``r_demo_weight * (info["r_demo"] - r_demo_offset)`` (the demo-tracking reward of an env with
+demos attached; an offset equal to r_demo's maximum makes the term a penalty, <= 0, so that
+ending an episode early by success never forfeits demo reward).
 
 rsl_rl itself is never imported here (``tensordict`` is, when observations are asked for): the
 class is duck-typed to rsl_rl's abstract ``VecEnv``. :func:`load_policy` loads a policy exported by
@@ -46,8 +48,9 @@ class RslRlVecEnv:
 
     Args:
         env: a :class:`VectorEnvLike`. device: torch device of what rsl_rl gets (default: the env's
-            tensors' device, or CPU for a numpy env). r_demo_weight: w in r = r_env + w r_demo
-            (needs ``info["r_demo"]``: demos attached). seed: first reset's seed.
+            tensors' device, or CPU for a numpy env). r_demo_weight, r_demo_offset: w and c in
+            r = r_env + w (r_demo - c) (w != 0 needs ``info["r_demo"]``: demos attached).
+            seed: first reset's seed.
 
     Attributes:
         episode_successes: task id -> [episodes ended, episodes whose goal held at their last step]
@@ -59,10 +62,15 @@ class RslRlVecEnv:
     """
 
     def __init__(
-        self, env: VectorEnvLike, device: Any = None, r_demo_weight: float = 0.0, seed: int | None = 0
+        self,
+        env: VectorEnvLike,
+        device: Any = None,
+        r_demo_weight: float = 0.0,
+        r_demo_offset: float = 0.0,
+        seed: int | None = 0,
     ):
         self.torch = require("torch", "rl")
-        self.env, self.r_demo_weight = env, float(r_demo_weight)
+        self.env, self.r_demo_weight, self.r_demo_offset = env, float(r_demo_weight), float(r_demo_offset)
         self.num_envs = int(env.num_envs)
         self.num_actions = int(np.prod(env.single_action_space.shape))
         self.max_episode_length = int(env.cfg.horizon)
@@ -96,7 +104,8 @@ class RslRlVecEnv:
         if self.r_demo_weight:
             if "r_demo" not in info:
                 raise InputError(None, "r_demo_weight is set but the env reports no r_demo (attach demos)")
-            rew = rew + self.r_demo_weight * self._tensor(info["r_demo"], torch.float32)
+            r_demo = self._tensor(info["r_demo"], torch.float32)
+            rew = rew + self.r_demo_weight * (r_demo - self.r_demo_offset)
         term_t, trunc_t = self._tensor(term, torch.bool), self._tensor(trunc, torch.bool)
         done = term_t | trunc_t
         self.episode_length_buf = torch.where(
@@ -121,6 +130,15 @@ class RslRlVecEnv:
             row = self.episode_successes.setdefault(int(t), [0, 0])
             row[0] += 1
             row[1] += int(s)
+
+    def reset(self, seed: int | None = None) -> Any:
+        """Reset every env (e.g. after an evaluation ran on it); clears the episode counters and stats.
+        Returns :meth:`get_observations`."""
+        obs, _ = self.env.reset(seed=seed)
+        self._obs = self._tensor(obs, self.torch.float32)
+        self.episode_length_buf = self.torch.zeros_like(self.episode_length_buf)
+        self.episode_successes = {}
+        return self.get_observations()
 
     def pop_episode_stats(self) -> dict[int, list[int]]:
         """Return and clear :attr:`episode_successes` (task index -> [episodes, successes])."""
