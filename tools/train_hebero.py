@@ -108,7 +108,12 @@ def load_demos(args, tasks: list[str]) -> dict[str, list]:
 
 def train_cfg(args) -> dict[str, Any]:
     """rsl_rl 5.x OnPolicyRunner configuration (PPO, MLP actor and critic with observation normalisation)."""
-    mlp = {"class_name": "MLPModel", "hidden_dims": [256, 256, 128], "activation": "elu", "obs_normalization": True}
+    mlp = {
+        "class_name": "MLPModel",
+        "hidden_dims": [256, 256, 128],
+        "activation": "elu",
+        "obs_normalization": True,
+    }
     return {
         "num_steps_per_env": args.steps_per_env,
         "save_interval": 10**9,
@@ -171,7 +176,10 @@ def run_variant(args, name: str, tasks: list[str], demos: dict | None, out: Path
     device = str(venv.device)
     runner = OnPolicyRunner(venv, train_cfg(args), log_dir=None, device=device)
     alg = runner.alg
-    print(f"[{name}] setup {time.perf_counter() - t0:.1f} s on {device}; training {args.budget_s:.0f} s", flush=True)
+    print(
+        f"[{name}] setup {time.perf_counter() - t0:.1f} s on {device}; training {args.budget_s:.0f} s",
+        flush=True,
+    )
     ckpt = out / name / "checkpoints"
     every = args.eval_every_s or args.budget_s / 5
     curve: list[dict[str, Any]] = []
@@ -239,7 +247,9 @@ def plot(results: dict[str, dict], path: Path) -> None:
     fig, ax = plt.subplots(figsize=(7, 4.5), dpi=100)
     for name, r in results.items():
         pts = [p for p in r["curve"] if "eval_mean_sr" in p]
-        line = ax.plot([p["train_s"] for p in pts], [p["eval_mean_sr"] for p in pts], "o-", label=f"{name}: eval")
+        line = ax.plot(
+            [p["train_s"] for p in pts], [p["eval_mean_sr"] for p in pts], "o-", label=f"{name}: eval"
+        )
         tr = [p for p in r["curve"] if p["train_success"] is not None]
         ax.plot([p["train_s"] for p in tr], [p["train_success"] for p in tr], ":", color=line[0].get_color(),
                 alpha=0.6, label=f"{name}: training episodes")  # fmt: skip
@@ -284,12 +294,12 @@ def _check_setup(args) -> None:
     """One clear line for what cannot run here: rsl_rl missing, the GPU backend without a GPU."""
     from simkit.core.errors import InputError, require
 
-    require("rsl_rl", "rl")
-    require("tensordict", "rl")
     if args.backend == "warp":
         from simkit.sims.hebero.warp_batch import require_gpu
 
         require_gpu()
+    require("rsl_rl", "rl")
+    require("tensordict", "rl")
     if args.num_envs < 1 or args.budget_s <= 0 or args.horizon < 1:
         raise InputError(None, "--num-envs, --budget-s and --horizon must be positive")
 
