@@ -425,3 +425,20 @@ def test_init_states_and_reset_boxes_on_the_gpu_env(cache, cpu_env, cpu_backend,
                 assert x0 - 1e-4 <= x <= x1 + 1e-4 and y0 - 1e-4 <= y <= y1 + 1e-4, (tid, obj)
     with pytest.raises(InputError, match="reset source"):
         env.batch.set_reset_source("nowhere")
+
+
+def test_rdemo_agreement_tool_on_the_stand_in(cache, cpu_env, cpu_backend, corpus_demos):
+    """tools/hebero_gpu_agreement.py rdemo-gpu / rdemo-cpu pipeline: demo 0 of each task replayed from
+    two cursors; the CPU and GPU r_demo agree per step, phi exactly."""
+    tool = _agreement_tool()
+    out, tasks = cache
+    gpu = hw.HeberoWarpBatch(out, 2, config=tool.REPLAY, warp=hw.WarpEnvConfig(autoreset=False))
+    gpu.set_demos(corpus_demos)
+    res_g = tool.rdemo_gpu(gpu, corpus_demos, tasks, [0.0, 0.5], 3)
+    try:
+        res_c = tool.rdemo_cpu(cpu_env, corpus_demos, tasks, [0.0, 0.5], 3)
+    finally:
+        cpu_env.stream = None
+    assert res_g["r_demo"].shape == res_c["r_demo"].shape == (2, 3, 2)
+    for r in tool.compare_rdemo(res_c, res_g, tasks).values():
+        assert r["max_r_demo_diff"] < 2e-3 and r["max_phi_diff"] < 1e-6 and r["mean_r_demo_cpu"] > 2.0, r

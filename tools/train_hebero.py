@@ -279,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     out.mkdir(parents=True, exist_ok=True)
-    meta = {k: v for k, v in vars(args).items()}
+    meta = dict(vars(args))
     (out / "results.json").write_text(json.dumps({"args": meta, "results": results}, indent=1))
     plot(results, out / "learning_curve.png")
     print(f"\n{'task':<60}" + "".join(f"{v:>8}" for v in results))
