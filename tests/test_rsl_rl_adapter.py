@@ -93,3 +93,6 @@ def test_trainer_runs_rsl_rl_ppo_and_the_eval_loads_its_checkpoint(tmp_path):
     assert [r.label for r in rep.results] == ["policy.pt"] and rep.results[0].sr.shape == (1,)
     with pytest.raises(InputError, match="TorchScript"):
         load_policy(out / "results.json")
+    merged = tmp_path / "merged"  # --merge: the same table from a finished run's results.json
+    assert _trainer().main(["--tasks", TASK, "--merge", str(out), "--out", str(merged)]) == 0
+    assert json.loads((merged / "results.json").read_text())["results"] == res

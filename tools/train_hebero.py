@@ -21,7 +21,10 @@ CPU), ``<variant>/model.pt`` (rsl_rl's full state), ``results.json`` (per varian
 rate, mean, iterations, env steps, curve) and ``learning_curve.png``; prints progress and the
 per-task table. Needs the ``rl`` extra (rsl-rl-lib, tensordict) and ``hebero``; ``warp`` a CUDA GPU.
 
-Example (the learning benchmark on one GPU)::
+``--prepare`` only generates the demos and builds the GPU layout-group cache (CPU work, minutes,
+once); ``--merge A,B`` writes the table, JSON and curve of runs made separately (one variant each).
+
+Example (the learning benchmark on one GPU, all variants in one process)::
 
     python tools/train_hebero.py --suite goal --backend warp --num-envs 4096 --budget-s 900 \\
         --demos demos_goal --generate-demos 8 --out runs/goal
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -56,6 +60,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--horizon", type=int, default=300, help="episode length, control steps (20 Hz)")
     ap.add_argument("--steps-per-env", type=int, default=24, help="rollout length per PPO iteration")
     ap.add_argument("--eval-every-s", type=float, default=0.0, help="0: budget / 5")
+    ap.add_argument(
+        "--workers", type=int, default=0, help="demo generation processes (0: all cores, 16 at most)"
+    )
+    ap.add_argument("--cache", default="", help="GPU layout-group cache folder (default: the env's own)")
+    ap.add_argument(
+        "--prepare", action="store_true", help="only generate the demos and the GPU cache, then exit"
+    )
+    ap.add_argument(
+        "--merge", default="", help="comma-separated result folders: merge them into --out, no training"
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", required=True)
     return ap.parse_args(argv)
@@ -77,6 +91,8 @@ def make_env(args, tasks: list[str]):
     kw: dict[str, Any] = {"num_envs": args.num_envs, "tasks": tasks, "backend": args.backend, "config": cfg}
     if args.backend == "warp":
         kw["seed"] = args.seed
+        if args.cache:
+            kw["cache_dir"] = args.cache
     return gymnasium.make_vec("simkit/Hebero-v0", **kw).unwrapped
 
 
@@ -94,7 +110,7 @@ def load_demos(args, tasks: list[str]) -> dict[str, list]:
         print(f"[demos] generating {n} demos ({args.generate_demos} per task) -> {path}", flush=True)
         cmd = [sys.executable, "-m", "simkit", "generate", "hebero-demos", "--n", str(n), "--out", str(path),
                "--seed", str(args.seed), "--set", f"tasks=[{','.join(tasks)}]",
-               "--set", f"max_steps={args.demo_steps}"]  # fmt: skip
+               "--set", f"max_steps={args.demo_steps}", "--workers", str(args.workers or min(16, os.cpu_count() or 1))]  # fmt: skip
         if subprocess.run(cmd).returncode != 0:
             raise InputError(path, "generating the demo corpus failed (see above)")
     if not path.exists():
@@ -273,11 +289,38 @@ def main(argv: list[str] | None = None) -> int:
         bad = sorted(set(variants) - {"env", "demo"})
         if bad:
             raise SimkitError(f"--variants: unknown {bad} (env, demo)")
-        demos = load_demos(args, tasks) if "demo" in variants else None
-        results = {v: run_variant(args, v, tasks, demos, out) for v in variants}
+        if args.merge:
+            results = merge(args.merge.split(","))
+        else:
+            demos = load_demos(args, tasks) if "demo" in variants or args.prepare else None
+            if args.prepare:
+                make_env(args, tasks).close()  # builds the GPU layout-group cache when missing
+                print(f"prepared: demos {args.demos}, env of {len(tasks)} task(s) on {args.backend}")
+                return 0
+            results = {v: run_variant(args, v, tasks, demos, out) for v in variants}
     except SimkitError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    report(args, tasks, results, out)
+    return 0
+
+
+def merge(folders: list[str]) -> dict[str, dict]:
+    """The variants of several runs' ``results.json`` (a later folder's variant replaces an earlier one)."""
+    from simkit.core.errors import InputError
+
+    out: dict[str, dict] = {}
+    for f in folders:
+        path = Path(f) / "results.json"
+        try:
+            out.update(json.loads(path.read_text())["results"])
+        except (OSError, ValueError, KeyError) as exc:
+            raise InputError(path, f"not a train_hebero results file ({type(exc).__name__})") from None
+    return out
+
+
+def report(args, tasks: list[str], results: dict[str, dict], out: Path) -> None:
+    """Write results.json and learning_curve.png; print the per-task success table."""
     out.mkdir(parents=True, exist_ok=True)
     meta = dict(vars(args))
     (out / "results.json").write_text(json.dumps({"args": meta, "results": results}, indent=1))
@@ -287,7 +330,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{t:<60}" + "".join(f"{results[v]['tasks'][t]:>8.2f}" for v in results))
     print(f"{'mean':<60}" + "".join(f"{results[v]['mean_sr']:>8.2f}" for v in results))
     print(f"wrote {out / 'results.json'} and {out / 'learning_curve.png'}")
-    return 0
 
 
 def _check_setup(args) -> None:

@@ -42,6 +42,8 @@ class VectorEnvLike(Protocol):
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict]: ...
 
+    def close(self) -> None: ...
+
 
 class RslRlVecEnv:
     """rsl_rl ``VecEnv`` adapter (see module doc).

@@ -202,9 +202,11 @@ class TorchDemoTable:
                 host["objects"][k, i, :n, :no] = d.object_poses[:, :, :3]
                 host["articulation"][k, i, :n, :na] = d.articulation
                 omask[k, :no], amask[k, :na] = True, True
-        f32 = {"device": device, "dtype": torch.float32}
-        for name, v in host.items():
-            setattr(self, name, torch.as_tensor(v, **f32))
+        def f32(x: np.ndarray) -> Any:
+            return torch.as_tensor(x, device=device, dtype=torch.float32)
+
+        self.ee, self.q, self.fingers = f32(host["ee"]), f32(host["q"]), f32(host["fingers"])
+        self.objects, self.articulation = f32(host["objects"]), f32(host["articulation"])
         self.length = torch.as_tensor(length, device=device)
         self.count = torch.as_tensor([len(self.demos[k]) for k in range(K)], device=device)
         self.object_mask = torch.as_tensor(omask, device=device)
