@@ -442,3 +442,21 @@ def test_rdemo_agreement_tool_on_the_stand_in(cache, cpu_env, cpu_backend, corpu
     assert res_g["r_demo"].shape == res_c["r_demo"].shape == (2, 3, 2)
     for r in tool.compare_rdemo(res_c, res_g, tasks).values():
         assert r["max_r_demo_diff"] < 2e-3 and r["max_phi_diff"] < 1e-6 and r["mean_r_demo_cpu"] > 2.0, r
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+def test_final_infos_follow_gymnasium_same_step_semantics(lib):
+    """Only env 0 ended: final_obs[0] is its row, final_obs[1] None; final_info keeps env 0's values,
+    zeros env 1's, with the masks Gymnasium's SyncVectorEnv writes."""
+    from simkit.envs.hebero.vector_env import final_infos
+
+    arr = np.array if lib == "numpy" else torch.tensor
+    obs = arr([[1.0, 2.0], [3.0, 4.0]])
+    info = {"success": arr([True, True]), "r_demo": arr([0.5, 0.7])}
+    out = final_infos(obs, info, arr([True, False]))
+    assert out["_final_obs"].tolist() == [True, False] and out["_final_info"].tolist() == [True, False]
+    assert out["final_obs"].dtype == object and out["final_obs"][1] is None
+    assert list(out["final_obs"][0]) == [1.0, 2.0]
+    fin = out["final_info"]
+    assert fin["success"].tolist() == [True, False] and fin["_success"].tolist() == [True, False]
+    assert np.allclose(np.asarray(fin["r_demo"]), [0.5, 0.0]) and type(fin["r_demo"]) is type(info["r_demo"])

@@ -156,6 +156,7 @@ def evaluate(env, policy, tasks: list[str], horizon: int) -> np.ndarray:
     """(K,) success rates: one episode per env from LIBERO's initial state (e // K) mod 50."""
     n, k = env.num_envs, len(tasks)
     obs, info = env.reset(options={"init_state": (np.arange(n) // k) % 50})
+    task_of = np.asarray(info["task_id"].cpu() if hasattr(info["task_id"], "cpu") else info["task_id"])
     success, finished = np.zeros(n, bool), np.zeros(n, bool)
     for _ in range(horizon):
         obs, _, term, trunc, info = env.step(policy(obs, info))
@@ -163,7 +164,6 @@ def evaluate(env, policy, tasks: list[str], horizon: int) -> np.ndarray:
         finished |= _host(term) | _host(trunc)
         if finished.all():
             break
-    task_of = np.arange(n) % k
     return np.array([success[task_of == t].mean() for t in range(k)])
 
 

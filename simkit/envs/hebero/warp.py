@@ -25,8 +25,13 @@ base, 6-D rotation)]. GPU-only settings (contact and constraint pools, autoreset
 :class:`WarpEnvConfig`.
 
 Autoreset (same step): an environment whose task succeeded (terminated, with
-``terminate_on_success``) or ran ``horizon`` control steps (truncated) restarts from a random entry of its
-task's layout bank; the returned observation is the new episode's first.
+``terminate_on_success``) or ran ``horizon`` control steps (truncated) restarts from a random start
+state of its task (the layout bank by default; LIBERO's fixed initial states or reset-box layouts
+with :meth:`HeberoWarpBatch.set_reset_source`; with demo-start resets the state of its demo at a
+random cursor); the returned observation is the new episode's first, the last one is kept in
+:attr:`HeberoWarpBatch.final_obs`. Start states live in a pool of device tensors per group
+(:mod:`simkit.envs.hebero.warp_starts`); demos, the command stream and ``r_demo`` are the CPU
+env's definitions in torch (:mod:`simkit.envs.hebero.stream`, :meth:`HeberoWarpBatch.set_demos`).
 """
 
 from __future__ import annotations
@@ -215,7 +220,7 @@ class HeberoWarpBatch:
         tasks: task ids to run (default: every task in the cache, in its order).
         config: the CPU env's :class:`~simkit.envs.hebero.config.HeberoConfig` or a dict of its fields
             (controller, reward weights, horizon, terminate_on_success, solver settings).
-        seed: seed of the layout-bank draws on reset.
+        seed: seed of the device generator (start-state, demo and cursor draws on reset).
         warp: :class:`WarpEnvConfig`, the GPU-only settings.
 
     Raises:
@@ -363,7 +368,8 @@ class HeberoWarpBatch:
             self.torch.cuda.empty_cache()
 
     def reset(self, seed: int | None = None):
-        """Restart every environment; returns observations (N, 300) float32 on the GPU."""
+        """Restart every environment from the reset source (or demo starts, with a command stream
+        attached, which also draws each env's demo); returns observations (N, 300) float32 on the GPU."""
         torch = self.torch
         if seed is not None:
             self.gen.manual_seed(seed)
