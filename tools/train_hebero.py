@@ -59,7 +59,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--demo-steps", type=int, default=300, help="max steps of a generated demo")
     ap.add_argument("--horizon", type=int, default=300, help="episode length, control steps (20 Hz)")
     ap.add_argument("--steps-per-env", type=int, default=24, help="rollout length per PPO iteration")
-    ap.add_argument("--eval-every-s", type=float, default=0.0, help="0: budget / 5")
+    ap.add_argument("--eval-every-s", type=float, default=0.0, help="0: budget / 4")
     ap.add_argument(
         "--workers", type=int, default=0, help="demo generation processes (0: all cores, 16 at most)"
     )
@@ -197,7 +197,7 @@ def run_variant(args, name: str, tasks: list[str], demos: dict | None, out: Path
         flush=True,
     )
     ckpt = out / name / "checkpoints"
-    every = args.eval_every_s or args.budget_s / 5
+    every = args.eval_every_s or args.budget_s / 4
     curve: list[dict[str, Any]] = []
     train_s, it, steps, next_eval = 0.0, 0, 0, every
     obs = venv.get_observations().to(device)
@@ -217,7 +217,9 @@ def run_variant(args, name: str, tasks: list[str], demos: dict | None, out: Path
         point: dict[str, Any] = {"it": it, "train_s": round(train_s, 2), "env_steps": steps,
                                  "train_success": ok / eps if eps else None}  # fmt: skip
         if train_s >= next_eval or train_s >= args.budget_s:
+            t2 = time.perf_counter()
             sr = _eval_now(runner, venv, env, ckpt, args, tasks, load_policy)
+            point["eval_s"] = round(time.perf_counter() - t2, 1)
             point["eval_mean_sr"] = float(sr.mean())
             point["eval_sr"] = dict(zip(tasks, sr.tolist()))
             next_eval += every
@@ -225,8 +227,10 @@ def run_variant(args, name: str, tasks: list[str], demos: dict | None, out: Path
             alg.train_mode()
         curve.append(point)
         loss = ", ".join(f"{k} {v:.3g}" for k, v in losses.items())
-        print(f"[{name}] it {it} {train_s:.0f}/{args.budget_s:.0f} s, {steps} steps, "
-              f"train success {point['train_success']}, eval {point.get('eval_mean_sr', '-')}, {loss}", flush=True)  # fmt: skip
+        ts = "-" if point["train_success"] is None else f"{point['train_success']:.3f}"
+        ev = f", eval mean SR {point['eval_mean_sr']:.3f} ({point['eval_s']} s)" if "eval_s" in point else ""
+        print(f"[{name}] it {it} {train_s:.0f}/{args.budget_s:.0f} s, {steps} env steps, "
+              f"training-episode success {ts}{ev}, {loss}", flush=True)  # fmt: skip
     runner.save(str(out / name / "model.pt"))
     env.close()
     final = curve[-1]["eval_sr"]
