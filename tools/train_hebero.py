@@ -268,7 +268,10 @@ def plot(results: dict[str, dict], path: Path) -> None:
     for name, r in results.items():
         pts = [p for p in r["curve"] if "eval_mean_sr" in p]
         line = ax.plot(
-            [p["train_s"] for p in pts], [p["eval_mean_sr"] for p in pts], "o-", label=f"{name}: eval"
+            [p["train_s"] for p in pts],
+            [p["eval_mean_sr"] for p in pts],
+            "o-",
+            label=f"{name}: eval, LIBERO initial states",
         )
         tr = [p for p in r["curve"] if p["train_success"] is not None]
         ax.plot([p["train_s"] for p in tr], [p["train_success"] for p in tr], ":", color=line[0].get_color(),
