@@ -171,15 +171,14 @@ def _host(x) -> np.ndarray:
     return np.asarray(x.cpu().numpy() if hasattr(x, "cpu") else x, bool)
 
 
-def run_variant(args, name: str, tasks: list[str], demos: dict | None, out: Path) -> dict[str, Any]:
-    """Train one variant for the budget; evaluate along the way; write its checkpoints."""
+def _setup(args, name: str, tasks: list[str], demos: dict | None):
+    """The env of a variant (demos attached for ``demo``), its rsl_rl adapter and PPO runner."""
     import torch
     from rsl_rl.runners import OnPolicyRunner
 
-    from simkit.adapters.rsl_rl import RslRlVecEnv, load_policy
+    from simkit.adapters.rsl_rl import RslRlVecEnv
 
     torch.manual_seed(args.seed)
-    t0 = time.perf_counter()
     env = make_env(args, tasks)
     weight = offset = 0.0
     if name == "demo":
@@ -189,9 +188,27 @@ def run_variant(args, name: str, tasks: list[str], demos: dict | None, out: Path
         weight = args.r_demo_weight
         offset = w.ee_pos + w.arm_qpos + w.arm_qvel + w.gripper + w.objects + w.articulation
     venv = RslRlVecEnv(env, r_demo_weight=weight, r_demo_offset=offset, seed=args.seed)
-    device = str(venv.device)
-    runner = OnPolicyRunner(venv, train_cfg(args), log_dir=None, device=device)
-    alg = runner.alg
+    runner = OnPolicyRunner(venv, train_cfg(args), log_dir=None, device=str(venv.device))
+    return env, venv, runner, weight
+
+
+def _iterate(alg, venv, obs, steps_per_env: int):
+    """One PPO iteration: a rollout of ``steps_per_env`` steps, returns, update. -> (obs, losses)."""
+    import torch
+
+    with torch.inference_mode():
+        for _ in range(steps_per_env):
+            obs, rew, dones, extras = venv.step(alg.act(obs))
+            alg.process_env_step(obs, rew, dones, extras)
+        alg.compute_returns(obs)
+    return obs, alg.update()
+
+
+def run_variant(args, name: str, tasks: list[str], demos: dict | None, out: Path) -> dict[str, Any]:
+    """Train one variant for the budget; evaluate along the way; write its checkpoints."""
+    t0 = time.perf_counter()
+    env, venv, runner, weight = _setup(args, name, tasks, demos)
+    alg, device = runner.alg, str(venv.device)
     print(
         f"[{name}] setup {time.perf_counter() - t0:.1f} s on {device}; training {args.budget_s:.0f} s",
         flush=True,
@@ -204,12 +221,7 @@ def run_variant(args, name: str, tasks: list[str], demos: dict | None, out: Path
     alg.train_mode()
     while train_s < args.budget_s:
         t1 = time.perf_counter()
-        with torch.inference_mode():
-            for _ in range(args.steps_per_env):
-                obs, rew, dones, extras = venv.step(alg.act(obs))
-                alg.process_env_step(obs, rew, dones, extras)
-            alg.compute_returns(obs)
-        losses = alg.update()
+        obs, losses = _iterate(alg, venv, obs, args.steps_per_env)
         train_s += time.perf_counter() - t1
         it, steps = it + 1, steps + args.steps_per_env * venv.num_envs
         stats = venv.pop_episode_stats()
@@ -218,19 +230,14 @@ def run_variant(args, name: str, tasks: list[str], demos: dict | None, out: Path
                                  "train_success": ok / eps if eps else None}  # fmt: skip
         if train_s >= next_eval or train_s >= args.budget_s:
             t2 = time.perf_counter()
-            sr = _eval_now(runner, venv, env, ckpt, args, tasks, load_policy)
-            point["eval_s"] = round(time.perf_counter() - t2, 1)
-            point["eval_mean_sr"] = float(sr.mean())
+            sr = _eval_now(runner, venv, env, ckpt, args, tasks)
+            point.update(eval_s=round(time.perf_counter() - t2, 1), eval_mean_sr=float(sr.mean()))
             point["eval_sr"] = dict(zip(tasks, sr.tolist()))
             next_eval += every
             obs = venv.get_observations().to(device)
             alg.train_mode()
         curve.append(point)
-        loss = ", ".join(f"{k} {v:.3g}" for k, v in losses.items())
-        ts = "-" if point["train_success"] is None else f"{point['train_success']:.3f}"
-        ev = f", eval mean SR {point['eval_mean_sr']:.3f} ({point['eval_s']} s)" if "eval_s" in point else ""
-        print(f"[{name}] it {it} {train_s:.0f}/{args.budget_s:.0f} s, {steps} env steps, "
-              f"training-episode success {ts}{ev}, {loss}", flush=True)  # fmt: skip
+        print(_progress(name, point, args.budget_s, losses), flush=True)
     runner.save(str(out / name / "model.pt"))
     env.close()
     final = curve[-1]["eval_sr"]
@@ -239,9 +246,19 @@ def run_variant(args, name: str, tasks: list[str], demos: dict | None, out: Path
             "demo_start": name == "demo" and not args.no_demo_start, "curve": curve}  # fmt: skip
 
 
-def _eval_now(runner, venv, env, ckpt: Path, args, tasks, load_policy) -> np.ndarray:
+def _progress(name: str, point: dict[str, Any], budget: float, losses: dict[str, float]) -> str:
+    loss = ", ".join(f"{k} {v:.3g}" for k, v in losses.items())
+    ts = "-" if point["train_success"] is None else f"{point['train_success']:.3f}"
+    ev = f", eval mean SR {point['eval_mean_sr']:.3f} ({point['eval_s']} s)" if "eval_s" in point else ""
+    return (f"[{name}] it {point['it']} {point['train_s']:.0f}/{budget:.0f} s, {point['env_steps']} env steps, "
+            f"training-episode success {ts}{ev}, {loss}")  # fmt: skip
+
+
+def _eval_now(runner, venv, env, ckpt: Path, args, tasks) -> np.ndarray:
     """Export the actor (TorchScript), load it back as the evaluation loads it, and evaluate it."""
     import torch
+
+    from simkit.adapters.rsl_rl import load_policy
 
     runner.export_policy_to_jit(str(ckpt), "policy.pt")
     stream = getattr(env, "stream", None)  # the CPU env: demo starts would override the initial states
