@@ -322,12 +322,18 @@ def corpus_demos(tmp_path_factory):
     return demos
 
 
-def test_state_map_puts_cpu_bank_states_on_the_union_model(cache, cpu_backend):
+def _shared_models(gpu, cpu_env):
+    """The CPU env's task models (the same scenes) as the GPU env's mapping source: built once."""
+    gpu.task_models = dict(zip(cpu_env.task_names, cpu_env.tasks))
+    return gpu
+
+
+def test_state_map_puts_cpu_bank_states_on_the_union_model(cache, cpu_env, cpu_backend):
     """A CPU task-model state mapped onto the union model by name is the cache's own bank entry there:
     same qpos, mocap poses and kinematics (the bank was written from the same layouts)."""
     out, tasks = cache
-    gpu = hw.HeberoWarpBatch(out, 2)
-    tms = gpu._task_models()
+    gpu = _shared_models(hw.HeberoWarpBatch(out, 2), cpu_env)
+    tms = gpu.task_models
     g = gpu.groups[0]
     for tid in tasks:
         t = g.cache_tasks.index(tid)
@@ -344,7 +350,7 @@ def test_r_demo_and_phi_agree_with_the_cpu_env(cache, cpu_env, cpu_backend, corp
     there, both give the same phi and r_demo, near its maximum (every pose term tracked)."""
     out, tasks = cache
     gpu = hw.HeberoWarpBatch(out, 2, config=REPLAY, warp=hw.WarpEnvConfig(autoreset=False))
-    gpu.set_demos(corpus_demos)
+    _shared_models(gpu, cpu_env).set_demos(corpus_demos)
     cpu_env.set_demos(corpus_demos, demo_start=True)
     try:
         oc, _ = cpu_env.reset(seed=3)
@@ -368,13 +374,13 @@ def test_r_demo_and_phi_agree_with_the_cpu_env(cache, cpu_env, cpu_backend, corp
         cpu_env.stream = None
 
 
-def test_demo_start_autoreset_and_final_info_on_the_gpu_env(cache, cpu_backend, corpus_demos):
+def test_demo_start_autoreset_and_final_info_on_the_gpu_env(cache, cpu_env, cpu_backend, corpus_demos):
     """RFCL-style demo starts on the GPU env: every autoreset puts an env at its demo's state at a
     fresh random cursor (arm joints = the demo's at r_e, phi = r_e / (T - 1) after the reset);
     Gymnasium's same-step keys mark exactly the finished envs."""
     out, tasks = cache
     batch = hw.HeberoWarpBatch(out, 2, config={"horizon": 2, "terminate_on_success": False})
-    env = hw.HeberoWarpVecEnv(batch, "numpy")
+    env = hw.HeberoWarpVecEnv(_shared_models(batch, cpu_env), "numpy")
     env.set_demos(corpus_demos, demo_start=True)
     seen = set()
     obs, _ = env.reset(seed=0)
@@ -401,7 +407,9 @@ def test_init_states_and_reset_boxes_on_the_gpu_env(cache, cpu_env, cpu_backend,
     from simkit.envs.hebero.vector_env import demo_boxes
 
     out, tasks = cache
-    env = hw.HeberoWarpVecEnv(hw.HeberoWarpBatch(out, 2, config={"bank_size": 2}), "numpy")
+    env = hw.HeberoWarpVecEnv(
+        _shared_models(hw.HeberoWarpBatch(out, 2, config={"bank_size": 2}), cpu_env), "numpy"
+    )
     for k in (0, 7):
         og, _ = env.reset(options={"init_state": k})
         oc, _ = cpu_env.reset(options={"init_state": k})
@@ -433,7 +441,7 @@ def test_rdemo_agreement_tool_on_the_stand_in(cache, cpu_env, cpu_backend, corpu
     tool = _agreement_tool()
     out, tasks = cache
     gpu = hw.HeberoWarpBatch(out, 2, config=tool.REPLAY, warp=hw.WarpEnvConfig(autoreset=False))
-    gpu.set_demos(corpus_demos)
+    _shared_models(gpu, cpu_env).set_demos(corpus_demos)
     res_g = tool.rdemo_gpu(gpu, corpus_demos, tasks, [0.0, 0.5], 3)
     try:
         res_c = tool.rdemo_cpu(cpu_env, corpus_demos, tasks, [0.0, 0.5], 3)

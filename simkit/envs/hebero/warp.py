@@ -290,7 +290,9 @@ class HeberoWarpBatch:
         self.stream: Any = None  # demo command stream (set_demos)
         self.demo_terms: dict[str, Any] = {}
         self.libero_root: str | Path | None = None  # LIBERO assets of the CPU task models (None: installed)
-        self._tasks: dict[str, Any] | None = None
+        #: task id -> the CPU env's TaskModel of the tasks run, the source of the states mapped onto the
+        #: union models (demos, LIBERO's initial states, box layouts); built on first use when None
+        self.task_models: dict[str, Any] | None = None
         self.q_lo = torch.zeros(n, 7, device=dev)
         self.q_hi = torch.zeros(n, 7, device=dev)
         for grp in self.groups:
@@ -513,12 +515,12 @@ class HeberoWarpBatch:
     def _task_models(self) -> dict[str, Any]:
         """The CPU env's :class:`~simkit.envs.hebero.vector_env.TaskModel` of every task run (built once,
         from :attr:`libero_root` or the installed LIBERO assets): the source of the states this backend maps."""
-        if self._tasks is None:
+        if self.task_models is None:
             from simkit.envs.hebero.vector_env import build_tasks
 
             ids, models = build_tasks(None, self.task_ids, self.libero_root)
-            self._tasks = dict(zip(ids, models))
-        return self._tasks
+            self.task_models = dict(zip(ids, models))
+        return self.task_models
 
     def _map_section(self, name: str, blocks_of) -> None:
         """Fill pool section ``name`` of every group: ``blocks_of(task_id, task_model)`` -> list of
