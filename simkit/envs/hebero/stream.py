@@ -202,6 +202,7 @@ class TorchDemoTable:
                 host["objects"][k, i, :n, :no] = d.object_poses[:, :, :3]
                 host["articulation"][k, i, :n, :na] = d.articulation
                 omask[k, :no], amask[k, :na] = True, True
+
         def f32(x: np.ndarray) -> Any:
             return torch.as_tensor(x, device=device, dtype=torch.float32)
 
