@@ -321,6 +321,7 @@ IMPORT_NAMES = {
     "openexr": {"OpenEXR", "Imath"},
     "universal-pathlib": {"upath"},
     "warp-lang": {"warp"},
+    "rsl-rl-lib": {"rsl_rl"},
 }
 
 
