@@ -77,7 +77,9 @@ def test_camera_definitions_are_libero_and_robosuite_ones(venv):
     np.testing.assert_allclose(av.pos, pos, atol=1e-12)
     np.testing.assert_allclose(av.quat, np.asarray(quat) / np.linalg.norm(quat), atol=1e-9)
     assert av.fovy[0] == MUJOCO_DEFAULT_FOVY
-    assert len([model.camera(i).name for i in range(model.ncam) if "eye_in_hand" in model.camera(i).name]) == 1
+    assert (
+        len([model.camera(i).name for i in range(model.ncam) if "eye_in_hand" in model.camera(i).name]) == 1
+    )
 
 
 def test_agentview_projects_each_object_onto_its_own_pixels(shot):
@@ -127,14 +129,18 @@ def test_agentview_depth_is_the_distance_to_the_table_along_the_optical_axis(sho
 
 def test_wrist_camera_sees_the_fingers_in_the_lower_part(shot):
     model, data, imgs = shot
-    fingers = [b for b in range(model.nbody) if "finger" in model.body(b).name and "robot/" in model.body(b).name]
+    fingers = [
+        b for b in range(model.nbody) if "finger" in model.body(b).name and "robot/" in model.body(b).name
+    ]
     assert fingers
     mask = _geom_mask(model, imgs["eye_in_hand_segmentation"], fingers)
     rows, _ = np.nonzero(mask)
     assert mask.sum() > 20 and rows.mean() > 0.6 * S  # hand +x is the camera's up: the fingers are below
     # the finger geoms' projection agrees with where they are drawn
     cid = model.camera("eye_in_hand").id
-    centre = np.mean([data.geom_xpos[g] for g in range(model.ngeom) if model.geom_bodyid[g] in fingers], axis=0)
+    centre = np.mean(
+        [data.geom_xpos[g] for g in range(model.ngeom) if model.geom_bodyid[g] in fingers], axis=0
+    )
     uv, _ = project(centre[None], data.cam_xpos[cid], data.cam_xmat[cid], EYE_IN_HAND.fovy, S, S)
     assert uv[0, 1] > S / 2 and abs(uv[0, 0] - S / 2) < S / 4
     # the RGB image is drawn where the segmentation says something is
@@ -143,12 +149,12 @@ def test_wrist_camera_sees_the_fingers_in_the_lower_part(shot):
 
 def test_camera_images_api(venv):
     env, obs = venv
-    out = env.camera_images(("agentview", "eye_in_hand"), size=32, depth=True)
+    out = env.camera_images(("agentview", "eye_in_hand"), size=S, depth=True)
     assert set(out) == {"agentview_rgb", "eye_in_hand_rgb", "agentview_depth", "eye_in_hand_depth"}
-    assert out["agentview_rgb"].shape == (2, 32, 32, 3) and out["agentview_rgb"].dtype == np.uint8
-    assert out["eye_in_hand_depth"].shape == (2, 32, 32) and out["eye_in_hand_depth"].dtype == np.float32
-    d = out["agentview_depth"]  # metres: the scene within 3 m, nothing drawn (above the walls) at ZFAR
-    assert 0.5 < d.min() and d.max() <= ZFAR + 1e-3 and (d < 3.0).mean() > 0.5
+    assert out["agentview_rgb"].shape == (2, S, S, 3) and out["agentview_rgb"].dtype == np.uint8
+    assert out["eye_in_hand_depth"].shape == (2, S, S) and out["eye_in_hand_depth"].dtype == np.float32
+    d = out["agentview_depth"]  # metres: the scene within 3 m, the background (nothing drawn) at ZFAR
+    assert d.min() > 0.5 and d.max() <= ZFAR + 1e-3 and (d < 3.0).mean() > 0.5
     one = env.camera_images(("agentview",), envs=[1])
     assert one["agentview_rgb"].shape == (1, S, S, 3)
     np.testing.assert_array_equal(one["agentview_rgb"][0], obs["agentview_rgb"][1])
@@ -158,6 +164,8 @@ def test_camera_images_api(venv):
         env.camera_images(size=4)
     with pytest.raises(InputError, match="obs_mode"):
         HeberoVectorEnv(num_envs=1, tasks=[TASK], obs_mode="depth")
+    with pytest.raises(InputError, match="need the visual task models"):
+        HeberoVectorEnv(num_envs=1, tasks=[TASK]).camera_images()
 
 
 def test_rgb_observations_follow_the_state_and_autoreset(venv):
@@ -179,9 +187,12 @@ def test_rgb_observations_follow_the_state_and_autoreset(venv):
 def test_single_env_with_images_passes_check_env():
     from gymnasium.utils.env_checker import check_env
 
-    env = HeberoEnv(task=TASK, obs_mode="rgb", cameras=("eye_in_hand",), image_size=16, nthread=1)
+    # the study scene: the fewest meshes of the 40 tasks, the quickest visual model to build
+    task = "long/STUDY_SCENE1_pick_up_the_book_and_place_it_in_the_back_compartment_of_the_caddy"
+    env = HeberoEnv(task=task, obs_mode="rgb", cameras=("eye_in_hand",), image_size=16, nthread=1)
     try:
         assert set(env.observation_space.spaces) == {"eye_in_hand_rgb"}
+        assert env.observation_space["eye_in_hand_rgb"].shape == (16, 16, 3)
         check_env(env, skip_render_check=True)
     finally:
         env.close()

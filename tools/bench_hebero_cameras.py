@@ -75,6 +75,12 @@ def main() -> None:
         print(f"{k}_over_bare {totals[k] / totals['bare']:.2f} x")
     per_image = (totals["demo+cameras"] - totals["demo"]) / n / ((steps + 1) * len(cams))
     print(f"camera_cost_per_image {1000 * per_image:.1f} ms ({args.size}x{args.size}, render + encode)")
+    for c in cams:  # rendering alone, one camera over the first demo's states
+        t0 = time.perf_counter()
+        for state in demos[0].states:
+            visual.backend.set_state(0, np.array([0]), state[None])
+            visual.camera_images((c,), args.size, envs=[0])
+        print(f"render_{c} {1000 * (time.perf_counter() - t0) / len(demos[0].states):.1f} ms/image")
 
 
 if __name__ == "__main__":

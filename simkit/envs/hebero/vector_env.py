@@ -18,7 +18,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from simkit.assets.mujoco_log import import_mujoco
-from simkit.core.errors import InputError, SimkitError
+from simkit.core.errors import InputError
 from simkit.envs.hebero import kernels
 from simkit.envs.hebero.backend import Backend, make_backend
 from simkit.envs.hebero.config import HeberoConfig, make_config
@@ -206,6 +206,14 @@ class _Rows(Mapping):
 
 #: observation modes: the state vector, camera images, or both (a Dict)
 OBS_MODES = ("state", "rgb", "state+rgb")
+#: largest camera image side, px: the task models' offscreen buffer is 1280 x 960
+MAX_IMAGE_SIZE = 960
+
+
+def _check_size(size: int) -> int:
+    if not 16 <= size <= MAX_IMAGE_SIZE:
+        raise InputError(None, f"camera image size must be in [16, {MAX_IMAGE_SIZE}] px, not {size}")
+    return size
 
 
 class HeberoVectorEnv(gymnasium.vector.VectorEnv):
@@ -259,9 +267,10 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
         if obs_mode not in OBS_MODES:
             raise InputError(None, f"obs_mode must be one of {list(OBS_MODES)}, not {obs_mode!r}")
         self.obs_mode, self.cameras = obs_mode, check_cameras(cameras)
-        visual = render_mode is not None or obs_mode != "state"
+        visual = self.visual = render_mode is not None or obs_mode != "state"
         if visual:
             gl_default()  # headless offscreen rendering (or osmesa, set by the user)
+            _check_size(self.cfg.image_size)
         if backend not in ("cpu", "warp"):
             make_backend(backend, [], np.zeros(0, int))
         k = len(task_ids(suite, tasks))
@@ -293,7 +302,9 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
         self._renderers: dict[tuple[int, int], CameraRenderer] = {}  # (task, size) -> renderer
         self._scratch: dict[int, Any] = {}  # env -> MjData its images are drawn from
         #: env -> (layout group, row in the group)
-        self._where = {int(e): (g, j) for g, grp in enumerate(self.backend.groups) for j, e in enumerate(grp.env_ids)}
+        self._where = {
+            int(e): (g, j) for g, grp in enumerate(self.backend.groups) for j, e in enumerate(grp.env_ids)
+        }
         self.stream: Any = None  # demo command stream (set_demos)
         self.boxes: dict[int, dict] = {}  # task index -> object reset boxes (set_reset_boxes)
 
@@ -584,13 +595,18 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
             float32, metres along the optical axis; upright (row 0 = top of the image).
 
         Raises:
-            InputError: an unknown camera, a size out of range or an env index out of range.
+            InputError: an env built without visual models (no ``render_mode``, ``obs_mode="state"``),
+                an unknown camera, a size out of range or an env index out of range.
             SimkitError: no OpenGL context (``MUJOCO_GL``).
         """
+        if not self.visual:
+            raise InputError(
+                None,
+                "camera images need the visual task models: create the env with render_mode='rgb_array' "
+                "or obs_mode='rgb' / 'state+rgb'",
+            )
         cams = check_cameras(cameras)
-        s = self.cfg.image_size if size is None else int(size)
-        if not 16 <= s <= 960:
-            raise InputError(None, f"camera image size must be in [16, 960] px, not {s}")
+        s = _check_size(self.cfg.image_size if size is None else int(size))
         ids = np.arange(self.num_envs) if envs is None else np.asarray(envs, int).reshape(-1)
         if len(ids) and (ids.min() < 0 or ids.max() >= self.num_envs):
             raise InputError(None, f"env indices must be in [0, {self.num_envs}), got {ids.tolist()}")

@@ -32,10 +32,14 @@ class HeberoDemosConfig(GeneratorConfig):
     max_steps: int = Field(default=600, ge=1, le=5000, description="control steps before giving up (20 Hz)")
     require_success: bool = Field(default=False, description="reject (redraw) demos whose goal does not hold")
     cameras: list[Literal["agentview", "eye_in_hand"]] = Field(
-        default=[], description="cameras recorded at every step as videos agentview_rgb, eye_in_hand_rgb (none: no images)"
+        default=[],
+        description="cameras recorded at every step as videos agentview_rgb, eye_in_hand_rgb (none: no images)",
     )
     image_size: int = Field(default=128, ge=16, le=960, description="side of the camera images, px (even)")
-    depth: bool = Field(default=False, description="also record agentview_depth / eye_in_hand_depth (float16, m) of each camera")
+    depth: bool = Field(
+        default=False,
+        description="also record agentview_depth / eye_in_hand_depth (float16, m) of each camera",
+    )
 
     @field_validator("cameras")
     @classmethod

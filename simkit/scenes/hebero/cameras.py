@@ -101,7 +101,12 @@ def agentview(problem: str) -> CameraDef:
         raise KeyError(f"no agentview pose for LIBERO problem class {problem!r}")
     pos, quat = AGENTVIEW_POSES[key]
     return CameraDef(
-        "agentview", "world", pos, quat, MUJOCO_DEFAULT_FOVY, f"LIBERO {key}._setup_camera; fovy MuJoCo default"
+        "agentview",
+        "world",
+        pos,
+        quat,
+        MUJOCO_DEFAULT_FOVY,
+        f"LIBERO {key}._setup_camera; fovy MuJoCo default",
     )
 
 

@@ -79,9 +79,9 @@ class CameraRenderer:
     """Offscreen images of one task model's cameras, ``size`` x ``size`` px.
 
     Args:
-        model: a compiled ``mujoco.MjModel`` holding the cameras (a visual model: see
-            :func:`~simkit.sims.hebero.scene.build_scene`; without visual meshes the objects are drawn
-            as their collision geometry).
+        model: a compiled ``mujoco.MjModel`` holding the cameras, a visual model
+            (:func:`~simkit.sims.hebero.scene.build_scene` with ``visual=True``: only visual geoms are
+            drawn, so a physics-only model shows the table and floor alone).
         size: image side, px (at most the model's offscreen buffer, 1280 x 960 for task models).
 
     Raises:
