@@ -13,7 +13,9 @@ Per demo (the same seeds in every variant, timed in alternating rounds in one ru
   ``--set cameras=[agentview,eye_in_hand]`` adds.
 
 Prints ``name value unit`` lines: seconds per demo of each, their ratios to ``bare``, the steps per
-demo and the milliseconds per rendered image. ``MUJOCO_GL`` as for the env (``egl`` when unset).
+demo, the milliseconds per rendered image, and one agentview image with ``mujoco.Renderer``'s default
+options (shadows, reflections, collision geoms) against the camera renderer's. ``MUJOCO_GL`` as for
+the env (``egl`` when unset).
 """
 
 from __future__ import annotations
@@ -81,6 +83,32 @@ def main() -> None:
             visual.backend.set_state(0, np.array([0]), state[None])
             visual.camera_images((c,), args.size, envs=[0])
         print(f"render_{c} {1000 * (time.perf_counter() - t0) / len(demos[0].states):.1f} ms/image")
+    _default_options(visual, demos[0].states[-1], args.size)
+
+
+def _default_options(env, state: np.ndarray, size: int, repeats: int = 3) -> None:
+    """One agentview image with ``mujoco.Renderer``'s defaults (shadows, reflections, collision geoms
+    drawn) against :class:`~simkit.sims.hebero.cameras.CameraRenderer`'s options, same model and state."""
+    import mujoco
+
+    env.backend.set_state(0, np.array([0]), state[None])
+    data = env._render_data(0)
+    opt = mujoco.MjvOption()
+    opt.sitegroup[:] = 0
+    with mujoco.Renderer(env.tasks[0].model, size, size) as r:
+        r.update_scene(data, camera="agentview", scene_option=opt)
+        r.render()  # warm-up
+        t0 = time.perf_counter()
+        for _ in range(repeats):
+            r.update_scene(data, camera="agentview", scene_option=opt)
+            r.render()
+        t_default = (time.perf_counter() - t0) / repeats
+    t0 = time.perf_counter()
+    for _ in range(repeats):
+        env.camera_images(("agentview",), size, envs=[0])
+    t_ours = (time.perf_counter() - t0) / repeats
+    print(f"render_agentview_mujoco_defaults {1000 * t_default:.1f} ms/image")
+    print(f"render_agentview_camera_options {1000 * t_ours:.1f} ms/image")
 
 
 if __name__ == "__main__":

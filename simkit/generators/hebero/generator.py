@@ -4,8 +4,10 @@ Episode i demonstrates task ``tasks[i mod K]`` (K tasks of ``suite``, or the exp
 list) from an initial state drawn with the episode's seed: the scripted planner
 (:mod:`simkit.envs.hebero.scripted`) drives the env's controller until the goal holds or
 ``max_steps`` pass. Every episode stores the full MuJoCo state of every step, the actions,
-robot and object trajectories and the success flag; ``simkit export hebero-hdf5`` turns a corpus
-into robomimic-layout HDF5. ``check`` re-evaluates the goal on the stored last state with the
+robot and object trajectories and the success flag; with ``cameras`` also one image per state of
+each camera (:mod:`simkit.scenes.hebero.cameras`: LIBERO's ``agentview``, the Panda's wrist
+``eye_in_hand``) as an H.264 video field ``<camera>_rgb`` and, with ``depth``, ``<camera>_depth``
+(float16, m). ``simkit export hebero-hdf5`` turns a corpus into robomimic-layout HDF5. ``check`` re-evaluates the goal on the stored last state with the
 contact-scan predicates (independent of the batched test the env used while recording).
 """
 
@@ -124,6 +126,13 @@ class HeberoDemosGenerator(Generator):
     def setup(self, config) -> None:
         super().setup(config)
         from simkit.envs.hebero.tasks import task_ids
+
+        if config.cameras:
+            from simkit.core.errors import require_installed
+            from simkit.sims.hebero.cameras import gl_default
+
+            gl_default()  # before this process first imports mujoco (MUJOCO_GL is read then)
+            require_installed("av", "video")  # the H.264 codec of the image fields
 
         self.task_list = task_ids(config.suite, config.tasks)
         self._envs: dict[str, Any] = {}
