@@ -36,7 +36,12 @@
   gravity-compensated, with joint position actuators (:data:`ARM_KP`) holding
   LIBERO's home pose :data:`ROBOT_HOME`; zero action = hold. Actuators:
   ``robot/act1..7`` (arm joint targets, rad) and
-  ``robot/gripper/finger_joint{1,2}_act`` (finger targets, m).
+  ``robot/gripper/finger_joint{1,2}_act`` (finger targets, m);
+* cameras: LIBERO's ``agentview`` of the problem class and the wrist camera ``eye_in_hand`` on
+  ``robot/right_hand`` (:func:`~simkit.sims.hebero.cameras.add_cameras`, definitions in
+  :mod:`simkit.scenes.hebero.cameras`; robosuite's own arm cameras are dropped), clipping planes at
+  0.01 / 20 m, and ``birdview`` (top-down, for contact sheets). The floor, table top and legs are in
+  geom group 1, which the cameras draw (visual geoms only).
 
 Frames: world, z up, metres; quaternions (w, x, y, z).
 """
