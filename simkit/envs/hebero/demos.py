@@ -11,6 +11,7 @@ vector env, in :mod:`simkit.envs.hebero.stream`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ import numpy as np
 from simkit.assets.mujoco_log import import_mujoco
 from simkit.envs.hebero.scripted import Tracker, plan_task
 from simkit.envs.hebero.stream import Demo
+from simkit.scenes.hebero.cameras import DEFAULT_IMAGE_SIZE
 
 
 def _snapshot(env, task, out: dict[str, list]) -> None:
@@ -39,12 +41,21 @@ def _snapshot(env, task, out: dict[str, list]) -> None:
     out["articulation"].append(np.array(data.qpos[task.fixture_q]))
 
 
-def record_demo(env, seed: int, max_steps: int = 600) -> Demo:
+def record_demo(
+    env,
+    seed: int,
+    max_steps: int = 600,
+    cameras: Sequence[str] = (),
+    image_size: int = DEFAULT_IMAGE_SIZE,
+    depth: bool = False,
+) -> Demo:
     """Run the scripted planner in a one-env :class:`HeberoVectorEnv` from ``reset(seed=seed)``.
 
     Stops at the first step where the goal holds (``success`` True), when the plan ends, or after
     ``max_steps``. A goal the planner has no primitive for (e.g. Close) gets an empty plan: a one-step
-    demo with ``success`` False.
+    demo with ``success`` False. ``cameras`` (``agentview``, ``eye_in_hand``; the env built with visual
+    models, :func:`demo_env` ``visual=True``) fills ``Demo.images`` with one ``image_size`` square image
+    per state (and depth with ``depth``); the images never change the states or actions.
     """
     env.cfg.terminate_on_success = False
     env.cfg.horizon = max_steps + 1
@@ -63,7 +74,16 @@ def record_demo(env, seed: int, max_steps: int = 600) -> Demo:
         k: [] for k in ("states", "joint_states", "gripper_states", "ee_pos", "object_poses", "articulation")
     }
     actions, rewards = [], []
-    _snapshot(env, task, rec)
+    frames: dict[str, list[np.ndarray]] = {}
+    cams = tuple(cameras)
+
+    def snapshot() -> None:
+        _snapshot(env, task, rec)
+        if cams:
+            for k, v in env.camera_images(cams, image_size, depth, envs=[0]).items():
+                frames.setdefault(k, []).append(v[0])
+
+    snapshot()
     success = False
     for _ in range(max_steps):
         arr = env.backend.arrays(0)
@@ -71,7 +91,7 @@ def record_demo(env, seed: int, max_steps: int = 600) -> Demo:
         _, r, _, _, info = env.step(a[None])
         actions.append(a)
         rewards.append(float(r[0]))
-        _snapshot(env, task, rec)
+        snapshot()
         success = bool(info["success"][0])
         if success or tracker.done:
             break
@@ -89,6 +109,7 @@ def record_demo(env, seed: int, max_steps: int = 600) -> Demo:
         success=success,
         object_names=list(task.desc["objects"]),
         articulation_names=[task.model.joint(j).name for j in task.fixture_joints],
+        images={k: np.stack(v) for k, v in frames.items()},
     )
 
 
@@ -119,11 +140,18 @@ def _locate(env, env_index: int) -> tuple[int, int]:
     raise IndexError(env_index)
 
 
-def demo_env(task: str, libero_root: str | Path | None = None):
-    """A one-env, one-thread :class:`HeberoVectorEnv` of ``task`` for recording demos."""
+def demo_env(task: str, libero_root: str | Path | None = None, visual: bool = False):
+    """A one-env, one-thread :class:`HeberoVectorEnv` of ``task`` for recording demos; ``visual`` keeps
+    the visual meshes for camera images (same dynamics, bit for bit)."""
     from simkit.envs.hebero.vector_env import HeberoVectorEnv
 
-    return HeberoVectorEnv(num_envs=1, tasks=[task], libero_root=libero_root, nthread=1)
+    return HeberoVectorEnv(
+        num_envs=1,
+        tasks=[task],
+        libero_root=libero_root,
+        nthread=1,
+        render_mode="rgb_array" if visual else None,
+    )
 
 
 _SCENES: dict[str, Any] = {}

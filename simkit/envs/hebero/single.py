@@ -18,7 +18,8 @@ class HeberoEnv(gymnasium.Env):
         suite: goal | object | spatial | long | all, used when ``task`` is None.
         render_mode: None or "rgb_array". Other keyword arguments: as :class:`HeberoVectorEnv`.
 
-    ``step`` returns (obs (300,) float32, reward float, terminated, truncated, info) with
+    ``step`` returns (obs (300,) float32, or a Dict of one env's arrays with ``obs_mode``, reward
+    float, terminated, truncated, info) with
     ``info["task_id"]`` (int), ``info["success"]`` (bool) and the reward terms. No autoreset:
     call ``reset`` after an episode ends, as with any ``gymnasium.Env``.
     """
@@ -41,7 +42,7 @@ class HeberoEnv(gymnasium.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         obs, info = self.venv.reset(seed=seed if seed is not None else int(self.np_random.integers(2**31)))
-        return obs[0], _unbatch(info)
+        return _first(obs), _unbatch(info)
 
     def step(self, action):
         horizon = self.venv.cfg.horizon
@@ -55,7 +56,7 @@ class HeberoEnv(gymnasium.Env):
         trunc = bool(self.venv.elapsed[0] >= horizon) and not bool(term[0])
         if term[0]:
             self.venv.elapsed[0] = horizon  # keep stepping harmlessly until the caller resets
-        return obs[0], float(r[0]), bool(term[0]), trunc, _unbatch(info)
+        return _first(obs), float(r[0]), bool(term[0]), trunc, _unbatch(info)
 
     def render(self):
         return self.venv.render()
@@ -64,13 +65,18 @@ class HeberoEnv(gymnasium.Env):
         self.venv.close()
 
 
+def _first(obs):
+    """Env 0's observation: a row of the (1, 300) array, or of every array of a Dict observation."""
+    return {k: v[0] for k, v in obs.items()} if isinstance(obs, dict) else obs[0]
+
+
 def _unbatch(info: dict) -> dict:
     skip = (
         "final_obs",
         "final_info",
     )  # Gymnasium's vector autoreset keys: the single env ends episodes itself
     return {
-        k: (v[0].item() if np.ndim(v) == 1 else v[0])
+        k: _first(v) if isinstance(v, dict) else (v[0].item() if np.ndim(v) == 1 else v[0])
         for k, v in info.items()
         if not k.startswith("_") and k not in skip
     }

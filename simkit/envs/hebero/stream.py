@@ -30,6 +30,9 @@ class Demo:
         articulation: (T + 1, k) hinge/slide joints of the fixtures (rad or m).
         rewards: (T,) float32 task reward. success: the goal holds at the last state.
         object_names, articulation_names: names of the columns (simkit's scene names).
+        images: camera images per step when recorded (``record_demo(cameras=...)``): ``<camera>_rgb``
+            (T + 1, H, W, 3) uint8 and ``<camera>_depth`` (T + 1, H, W) float32 m; upright
+            (:mod:`simkit.scenes.hebero.cameras`). Empty otherwise.
     """
 
     task_id: str
@@ -45,6 +48,7 @@ class Demo:
     success: bool
     object_names: list[str] = field(default_factory=list)
     articulation_names: list[str] = field(default_factory=list)
+    images: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def length(self) -> int:

@@ -11,8 +11,6 @@ episode and ``info["final_info"]`` its step's info, with ``info["_final_obs"][i]
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,12 +20,14 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from simkit.assets.mujoco_log import import_mujoco
-from simkit.core.errors import InputError, SimkitError
+from simkit.core.errors import InputError
 from simkit.envs.hebero import kernels
 from simkit.envs.hebero.backend import Backend, make_backend
 from simkit.envs.hebero.config import HeberoConfig, make_config
 from simkit.envs.hebero.tasks import descriptors, task_ids
+from simkit.scenes.hebero.cameras import CAMERA_NAMES
 from simkit.sims.hebero.batch_predicates import BatchGoal
+from simkit.sims.hebero.cameras import CameraRenderer, check_cameras, gl_default
 from simkit.sims.hebero.scene import SIM_DT, Scene, build_scene
 
 
@@ -240,6 +240,18 @@ class _Rows(Mapping):
         return len(self._a)
 
 
+#: observation modes: the state vector, camera images, or both (a Dict)
+OBS_MODES = ("state", "rgb", "state+rgb")
+#: largest camera image side, px: the task models' offscreen buffer is 1280 x 960
+MAX_IMAGE_SIZE = 960
+
+
+def _check_size(size: int) -> int:
+    if not 16 <= size <= MAX_IMAGE_SIZE:
+        raise InputError(None, f"camera image size must be in [16, {MAX_IMAGE_SIZE}] px, not {size}")
+    return size
+
+
 class HeberoVectorEnv(gymnasium.vector.VectorEnv):
     """The heterogeneous multi-task LIBERO vector env (see module doc and ``docs/hebero.md``).
 
@@ -250,18 +262,23 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
         backend: "cpu" (``mujoco.batch``). ``gymnasium.make_vec(..., backend="warp")`` builds the GPU
             env (:mod:`simkit.envs.hebero.warp`) from the same config instead of this class.
         render_mode: None or "rgb_array" (``render()`` returns env 0's agent-view image). Without a
-            render mode the task models drop their visual meshes (about 4 MB instead of 200 MB per
-            task; masses and inertias are kept, so the dynamics are bit-identical).
+            render mode or camera observations the task models drop their visual meshes (about 4 MB
+            instead of 200 MB per task; masses and inertias are kept, so the dynamics are bit-identical).
+        obs_mode: "state" (the (N, 300) vector), "rgb" or "state+rgb": a Dict observation with
+            ``<camera>_rgb`` (N, S, S, 3) uint8 per camera of ``cameras`` (S = ``image_size``; upright,
+            :mod:`simkit.scenes.hebero.cameras`) and, for "state+rgb", ``state`` (N, 300).
+        cameras: the cameras of the image observations (``agentview``, ``eye_in_hand``).
         equal_groups: require N to be a multiple of K (every task gets the same number of envs).
         libero_root: a LIBERO checkout instead of the bundled BDDL files + installed assets.
         config: :class:`HeberoConfig` or a dict of its fields; keyword arguments of the same
             names override it (``max_episode_steps`` is an alias of ``horizon``).
 
-    Spaces: observation Box(-inf, inf, (N, 300), float32); action Box(-1, 1, (N, 7), float32).
+    Spaces: observation Box(-inf, inf, (N, 300), float32) (``obs_mode="state"``) or a Dict of it and
+    Box(0, 255, (N, S, S, 3), uint8) per camera; action Box(-1, 1, (N, 7), float32).
 
     Raises:
-        InputError: unknown suite/task/backend, bad config values, or N not a multiple of K
-            with ``equal_groups``.
+        InputError: unknown suite/task/backend/obs_mode/camera, bad config values, or N not a multiple
+            of K with ``equal_groups``.
     """
 
     metadata = {"render_modes": ["rgb_array"], "autoreset_mode": AutoresetMode.SAME_STEP, "render_fps": 20}
@@ -276,15 +293,20 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
         equal_groups: bool = False,
         libero_root: str | Path | None = None,
         config: HeberoConfig | dict | None = None,
+        obs_mode: str = "state",
+        cameras: Sequence[str] = CAMERA_NAMES,
         **overrides: Any,
     ):
         self.cfg = make_config(config, overrides)
         if render_mode not in (None, "rgb_array"):
             raise InputError(None, f"render_mode must be None or 'rgb_array', not {render_mode!r}")
-        if render_mode == "rgb_array" and "mujoco" not in sys.modules:
-            os.environ.setdefault(
-                "MUJOCO_GL", "egl"
-            )  # headless offscreen rendering (or osmesa, set by the user)
+        if obs_mode not in OBS_MODES:
+            raise InputError(None, f"obs_mode must be one of {list(OBS_MODES)}, not {obs_mode!r}")
+        self.obs_mode, self.cameras = obs_mode, check_cameras(cameras)
+        visual = self.visual = render_mode is not None or obs_mode != "state"
+        if visual:
+            gl_default()  # headless offscreen rendering (or osmesa, set by the user)
+            _check_size(self.cfg.image_size)
         if backend not in ("cpu", "warp"):
             make_backend(backend, [], np.zeros(0, int))
         k = len(task_ids(suite, tasks))
@@ -294,7 +316,7 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
             raise InputError(
                 None, f"num_envs={num_envs} is not a multiple of the {k} tasks (equal_groups=True)"
             )
-        self.task_names, self.tasks = build_tasks(suite, tasks, libero_root, visual=render_mode is not None)
+        self.task_names, self.tasks = build_tasks(suite, tasks, libero_root, visual=visual)
         self.num_envs = num_envs
         self.render_mode = render_mode
         self.task_of = np.arange(num_envs) % k
@@ -304,7 +326,7 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
             backend, [t.model for t in self.tasks], self.task_of, self.cfg.nthread
         )
         self.substeps = max(1, round(1.0 / (self.cfg.control_hz * SIM_DT)))
-        self.single_observation_space = gymnasium.spaces.Box(-np.inf, np.inf, (kernels.OBS_DIM,), np.float32)
+        self.single_observation_space = self._observation_space()
         self.single_action_space = gymnasium.spaces.Box(-1.0, 1.0, (7,), np.float32)
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, num_envs)
@@ -313,7 +335,12 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
         self.prev_action = np.zeros((num_envs, 7))
         self.elapsed = np.zeros(num_envs, int)
         self._rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(0).spawn(num_envs)]
-        self._renderer: Any = None
+        self._renderers: dict[tuple[int, int], CameraRenderer] = {}  # (task, size) -> renderer
+        self._scratch: dict[int, Any] = {}  # env -> MjData its images are drawn from
+        #: env -> (layout group, row in the group)
+        self._where = {
+            int(e): (g, j) for g, grp in enumerate(self.backend.groups) for j, e in enumerate(grp.env_ids)
+        }
         self.stream: Any = None  # demo command stream (set_demos)
         self.boxes: dict[int, dict] = {}  # task index -> object reset boxes (set_reset_boxes)
 
@@ -370,7 +397,7 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
             inits = self._per_env(options["init_state"], "init_state")
         self._reset_envs(np.arange(self.num_envs), entries, inits)
         obs, success, _ = self._observe(np.zeros((self.num_envs, 7)))
-        return obs, {"task_id": self.task_of.copy(), "success": success}
+        return self._with_images(obs), {"task_id": self.task_of.copy(), "success": success}
 
     #: the ``reset`` options this env understands
     reset_options = ("bank_entry", "init_state")
@@ -395,12 +422,21 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
             self.stream.advance()
             info.update(self._demo_terms())
         done = np.flatnonzero(terminated | truncated)
+        out = self._with_images(obs)
         if len(done):
-            info.update(final_infos(obs.copy(), info, terminated | truncated))
+            if self.obs_mode == "state":
+                final = obs.copy()
+            else:  # a Dict observation: env i's own dict where it ended
+                final = [
+                    {k: v[i].copy() for k, v in out.items()} if i in done else None
+                    for i in range(self.num_envs)
+                ]
+            info.update(final_infos(final, info, terminated | truncated))
             self._reset_envs(done)
             new_obs, _, _ = self._observe(np.zeros((self.num_envs, 7)))
             obs[done] = new_obs[done]
-        return obs, terms["reward"].astype(np.float32), terminated, truncated, info
+            out = self._with_images(obs, done, out)
+        return out, terms["reward"].astype(np.float32), terminated, truncated, info
 
     def set_reset_boxes(self, boxes: dict[str, dict[str, tuple[float, ...]]]) -> None:
         """Task id -> {object -> (x_min, y_min, x_max, y_max)}: from the next reset on, those objects'
@@ -546,40 +582,105 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
         terms = kernels.task_reward(success, a, self.prev_action, q, dq, self._qrange, self.cfg.reward)
         return obs, success, terms
 
-    # ---- rendering
+    # ---- cameras
+    def _observation_space(self) -> gymnasium.spaces.Space:
+        """One env's observation space for ``obs_mode`` (class doc)."""
+        state = gymnasium.spaces.Box(-np.inf, np.inf, (kernels.OBS_DIM,), np.float32)
+        if self.obs_mode == "state":
+            return state
+        s = self.cfg.image_size
+        spaces: dict[str, gymnasium.spaces.Space] = {"state": state} if "state" in self.obs_mode else {}
+        for cam in self.cameras:
+            spaces[f"{cam}_rgb"] = gymnasium.spaces.Box(0, 255, (s, s, 3), np.uint8)
+        return gymnasium.spaces.Dict(spaces)
+
+    def _with_images(self, state: np.ndarray, envs: np.ndarray | None = None, prev: dict | None = None):
+        """The observation of ``obs_mode``: ``state`` itself, or the Dict with every env's images
+        (``envs`` given: ``prev``'s images with those envs' rendered anew)."""
+        if self.obs_mode == "state":
+            return state
+        out: dict[str, np.ndarray] = {"state": state} if "state" in self.obs_mode else {}
+        imgs = self.camera_images(self.cameras, envs=envs)
+        for k, v in imgs.items():
+            if prev is None:
+                out[k] = v
+            else:
+                out[k] = prev[k].copy()
+                out[k][envs] = v
+        return out
+
     def render(self):
         """Env 0's agent-view RGB image (H, W, 3) uint8 when ``render_mode="rgb_array"``, else None."""
         if self.render_mode != "rgb_array":
             return None
-        return self.camera_images(0, ("agentview",))[0]
+        return self.camera_images(("agentview",), envs=[0])["agentview_rgb"][0]
 
-    def camera_images(self, env: int, cameras: Sequence[str] = ("agentview", "birdview")) -> list[np.ndarray]:
-        """RGB images (S, S, 3) uint8 of env ``env`` from MuJoCo's offscreen renderer, S = ``image_size``
-        (Triton's library, where installed, loaded first: :func:`simkit.core.llvm.load_llvm_libraries`)."""
-        from simkit.core.llvm import load_llvm_libraries
+    def camera_images(
+        self,
+        cameras: Sequence[str] = CAMERA_NAMES,
+        size: int | None = None,
+        depth: bool = False,
+        envs: Sequence[int] | np.ndarray | None = None,
+    ) -> dict[str, np.ndarray]:
+        """Images of the envs' current states from MuJoCo's offscreen renderer (module
+        :mod:`simkit.sims.hebero.cameras`; cameras placed as LIBERO places them,
+        :mod:`simkit.scenes.hebero.cameras`).
 
-        load_llvm_libraries()
-        mujoco = import_mujoco()
-        for g, grp in enumerate(self.backend.groups):
-            hit = np.flatnonzero(grp.env_ids == env)
-            if len(hit):
-                model, data = self.backend.get_data(g, int(hit[0]))
-                break
-        s = self.cfg.image_size
-        opt = mujoco.MjvOption()
-        opt.sitegroup[:] = 0
-        try:
-            renderer = mujoco.Renderer(model, s, s)
-        except Exception as exc:  # no GL context: MuJoCo raises its own FatalError types
-            raise SimkitError(
-                f"offscreen rendering failed ({exc}); set MUJOCO_GL=egl or osmesa before importing mujoco"
-            ) from None
-        with renderer as r:
-            out = []
-            for cam in cameras:
-                r.update_scene(data, camera=cam, scene_option=opt)
-                out.append(r.render().copy())
+        Args:
+            cameras: names among ``agentview``, ``eye_in_hand``.
+            size: image side S, px (default ``image_size``; 16 to 960).
+            depth: also return depth images.
+            envs: which envs (default all N, in order).
+
+        Returns:
+            ``<camera>_rgb`` (n, S, S, 3) uint8 and, with ``depth``, ``<camera>_depth`` (n, S, S)
+            float32, metres along the optical axis; upright (row 0 = top of the image).
+
+        Raises:
+            InputError: an env built without visual models (no ``render_mode``, ``obs_mode="state"``),
+                an unknown camera, a size out of range or an env index out of range.
+            SimkitError: no OpenGL context (``MUJOCO_GL``).
+        """
+        if not self.visual:
+            raise InputError(
+                None,
+                "camera images need the visual task models: create the env with render_mode='rgb_array' "
+                "or obs_mode='rgb' / 'state+rgb'",
+            )
+        cams = check_cameras(cameras)
+        s = _check_size(self.cfg.image_size if size is None else int(size))
+        ids = np.arange(self.num_envs) if envs is None else np.asarray(envs, int).reshape(-1)
+        if len(ids) and (ids.min() < 0 or ids.max() >= self.num_envs):
+            raise InputError(None, f"env indices must be in [0, {self.num_envs}), got {ids.tolist()}")
+        out = {f"{c}_rgb": np.zeros((len(ids), s, s, 3), np.uint8) for c in cams}
+        if depth:
+            out.update({f"{c}_depth": np.zeros((len(ids), s, s), np.float32) for c in cams})
+        for row, e in enumerate(ids):
+            t = int(self.task_of[e])
+            key = (t, s)
+            if key not in self._renderers:
+                self._renderers[key] = CameraRenderer(self.tasks[t].model, s)
+            for k, v in self._renderers[key].render(self._render_data(int(e)), cams, depth).items():
+                out[k][row] = v
         return out
 
+    def _render_data(self, env: int) -> Any:
+        """Env ``env``'s current state in a scratch ``MjData`` of its task model with the kinematics,
+        centres of mass and cameras/lights that drawing needs (no collision pass)."""
+        mujoco = import_mujoco()
+        task = self.tasks[int(self.task_of[env])]
+        data = self._scratch.get(env)
+        if data is None:
+            data = self._scratch[env] = mujoco.MjData(task.model)
+        g, j = self._where[env]
+        mujoco.mj_setState(task.model, data, self.backend.states(g)[j], task.state_spec)
+        mujoco.mj_kinematics(task.model, data)
+        mujoco.mj_comPos(task.model, data)
+        mujoco.mj_camlight(task.model, data)
+        return data
+
     def close_extras(self, **kwargs: Any) -> None:
+        for r in self._renderers.values():
+            r.close()
+        self._renderers.clear()
         self.backend = None  # type: ignore[assignment]

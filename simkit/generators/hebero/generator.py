@@ -4,8 +4,10 @@ Episode i demonstrates task ``tasks[i mod K]`` (K tasks of ``suite``, or the exp
 list) from an initial state drawn with the episode's seed: the scripted planner
 (:mod:`simkit.envs.hebero.scripted`) drives the env's controller until the goal holds or
 ``max_steps`` pass. Every episode stores the full MuJoCo state of every step, the actions,
-robot and object trajectories and the success flag; ``simkit export hebero-hdf5`` turns a corpus
-into robomimic-layout HDF5. ``check`` re-evaluates the goal on the stored last state with the
+robot and object trajectories and the success flag; with ``cameras`` also one image per state of
+each camera (:mod:`simkit.scenes.hebero.cameras`: LIBERO's ``agentview``, the Panda's wrist
+``eye_in_hand``) as an H.264 video field ``<camera>_rgb`` and, with ``depth``, ``<camera>_depth``
+(float16, m). ``simkit export hebero-hdf5`` turns a corpus into robomimic-layout HDF5. ``check`` re-evaluates the goal on the stored last state with the
 contact-scan predicates (independent of the batched test the env used while recording).
 """
 
@@ -15,9 +17,9 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, field_validator
 
-from simkit.core.episode import Episode
+from simkit.core.episode import Episode, Video
 from simkit.core.fields import FieldSpec
 from simkit.core.generator import Generator, GeneratorConfig
 
@@ -31,6 +33,29 @@ class HeberoDemosConfig(GeneratorConfig):
     tasks: list[str] | None = Field(default=None, description="explicit task ids (override suite)")
     max_steps: int = Field(default=600, ge=1, le=5000, description="control steps before giving up (20 Hz)")
     require_success: bool = Field(default=False, description="reject (redraw) demos whose goal does not hold")
+    cameras: list[Literal["agentview", "eye_in_hand"]] = Field(
+        default=[],
+        description="cameras recorded at every step as videos agentview_rgb, eye_in_hand_rgb (none: no images)",
+    )
+    image_size: int = Field(default=128, ge=16, le=960, description="side of the camera images, px (even)")
+    depth: bool = Field(
+        default=False,
+        description="also record agentview_depth / eye_in_hand_depth (float16, m) of each camera",
+    )
+
+    @field_validator("cameras")
+    @classmethod
+    def _unique(cls, v: list[str]) -> list[str]:
+        if len(set(v)) != len(v):
+            raise ValueError(f"cameras must not repeat a name, got {v}")
+        return v
+
+    @field_validator("image_size")
+    @classmethod
+    def _even(cls, v: int) -> int:
+        if v % 2:
+            raise ValueError(f"image_size must be even (H.264 video), got {v}")
+        return v
 
 
 class HeberoDemosGenerator(Generator):
@@ -66,8 +91,34 @@ class HeberoDemosGenerator(Generator):
         FieldSpec(
             "demo", "json", None, None, "", "", "task id, instruction, seed, success, names of the columns"
         ),
+        *(
+            spec
+            for cam in ("agentview", "eye_in_hand")
+            for spec in (
+                FieldSpec(
+                    f"{cam}_rgb",
+                    "mp4",
+                    "uint8",
+                    ("T1", "H", "W", 3),
+                    "",
+                    f"{cam} camera, upright (row 0 = top)",
+                    f"{cam} image per state, steps 0..T, H.264 at control_hz (config cameras)",
+                    required=False,
+                ),
+                FieldSpec(
+                    f"{cam}_depth",
+                    "npy",
+                    "float16",
+                    ("T1", "H", "W"),
+                    "m",
+                    f"{cam} camera, along the optical axis",
+                    f"{cam} depth per state (config depth)",
+                    required=False,
+                ),
+            )
+        ),
     )
-    required_fields = tuple(f.name for f in fields)
+    required_fields = tuple(f.name for f in fields if f.required)
     structural_params = ("task_id", "seed")
     surface_params = ()
     smoke_config: ClassVar[dict[str, Any]] = {"tasks": ["goal/turn_on_the_stove"], "max_steps": 60}
@@ -76,6 +127,13 @@ class HeberoDemosGenerator(Generator):
         super().setup(config)
         from simkit.envs.hebero.tasks import task_ids
 
+        if config.cameras:
+            from simkit.core.errors import require_installed
+            from simkit.sims.hebero.cameras import gl_default
+
+            gl_default()  # before this process first imports mujoco (MUJOCO_GL is read then)
+            require_installed("av", "video")  # the H.264 codec of the image fields
+
         self.task_list = task_ids(config.suite, config.tasks)
         self._envs: dict[str, Any] = {}
 
@@ -83,7 +141,8 @@ class HeberoDemosGenerator(Generator):
         if task not in self._envs:
             from simkit.envs.hebero.demos import demo_env
 
-            self._envs[task] = demo_env(task)
+            assert isinstance(self.config, HeberoDemosConfig)
+            self._envs[task] = demo_env(task, visual=bool(self.config.cameras))
         return self._envs[task]
 
     def generate(self, index: int, rng: np.random.Generator) -> Episode:
@@ -96,7 +155,7 @@ class HeberoDemosGenerator(Generator):
         task = self.task_list[index % len(self.task_list)]
         env = self._env(task)
         seed = int(rng.integers(2**31))
-        demo = record_demo(env, seed, c.max_steps)
+        demo = record_demo(env, seed, c.max_steps, c.cameras, c.image_size, c.depth)
         if c.require_success and not demo.success:
             raise SampleRejected(f"{task}: scripted demo (seed {seed}) did not reach the goal")
         meta = {
@@ -123,6 +182,10 @@ class HeberoDemosGenerator(Generator):
             "rewards": demo.rewards,
             "demo": meta,
         }
+        for cam in c.cameras:
+            fields[f"{cam}_rgb"] = Video(demo.images[f"{cam}_rgb"], fps=env.cfg.control_hz)
+            if c.depth:
+                fields[f"{cam}_depth"] = demo.images[f"{cam}_depth"].astype(np.float16)
         return Episode(fields, params={"structural": {"task_id": task, "seed": seed}, "surface": {}})
 
     def teardown(self) -> None:

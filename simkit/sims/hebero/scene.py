@@ -36,7 +36,12 @@
   gravity-compensated, with joint position actuators (:data:`ARM_KP`) holding
   LIBERO's home pose :data:`ROBOT_HOME`; zero action = hold. Actuators:
   ``robot/act1..7`` (arm joint targets, rad) and
-  ``robot/gripper/finger_joint{1,2}_act`` (finger targets, m).
+  ``robot/gripper/finger_joint{1,2}_act`` (finger targets, m);
+* cameras: LIBERO's ``agentview`` of the problem class and the wrist camera ``eye_in_hand`` on
+  ``robot/right_hand`` (:func:`~simkit.sims.hebero.cameras.add_cameras`, definitions in
+  :mod:`simkit.scenes.hebero.cameras`; robosuite's own arm cameras are dropped), clipping planes at
+  0.01 / 20 m, and ``birdview`` (top-down, for contact sheets). The floor, table top and legs are in
+  geom group 1, which the cameras draw (visual geoms only).
 
 Frames: world, z up, metres; quaternions (w, x, y, z).
 """
@@ -61,6 +66,7 @@ from simkit.scenes.hebero.placement import (
     shrunk_ranges,
     yaw_quat,
 )
+from simkit.sims.hebero.cameras import add_cameras, set_clip_planes
 from simkit.sims.hebero.predicates import (
     ZONE_HALF_HEIGHT,
     ZONE_Z_BELOW_TOP,
@@ -222,6 +228,8 @@ def _add_panda(spec, base_pos) -> None:
     for sp in (arm, grip):
         for el in list(sp.actuators) + list(sp.sensors):
             sp.delete(el)
+    for cam in list(arm.cameras):  # its wrist camera is re-added from simkit.scenes.hebero.cameras
+        arm.delete(cam)
     hand = arm.body("right_hand")
     hand.add_frame().attach_body(grip.worldbody.first_body(), "gripper/", "")
     frame = spec.worldbody.add_frame(pos=list(base_pos))
@@ -254,7 +262,7 @@ def _add_panda(spec, base_pos) -> None:
 
 
 def _new_spec(desc: dict):
-    """An ``MjSpec`` with the arena: floor, lights, the table (box top + visual legs), two cameras."""
+    """An ``MjSpec`` with the arena: floor, lights, the table (box top + visual legs), a top-down camera."""
     import mujoco
 
     arena = desc["arena"]
@@ -266,7 +274,10 @@ def _new_spec(desc: dict):
     spec.visual.global_.offwidth = 1280
     spec.visual.global_.offheight = 960
     wb = spec.worldbody
-    wb.add_geom(name="floor", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[3, 3, 0.1], rgba=[0.55, 0.55, 0.58, 1])
+    # group 1 (drawn by the cameras, which show visual geoms only, as robosuite does): the floor, table, legs
+    wb.add_geom(
+        name="floor", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[3, 3, 0.1], rgba=[0.55, 0.55, 0.58, 1], group=1
+    )
     wb.add_light(pos=[1, 1, 4], dir=[-0.2, -0.2, -1], diffuse=[0.7, 0.7, 0.7])
     wb.add_light(pos=[-2, -2, 4], dir=[0.4, 0.4, -1], diffuse=[0.5, 0.5, 0.5])
     if arena["kind"] == "table":
@@ -280,6 +291,7 @@ def _new_spec(desc: dict):
             size=[sx / 2, sy / 2, th / 2],
             rgba=[0.62, 0.47, 0.33, 1],
             friction=[TABLE_FRICTION.get(problem, 1.0), 0.005, 0.0001],
+            group=1,
         )
         leg_h = (top - th) / 2
         for i, (lx, ly) in enumerate(((1, 1), (1, -1), (-1, 1), (-1, -1))):
@@ -291,9 +303,9 @@ def _new_spec(desc: dict):
                 contype=0,
                 conaffinity=0,
                 rgba=[0.3, 0.3, 0.3, 1],
+                group=1,
             )
-    # front camera looking back at the robot (like LIBERO's agentview) and a top-down camera
-    wb.add_camera(name="agentview", pos=[ox + 1.0, oy, oz + 0.45], xyaxes=[0, 1, 0, -0.4, 0, 0.92])
+    # a top-down camera over the workspace (contact sheets); the observation cameras: add_cameras
     wb.add_camera(name="birdview", pos=[ox, oy, oz + 1.6], xyaxes=[0, 1, 0, -1, 0, 0])
     # workspace regions: box sites (LIBERO TargetZone), centre of the first range
     for rname, r in desc["regions"].items():
@@ -530,6 +542,7 @@ def build_scene(
     if with_robot:
         top = desc["arena"]["offset"][2]
         _add_panda(spec, ROBOT_BASE.get(desc["arena"]["problem"].lower(), (-0.66, 0.0, top)))
+    add_cameras(spec, desc["arena"]["problem"], with_robot)
     if not visual:
         _freeze_inertia(spec)
         strip_visuals(spec)
@@ -537,6 +550,7 @@ def build_scene(
         model = spec.compile()
     except (ValueError, RuntimeError) as exc:
         raise InputError(None, f"task {desc['task_id']}: scene does not compile: {exc}") from None
+    set_clip_planes(model)
     data = mujoco.MjData(model)
     binding = _bind(
         desc,
