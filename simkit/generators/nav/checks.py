@@ -86,9 +86,14 @@ def _geodesic_problems(sample: dict[str, Any], ep: dict) -> list[str]:
     if not isinstance(scene, dict) or "rooms" not in scene:
         return []
     from simkit.scenes.nav.floorplan import plan_from_json, plan_mesh
-    from simkit.sims.nav.grid import grid_backend_from_mesh
+    from simkit.sims.nav import MESH_BACKENDS, make_backend
 
-    be = grid_backend_from_mesh(plan_mesh(plan_from_json(scene)), ep["cell_m"], ep["agent_radius_m"])
+    name = ep.get("backend", "grid")
+    if name not in MESH_BACKENDS:
+        return []
+    be = make_backend(
+        name, mesh=plan_mesh(plan_from_json(scene)), agent_radius=ep["agent_radius_m"], cell=ep["cell_m"]
+    )
     geo = be.geodesic_distance(ep["start_m"], ep["goal_m"])
     if abs(geo - ep["geodesic_m"]) > 1e-6 or abs(float(sample["source"][0, 3]) - geo) > 1e-3:
         return [f"start-goal geodesic {ep['geodesic_m']:.3f} m, recomputed {geo:.3f} m"]

@@ -1,0 +1,438 @@
+"""The ``poly`` navigation backend (the default): the walkable area as polygons, exact geodesics.
+
+**Free space** (:func:`free_space_from_mesh`): the scene mesh cut at the agent's body band, in the
+plane (x, y), metres, world frame (z up), as ``shapely`` polygons, by the rules of the ``grid``
+backend's rasterisation (:mod:`simkit.sims.nav.grid`) without the grid: the *floor* is the union of
+the upward-facing triangles (normal z > 0.9) within ``[floor - 5 cm, floor + max_climb]``; the
+*obstacles* are the parts of the other non-vertical triangles whose height lies in the body band
+``(floor + max_climb, floor + agent_height]`` (each triangle clipped to the band, then projected),
+the faces enclosed by the footprints of vertical triangles crossing the band that are smaller than
+``enclosed_m2`` (the inside of a solid taller than the agent, e.g. a wall box), and those footprint
+segments themselves (a lone vertical panel is a wall of zero thickness). ``free = floor - obstacles``.
+
+**Walkable area at the agent radius r** (Habitat's navmesh rule: the free space eroded by the
+agent's radius; Savva et al., "Habitat", ICCV 2019, sec. 3): the free space minus the Minkowski sum
+of its boundary (and of the vertical segments) with the regular ``N_GON``-gon *circumscribing* the
+disc of radius r (apothem r, flat sides facing +-x and +-y), i.e. the erosion of the free space by
+that polygon. Straight walls of any direction are offset by between r and ``r / cos(pi / N_GON)``
+(exactly r for walls along x or y, the walls of the procedural plans); at a convex wall corner
+the exact erosion's circular arc of radius r is replaced by the polygon's edges, which are tangent
+to it: the walkable area is a subset of the exact one, and every walkable point is at least r from
+every wall. Error bound (N = ``N_GON`` = 64): the boundary is at most
+``r (sec(pi/N) - 1) = 2.2e-4 m`` (r = 0.18 m) farther from the wall than the exact one, and a
+shortest path wrapping an arc of angle a is longer than the exact tangent-arc-tangent path by at
+most ``r a (tan(pi/N) / (pi/N) - 1) <= 2.3e-4 m`` per quarter turn (a = pi/2).
+
+**Geodesics** (:meth:`PolyNavBackend.geodesic_distance`, :meth:`PolyNavBackend.shortest_path`):
+exact shortest paths in the polygonal walkable area. Shortest paths among polygons are polylines
+whose inner vertices are reflex vertices of the domain (Lozano-Perez and Wesley, CACM 1979), and
+only *bitangent* edges (the line through the edge leaves both ends' neighbours on one side) can
+lie on one (the reduced visibility graph; de Berg et al., "Computational Geometry", 3rd ed.,
+ch. 15). The graph over the reflex vertices is built once per scene (vectorised tangent test,
+then ``shapely.covers`` of each candidate segment); for a goal, one Dijkstra run
+(``scipy.sparse.csgraph.dijkstra``) from the goal (cached, 8 goals) gives every vertex's distance
+to it, and the distance of a query point q is ``|q - g|`` when q sees the goal g, else the least
+``|q - v| + d(v)`` over the vertices v tangent from q and visible from q (candidates are tested in
+increasing order of that sum, so the first visible one is the answer).
+
+**Sliding** (:meth:`PolyNavBackend.try_step`): sub-steps of :data:`SUBSTEP_M`; a blocked sub-step is
+projected onto the nearest boundary edge's direction (Habitat's ``try_step`` slides along the
+navmesh boundary); when that is blocked too, the agent advances to the boundary (bisection) and stops.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simkit.core.errors import InputError, SimkitError
+from simkit.sims.nav.base import NavBackend, Unreachable
+
+#: sides of the polygon that replaces the agent's disc (multiple of 4: flats face +-x and +-y)
+N_GON = 64
+#: sliding sub-step, metres
+SUBSTEP_M = 0.025
+#: slack of the visibility and navigability tests, metres (the walkable area grown by this much)
+EPS_M = 1e-7
+
+
+def _shapely():
+    try:
+        import shapely
+    except ImportError:
+        raise SimkitError(
+            "the poly navigation backend needs shapely: pip install 'simkit[nav]' (or use backend grid)"
+        ) from None
+    return shapely
+
+
+def disc_polygon(radius: float, n: int = N_GON) -> np.ndarray:
+    """Vertices (n, 2) float64 of the regular n-gon with apothem ``radius`` (it circumscribes the disc),
+    flat sides facing the directions ``2 pi k / n`` (so +-x and +-y when n is a multiple of 4)."""
+    a = (np.arange(n) + 0.5) * 2 * np.pi / n
+    return (radius / np.cos(np.pi / n)) * np.stack([np.cos(a), np.sin(a)], axis=1)
+
+
+def _clip_band(tri: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """The part of triangle ``tri`` (3, 3) with lo < z <= hi (Sutherland-Hodgman on two planes),
+    projected to (x, y): (K, 2), K = 0 when empty."""
+    poly = [p for p in tri]
+    for level, keep_above in ((lo, True), (hi, False)):
+        out = []
+        for k in range(len(poly)):
+            p, q = poly[k], poly[(k + 1) % len(poly)]
+            ip = (p[2] >= level) if keep_above else (p[2] <= level)
+            iq = (q[2] >= level) if keep_above else (q[2] <= level)
+            if ip:
+                out.append(p)
+            if ip != iq:
+                t = (level - p[2]) / (q[2] - p[2])
+                out.append(p + t * (q - p))
+        poly = out
+        if not poly:
+            return np.zeros((0, 2))
+    return np.asarray(poly)[:, :2]
+
+
+def _floor_z(tri: np.ndarray, nz: np.ndarray, area: np.ndarray) -> float:
+    """The height (m) with the most upward-facing area (5 cm bins), as :mod:`simkit.sims.nav.grid` does."""
+    up = nz > 0.9
+    if not np.any(up):
+        raise InputError(None, "the scene mesh has no upward-facing surface to walk on")
+    zc = tri[up, :, 2].mean(1)
+    _, inv = np.unique(np.floor(zc / 0.05).astype(np.int64), return_inverse=True)
+    best = np.argmax(np.bincount(inv, weights=area[up]))
+    return float(np.median(zc[inv == best]))
+
+
+def free_space_from_mesh(
+    mesh,
+    floor_z: float | None = None,
+    agent_height: float = 1.5,
+    max_climb: float = 0.2,
+    enclosed_m2: float = 1.5,
+):
+    """The free space of a z-up scene mesh (module docstring for the rules).
+
+    Args:
+        mesh: ``trimesh.Trimesh`` in metres, z up.
+        floor_z: floor height (m); None: the height with the most upward-facing area.
+        agent_height, max_climb: the agent's body band above the floor (m).
+        enclosed_m2: faces enclosed by vertical triangles and smaller than this (m^2) are solid.
+
+    Returns:
+        ``(free, segments, floor_z)``: a shapely (Multi)Polygon, the (S, 2, 2) float64 footprints of
+        the vertical triangles crossing the band, and the floor height.
+
+    Raises:
+        InputError: no floor found.
+    """
+    shp = _shapely()
+    tri = np.asarray(mesh.triangles, dtype=np.float64)
+    nz = np.asarray(mesh.face_normals)[:, 2]
+    if floor_z is None:
+        floor_z = _floor_z(tri, nz, np.asarray(mesh.area_faces))
+    zmin, zmax = tri[:, :, 2].min(1), tri[:, :, 2].max(1)
+    is_floor = (nz > 0.9) & (zmin >= floor_z - 0.05) & (zmax <= floor_z + max_climb)
+    floor = shp.union_all(shp.polygons(tri[is_floor][:, :, :2])).buffer(0)
+    if floor.is_empty:
+        raise InputError(None, f"no floor found at height {floor_z:.2f} m in the scene mesh")
+    lo, hi = floor_z + max_climb, floor_z + agent_height
+    band = (zmax > lo) & (zmin <= hi)
+    vertical = np.abs(nz) <= 0.05
+    pieces = [_clip_band(t, lo, hi) for t in tri[band & ~vertical]]
+    solid = [shp.Polygon(p) for p in pieces if len(p) >= 3]
+    segs = np.zeros((0, 2, 2))
+    if np.any(band & vertical):
+        xy = tri[band & vertical][:, :, :2]
+        d = ((xy[:, :, None, :] - xy[:, None, :, :]) ** 2).sum(-1).reshape(len(xy), 9)
+        i, j = np.unravel_index(np.argmax(d, axis=1), (3, 3))
+        segs = np.stack([xy[np.arange(len(xy)), i], xy[np.arange(len(xy)), j]], axis=1)
+        segs = segs[np.linalg.norm(segs[:, 1] - segs[:, 0], axis=1) > 1e-9]
+        faces = shp.get_parts(shp.polygonize(shp.get_parts(shp.union_all(shp.linestrings(segs)))))
+        solid += [f for f in faces if f.area < enclosed_m2]
+    free = floor.difference(shp.union_all(solid)) if solid else floor
+    return free, segs, float(floor_z)
+
+
+def _boundary_segments(geom) -> np.ndarray:
+    """Every edge of every ring of a (Multi)Polygon, (E, 2, 2) float64."""
+    shp = _shapely()
+    out = []
+    for poly in shp.get_parts(geom):
+        for ring in [poly.exterior, *poly.interiors]:
+            c = np.asarray(ring.coords)
+            out.append(np.stack([c[:-1], c[1:]], axis=1))
+    return np.concatenate(out) if out else np.zeros((0, 2, 2))
+
+
+def erode(free, radius: float, segments: np.ndarray | None = None, n: int = N_GON):
+    """``free`` (shapely (Multi)Polygon) eroded by the n-gon circumscribing the disc of ``radius`` (m),
+    also clear of ``segments`` (S, 2, 2) by that polygon (module docstring)."""
+    shp = _shapely()
+    edges = _boundary_segments(free)
+    if segments is not None and len(segments):
+        edges = np.concatenate([edges, segments])
+    disc = disc_polygon(radius, n)
+    pts = np.concatenate([edges[:, :1] + disc[None], edges[:, 1:] + disc[None]], axis=1)  # (E, 2n, 2)
+    hulls = shp.convex_hull(shp.multipoints(pts))
+    walk = free.difference(shp.union_all(hulls))
+    parts = [p for p in shp.get_parts(walk) if p.geom_type == "Polygon" and p.area > 1e-9]
+    return shp.orient_polygons(shp.MultiPolygon(parts), exterior_cw=False)
+
+
+def _reflex_vertices(walk) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(X, prev, next), each (V, 2): the reflex vertices of the walkable area (interior angle > 180
+    deg: a right turn along rings oriented with the area on their left) and their ring neighbours."""
+    xs, ps, ns = [], [], []
+    for poly in walk.geoms:
+        for ring in [poly.exterior, *poly.interiors]:
+            c = np.asarray(ring.coords)[:-1]
+            prv, nxt = np.roll(c, 1, axis=0), np.roll(c, -1, axis=0)
+            a, b = c - prv, nxt - c
+            cross = a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]
+            keep = cross < -1e-12 * np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
+            xs.append(c[keep])
+            ps.append(prv[keep])
+            ns.append(nxt[keep])
+    if not xs:
+        return np.zeros((0, 2)), np.zeros((0, 2)), np.zeros((0, 2))
+    return np.concatenate(xs), np.concatenate(ps), np.concatenate(ns)
+
+
+def _tangent(x: np.ndarray, prv: np.ndarray, nxt: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """True where the line through vertex ``x`` along ``d`` leaves both ring neighbours of ``x`` on one
+    side (or on the line): a shortest path may pass ``x`` along ``d`` (broadcast over leading axes)."""
+
+    def side(p):
+        v = p - x
+        return d[..., 0] * v[..., 1] - d[..., 1] * v[..., 0]
+
+    scale = np.linalg.norm(d, axis=-1) * np.maximum(np.linalg.norm(prv - x, axis=-1), 1e-12)
+    return side(prv) * side(nxt) >= -1e-12 * scale**2
+
+
+class PolyNavBackend(NavBackend):
+    """The ``poly`` backend over a walkable area (module docstring for the algorithms).
+
+    Args:
+        free: the free space, a shapely (Multi)Polygon (x, y metres, world frame).
+        agent_radius: metres. segments: (S, 2, 2) zero-thickness walls (vertical panels).
+        floor_z: the floor height (m), for reference.
+
+    Raises:
+        SimkitError: nothing is walkable at this radius.
+    """
+
+    name = "poly"
+
+    def __init__(
+        self, free, agent_radius: float = 0.18, segments: np.ndarray | None = None, floor_z: float = 0.0
+    ):
+        shp = _shapely()
+        self.agent_radius = float(agent_radius)
+        self.floor_z = float(floor_z)
+        self.free = free
+        self.walk = erode(free, self.agent_radius, segments)
+        if self.walk.is_empty:
+            raise SimkitError(f"no navigable area for an agent of radius {agent_radius} m")
+        self.parts = list(self.walk.geoms)
+        # the tests' slack: grown by EPS_M with mitred joins (no new vertices)
+        self._tol = self.walk.buffer(EPS_M, join_style="mitre")
+        self._parts_tol = [p.buffer(EPS_M, join_style="mitre") for p in self.parts]
+        self._free_tol = free.buffer(EPS_M, join_style="mitre")
+        for g in (self._tol, self._free_tol, *self._parts_tol):
+            shp.prepare(g)
+        self._edges = _boundary_segments(self.walk)
+        self.X, self._prev, self._next = _reflex_vertices(self.walk)
+        self._graph = self._build_graph()
+        self._fields: dict[tuple[float, float], tuple[np.ndarray, np.ndarray]] = {}
+
+    # -- visibility ---------------------------------------------------------------------------
+    def _sees(self, a: np.ndarray, b: np.ndarray, geom=None) -> np.ndarray:
+        """Whether each segment a-b ((..., 2) arrays) lies in the walkable area (with slack)."""
+        shp = _shapely()
+        a, b = np.broadcast_arrays(np.asarray(a, float), np.asarray(b, float))
+        lines = shp.linestrings(np.stack([a, b], axis=-2))
+        return np.asarray(shp.covers(self._tol if geom is None else geom, lines), dtype=bool)
+
+    def line_of_sight(self, a, b, body: bool = True) -> bool:
+        """True when the segment a-b lies in the walkable area (``body=False``: in the free space, the
+        segment a point would see, ignoring the agent's radius)."""
+        a, b = np.asarray(a, float)[:2], np.asarray(b, float)[:2]
+        return bool(self._sees(a, b, None if body else self._free_tol))
+
+    def _build_graph(self):
+        """The reduced visibility graph: CSR (V, V) of edge lengths between bitangent vertex pairs that
+        see each other."""
+        from scipy.sparse import coo_matrix
+
+        X, P, N = self.X, self._prev, self._next
+        V = len(X)
+        i, j = np.triu_indices(V, k=1)
+        d = X[j] - X[i]
+        ok = _tangent(X[i], P[i], N[i], d) & _tangent(X[j], P[j], N[j], d)
+        i, j = i[ok], j[ok]
+        vis = self._sees(X[i], X[j])
+        i, j = i[vis], j[vis]
+        w = np.linalg.norm(X[j] - X[i], axis=1)
+        return coo_matrix((w, (i, j)), shape=(V, V)).tocsr()
+
+    def _entry(self, q: np.ndarray, dist: np.ndarray) -> tuple[float, int]:
+        """(least ``|q - v| + dist[v]`` over the vertices v tangent from and visible from q, that v);
+        (inf, -1) when none."""
+        X = self.X
+        if len(X) == 0:
+            return float("inf"), -1
+        d = X - q
+        tot = np.linalg.norm(d, axis=1) + dist
+        cand = np.flatnonzero(np.isfinite(tot) & _tangent(X, self._prev, self._next, d))
+        order = cand[np.argsort(tot[cand], kind="stable")]
+        for start in range(0, len(order), 8):
+            chunk = order[start : start + 8]
+            vis = self._sees(q[None], X[chunk])
+            if vis.any():
+                k = int(chunk[int(np.argmax(vis))])
+                return float(tot[k]), k
+        return float("inf"), -1
+
+    def _field(self, goal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(distance (V,) m to ``goal``, next vertex (V,) towards it: V = the goal itself) over the
+        graph, one Dijkstra run (cached, 8 goals)."""
+        key = (float(goal[0]), float(goal[1]))
+        if key not in self._fields:
+            from scipy.sparse import coo_matrix, vstack, hstack
+            from scipy.sparse.csgraph import dijkstra
+
+            V = len(self.X)
+            d = self.X - goal
+            ok = np.flatnonzero(_tangent(self.X, self._prev, self._next, d))
+            ok = ok[self._sees(goal[None], self.X[ok])] if ok.size else ok
+            row = coo_matrix((np.linalg.norm(d[ok], axis=1), (np.zeros(ok.size, int), ok)), shape=(1, V))
+            g = vstack([hstack([self._graph, coo_matrix((V, 1))]), hstack([row, coo_matrix((1, 1))])]).tocsr()
+            dist, pred = dijkstra(g, directed=False, indices=V, return_predecessors=True)
+            pred = pred[:V]
+            if len(self._fields) >= 8:
+                self._fields.pop(next(iter(self._fields)))
+            self._fields[key] = (dist[:V], pred)
+        return self._fields[key]
+
+    # -- NavBackend ---------------------------------------------------------------------------
+    def is_navigable(self, p) -> bool:
+        p = np.asarray(p, float)
+        return bool(_shapely().intersects_xy(self._tol, p[0], p[1]))
+
+    def snap_point(self, p, max_dist_m: float = 0.5) -> np.ndarray:
+        shp = _shapely()
+        p = np.asarray(p, dtype=np.float64)[:2]
+        if self.is_navigable(p):
+            return p.copy()
+        q = np.asarray(shp.shortest_line(self.walk, shp.Point(p)).coords[0])
+        if np.linalg.norm(q - p) > max_dist_m:
+            raise SimkitError(
+                f"point ({p[0]:.2f}, {p[1]:.2f}) m is {np.linalg.norm(q - p):.2f} m from the walkable area "
+                f"(more than {max_dist_m} m)"
+            )
+        return q
+
+    def island(self, p) -> int:
+        shp = _shapely()
+        p = np.asarray(p, float)
+        for k, part in enumerate(self._parts_tol):
+            if shp.intersects_xy(part, p[0], p[1]):
+                return k
+        return -1
+
+    def _check_reachable(self, a, b) -> None:
+        ia, ib = self.island(a), self.island(b)
+        if ia < 0 or ib < 0 or ia != ib:
+            raise Unreachable(
+                f"no walkable path from ({a[0]:.2f}, {a[1]:.2f}) to ({b[0]:.2f}, {b[1]:.2f}) m "
+                f"(islands {ia} and {ib}; -1 = not navigable)"
+            )
+
+    def _route(self, a: np.ndarray, b: np.ndarray) -> tuple[float, list[int]]:
+        """(geodesic distance, vertex indices of the path's inner vertices) from ``a`` to ``b``."""
+        if self._sees(a, b):
+            return float(np.linalg.norm(b - a)), []
+        dist, pred = self._field(b)
+        total, k = self._entry(a, dist)
+        if k < 0:
+            self._check_reachable(a, b)
+            raise Unreachable(f"no walkable path from ({a[0]:.2f}, {a[1]:.2f}) to ({b[0]:.2f}, {b[1]:.2f}) m")
+        chain, V = [k], len(self.X)
+        while pred[chain[-1]] != V:
+            chain.append(int(pred[chain[-1]]))
+        return total, chain
+
+    def geodesic_distance(self, a, b) -> float:
+        """Exact shortest walkable distance (m) in the polygonal walkable area (module docstring)."""
+        a, b = np.asarray(a, float)[:2], np.asarray(b, float)[:2]
+        return self._route(a, b)[0]
+
+    def shortest_path(self, a, b) -> np.ndarray:
+        a, b = np.asarray(a, float)[:2], np.asarray(b, float)[:2]
+        self._check_reachable(a, b)
+        _, chain = self._route(a, b)
+        return np.concatenate([a[None], self.X[chain].reshape(-1, 2), b[None]])
+
+    def sample_navigable_point(self, rng: np.random.Generator, island: int | None = None) -> np.ndarray:
+        """Uniform over the walkable area (rejection sampling in its bounding box, batches of 64)."""
+        shp = _shapely()
+        if island is not None and not 0 <= island < len(self.parts):
+            raise SimkitError(f"island {island} does not exist (the walkable area has {len(self.parts)})")
+        geom = self.walk if island is None else self.parts[island]
+        x0, y0, x1, y1 = geom.bounds
+        target = self._tol if island is None else self._parts_tol[island]
+        for _ in range(1000):
+            pts = rng.uniform((x0, y0), (x1, y1), size=(64, 2))
+            inside = shp.contains_xy(target, pts[:, 0], pts[:, 1])
+            if inside.any():
+                return pts[int(np.argmax(inside))]
+        raise SimkitError(f"no navigable point found on island {island}")
+
+    def try_step(self, a, b) -> tuple[np.ndarray, bool]:
+        cur = np.asarray(a, dtype=np.float64)[:2].copy()
+        b = np.asarray(b, dtype=np.float64)[:2]
+        total = b - cur
+        n = max(1, int(np.ceil(np.linalg.norm(total) / SUBSTEP_M)))
+        step, collided = total / n, False
+        for _ in range(n):
+            if self.is_navigable(cur + step):
+                cur = cur + step
+                continue
+            collided = True
+            slide = self._slide(cur, step)
+            if slide is None:
+                cur = self._advance(cur, step)
+                break
+            cur, step = cur + slide, slide
+        return cur, collided or bool(np.linalg.norm(cur - b) > 1e-6)
+
+    def _slide(self, cur: np.ndarray, step: np.ndarray) -> np.ndarray | None:
+        """``step`` projected onto the direction of the boundary edge nearest ``cur + step``, when that
+        move is navigable and goes forward; else None."""
+        a, b = self._edges[:, 0], self._edges[:, 1]
+        ab = b - a
+        q = cur + step
+        t = np.clip(((q - a) * ab).sum(1) / np.maximum((ab * ab).sum(1), 1e-18), 0.0, 1.0)
+        k = int(np.argmin(np.linalg.norm(a + t[:, None] * ab - q, axis=1)))
+        u = ab[k] / max(np.linalg.norm(ab[k]), 1e-18)
+        s = float(step @ u) * u
+        if float(s @ step) > 1e-12 and self.is_navigable(cur + s):
+            return s
+        return None
+
+    def _advance(self, cur: np.ndarray, step: np.ndarray) -> np.ndarray:
+        """``cur`` moved along ``step`` as far as stays navigable (bisection, 12 halvings)."""
+        lo, hi = 0.0, 1.0
+        for _ in range(12):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if self.is_navigable(cur + mid * step) else (lo, mid)
+        return cur + lo * step
+
+
+def poly_backend_from_mesh(mesh, agent_radius: float = 0.18, **kw) -> PolyNavBackend:
+    """:func:`free_space_from_mesh` + :class:`PolyNavBackend` in one call (``kw``: floor_z,
+    agent_height, max_climb, enclosed_m2)."""
+    free, segs, floor_z = free_space_from_mesh(mesh, **kw)
+    return PolyNavBackend(free, agent_radius=agent_radius, segments=segs, floor_z=floor_z)
