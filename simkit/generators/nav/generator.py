@@ -341,7 +341,6 @@ class FoaNavGenerator(Generator[FoaNavConfig]):
         from simkit.scenes.nav.meshes import load_scene_mesh
         from simkit.sims.nav.episodes import StartGoal
 
-        c = self.config
         assert self.vlnce is not None
         ep, path = self.vlnce[index % len(self.vlnce)]
         key = f"{path}|{ep.floor_z:.2f}"

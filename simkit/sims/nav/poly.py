@@ -75,7 +75,7 @@ def disc_polygon(radius: float, n: int = N_GON) -> np.ndarray:
 def _clip_band(tri: np.ndarray, lo: float, hi: float) -> np.ndarray:
     """The part of triangle ``tri`` (3, 3) with lo < z <= hi (Sutherland-Hodgman on two planes),
     projected to (x, y): (K, 2), K = 0 when empty."""
-    poly = [p for p in tri]
+    poly = list(tri)
     for level, keep_above in ((lo, True), (hi, False)):
         out = []
         for k in range(len(poly)):
@@ -300,7 +300,7 @@ class PolyNavBackend(NavBackend):
         graph, one Dijkstra run (cached, 8 goals)."""
         key = (float(goal[0]), float(goal[1]))
         if key not in self._fields:
-            from scipy.sparse import coo_matrix, vstack, hstack
+            from scipy.sparse import coo_matrix, hstack, vstack
             from scipy.sparse.csgraph import dijkstra
 
             V = len(self.X)
