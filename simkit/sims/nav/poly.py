@@ -165,17 +165,36 @@ def _boundary_segments(geom) -> np.ndarray:
     return np.concatenate(out) if out else np.zeros((0, 2, 2))
 
 
+def _segment_sums(edges: np.ndarray, disc: np.ndarray) -> np.ndarray:
+    """Vertices (E, n + 2, 2) of the Minkowski sums of segments ``edges`` (E, 2, 2) with the convex,
+    centrally symmetric polygon ``disc`` (n, 2), counter-clockwise: the back half of ``disc`` (from its
+    vertex farthest to the left of the segment's direction d, on round to the farthest right) placed
+    at the segment's start, the front half at its end."""
+    n = len(disc)
+    a, b = edges[:, 0], edges[:, 1]
+    d = b - a
+    left = np.stack([-d[:, 1], d[:, 0]], axis=1)
+    kmax = np.argmax(left @ disc.T, axis=1)
+    half = np.arange(n // 2 + 1)
+    back = disc[(kmax[:, None] + half) % n] + a[:, None]
+    front = disc[(kmax[:, None] + n // 2 + half) % n] + b[:, None]
+    return np.concatenate([back, front], axis=1)
+
+
 def erode(free, radius: float, segments: np.ndarray | None = None, n: int = N_GON):
     """``free`` (shapely (Multi)Polygon) eroded by the n-gon circumscribing the disc of ``radius`` (m),
-    also clear of ``segments`` (S, 2, 2) by that polygon (module docstring)."""
+    also kept clear of ``segments`` (S, 2, 2) by that polygon (module docstring); a MultiPolygon whose
+    rings run with the area on their left (exterior counter-clockwise), parts under 1e-9 m^2 dropped."""
     shp = _shapely()
     edges = _boundary_segments(free)
     if segments is not None and len(segments):
-        edges = np.concatenate([edges, segments])
-    disc = disc_polygon(radius, n)
-    pts = np.concatenate([edges[:, :1] + disc[None], edges[:, 1:] + disc[None]], axis=1)  # (E, 2n, 2)
-    hulls = shp.convex_hull(shp.multipoints(pts))
-    walk = free.difference(shp.union_all(hulls))
+        # only the panels reaching into the free space (a solid's faces lie on its boundary already)
+        probe = np.concatenate([segments, segments.mean(1, keepdims=True)], axis=1)  # (S, 3, 2)
+        inside = shp.contains_xy(free, probe[..., 0], probe[..., 1]).any(1)
+        edges = np.concatenate([edges, segments[inside]])
+    edges = edges[np.linalg.norm(edges[:, 1] - edges[:, 0], axis=1) > 1e-12]
+    sums = shp.polygons(_segment_sums(edges, disc_polygon(radius, n)))
+    walk = free.difference(shp.union_all(sums))
     parts = [p for p in shp.get_parts(walk) if p.geom_type == "Polygon" and p.area > 1e-9]
     return shp.orient_polygons(shp.MultiPolygon(parts), exterior_cw=False)
 
@@ -199,16 +218,18 @@ def _reflex_vertices(walk) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.concatenate(xs), np.concatenate(ps), np.concatenate(ns)
 
 
-def _tangent(x: np.ndarray, prv: np.ndarray, nxt: np.ndarray, d: np.ndarray) -> np.ndarray:
-    """True where the line through vertex ``x`` along ``d`` leaves both ring neighbours of ``x`` on one
-    side (or on the line): a shortest path may pass ``x`` along ``d`` (broadcast over leading axes)."""
+def _edge_lines(x: np.ndarray, prv: np.ndarray, nxt: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The lines of each vertex's two ring edges as ``(normal (V, 2), offset (V,))`` pairs, unit normals:
+    the signed distance of a point w from the line of vertex u's edge to ``prv`` is ``w @ n_u - c_u``."""
+    out = []
+    for e in (prv - x, nxt - x):
+        nrm = np.stack([e[:, 1], -e[:, 0]], axis=1) / np.maximum(np.linalg.norm(e, axis=1), 1e-300)[:, None]
+        out += [nrm, (nrm * x).sum(1)]
+    return tuple(out)
 
-    def side(p):
-        v = p - x
-        return d[..., 0] * v[..., 1] - d[..., 1] * v[..., 0]
 
-    scale = np.linalg.norm(d, axis=-1) * np.maximum(np.linalg.norm(prv - x, axis=-1), 1e-12)
-    return side(prv) * side(nxt) >= -1e-12 * scale**2
+#: slack of the tangent test, m^2 (products of two signed distances)
+TANGENT_TOL_M2 = 1e-12
 
 
 class PolyNavBackend(NavBackend):
@@ -244,6 +265,7 @@ class PolyNavBackend(NavBackend):
             shp.prepare(g)
         self._edges = _boundary_segments(self.walk)
         self.X, self._prev, self._next = _reflex_vertices(self.walk)
+        self._lines = _edge_lines(self.X, self._prev, self._next)
         self._graph = self._build_graph()
         self._fields: dict[tuple[float, float], tuple[np.ndarray, np.ndarray]] = {}
 
@@ -261,17 +283,21 @@ class PolyNavBackend(NavBackend):
         a, b = np.asarray(a, float)[:2], np.asarray(b, float)[:2]
         return bool(self._sees(a, b, None if body else self._free_tol))
 
+    def _tangent_from(self, q: np.ndarray) -> np.ndarray:
+        """(Q, V) bool for points q (Q, 2): the line from q through vertex v leaves both ring neighbours
+        of v on one side (q lies on one side of both edge lines of v, or on one), so a shortest path may
+        pass v coming from q (or going to it)."""
+        n1, c1, n2, c2 = self._lines
+        return (q @ n1.T - c1) * (q @ n2.T - c2) >= -TANGENT_TOL_M2
+
     def _build_graph(self):
         """The reduced visibility graph: CSR (V, V) of edge lengths between bitangent vertex pairs that
         see each other."""
         from scipy.sparse import coo_matrix
 
-        X, P, N = self.X, self._prev, self._next
-        V = len(X)
-        i, j = np.triu_indices(V, k=1)
-        d = X[j] - X[i]
-        ok = _tangent(X[i], P[i], N[i], d) & _tangent(X[j], P[j], N[j], d)
-        i, j = i[ok], j[ok]
+        X, V = self.X, len(self.X)
+        tan = self._tangent_from(X)  # [w, u]: tangent at u towards w
+        i, j = np.nonzero(np.triu(tan & tan.T, k=1))
         vis = self._sees(X[i], X[j])
         i, j = i[vis], j[vis]
         w = np.linalg.norm(X[j] - X[i], axis=1)
@@ -283,9 +309,8 @@ class PolyNavBackend(NavBackend):
         X = self.X
         if len(X) == 0:
             return float("inf"), -1
-        d = X - q
-        tot = np.linalg.norm(d, axis=1) + dist
-        cand = np.flatnonzero(np.isfinite(tot) & _tangent(X, self._prev, self._next, d))
+        tot = np.linalg.norm(X - q, axis=1) + dist
+        cand = np.flatnonzero(np.isfinite(tot) & self._tangent_from(q[None])[0])
         order = cand[np.argsort(tot[cand], kind="stable")]
         for start in range(0, len(order), 8):
             chunk = order[start : start + 8]
@@ -304,10 +329,10 @@ class PolyNavBackend(NavBackend):
             from scipy.sparse.csgraph import dijkstra
 
             V = len(self.X)
-            d = self.X - goal
-            ok = np.flatnonzero(_tangent(self.X, self._prev, self._next, d))
+            ok = np.flatnonzero(self._tangent_from(goal[None])[0])
             ok = ok[self._sees(goal[None], self.X[ok])] if ok.size else ok
-            row = coo_matrix((np.linalg.norm(d[ok], axis=1), (np.zeros(ok.size, int), ok)), shape=(1, V))
+            w = np.linalg.norm(self.X[ok] - goal, axis=1)
+            row = coo_matrix((w, (np.zeros(ok.size, int), ok)), shape=(1, V))
             g = vstack([hstack([self._graph, coo_matrix((V, 1))]), hstack([row, coo_matrix((1, 1))])]).tocsr()
             dist, pred = dijkstra(g, directed=False, indices=V, return_predecessors=True)
             pred = pred[:V]
