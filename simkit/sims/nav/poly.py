@@ -35,9 +35,10 @@ to it, and the distance of a query point q is ``|q - g|`` when q sees the goal g
 ``|q - v| + d(v)`` over the vertices v tangent from q and visible from q (candidates are tested in
 increasing order of that sum, so the first visible one is the answer).
 
-**Sliding** (:meth:`PolyNavBackend.try_step`): sub-steps of :data:`SUBSTEP_M`; a blocked sub-step is
-projected onto the nearest boundary edge's direction (Habitat's ``try_step`` slides along the
-navmesh boundary); when that is blocked too, the agent advances to the boundary (bisection) and stops.
+**Sliding** (:meth:`PolyNavBackend.try_step`): sub-steps of :data:`SUBSTEP_M`; at a blocked sub-step
+the agent advances to the boundary (bisection), then moves by the sub-step projected onto the
+nearest boundary edge's direction, and so on with that projection (Habitat's ``try_step`` slides along
+the navmesh boundary the same way); it stops where the projection is blocked too (a corner).
 """
 
 from __future__ import annotations
@@ -426,9 +427,9 @@ class PolyNavBackend(NavBackend):
                 cur = cur + step
                 continue
             collided = True
+            cur = self._advance(cur, step)
             slide = self._slide(cur, step)
             if slide is None:
-                cur = self._advance(cur, step)
                 break
             cur, step = cur + slide, slide
         return cur, collided or bool(np.linalg.norm(cur - b) > 1e-6)
