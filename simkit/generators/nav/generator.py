@@ -442,7 +442,8 @@ class FoaNavGenerator(Generator[FoaNavConfig]):
             raise SampleRejected(f"FOA peak {peak:.2f} >= 1 (no peak normalisation; lower lufs)")
         if vep is not None:
             info["vlnce"] = {"episode_id": vep.episode_id, "scene_id": vep.scene_id, "instruction": vep.instruction,
-                             "reference_path_m": vep.reference_path.tolist(), "goal_radius_m": vep.goal_radius}  # fmt: skip
+                             "reference_path_m": vep.reference_path.tolist(), "goal_radius_m": vep.goal_radius,
+                             "floor_z_m": vep.floor_z}  # fmt: skip
         return self._episode(plan, backend, sg, poses, actions, source_xyz, foa, info)
 
     # -- 4. episode ---------------------------------------------------------------------------
