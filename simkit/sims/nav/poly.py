@@ -36,8 +36,10 @@ to it, and the distance of a query point q is ``|q - g|`` when q sees the goal g
 increasing order of that sum, so the first visible one is the answer).
 
 **Sliding** (:meth:`PolyNavBackend.try_step`): sub-steps of :data:`SUBSTEP_M`; at a blocked sub-step
-the agent advances to the boundary (bisection), then moves by the sub-step projected onto the
-nearest boundary edge's direction, and so on with that projection (Habitat's ``try_step`` slides along
+the agent advances to the boundary (bisection), then moves the rest of the sub-step projected onto
+the direction of the boundary edge it stands on (the nearest of the 4 nearest edges that lets it go
+forward), and so on with that projection (a move never exceeds the
+length asked for) (Habitat's ``try_step`` slides along
 the navmesh boundary the same way); it stops where the projection is blocked too (a corner).
 """
 
@@ -290,34 +292,36 @@ class PolyNavBackend(NavBackend):
                 cur = cur + step
                 continue
             collided = True
-            cur = self._advance(cur, step)
+            cur, frac = self._advance(cur, step)
             slide = self._slide(cur, step)
             if slide is None:
                 break
-            cur, step = cur + slide, slide
+            cur, step = cur + (1.0 - frac) * slide, slide  # this sub-step's rest, then whole ones
         return cur, collided or bool(np.linalg.norm(cur - b) > 1e-6)
 
     def _slide(self, cur: np.ndarray, step: np.ndarray) -> np.ndarray | None:
-        """``step`` projected onto the direction of the boundary edge nearest ``cur + step``, when that
-        move is navigable and goes forward; else None."""
+        """``step`` projected onto the direction of one of the 4 boundary edges nearest ``cur`` (the
+        agent stands on the boundary), nearest first: the first projection that goes forward and
+        stays navigable; None when none does (a corner)."""
         a, b = self._edges[:, 0], self._edges[:, 1]
         ab = b - a
-        q = cur + step
-        t = np.clip(((q - a) * ab).sum(1) / np.maximum((ab * ab).sum(1), 1e-18), 0.0, 1.0)
-        k = int(np.argmin(np.linalg.norm(a + t[:, None] * ab - q, axis=1)))
-        u = ab[k] / max(np.linalg.norm(ab[k]), 1e-18)
-        s = float(step @ u) * u
-        if float(s @ step) > 1e-12 and self.is_navigable(cur + s):
-            return s
+        t = np.clip(((cur - a) * ab).sum(1) / np.maximum((ab * ab).sum(1), 1e-18), 0.0, 1.0)
+        near = np.argsort(np.linalg.norm(a + t[:, None] * ab - cur, axis=1))[:4]
+        for k in near:
+            u = ab[k] / max(float(np.linalg.norm(ab[k])), 1e-18)
+            s = float(step @ u) * u
+            if float(s @ step) > 1e-12 and self.is_navigable(cur + s):
+                return s
         return None
 
-    def _advance(self, cur: np.ndarray, step: np.ndarray) -> np.ndarray:
-        """``cur`` moved along ``step`` as far as stays navigable (bisection, 12 halvings)."""
+    def _advance(self, cur: np.ndarray, step: np.ndarray) -> tuple[np.ndarray, float]:
+        """(``cur`` moved along ``step`` as far as stays navigable, the fraction of ``step`` taken);
+        bisection, 12 halvings."""
         lo, hi = 0.0, 1.0
         for _ in range(12):
             mid = 0.5 * (lo + hi)
             lo, hi = (mid, hi) if self.is_navigable(cur + mid * step) else (lo, mid)
-        return cur + lo * step
+        return cur + lo * step, lo
 
 
 def poly_backend_from_mesh(mesh, agent_radius: float = 0.18, **kw) -> PolyNavBackend:
