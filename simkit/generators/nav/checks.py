@@ -106,12 +106,13 @@ def _user_scene_backend(ep: dict, scene: dict, config) -> tuple[Any, str]:
     if path is None or not Path(path).is_file():
         return None, label
     name = ep.get("backend") if ep.get("backend") in MESH_BACKENDS else "poly"
-    key = (str(path), floor_z, ep["agent_radius_m"], name, ep.get("cell_m", 0.05))
+    st = Path(path).stat()  # a mesh rewritten in place is rebuilt
+    key = (str(path), st.st_mtime_ns, st.st_size, floor_z, ep["agent_radius_m"], name, ep.get("cell_m", 0.05))
     if key not in _SCENE_BACKENDS:
         if len(_SCENE_BACKENDS) >= 2:
             _SCENE_BACKENDS.pop(next(iter(_SCENE_BACKENDS)))
         _SCENE_BACKENDS[key] = make_backend(
-            name, mesh=load_scene_mesh(path), agent_radius=key[2], cell=key[4], floor_z=floor_z
+            name, mesh=load_scene_mesh(path), agent_radius=key[4], cell=key[6], floor_z=floor_z
         )
     return _SCENE_BACKENDS[key], label
 
