@@ -105,7 +105,7 @@ def _user_scene_backend(ep: dict, scene: dict, config) -> tuple[Any, str]:
         floor_z = getattr(config, "floor_height_m", None)
     if path is None or not Path(path).is_file():
         return None, label
-    name = ep.get("backend") if ep.get("backend") in MESH_BACKENDS else "poly"
+    name = str(ep["backend"]) if ep.get("backend") in MESH_BACKENDS else "poly"
     st = Path(path).stat()  # a mesh rewritten in place is rebuilt
     key = (str(path), st.st_mtime_ns, st.st_size, floor_z, ep["agent_radius_m"], name, ep.get("cell_m", 0.05))
     if key not in _SCENE_BACKENDS:
