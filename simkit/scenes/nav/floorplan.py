@@ -116,25 +116,24 @@ class FloorPlan:
 
 
 def walls_between(plan: FloorPlan, a, b) -> int:
-    """Number of wall boxes the straight segment a-b (world (x, y), metres) crosses (slab test in 2D);
-    the cross-room attenuation counts them."""
+    """Number of wall boxes the straight segment a-b (world (x, y), metres) crosses (slab test in 2D,
+    vectorised over the boxes); the cross-room attenuation counts them."""
     a, b = np.asarray(a, dtype=np.float64)[:2], np.asarray(b, dtype=np.float64)[:2]
     d = b - a
-    n = 0
-    for box in plan.boxes:
-        if box.kind != "wall":
+    walls = [bx for bx in plan.boxes if bx.kind == "wall"]
+    if not walls:
+        return 0
+    lo = np.array([bx.lo[:2] for bx in walls], dtype=np.float64)
+    hi = np.array([bx.hi[:2] for bx in walls], dtype=np.float64)
+    t0, t1 = np.zeros(len(walls)), np.ones(len(walls))
+    for k in range(2):
+        if abs(d[k]) < 1e-12:
+            out = ~((lo[:, k] <= a[k]) & (a[k] <= hi[:, k]))
+            t0, t1 = np.where(out, 1.0, t0), np.where(out, 0.0, t1)
             continue
-        t0, t1 = 0.0, 1.0
-        for k in range(2):
-            lo, hi = box.lo[k], box.hi[k]
-            if abs(d[k]) < 1e-12:
-                if not lo <= a[k] <= hi:
-                    t0, t1 = 1.0, 0.0
-                continue
-            u, v = (lo - a[k]) / d[k], (hi - a[k]) / d[k]
-            t0, t1 = max(t0, min(u, v)), min(t1, max(u, v))
-        n += int(t0 < t1)
-    return n
+        u, v = (lo[:, k] - a[k]) / d[k], (hi[:, k] - a[k]) / d[k]
+        t0, t1 = np.maximum(t0, np.minimum(u, v)), np.minimum(t1, np.maximum(u, v))
+    return int(np.count_nonzero(t0 < t1))
 
 
 def plan_from_json(d: dict[str, Any]) -> FloorPlan:

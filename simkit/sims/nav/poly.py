@@ -139,8 +139,10 @@ class PolyNavBackend(NavBackend):
     def _sees(self, a: np.ndarray, b: np.ndarray, geom=None) -> np.ndarray:
         """Whether each segment a-b ((..., 2) arrays) lies in the walkable area (with slack)."""
         shp = _shapely()
-        a, b = np.broadcast_arrays(np.asarray(a, float), np.asarray(b, float))
-        lines = shp.linestrings(np.stack([a, b], axis=-2))
+        a, b = np.asarray(a, float), np.asarray(b, float)
+        coords = np.empty((*np.broadcast_shapes(a.shape, b.shape)[:-1], 2, 2))
+        coords[..., 0, :], coords[..., 1, :] = a, b
+        lines = shp.linestrings(coords)
         return np.asarray(shp.covers(self._tol if geom is None else geom, lines), dtype=bool)
 
     def line_of_sight(self, a, b, body: bool = True) -> bool:
@@ -287,7 +289,13 @@ class PolyNavBackend(NavBackend):
         total = b - cur
         n = max(1, int(np.ceil(np.linalg.norm(total) / SUBSTEP_M)))
         step, collided = total / n, False
-        for _ in range(n):
+        pts = cur + np.arange(1, n + 1)[:, None] * step
+        free = _shapely().intersects_xy(self._tol, pts[:, 0], pts[:, 1])
+        if free.all():  # the usual case: no wall on the way (one vectorised test)
+            return pts[-1], bool(np.linalg.norm(pts[-1] - b) > 1e-6)
+        k = int(np.argmin(free))  # the first blocked sub-step; the ones before it are free
+        cur = pts[k - 1] if k else cur
+        for _ in range(n - k):
             if self.is_navigable(cur + step):
                 cur = cur + step
                 continue
