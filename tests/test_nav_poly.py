@@ -187,3 +187,36 @@ def test_sliding_keeps_the_agent_on_the_walkable_area(rooms):
         q = p + rng.uniform(-0.25, 0.25, size=2)
         assert be.is_navigable(be.try_step(p, q)[0])
     assert be.snap_point((2.9, 0.5)) == pytest.approx((2.95 - R, 0.5), abs=1e-9)
+
+
+def test_a_plans_mesh_gives_the_plans_own_free_space_and_walkable_area():
+    from simkit.scenes.nav.floorplan import compile_floorplan, plan_mesh
+    from simkit.scenes.nav.walkable import erode, free_space_from_mesh, plan_free_space, plan_walkable
+
+    for seed in range(5):
+        plan = compile_floorplan(np.random.default_rng(seed))
+        free, segments, floor_z = free_space_from_mesh(plan_mesh(plan))
+        assert floor_z == pytest.approx(0.0, abs=1e-9)
+        assert free.symmetric_difference(plan_free_space(plan)).area < 1e-9
+        assert erode(free, R, segments).symmetric_difference(plan_walkable(plan, R)).area < 1e-9
+
+
+def test_geodesics_equal_dijkstra_over_the_full_visibility_graph():
+    """The reduced graph (bitangent edges only) and the entry rule lose no shortest path: every
+    vertex pair and query point joined when they see each other, no tangent filter."""
+    from scipy.sparse.csgraph import dijkstra
+
+    from simkit.scenes.nav.floorplan import compile_floorplan, plan_mesh
+
+    for seed in range(2):
+        be = poly_backend_from_mesh(plan_mesh(compile_floorplan(np.random.default_rng(seed))))
+        rng = np.random.default_rng(seed + 10)
+        pts = np.array([be.sample_navigable_point(rng) for _ in range(8)])
+        nodes = np.concatenate([be.X, pts])
+        i, j = np.triu_indices(len(nodes), 1)
+        vis = be._sees(nodes[i], nodes[j])
+        w = np.zeros((len(nodes), len(nodes)))
+        w[i[vis], j[vis]] = np.linalg.norm(nodes[j[vis]] - nodes[i[vis]], axis=1)
+        full = dijkstra(w, directed=False, indices=np.arange(len(be.X), len(nodes)))[:, len(be.X) :]
+        got = np.array([[be.geodesic_distance(p, q) for q in pts] for p in pts])
+        np.testing.assert_allclose(got, full, atol=1e-9)
