@@ -16,19 +16,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from simkit.core.errors import InputError, SimkitError
+from simkit.core.errors import InputError
 
 #: sides of the polygon that replaces the agent's disc (multiple of 4: flats face +-x and +-y)
 N_GON = 64
 
 
 def _shapely():
-    try:
-        import shapely
-    except ImportError:
-        raise SimkitError(
-            "the poly navigation backend needs shapely: pip install 'simkit[nav]' (or use backend grid)"
-        ) from None
+    """``shapely`` (imported lazily; a ModuleNotFoundError names it, and the CLI maps it to the ``[nav]``
+    extra, :func:`simkit.core.extras.as_extra_missing`)."""
+    import shapely
+
     return shapely
 
 
