@@ -94,8 +94,9 @@ def _edge_lines(x: np.ndarray, prv: np.ndarray, nxt: np.ndarray) -> tuple[np.nda
     return tuple(out)
 
 
-#: slack of the tangent test, m^2 (products of two signed distances)
-TANGENT_TOL_M2 = 1e-12
+#: slack of the tangent test, metres: a point this close to one of a vertex's edge lines counts as on
+#: it (10x EPS_M: points up to EPS_M outside the walkable area are navigable)
+TANGENT_TOL_M = 1e-6
 
 
 class PolyNavBackend(NavBackend):
@@ -156,7 +157,8 @@ class PolyNavBackend(NavBackend):
         of v on one side (q lies on one side of both edge lines of v, or on one), so a shortest path may
         pass v coming from q (or going to it)."""
         n1, c1, n2, c2 = self._lines
-        return (q @ n1.T - c1) * (q @ n2.T - c2) >= -TANGENT_TOL_M2
+        d1, d2 = q @ n1.T - c1, q @ n2.T - c2
+        return (d1 * d2 >= 0.0) | (np.abs(d1) <= TANGENT_TOL_M) | (np.abs(d2) <= TANGENT_TOL_M)
 
     def _build_graph(self):
         """The reduced visibility graph: CSR (V, V) of edge lengths between bitangent vertex pairs that
@@ -178,14 +180,18 @@ class PolyNavBackend(NavBackend):
         if len(X) == 0:
             return float("inf"), -1
         tot = np.linalg.norm(X - q, axis=1) + dist
-        cand = np.flatnonzero(np.isfinite(tot) & self._tangent_from(q[None])[0])
-        order = cand[np.argsort(tot[cand], kind="stable")]
-        for start in range(0, len(order), 8):
-            chunk = order[start : start + 8]
-            vis = self._sees(q[None], X[chunk])
-            if vis.any():
-                k = int(chunk[int(np.argmax(vis))])
-                return float(tot[k]), k
+        finite = np.isfinite(tot)
+        tangent = finite & self._tangent_from(q[None])[0]
+        # the tangent vertices first; then, against rounding, every vertex (the full visibility graph's
+        # rule, never shorter than the true distance)
+        for cand in (np.flatnonzero(tangent), np.flatnonzero(finite & ~tangent)):
+            order = cand[np.argsort(tot[cand], kind="stable")]
+            for start in range(0, len(order), 8):
+                chunk = order[start : start + 8]
+                vis = self._sees(q[None], X[chunk])
+                if vis.any():
+                    k = int(chunk[int(np.argmax(vis))])
+                    return float(tot[k]), k
         return float("inf"), -1
 
     def _field(self, goal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
