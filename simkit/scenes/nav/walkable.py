@@ -22,7 +22,7 @@ from simkit.core.errors import InputError
 N_GON = 64
 
 
-def _shapely():
+def import_shapely():
     """``shapely`` (imported lazily; a ModuleNotFoundError names it, and the CLI maps it to the ``[nav]``
     extra, :func:`simkit.core.extras.as_extra_missing`)."""
     import shapely
@@ -91,7 +91,7 @@ def free_space_from_mesh(
     Raises:
         InputError: no floor found.
     """
-    shp = _shapely()
+    shp = import_shapely()
     tri = np.asarray(mesh.triangles, dtype=np.float64)
     nz = np.asarray(mesh.face_normals)[:, 2]
     if floor_z is None:
@@ -121,7 +121,7 @@ def free_space_from_mesh(
 
 def boundary_segments(geom) -> np.ndarray:
     """Every edge of every ring of a (Multi)Polygon, (E, 2, 2) float64."""
-    shp = _shapely()
+    shp = import_shapely()
     out = []
     for poly in shp.get_parts(geom):
         for ring in [poly.exterior, *poly.interiors]:
@@ -150,7 +150,7 @@ def erode(free, radius: float, segments: np.ndarray | None = None, n: int = N_GO
     """``free`` (shapely (Multi)Polygon) eroded by the n-gon circumscribing the disc of ``radius`` (m),
     also kept clear of ``segments`` (S, 2, 2) by that polygon; a MultiPolygon whose
     rings run with the area on their left (exterior counter-clockwise), parts under 1e-9 m^2 dropped."""
-    shp = _shapely()
+    shp = import_shapely()
     edges = boundary_segments(free)
     if segments is not None and len(segments):
         # only the panels reaching into the free space (a solid's faces lie on its boundary already)
@@ -167,7 +167,7 @@ def erode(free, radius: float, segments: np.ndarray | None = None, n: int = N_GO
 def plan_free_space(plan, climb: float = 0.2):
     """The free space of a floor plan: the floor slab ``[-0.05, W + 0.05] x [-0.05, D + 0.05]`` (as
     :func:`simkit.scenes.nav.floorplan.plan_mesh` builds it) minus every box taller than ``climb`` (m)."""
-    shp = _shapely()
+    shp = import_shapely()
     W, D = plan.size
     boxes = [shp.box(b.lo[0], b.lo[1], b.hi[0], b.hi[1]) for b in plan.boxes if b.hi[2] - b.lo[2] > climb]
     floor = shp.box(-0.05, -0.05, W + 0.05, D + 0.05)
@@ -178,7 +178,7 @@ def plan_walkable(plan, agent_radius: float = 0.18, climb: float = 0.2, n: int =
     """:func:`erode` of :func:`plan_free_space`, computed from the boxes: the slab shrunk by r, minus
     every box taller than ``climb`` plus the n-gon (vertices of the polygon in the quadrant of a box
     corner placed at that corner). A MultiPolygon (parts under 1e-9 m^2 dropped)."""
-    shp = _shapely()
+    shp = import_shapely()
     W, D = plan.size
     r = float(agent_radius)
     b = np.array([[x.lo[0], x.lo[1], x.hi[0], x.hi[1]] for x in plan.boxes if x.hi[2] - x.lo[2] > climb])

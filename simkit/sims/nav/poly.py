@@ -38,9 +38,14 @@ increasing order of that sum, so the first visible one is the answer).
 **Sliding** (:meth:`PolyNavBackend.try_step`): sub-steps of :data:`SUBSTEP_M`; at a blocked sub-step
 the agent advances to the boundary (bisection), then moves the rest of the sub-step projected onto
 the direction of the boundary edge it stands on (the nearest of the 4 nearest edges that lets it go
-forward), and so on with that projection (a move never exceeds the
-length asked for) (Habitat's ``try_step`` slides along
-the navmesh boundary the same way); it stops where the projection is blocked too (a corner).
+forward), and goes on with that projection; it stops where the projection is blocked too (a
+corner). A move is never longer than asked. Habitat's ``try_step`` slides along the navmesh
+boundary the same way.
+
+**Rounding**: the navigability and visibility tests use the walkable area grown by :data:`EPS_M`
+(mitred), so points on its edge (path vertices, slid positions) count as inside; the tangent test
+treats a point within :data:`TANGENT_TOL_M` of an edge line as on it, and a query that finds no
+visible tangent vertex falls back to every visible vertex (the full visibility graph's rule).
 """
 
 from __future__ import annotations
@@ -50,10 +55,10 @@ import numpy as np
 from simkit.core.errors import SimkitError
 from simkit.scenes.nav.walkable import (
     N_GON,
-    _shapely,
     boundary_segments,
     erode,
     free_space_from_mesh,
+    import_shapely,
 )
 from simkit.sims.nav.base import NavBackend, Unreachable
 
@@ -116,7 +121,7 @@ class PolyNavBackend(NavBackend):
     def __init__(
         self, free, agent_radius: float = 0.18, segments: np.ndarray | None = None, floor_z: float = 0.0
     ):
-        shp = _shapely()
+        shp = import_shapely()
         self.agent_radius = float(agent_radius)
         self.floor_z = float(floor_z)
         self.free = free
@@ -139,7 +144,7 @@ class PolyNavBackend(NavBackend):
     # -- visibility ---------------------------------------------------------------------------
     def _sees(self, a: np.ndarray, b: np.ndarray, geom=None) -> np.ndarray:
         """Whether each segment a-b ((..., 2) arrays) lies in the walkable area (with slack)."""
-        shp = _shapely()
+        shp = import_shapely()
         a, b = np.asarray(a, float), np.asarray(b, float)
         coords = np.empty((*np.broadcast_shapes(a.shape, b.shape)[:-1], 2, 2))
         coords[..., 0, :], coords[..., 1, :] = a, b
@@ -218,10 +223,10 @@ class PolyNavBackend(NavBackend):
     # -- NavBackend ---------------------------------------------------------------------------
     def is_navigable(self, p) -> bool:
         p = np.asarray(p, float)
-        return bool(_shapely().intersects_xy(self._tol, p[0], p[1]))
+        return bool(import_shapely().intersects_xy(self._tol, p[0], p[1]))
 
     def snap_point(self, p, max_dist_m: float = 0.5) -> np.ndarray:
-        shp = _shapely()
+        shp = import_shapely()
         p = np.asarray(p, dtype=np.float64)[:2]
         if self.is_navigable(p):
             return p.copy()
@@ -234,7 +239,7 @@ class PolyNavBackend(NavBackend):
         return q
 
     def island(self, p) -> int:
-        shp = _shapely()
+        shp = import_shapely()
         p = np.asarray(p, float)
         for k, part in enumerate(self._parts_tol):
             if shp.intersects_xy(part, p[0], p[1]):
@@ -276,7 +281,7 @@ class PolyNavBackend(NavBackend):
 
     def sample_navigable_point(self, rng: np.random.Generator, island: int | None = None) -> np.ndarray:
         """Uniform over the walkable area (rejection sampling in its bounding box, batches of 64)."""
-        shp = _shapely()
+        shp = import_shapely()
         if island is not None and not 0 <= island < len(self.parts):
             raise SimkitError(f"island {island} does not exist (the walkable area has {len(self.parts)})")
         geom = self.walk if island is None else self.parts[island]
@@ -296,7 +301,7 @@ class PolyNavBackend(NavBackend):
         n = max(1, int(np.ceil(np.linalg.norm(total) / SUBSTEP_M)))
         step, collided = total / n, False
         pts = cur + np.arange(1, n + 1)[:, None] * step
-        free = _shapely().intersects_xy(self._tol, pts[:, 0], pts[:, 1])
+        free = import_shapely().intersects_xy(self._tol, pts[:, 0], pts[:, 1])
         if free.all():  # the usual case: no wall on the way (one vectorised test)
             return pts[-1], bool(np.linalg.norm(pts[-1] - b) > 1e-6)
         k = int(np.argmin(free))  # the first blocked sub-step; the ones before it are free
