@@ -70,7 +70,9 @@ def test_env_foa_points_at_the_source_and_reward_tracks_the_geodesic():
     from simkit.sims.nav.episodes import source_in_agent_frame
 
     env = FoaNavEnv(**SMALL)
-    env.reset(seed=11)
+    env.reset(seed=12)
+    # a continuous sound (speech): a silent window between footsteps or rings has no direction
+    assert env.label == "speech"
     u = env
     for _ in range(24):  # turn a full circle; the walls between agent and source only scale the level
         obs, r, *_, info = env.step(2)

@@ -20,8 +20,9 @@ def test_no_wall_enters_a_doorway_in_5000_plans():
     assert cuts == []
 
 
-def test_plans_are_one_island_at_the_agent_radius_in_500_plans():
-    counts = [plan_islands(compile_floorplan(np.random.default_rng(s))) for s in range(500)]
+def test_plans_are_one_island_at_the_agent_radius_in_2000_plans():
+    # the exact walkable polygons (plan_walkable), about 2 ms of CPU a plan
+    counts = [plan_islands(compile_floorplan(np.random.default_rng(s))) for s in range(2000)]
     assert set(counts) == {1}
 
 

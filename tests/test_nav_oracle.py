@@ -10,6 +10,7 @@ import pytest
 import trimesh
 
 from simkit.scenes.nav.floorplan import compile_floorplan, plan_mesh
+from simkit.sims.nav import make_backend
 from simkit.sims.nav.base import MOVE_FORWARD, STOP, TURN_LEFT, TURN_RIGHT, NavAgent
 from simkit.sims.nav.episodes import oracle_action, sample_start_goal
 from simkit.sims.nav.grid import grid_backend_from_mesh
@@ -60,7 +61,7 @@ def test_oracle_arrives_in_procedural_plans_without_reversing_in_place(radius):
     worst = 0.0
     for seed in range(4):
         rng = np.random.default_rng(seed)
-        be = grid_backend_from_mesh(plan_mesh(compile_floorplan(rng)))
+        be = make_backend("poly", mesh=plan_mesh(compile_floorplan(rng)))  # the default backend
         for _ in range(4):
             sg = sample_start_goal(be, rng, min_ratio=1.1)
             actions, dists = _run(be, sg.start, sg.start_yaw, sg.goal, radius)

@@ -80,6 +80,52 @@ def test_load_and_generate_from_vlnce(vlnce_dir):
     assert g.check(sample) == []
 
 
+def test_validate_rebuilds_the_scene_and_names_the_episode(vlnce_dir, tmp_path):
+    """A wall ring put round the goal in the scene mesh (as a wall across a doorway would) is caught:
+    start and goal on different walkable islands, the dataset's path through a wall."""
+    import shutil
+
+    import trimesh
+
+    from simkit.generators.nav.checks import _SCENE_BACKENDS, _walk_problems
+    from simkit.scenes.nav.floorplan import Z_UP_TO_Y_UP
+
+    shutil.copytree(vlnce_dir / "scenes", tmp_path / "scenes")
+    g = FoaNavGenerator()
+    g.setup(
+        FoaNavConfig(
+            vlnce=str(vlnce_dir / "R2R_val.json.gz"), scenes_dir=str(tmp_path / "scenes"), window_s=0.1
+        )
+    )
+    sample = {k: decode(*encode(v)) for k, v in g.generate(1, episode_rng(0, "foa-nav", 1)).fields.items()}
+    assert g.check(sample) == []
+    gx, gy = sample["episode"]["goal_m"]
+    parts = [plan_mesh(compile_floorplan(np.random.default_rng(4)))]
+    for cx, cy, ex, ey in (
+        (gx, gy - 0.8, 1.7, 0.1),
+        (gx, gy + 0.8, 1.7, 0.1),
+        (gx - 0.8, gy, 0.1, 1.7),
+        (gx + 0.8, gy, 0.1, 1.7),
+    ):
+        parts.append(trimesh.creation.box(extents=(ex, ey, 2.5), transform=_at(cx, cy, 1.25)))
+    mesh = trimesh.util.concatenate(parts)
+    mesh.apply_transform(Z_UP_TO_Y_UP)
+    mesh.export(tmp_path / "scenes" / "home1" / "home1.glb")
+    problems = g.check(sample)
+    assert len(problems) == 1, problems
+    assert problems[0].startswith(
+        "VLN-CE episode 1 (scene mp3d/home1/home1.glb): start and goal are not on one walkable island"
+    )
+    # the same scene with start = goal (one island): the dataset's path through the ring's wall is caught
+    be = next(iter(_SCENE_BACKENDS.values()))
+    ep = dict(sample["episode"], start_m=[gx, gy])
+    ep["vlnce"] = dict(ep["vlnce"], reference_path_m=[[gx - 2.0, gy], [gx, gy]])
+    assert any(
+        "the VLN-CE reference path leaves the free space between its points 0" in m
+        for m in _walk_problems(be, ep)
+    )
+
+
 def test_bad_vlnce_input_is_one_clear_error(tmp_path):
     (tmp_path / "bad.json").write_text("{not json")
     with pytest.raises(InputError, match=r"bad\.json: not a VLN-CE episode JSON file"):

@@ -14,7 +14,7 @@ The stepping policy for the env rows is a walker that never stops (forward 0.7, 
 episodes run to ``--steps``; resets (plan compile + backend + stem) are timed separately.
 CPU time is ``time.process_time``. Usage::
 
-    python tools/bench_nav.py [--episodes 3] [--steps 200] [--markdown out.md]
+    python tools/bench_nav.py [--episodes 3] [--steps 200] [--backend poly|grid] [--markdown out.md]
 """
 
 from __future__ import annotations
@@ -85,19 +85,22 @@ def main() -> None:
     ap.add_argument("--episodes", type=int, default=3)
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--frame-steps", type=int, default=30)
+    ap.add_argument("--backend", default="poly", choices=["poly", "grid"])
     ap.add_argument("--markdown", default=None)
     args = ap.parse_args()
     from simkit.envs.nav.env import FoaNavEnv
     from simkit.eval.nav.evaluate import evaluate
 
-    env = FoaNavEnv(max_steps=10**6)
+    env = FoaNavEnv(max_steps=10**6, backend=args.backend)
     _walk(env, 1, 5)  # warm-up (imports, numba)
     t_bare, n_bare = _bare(env, args.episodes, args.steps)
     t_foa, t_reset, n_foa = _walk(env, args.episodes, args.steps)
-    fenv = FoaNavEnv(max_steps=10**6, frames=True)
+    fenv = FoaNavEnv(max_steps=10**6, frames=True, backend=args.backend)
     t_fr, _, n_fr = _walk(fenv, 1, args.frame_steps)
     t = time.process_time()
-    res = evaluate("oracle", episodes=args.episodes, seed=0, on_episode=None)
+    res = evaluate(
+        "oracle", episodes=args.episodes, seed=0, env_kwargs={"backend": args.backend}, on_episode=None
+    )
     t_or = time.process_time() - t
     rtf = _foa_rtf()
     rows = [
@@ -111,7 +114,7 @@ def main() -> None:
         ),
     ]
     lines = [
-        f"`python tools/bench_nav.py --episodes {args.episodes} --steps {args.steps}`, "
+        f"`python tools/bench_nav.py --episodes {args.episodes} --steps {args.steps} --backend {args.backend}`, "
         f"{time.strftime('%Y-%m-%d')}, {platform.processor() or platform.machine()}, "
         f"{os.cpu_count()} cores, one process, CPU time:",
         "",
@@ -121,7 +124,7 @@ def main() -> None:
     lines += [f"| {name} | {rate:,.0f} | {ratio:.2f} |" for name, rate, ratio in rows]
     lines += [
         "",
-        f"- reset (plan + walkable grid + Dijkstra graph + 8 s stem): {t_reset / args.episodes * 1000:.0f} ms CPU",
+        f"- reset (plan + walkable area + graph + 8 s stem): {t_reset / args.episodes * 1000:.0f} ms CPU",
         f"- FOA window rendering (0.25 s windows, direct path, 16 kHz): {rtf:,.0f}x real time per core",
         f"- oracle: SR {res['summary']['SR']:.2f}, SPL {res['summary']['SPL']:.3f} on {args.episodes} episodes",
     ]

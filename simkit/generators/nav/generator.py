@@ -3,8 +3,10 @@
 Reads top to bottom as compile -> simulate/render -> episode:
 
 1. compile: a procedural multi-room floor plan (:func:`simkit.scenes.nav.floorplan.compile_floorplan`,
-   exported as GLB) or a user scene mesh (``scene: PATH``); the ``grid`` backend rasterises its
-   walkable area (:mod:`simkit.sims.nav.grid`); a start, heading and goal are drawn on one island
+   exported as GLB) or a user scene mesh (``scene: PATH``); the ``poly`` backend (default) cuts its
+   walkable area as polygons eroded by the agent radius, with exact geodesics
+   (:mod:`simkit.sims.nav.poly`; ``backend: grid`` rasterises it instead, :mod:`simkit.sims.nav.grid`);
+   a start, heading and goal are drawn on one island
    within ``geodesic_m`` (:func:`simkit.sims.nav.episodes.sample_start_goal`);
 2. simulate: the shortest-path follower walks from start to goal with Habitat's discrete actions
    (move_forward 0.25 m, turn 15 deg, stop; sliding along walls);
@@ -50,9 +52,10 @@ class FoaNavConfig(GeneratorConfig):
     scenes_dir: str = Field(
         "", description="directory holding the VLN-CE scene meshes (scene_id relative to it)"
     )
-    backend: Literal["grid", "habitat"] = Field(
-        "grid",
-        description="navigation backend: grid (built in) or habitat (habitat-sim, needs scene + navmesh)",
+    backend: Literal["poly", "grid", "habitat"] = Field(
+        "poly",
+        description="navigation backend: poly (built in, exact polygons), grid (built in, cells) or habitat "
+        "(habitat-sim, needs scene + navmesh)",
     )
     navmesh: str = Field("", description="Habitat .navmesh of the scene (backend habitat)")
     floor_height_m: float | None = Field(None, description="floor height of a user scene (None: estimated)")
@@ -60,7 +63,7 @@ class FoaNavConfig(GeneratorConfig):
     depth_m: Range = Field((6.0, 10.0), description="[min, max] procedural footprint depth (y), metres")
     n_rooms: tuple[int, int] = Field((3, 6), description="[min, max] rooms per procedural plan")
     furniture_per_room: tuple[int, int] = Field((0, 2), description="[min, max] furniture blocks per room")
-    cell_m: float = Field(0.05, ge=0.01, le=0.2, description="walkable-grid cell size, metres")
+    cell_m: float = Field(0.05, ge=0.01, le=0.2, description="walkable-grid cell size (backend grid), metres")
     agent_radius_m: float = Field(0.18, ge=0.05, le=0.5, description="agent radius, metres")
     ear_height_m: float = Field(
         1.5, ge=0.3, le=2.0, description="FOA microphone height above the floor, metres"
@@ -258,12 +261,12 @@ class FoaNavGenerator(Generator[FoaNavConfig]):
     """Sound-guided navigation episodes (module docstring)."""
 
     name = "foa-nav"
-    version = "2"
+    version = "3"
     description = (
         "sound-guided navigation: floor plans, shortest-path episodes, egocentric FOA per step, waypoints"
     )
     extra = "nav"
-    requires = ("trimesh", "scipy", "pyloudnorm")
+    requires = ("trimesh", "scipy", "shapely", "pyloudnorm")
     Config = FoaNavConfig
     fields = FIELDS
     required_fields = tuple(f.name for f in FIELDS if f.required)
@@ -295,12 +298,16 @@ class FoaNavGenerator(Generator[FoaNavConfig]):
             )
         elif config.scene:
             from simkit.scenes.nav.meshes import load_scene_mesh
-            from simkit.sims.nav.grid import grid_backend_from_mesh
 
-            mesh = load_scene_mesh(config.scene)
-            self.user_backend = grid_backend_from_mesh(
-                mesh, config.cell_m, config.agent_radius_m, floor_z=config.floor_height_m
-            )
+            self.user_backend = self._mesh_backend(load_scene_mesh(config.scene), config.floor_height_m)
+
+    def _mesh_backend(self, mesh, floor_z: float | None = None):
+        """The configured mesh backend (``poly`` or ``grid``; ``poly`` beside a habitat navmesh) of a mesh."""
+        from simkit.sims.nav import make_backend
+
+        c = self.config
+        name = "poly" if c.backend == "habitat" else c.backend
+        return make_backend(name, mesh=mesh, agent_radius=c.agent_radius_m, cell=c.cell_m, floor_z=floor_z)
 
     @staticmethod
     def _load_vlnce(config: FoaNavConfig) -> list:
@@ -333,19 +340,14 @@ class FoaNavGenerator(Generator[FoaNavConfig]):
         area raises :class:`~simkit.core.errors.SampleInvalid` (the episode fails at once, unredrawn)."""
         from simkit.scenes.nav.meshes import load_scene_mesh
         from simkit.sims.nav.episodes import StartGoal
-        from simkit.sims.nav.grid import grid_backend_from_mesh
 
-        c = self.config
         assert self.vlnce is not None
         ep, path = self.vlnce[index % len(self.vlnce)]
         key = f"{path}|{ep.floor_z:.2f}"
         if key not in self._scene_cache:
             if len(self._scene_cache) >= 2:
                 self._scene_cache.pop(next(iter(self._scene_cache)))
-            mesh = load_scene_mesh(path)
-            self._scene_cache[key] = grid_backend_from_mesh(
-                mesh, c.cell_m, c.agent_radius_m, floor_z=ep.floor_z
-            )
+            self._scene_cache[key] = self._mesh_backend(load_scene_mesh(path), ep.floor_z)
         be = self._scene_cache[key]
         try:
             start, goal = be.snap_point(ep.start), be.snap_point(ep.goal)
@@ -358,7 +360,6 @@ class FoaNavGenerator(Generator[FoaNavConfig]):
     # -- 1. compile ---------------------------------------------------------------------------
     def _compile(self, rng: np.random.Generator):
         from simkit.scenes.nav.floorplan import FloorPlanParams, compile_floorplan, plan_mesh
-        from simkit.sims.nav.grid import grid_backend_from_mesh
 
         c = self.config
         if self.user_backend is not None:
@@ -370,7 +371,7 @@ class FoaNavGenerator(Generator[FoaNavConfig]):
             furniture_per_room=c.furniture_per_room,
         )
         plan = compile_floorplan(rng, params)
-        return plan, grid_backend_from_mesh(plan_mesh(plan), c.cell_m, c.agent_radius_m)
+        return plan, self._mesh_backend(plan_mesh(plan))
 
     # -- 3. render ----------------------------------------------------------------------------
     def _render(self, rng, plan, poses, source_xyz) -> tuple[np.ndarray, dict[str, Any]]:
@@ -441,7 +442,8 @@ class FoaNavGenerator(Generator[FoaNavConfig]):
             raise SampleRejected(f"FOA peak {peak:.2f} >= 1 (no peak normalisation; lower lufs)")
         if vep is not None:
             info["vlnce"] = {"episode_id": vep.episode_id, "scene_id": vep.scene_id, "instruction": vep.instruction,
-                             "reference_path_m": vep.reference_path.tolist(), "goal_radius_m": vep.goal_radius}  # fmt: skip
+                             "reference_path_m": vep.reference_path.tolist(), "goal_radius_m": vep.goal_radius,
+                             "floor_z_m": vep.floor_z}  # fmt: skip
         return self._episode(plan, backend, sg, poses, actions, source_xyz, foa, info)
 
     # -- 4. episode ---------------------------------------------------------------------------
@@ -511,7 +513,7 @@ class FoaNavGenerator(Generator[FoaNavConfig]):
         return Video(rgb, fps=4.0), depth
 
     def backend_versions(self) -> dict[str, str]:
-        return module_versions("numpy", "scipy", "trimesh", "soundfile")
+        return module_versions("numpy", "scipy", "trimesh", "shapely", "soundfile")
 
     # -- validate / inspect ------------------------------------------------------------------------
     def check(self, sample: dict[str, Any]) -> list[str]:

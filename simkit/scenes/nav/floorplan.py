@@ -9,7 +9,8 @@ A plan is drawn by binary space partitioning (BSP) of a rectangular footprint:
    halves. Both halves are connected inside (induction over the splits), so the doorways make
    the whole plan one connected region. The split position is drawn only where the new wall's two
    ends stay at least one wall thickness away from the doorways of the walls they meet, so no later
-   wall enters an earlier doorway (:func:`plan_problems` checks both properties);
+   wall enters an earlier doorway (:func:`plan_problems` checks both properties, the connectivity
+   on the walkable area eroded by the agent radius, :mod:`simkit.scenes.nav.walkable`);
 3. furniture blocks (axis-aligned boxes lower than the wall, 0.35-0.9 m high) are placed in the
    rooms at least ``clearance_m`` from every wall, doorway and other block, so that each block is
    an island of obstacle surrounded by a walkable ring and never disconnects the plan.
@@ -115,25 +116,24 @@ class FloorPlan:
 
 
 def walls_between(plan: FloorPlan, a, b) -> int:
-    """Number of wall boxes the straight segment a-b (world (x, y), metres) crosses (slab test in 2D);
-    the cross-room attenuation counts them."""
+    """Number of wall boxes the straight segment a-b (world (x, y), metres) crosses (slab test in 2D,
+    vectorised over the boxes); the cross-room attenuation counts them."""
     a, b = np.asarray(a, dtype=np.float64)[:2], np.asarray(b, dtype=np.float64)[:2]
     d = b - a
-    n = 0
-    for box in plan.boxes:
-        if box.kind != "wall":
+    walls = [bx for bx in plan.boxes if bx.kind == "wall"]
+    if not walls:
+        return 0
+    lo = np.array([bx.lo[:2] for bx in walls], dtype=np.float64)
+    hi = np.array([bx.hi[:2] for bx in walls], dtype=np.float64)
+    t0, t1 = np.zeros(len(walls)), np.ones(len(walls))
+    for k in range(2):
+        if abs(d[k]) < 1e-12:
+            out = ~((lo[:, k] <= a[k]) & (a[k] <= hi[:, k]))
+            t0, t1 = np.where(out, 1.0, t0), np.where(out, 0.0, t1)
             continue
-        t0, t1 = 0.0, 1.0
-        for k in range(2):
-            lo, hi = box.lo[k], box.hi[k]
-            if abs(d[k]) < 1e-12:
-                if not lo <= a[k] <= hi:
-                    t0, t1 = 1.0, 0.0
-                continue
-            u, v = (lo - a[k]) / d[k], (hi - a[k]) / d[k]
-            t0, t1 = max(t0, min(u, v)), min(t1, max(u, v))
-        n += int(t0 < t1)
-    return n
+        u, v = (lo[:, k] - a[k]) / d[k], (hi[:, k] - a[k]) / d[k]
+        t0, t1 = np.maximum(t0, np.minimum(u, v)), np.minimum(t1, np.maximum(u, v))
+    return int(np.count_nonzero(t0 < t1))
 
 
 def plan_from_json(d: dict[str, Any]) -> FloorPlan:
@@ -309,25 +309,14 @@ def door_cuts(plan: FloorPlan) -> list[str]:
     return out
 
 
-def plan_islands(plan: FloorPlan, agent_radius: float = 0.18, cell: float = 0.05, climb: float = 0.2) -> int:
-    """Number of 8-connected walkable islands of the plan for an agent of ``agent_radius`` (m), from
-    the boxes alone (no mesh): cells of ``cell`` m inside the footprint are blocked under any box
-    taller than ``climb``, and walkable where the Euclidean distance transform, minus half a cell,
-    reaches the radius (the rule of :mod:`simkit.sims.nav.grid`)."""
-    from scipy import ndimage
+def plan_islands(plan: FloorPlan, agent_radius: float = 0.18, climb: float = 0.2) -> int:
+    """Number of walkable islands of the plan for an agent of ``agent_radius`` (m), from the boxes
+    alone (no mesh): the connected parts of the floor minus every box taller than ``climb``, eroded
+    by the agent (:func:`simkit.scenes.nav.walkable.plan_walkable`, the walkable area of the ``poly``
+    navigation backend)."""
+    from simkit.scenes.nav.walkable import plan_walkable
 
-    W, D = plan.size
-    nx, ny = int(np.ceil(W / cell)), int(np.ceil(D / cell))
-    xs, ys = (np.arange(nx) + 0.5) * cell, (np.arange(ny) + 0.5) * cell
-    free = np.ones((nx, ny), bool)
-    for b in plan.boxes:
-        if b.hi[2] - b.lo[2] > climb:
-            ix = (xs >= b.lo[0]) & (xs <= b.hi[0])
-            iy = (ys >= b.lo[1]) & (ys <= b.hi[1])
-            free[np.ix_(ix, iy)] = False
-    free = np.pad(free, 1)  # the footprint's edge is a wall
-    nav = (ndimage.distance_transform_edt(free) - 0.5) * cell >= agent_radius
-    return int(ndimage.label(nav, structure=np.ones((3, 3)))[1])
+    return len(plan_walkable(plan, agent_radius, climb).geoms)
 
 
 def plan_problems(plan: FloorPlan, agent_radius: float = 0.18) -> list[str]:
