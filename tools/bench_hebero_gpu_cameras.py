@@ -4,7 +4,9 @@ Two subcommands:
 
 ``export --out DIR [--suite goal] [--bank 4]``
     CPU side. Writes the suite's layout-group cache with render models
-    (``export_groups(..., visual=True)``: ``group_<k>_visual.mjb`` beside each physics model).
+    (``export_groups(..., visual=True)``: ``group_<k>_visual.mjb`` beside each physics model) and
+    its task models (``export_task_models``: a GPU machine without LIBERO's assets then maps demos
+    and LIBERO's initial states onto the union models).
 
 ``run DIR [--envs 1600,4096] [--iters 20] [--cameras agentview,eye_in_hand] [--json OUT] [--png DIR]``
     GPU side (``[gpu]`` extra). In one process, at each environment count N, env (control) steps/s of
@@ -34,7 +36,12 @@ def export(args) -> None:
 
     descs = [compile_task(p, args.suite, i, None) for i, p in suite_files(None, args.suite)]
     t0 = time.perf_counter()
-    for p in export_groups(descs, None, Path(args.out), bank=args.bank, progress=print, visual=True):
+    from simkit.envs.hebero.vector_env import build_tasks
+    from simkit.envs.hebero.warp_starts import export_task_models
+
+    paths = export_groups(descs, None, Path(args.out), bank=args.bank, progress=print, visual=True)
+    ids, models = build_tasks(None, [d["task_id"] for d in descs], None)
+    for p in [*paths, *export_task_models(args.out, dict(zip(ids, models)))]:
         print(f"{p.name} {p.stat().st_size / 2**20:.1f} MiB")
     print(f"export {time.perf_counter() - t0:.1f} s")
 

@@ -315,6 +315,7 @@ class HeberoWarpBatch:
         self.stream: Any = None  # demo command stream (set_demos)
         self.demo_terms: dict[str, Any] = {}
         self.libero_root: str | Path | None = None  # LIBERO assets of the CPU task models (None: installed)
+        self.cache_dir = Path(cache_dir)
         #: task id -> the CPU env's TaskModel of the tasks run, the source of the states mapped onto the
         #: union models (demos, LIBERO's initial states, box layouts); built on first use when None
         self.task_models: dict[str, Any] | None = None
@@ -573,7 +574,13 @@ class HeberoWarpBatch:
     # ---- demos, reset sources (host side: CPU task models, once; then device tensors)
     def _task_models(self) -> dict[str, Any]:
         """The CPU env's :class:`~simkit.envs.hebero.vector_env.TaskModel` of every task run (built once,
-        from :attr:`libero_root` or the installed LIBERO assets): the source of the states this backend maps."""
+        from :attr:`libero_root` or the installed LIBERO assets), or the cache's own task models where it
+        holds them (:func:`~simkit.envs.hebero.warp_starts.export_task_models`: no assets needed): the
+        source of the states this backend maps."""
+        if self.task_models is None:
+            from simkit.envs.hebero.warp_starts import load_task_models
+
+            self.task_models = load_task_models(self.cache_dir, self.task_ids)
         if self.task_models is None:
             from simkit.envs.hebero.vector_env import build_tasks
 

@@ -171,3 +171,76 @@ class StartPool:
 
         cnt = self.count[name][wtask, block]
         return self.first[name][wtask, block] + torch.minimum(index, torch.clamp(cnt - 1, min=0))
+
+
+class CachedTask:
+    """What the GPU backend reads of a CPU task model, loaded from a cache instead of LIBERO's assets:
+    the task's ``MjModel`` (the states of its demos are rows of it) and LIBERO's fixed initial states
+    mapped onto it (:meth:`~simkit.envs.hebero.vector_env.TaskModel.libero_state`, (50, nstate))."""
+
+    def __init__(self, model: Any, libero: np.ndarray):
+        self.model, self._libero = model, libero
+
+    def libero_state(self, k: int) -> np.ndarray:
+        """LIBERO's initial state ``k`` (nstate,) of this task.
+
+        Raises:
+            InputError: ``k`` out of range.
+        """
+        from simkit.core.errors import InputError
+
+        if not 0 <= k < len(self._libero):
+            raise InputError(None, f"init_state must be in [0, {len(self._libero)}), not {k}")
+        return self._libero[k].copy()
+
+
+def export_task_models(cache_dir: Any, task_models: dict[str, Any]) -> list[Any]:
+    """Write ``cache_dir/tasks/``: per task ``<i>.mjb`` (its model) and ``<i>_libero.npy`` (its LIBERO
+    initial states, (50, nstate) float64), plus ``index.json`` (task ids), so that a machine without
+    LIBERO's assets (a GPU box) maps demos and LIBERO's starts onto the union models.
+
+    Args:
+        cache_dir: a layout-group cache folder. task_models: task id -> CPU ``TaskModel``.
+
+    Returns:
+        the written paths.
+    """
+    import json
+    from pathlib import Path
+
+    import mujoco
+
+    from simkit.scenes.hebero.init_states import load_task_states
+
+    out = Path(cache_dir) / "tasks"
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for i, (tid, tm) in enumerate(task_models.items()):
+        mujoco.mj_saveModel(tm.model, str(out / f"{i}.mjb"))
+        states = np.stack([tm.libero_state(k) for k in range(len(load_task_states(tid)))])
+        np.save(out / f"{i}_libero.npy", states)
+        written += [out / f"{i}.mjb", out / f"{i}_libero.npy"]
+    (out / "index.json").write_text(json.dumps(list(task_models)))
+    return [*written, out / "index.json"]
+
+
+def load_task_models(cache_dir: Any, task_ids: list[str]) -> dict[str, CachedTask] | None:
+    """The :class:`CachedTask` of every task in ``task_ids`` from ``cache_dir/tasks`` (None when the
+    cache holds no task models or lacks one of the tasks)."""
+    import json
+    from pathlib import Path
+
+    import mujoco
+
+    index = Path(cache_dir) / "tasks" / "index.json"
+    if not index.is_file():
+        return None
+    ids = json.loads(index.read_text())
+    if not set(task_ids) <= set(ids):
+        return None
+    out = {}
+    for tid in task_ids:
+        i = ids.index(tid)
+        model = mujoco.MjModel.from_binary_path(str(index.parent / f"{i}.mjb"))
+        out[tid] = CachedTask(model, np.load(index.parent / f"{i}_libero.npy"))
+    return out
