@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,16 @@ class ValidationReport:
     incomplete: bool = False
     bad_input: str = ""
     max_problems: int = 200
+    #: called as ``progress(done, total, what)`` after each episode checked (the CLI's progress bar)
+    progress: Callable[[int, int, str], None] | None = field(default=None, repr=False, compare=False)
+    checked: int = field(default=0, repr=False)
+    to_check: int = field(default=0, repr=False)
+
+    def tick(self) -> None:
+        """One more episode checked: tell :attr:`progress`."""
+        self.checked += 1
+        if self.progress is not None:
+            self.progress(self.checked, self.to_check, "validating episodes")
 
     @property
     def passed(self) -> bool:
@@ -371,6 +382,7 @@ def _check_episodes(
     """Required fields, the stored field declaration and the generator's own checks, per episode (not on
     damaged ones)."""
     for r in rows:
+        rep.tick()
         key = r["key"]
         exts = {fname: ext for _, fname, ext in (split_member(m["name"]) for m in r["members"])}
         for req in required:
@@ -393,13 +405,19 @@ def _check_episodes(
             rep.problem(f"{key}: generator check crashed ({type(exc).__name__}: {exc})")
 
 
-def validate_corpus(root: str | Path, run_checks: bool = True, max_problems: int = 200) -> ValidationReport:
+def validate_corpus(
+    root: str | Path,
+    run_checks: bool = True,
+    max_problems: int = 200,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> ValidationReport:
     """Validate the corpus at ``root``; returns a report and never raises for corrupt data.
 
     ``report.passed``: no damage found; ``report.exit_code(strict)`` gives the CLI's exit code.
+    ``progress(done, total, what)``: called after each episode checked (``total``: the ok episodes).
     """
     layout = CorpusLayout(corpus_path(root))
-    rep = ValidationReport(root=layout.root, max_problems=max_problems)
+    rep = ValidationReport(root=layout.root, max_problems=max_problems, progress=progress)
     info = _load_info(layout, rep)
     if info is None:
         return rep
@@ -452,6 +470,7 @@ def _check_corpus(layout: CorpusLayout, info: dict, rep: ValidationReport, run_c
         if r["status"] == "ok":
             by_shard.setdefault(r["shard"], []).append(r)
     _check_shard_files(layout, list(source.values()), info, rep)
+    rep.to_check = sum(len(v) for v in by_shard.values())
     for shard, shard_rows in sorted(by_shard.items()):
         _check_shard(layout, shard, shard_rows, required, specs, gen, rep, ident, echoed_config(info))
     if gen is not None:
