@@ -28,7 +28,6 @@ from simkit.core.errors import ExtraMissing, SimkitError
 from simkit.core.extras import as_extra_missing, needs_extra
 from simkit.core.verbosity import quiet
 
-
 #: the root's verbosity flags, accepted before or after the command name (``simkit -q validate DIR`` or
 #: ``simkit validate DIR -q``); ``--log-level`` takes a value
 VERBOSITY_FLAGS = ("-q", "--quiet", "-v", "--verbose")

@@ -18,8 +18,8 @@ and ``notes`` (facts worth knowing: a ``--shard`` slice, an unfinished run; exit
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
