@@ -18,6 +18,7 @@ and ``notes`` (facts worth knowing: a ``--shard`` slice, an unfinished run; exit
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +47,8 @@ from simkit.episodes.corpus import (
 from simkit.episodes.reader import META_IDENTITY, index_shard, meta_fault
 from simkit.episodes.storage import corpus_path
 from simkit.episodes.tario import split_member
+
+log = logging.getLogger("simkit.validate")
 
 #: exit codes of ``simkit validate`` (the README's table: 2 is bad input, a path that is no corpus directory)
 EXIT_PASS, EXIT_DAMAGED, EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_INCOMPLETE = 0, 1, 2, 4, 5
@@ -471,6 +474,7 @@ def _check_corpus(layout: CorpusLayout, info: dict, rep: ValidationReport, run_c
             by_shard.setdefault(r["shard"], []).append(r)
     _check_shard_files(layout, list(source.values()), info, rep)
     rep.to_check = sum(len(v) for v in by_shard.values())
+    log.debug("%s: checking %d episodes in %d shards", layout.root, rep.to_check, len(by_shard))
     for shard, shard_rows in sorted(by_shard.items()):
         _check_shard(layout, shard, shard_rows, required, specs, gen, rep, ident, echoed_config(info))
     if gen is not None:
