@@ -51,7 +51,7 @@ def test_contact_sheet_has_colour_bars_and_strips_label_each_step():
     levels = len({p.z for p in case.expert})
     name = f"{levels} box level" + ("" if levels == 1 else "s")
     assert sum(t == f"final, side view along +x:\n{name}, nearest in front" for t in titles) == 2
-    side = [ax for ax in fig.axes if ax.get_title().startswith("final, side view")][0]
+    side = next(ax for ax in fig.axes if ax.get_title().startswith("final, side view"))
     assert len(side.patches) == T  # every box, not only the top layer
     assert not any("\\n" in t for t in titles)  # line breaks, not a literal backslash-n
     plt.close(fig)
