@@ -121,3 +121,24 @@ def test_validate_and_inspect_report_progress_to_the_end(corpus, tmp_path):
     done = [s[0] for s in seen]
     assert done == sorted(done) and seen[-1][:2] == (6, 6)  # 3 metas + 2 pictured + the drawing
     assert "drawing pictures" in {s[2] for s in seen}
+
+
+def test_late_progress_appears_only_after_its_delay_and_never_when_quiet(monkeypatch):
+    from simkit.commands import LateProgress
+
+    monkeypatch.setattr(verbosity, "show_progress", lambda enabled=True: enabled)  # as on a terminal
+    with LateProgress(after_s=60.0) as quick:
+        quick(1, 3, "checking")
+        assert quick.bar is None  # a command that ends before the delay draws nothing
+    with LateProgress(after_s=0.0) as slow:
+        slow.timer.join()  # the delay has passed with no report yet: the next report shows the bar
+        slow(2, 3, "checking")
+        task = slow.bar.tasks[0]
+        assert (task.completed, task.total, task.description) == (2, 3, "checking")
+        slow(3, 3, "done")
+        assert slow.bar.tasks[0].completed == 3
+    assert not slow.bar.live.is_started  # removed on exit
+    with LateProgress(after_s=0.0, enabled=False) as off:
+        assert not off.timer.is_alive()  # no timer at all
+        off(1, 1, "x")
+        assert off.bar is None

@@ -47,35 +47,41 @@ def progress_bar(label: str, total: int, enabled: bool = True) -> Iterator[Calla
 
 class LateProgress:
     """A progress reporter ``report(done, total, what)`` for library calls that take one (``validate``,
-    ``inspect``): a transient rich bar on stderr (count, percent, elapsed, ETA) that appears only once the
-    work has run ``after_s`` seconds, so a quick command draws nothing. Draws nothing off a terminal or
-    under ``simkit -q``. Use as a context manager (the bar is removed on exit)."""
+    ``inspect``): a transient rich bar on stderr (count, percent, elapsed, ETA) that appears once the work
+    has run ``after_s`` seconds (from a timer, so a long step without reports still shows the last state),
+    so a quick command draws nothing. Draws nothing off a terminal or under ``simkit -q``. Use as a context
+    manager (the bar is removed on exit)."""
 
     def __init__(self, after_s: float = 2.0, enabled: bool = True):
-        import time
+        import threading
 
         from simkit.core.verbosity import show_progress
 
-        self.on, self.after_s, self.t0 = show_progress(enabled), after_s, time.perf_counter()
+        self.on = show_progress(enabled)
+        self.state: tuple[int, int, str] | None = None
         self.bar: Any = None
         self.task: Any = None
+        self.due = False  # after_s has passed: the next report shows the bar
+        self.lock = threading.RLock()
+        self.timer = threading.Timer(after_s, self._show)
+        self.timer.daemon = True
 
-    def __call__(self, done: int, total: int, what: str) -> None:
-        import time
+    def _show(self) -> None:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TaskProgressColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
 
-        if not self.on or (self.bar is None and time.perf_counter() - self.t0 < self.after_s):
-            return
-        if self.bar is None:
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TaskProgressColumn,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
-
+        with self.lock:
+            self.due = True
+            if self.state is None or self.bar is not None or not self.on:
+                return
+            done, total, what = self.state
             self.bar = Progress(
                 TextColumn("{task.description}"),
                 BarColumn(),
@@ -87,15 +93,29 @@ class LateProgress:
                 transient=True,
             )
             self.bar.start()
-            self.task = self.bar.add_task(what, total=total)
-        self.bar.update(self.task, completed=done, total=total, description=what)
+            self.task = self.bar.add_task(what, total=total, completed=done)
+
+    def __call__(self, done: int, total: int, what: str) -> None:
+        if not self.on:
+            return
+        with self.lock:
+            self.state = (done, total, what)
+            if self.bar is not None:
+                self.bar.update(self.task, completed=done, total=total, description=what)
+            elif self.due:
+                self._show()
 
     def __enter__(self) -> LateProgress:
+        if self.on:
+            self.timer.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.stop()
+        self.timer.cancel()
+        with self.lock:
+            if self.bar is not None:
+                self.bar.stop()
+            self.on = False
 
 
 def strict_json(obj):
