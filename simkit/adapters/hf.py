@@ -114,10 +114,10 @@ def to_hf_features(corpus: str | Path, audio: AudioAs = "array", fields: list[st
         SimkitError: not a corpus, no field declaration, an unknown name in ``fields``, a bad ``audio``.
         ExtraMissing: ``datasets`` is not installed (the ``hf`` extra).
     """
+    ds = _datasets()
     if audio not in ("array", "bytes"):
         raise SimkitError(f"audio must be 'array' or 'bytes', got {audio!r}")
     specs = _selected(corpus, fields)
-    ds = _datasets()
     out: dict[str, Any] = {"key": ds.Value("string"), "meta": ds.Value("string")}
     for spec in specs:
         out.update(_field_features(ds, spec, audio))
