@@ -142,3 +142,26 @@ def test_late_progress_appears_only_after_its_delay_and_never_when_quiet(monkeyp
         assert not off.timer.is_alive()  # no timer at all
         off(1, 1, "x")
         assert off.bar is None
+
+
+def test_say_and_info_lines_are_dropped_under_quiet(capsys):
+    from simkit.commands import info, say
+
+    try:
+        say("wrote a")
+        info("wrote b")
+        assert capsys.readouterr() == ("wrote a\n", "wrote b\n")
+        verbosity.set_level("warning")
+        say("wrote a")
+        info("wrote b")
+        assert capsys.readouterr() == ("", "")
+    finally:
+        verbosity.set_level("info")
+
+
+def test_after_a_command_simkit_records_still_reach_the_root_handlers(caplog):
+    assert cli("-q", "list")[0] == 0
+    with caplog.at_level(logging.WARNING, logger="simkit.somewhere"):
+        logging.getLogger("simkit.somewhere").warning("seen by caplog")
+    assert [r.getMessage() for r in caplog.records] == ["seen by caplog"]
+    verbosity.set_level("info")

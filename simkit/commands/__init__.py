@@ -20,6 +20,14 @@ def plural(n: int, noun: str, nouns: str | None = None) -> str:
     return f"{n} {noun if n == 1 else (nouns or noun + 's')}"
 
 
+def say(msg: str) -> None:
+    """An informational line on stdout (``wrote FILE``), not shown under ``simkit -q``."""
+    from simkit.core.verbosity import quiet
+
+    if not quiet():
+        typer.echo(msg)
+
+
 def info(msg: str) -> None:
     """An informational line on stderr (``wrote ...``, summaries), not shown under ``simkit -q``."""
     from simkit.core.verbosity import quiet

@@ -25,8 +25,9 @@ _level = logging.INFO
 
 
 def set_level(name: str) -> None:
-    """Set the level of the ``simkit`` logger tree to ``name`` (a key of :data:`LEVELS`), with one stderr
-    handler (``LEVEL simkit.part: message``) that repeated calls replace, and export it in :data:`ENV`.
+    """Set the level of the ``simkit`` logger tree to ``name`` (a key of :data:`LEVELS`), with one handler
+    writing ``LEVEL simkit.part: message`` to the current stderr (repeated calls replace it), and export
+    the level in :data:`ENV`.
 
     Raises:
         ValueError: ``name`` is not a key of :data:`LEVELS`.
@@ -40,11 +41,23 @@ def set_level(name: str) -> None:
     log.setLevel(_level)
     for h in [h for h in log.handlers if h.get_name() == _HANDLER_NAME]:
         log.removeHandler(h)
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _StderrHandler()
     handler.set_name(_HANDLER_NAME)
     handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-    log.addHandler(handler)
-    log.propagate = False  # one line per message, whatever handlers the root logger has
+    log.addHandler(handler)  # records still propagate: handlers on the root logger (pytest's caplog) see them
+
+
+class _StderrHandler(logging.StreamHandler):
+    """A stream handler that writes to whatever ``sys.stderr`` is when a record comes (a test runner or
+    ``typer.testing.CliRunner`` may swap it), never to a stream that has since been closed."""
+
+    @property
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value) -> None:
+        pass
 
 
 def apply_env() -> None:
