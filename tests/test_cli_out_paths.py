@@ -16,7 +16,8 @@ from simkit.cli import app
         ["convert", "render-task", "{d}", "--out", "{f}/x.png"],
         ["convert", "render-task", "{d}", "--out", "{d}"],
         ["eval", "hebero", "--policy", "zero", "--episodes", "1", "--out", "{f}"],
-        ["export", "hebero-hdf5", "{d}", "{f}/x.hdf5"],
+        ["export", "hebero-hdf5", "{d}", "{f}/x"],
+        ["export", "hebero-lerobot", "{d}", "{f}/x"],
         ["eval", "pairs", "--gt", "{d}", "--out", "{f}/x.json"],
         ["eval", "pairs", "--gt", "{d}", "--out", "{d}"],
     ],
@@ -47,7 +48,7 @@ SPECIAL = (
 @pytest.mark.parametrize(
     "args",
     [
-        ["export", "hebero-hdf5", "{d}", SPECIAL + "/x.hdf5"],
+        ["export", "hebero-hdf5", "{d}", SPECIAL + "/x"],
         ["list", "wrop", "--catalogue", SPECIAL + "/cat.md", "--no-thumbnails"],
         ["convert", "mjcf2usd", "{f}", SPECIAL + "/o.usda"],
         ["config", "toy", "--yaml", SPECIAL + "/toy.yaml"],

@@ -8,9 +8,11 @@ import h5py
 import numpy as np
 import pytest
 
+from simkit.adapters.hebero.demos import TaskInfo
+from simkit.adapters.hebero.libero_hdf5 import write_libero_hdf5
 from simkit.core.errors import InputError
 from simkit.envs.hebero.demos import demo_env, goal_on_state, record_demo, replay
-from simkit.envs.hebero.robomimic import qpos_names_of, read_hdf5, write_hdf5
+from simkit.envs.hebero.robomimic import qpos_names_of, read_hdf5
 from simkit.envs.hebero.stream import demo_cursor
 from simkit.eval.hebero.evaluate import EvalReport, EvalResult, load_callable
 
@@ -50,6 +52,7 @@ def _sample(demo, env):
         "qpos_names": {str(k): v for k, v in qpos_names_of(model).items()},
     }
     return {
+        "__key__": "hebero-demos-000000",
         "actions": demo.actions,
         "states": demo.states,
         "joint_states": demo.joint_states,
@@ -64,8 +67,20 @@ def _sample(demo, env):
 def test_hdf5_round_trip_maps_states_by_joint_names(stove, tmp_path):
     env, demo = stove
     model = env.tasks[0].model
-    path = tmp_path / "demos.hdf5"
-    assert write_hdf5(path, [_sample(demo, env)], {"env_name": "simkit/Hebero-v0"}) == 1
+    info = TaskInfo(  # identity orientations: read_hdf5 reads actions and states only
+        TASK,
+        "libero_goal",
+        "Turn on the stove",
+        "P",
+        "robosuite",
+        "",
+        "<mujoco/>",
+        {},
+        ee_quat=lambda s: np.tile([1.0, 0.0, 0.0, 0.0], (len(s), 1)),
+    )
+    written = write_libero_hdf5(tmp_path / "out", [_sample(demo, env)], lambda task, meta: info)
+    path, n = written[TASK]
+    assert n == 1 and path == tmp_path / "out/libero_goal/turn_on_the_stove_demo.hdf5"
     with h5py.File(path) as f:  # robomimic layout
         g = f["data/demo_0"]
         assert g.attrs["num_samples"] == demo.length and f["data"].attrs["total"] == demo.length
@@ -228,14 +243,14 @@ def test_demo_corpus_is_the_same_for_any_worker_count_and_validates(tmp_path):
         [sys.executable, "-m", "simkit", "validate", str(tmp_path / "a")], capture_output=True, text=True
     )
     assert res.returncode == 0 and "PASS" in res.stdout, res.stdout + res.stderr
-    out = tmp_path / "demos.hdf5"
+    out = tmp_path / "demos"
     res = subprocess.run(
         [sys.executable, "-m", "simkit", "export", "hebero-hdf5", str(tmp_path / "a"), str(out)],
         capture_output=True,
         text=True,
     )
     assert res.returncode == 0 and "wrote 2 demo(s)" in res.stdout, res.stderr
-    with h5py.File(out) as f:
+    with h5py.File(out / "libero_goal/turn_on_the_stove_demo.hdf5") as f:
         assert sorted(f["data"]) == ["demo_0", "demo_1"]
 
 

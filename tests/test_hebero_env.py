@@ -133,9 +133,16 @@ def test_autoreset_on_horizon_returns_the_final_observation():
     for _ in range(2):
         _, _, te, tr, info = e.step(a)
         assert not tr.any() and "final_obs" not in info
+    last = info  # the step before the end: its values are what final_info must repeat
     obs, _, te, tr, info = e.step(a)
-    assert tr.all() and not te.any() and info["_final_obs"].all()
-    assert info["final_obs"][0, 61] > o0[0, 61] + 0.02  # the end effector had risen
+    assert tr.all() and not te.any() and info["_final_obs"].all() and info["_final_info"].all()
+    # Gymnasium 1.x same-step autoreset: final_obs an (N,) object array of per-env observations
+    assert info["final_obs"].dtype == object and info["final_obs"].shape == (2,)
+    assert info["final_obs"][0][61] > o0[0, 61] + 0.02  # the end effector had risen
+    fin = info["final_info"]
+    assert fin["_success"].all() and np.array_equal(fin["success"], info["success"])
+    assert fin["reward"].shape == (2,) and set(fin) >= {"task_id", "_task_id", "r_smooth"}
+    assert not np.array_equal(fin["r_joint_vel"], last["r_joint_vel"])  # this step's values, not the last
     assert abs(obs[0, 61] - o0[0, 61]) < 1e-3  # the new episode starts at home
     assert np.all(obs[:, :7] == 0)
 

@@ -296,3 +296,175 @@ def test_solver_overrides_reach_the_model(cache, cpu_backend):
 
 def default_model(out):
     return mujoco.MjModel.from_binary_path(str(out / "group_0.mjb"))
+
+
+# ---- demos, demo-start resets, reset sources on the GPU backend (stand-in physics)
+
+DEMO_TASKS = ["goal/turn_on_the_stove", "goal/put_the_bowl_on_the_plate"]
+
+
+@pytest.fixture(scope="module")
+def corpus_demos(tmp_path_factory):
+    """Two demos per task from a tiny hebero-demos corpus (engine, 40 steps each), read back."""
+    import subprocess
+    import sys
+
+    from simkit.envs.hebero.stream import demos_from_samples
+    from simkit.episodes.reader import iter_corpus
+
+    out = tmp_path_factory.mktemp("demos") / "corpus"
+    cmd = [sys.executable, "-m", "simkit", "generate", "hebero-demos", "--n", "4", "--out", str(out),
+           "--seed", "1", "--set", f"tasks=[{','.join(DEMO_TASKS)}]", "--set", "max_steps=40"]  # fmt: skip
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr[-2000:]
+    demos = demos_from_samples(iter_corpus(out))
+    assert sorted(demos) == sorted(DEMO_TASKS) and all(len(v) == 2 for v in demos.values())
+    return demos
+
+
+def _shared_models(gpu, cpu_env):
+    """The CPU env's task models (the same scenes) as the GPU env's mapping source: built once."""
+    gpu.task_models = dict(zip(cpu_env.task_names, cpu_env.tasks))
+    return gpu
+
+
+def test_state_map_puts_cpu_bank_states_on_the_union_model(cache, cpu_env, cpu_backend):
+    """A CPU task-model state mapped onto the union model by name is the cache's own bank entry there:
+    same qpos, mocap poses and kinematics (the bank was written from the same layouts)."""
+    out, tasks = cache
+    gpu = _shared_models(hw.HeberoWarpBatch(out, 2), cpu_env)
+    tms = gpu.task_models
+    g = gpu.groups[0]
+    for tid in tasks:
+        t = g.cache_tasks.index(tid)
+        rows = g.union_rows(tid, tms[tid].model, np.stack([tms[tid].bank_state(b) for b in (0, 1)]))
+        bank = g.pool.sections["bank"][t][0]
+        for k in ("qpos", "mocap_pos", "mocap_quat", "xpos", "site_xpos", "xmat"):
+            assert np.allclose(rows[k], bank[k], atol=1e-6), (tid, k, np.abs(rows[k] - bank[k]).max())
+        assert np.all(rows["qvel"] == 0)
+
+
+def test_r_demo_and_phi_agree_with_the_cpu_env(cache, cpu_env, cpu_backend, corpus_demos):
+    """Demo-start reset on the CPU env, the same demo and cursor on the GPU env (stand-in physics):
+    the same first observation (the demo's state at the cursor); replaying the demo's actions from
+    there, both give the same phi and r_demo, near its maximum (every pose term tracked)."""
+    out, tasks = cache
+    gpu = hw.HeberoWarpBatch(out, 2, config=REPLAY, warp=hw.WarpEnvConfig(autoreset=False))
+    _shared_models(gpu, cpu_env).set_demos(corpus_demos)
+    cpu_env.set_demos(corpus_demos, demo_start=True)
+    try:
+        oc, _ = cpu_env.reset(seed=3)
+        demo, r = cpu_env.stream.demo.copy(), cpu_env.stream.r.copy()
+        og = gpu.reset_to_demo(torch.as_tensor(demo), torch.as_tensor(r)).double().numpy()
+        assert np.allclose(og, oc, atol=2e-5), np.abs(og - oc).max()
+        ds = [corpus_demos[cpu_env.task_names[e]][demo[e]] for e in range(2)]
+        w = cpu_env.cfg.demo_reward
+        top = w.ee_pos + w.arm_qpos + w.arm_qvel + w.gripper + w.objects + w.articulation
+        for k in range(4):
+            a = np.stack([d.actions[min(r[e] + k, d.length - 1)] for e, d in enumerate(ds)])
+            _, _, _, _, ic = cpu_env.step(a)
+            gpu.step(torch.as_tensor(a, dtype=torch.float32))
+            tg = {n: v.double().numpy() for n, v in gpu.demo_terms.items()}
+            assert np.allclose(tg["phi"], ic["phi"], atol=1e-6) and np.array_equal(
+                tg["demo_id"], ic["demo_id"]
+            )
+            assert np.allclose(tg["r_demo"], ic["r_demo"], atol=2e-3), (tg["r_demo"], ic["r_demo"])
+            assert np.all(ic["r_demo"] > top - w.arm_qvel - 0.05)
+    finally:
+        cpu_env.stream = None
+
+
+def test_demo_start_autoreset_and_final_info_on_the_gpu_env(cache, cpu_env, cpu_backend, corpus_demos):
+    """RFCL-style demo starts on the GPU env: every autoreset puts an env at its demo's state at a
+    fresh random cursor (arm joints = the demo's at r_e, phi = r_e / (T - 1) after the reset);
+    Gymnasium's same-step keys mark exactly the finished envs."""
+    out, tasks = cache
+    batch = hw.HeberoWarpBatch(out, 2, config={"horizon": 2, "terminate_on_success": False})
+    env = hw.HeberoWarpVecEnv(_shared_models(batch, cpu_env), "numpy")
+    env.set_demos(corpus_demos, demo_start=True)
+    seen = set()
+    obs, _ = env.reset(seed=0)
+    for step in range(6):
+        st = batch.stream
+        for e in range(2 if step % 2 == 0 else 0):  # just reset (horizon 2): at the demo's state at r_e
+            d = corpus_demos[tasks[e]][int(st.demo[e])]
+            assert np.allclose(obs[e, 43:50], d.joint_states[int(st.r[e])], atol=1e-5), (step, e)
+            seen.add((e, int(st.demo[e]), int(st.r[e])))
+        obs, _, term, trunc, info = env.step(np.zeros((2, 7), np.float32))
+        assert info["r_demo"].shape == (2,) and np.all(info["r_demo"] > 0)
+        if step % 2 == 0:
+            assert "final_obs" not in info and not trunc.any()
+        else:
+            assert trunc.all() and info["_final_obs"].all() and info["_final_info"].all()
+            assert info["final_obs"][0].shape == (300,) and not np.allclose(info["final_obs"][0], obs[0])
+            assert np.array_equal(info["final_info"]["phi"], info["phi"])
+    assert len(seen) > 4  # fresh draws of demo and cursor at every reset
+
+
+def test_init_states_and_reset_boxes_on_the_gpu_env(cache, cpu_env, cpu_backend, corpus_demos):
+    """LIBERO's fixed initial state k is the CPU env's on the GPU env too; reset boxes from the demos'
+    starts make autoresets draw the objects inside their boxes."""
+    from simkit.envs.hebero.vector_env import demo_boxes
+
+    out, tasks = cache
+    env = hw.HeberoWarpVecEnv(
+        _shared_models(hw.HeberoWarpBatch(out, 2, config={"bank_size": 2}), cpu_env), "numpy"
+    )
+    for k in (0, 7):
+        og, _ = env.reset(options={"init_state": k})
+        oc, _ = cpu_env.reset(options={"init_state": k})
+        assert np.allclose(og, oc, atol=2e-5), np.abs(og - oc).max()
+    with pytest.raises(InputError, match="init_state"):
+        env.reset(options={"init_state": 50})
+    with pytest.raises(InputError, match="reset options"):
+        env.reset(options={"init_state": 0, "bank_entry": 0})
+    boxes = {
+        t: demo_boxes([d.object_poses[0] for d in v], v[0].object_names) for t, v in corpus_demos.items()
+    }
+    env.set_reset_boxes(boxes)
+    g = env.batch.groups[0]
+    for seed in range(3):
+        env.reset(seed=seed)
+        for e, tid in enumerate(tasks):
+            names = g.names[tid]
+            for obj, (x0, y0, x1, y1) in boxes[tid].items():
+                bid = mujoco.mj_name2id(g.model, mujoco.mjtObj.mjOBJ_BODY, names[obj])
+                x, y = g.sim.t["xpos"][e, bid, :2].tolist()
+                assert x0 - 1e-4 <= x <= x1 + 1e-4 and y0 - 1e-4 <= y <= y1 + 1e-4, (tid, obj)
+    with pytest.raises(InputError, match="reset source"):
+        env.batch.set_reset_source("nowhere")
+
+
+def test_rdemo_agreement_tool_on_the_stand_in(cache, cpu_env, cpu_backend, corpus_demos):
+    """tools/hebero_gpu_agreement.py rdemo-gpu / rdemo-cpu pipeline: demo 0 of each task replayed from
+    two cursors; the CPU and GPU r_demo agree per step, phi exactly."""
+    tool = _agreement_tool()
+    out, tasks = cache
+    gpu = hw.HeberoWarpBatch(out, 2, config=tool.REPLAY, warp=hw.WarpEnvConfig(autoreset=False))
+    _shared_models(gpu, cpu_env).set_demos(corpus_demos)
+    res_g = tool.rdemo_gpu(gpu, corpus_demos, tasks, [0.0, 0.5], 3)
+    try:
+        res_c = tool.rdemo_cpu(cpu_env, corpus_demos, tasks, [0.0, 0.5], 3)
+    finally:
+        cpu_env.stream = None
+    assert res_g["r_demo"].shape == res_c["r_demo"].shape == (2, 3, 2)
+    for r in tool.compare_rdemo(res_c, res_g, tasks).values():
+        assert r["max_r_demo_diff"] < 2e-3 and r["max_phi_diff"] < 1e-6 and r["mean_r_demo_cpu"] > 2.0, r
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+def test_final_infos_follow_gymnasium_same_step_semantics(lib):
+    """Only env 0 ended: final_obs[0] is its row, final_obs[1] None; final_info keeps env 0's values,
+    zeros env 1's, with the masks Gymnasium's SyncVectorEnv writes."""
+    from simkit.envs.hebero.vector_env import final_infos
+
+    arr = np.array if lib == "numpy" else torch.tensor
+    obs = arr([[1.0, 2.0], [3.0, 4.0]])
+    info = {"success": arr([True, True]), "r_demo": arr([0.5, 0.7])}
+    out = final_infos(obs, info, arr([True, False]))
+    assert out["_final_obs"].tolist() == [True, False] and out["_final_info"].tolist() == [True, False]
+    assert out["final_obs"].dtype == object and out["final_obs"][1] is None
+    assert list(out["final_obs"][0]) == [1.0, 2.0]
+    fin = out["final_info"]
+    assert fin["success"].tolist() == [True, False] and fin["_success"].tolist() == [True, False]
+    assert np.allclose(np.asarray(fin["r_demo"]), [0.5, 0.0]) and type(fin["r_demo"]) is type(info["r_demo"])

@@ -175,7 +175,7 @@ NEEDS_EXTRA = [
     (["eval", "nav", "--episodes", "1"], "nav", "gymnasium"),
     (["export", "wrop-baselines", "--exam", "{d}/wrop", "--out", "{t}/b"], "eval", "av"),
     (["export", "wrop-pairs", "--exam", "{d}/wrop", "--pred", "{d}/pred/last_frame", "--pred", "{d}/pred/frozen", "--out", "{t}/w"], "eval", "av"),
-    (["export", "hebero-hdf5", "{d}/hebero-demos", "{t}/demos.hdf5"], "hebero", "h5py"),
+    (["export", "hebero-hdf5", "{d}/hebero-demos", "{t}/demos"], "hebero", "h5py"),
     (["compile", "hebero", "--suite", "goal", "--out", "{t}/c", "--render"], "hebero", "mujoco"),
     (["convert", "mjcf2usd", "{d}/box.xml", "{t}/box.usda"], "hebero", "mujoco"),
     (["convert", "render-task", "{d}/desc", "--out", "{t}/sheet.png"], "hebero", "mujoco"),
@@ -321,6 +321,7 @@ IMPORT_NAMES = {
     "openexr": {"OpenEXR", "Imath"},
     "universal-pathlib": {"upath"},
     "warp-lang": {"warp"},
+    "rsl-rl-lib": {"rsl_rl"},
 }
 
 

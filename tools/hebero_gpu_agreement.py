@@ -21,6 +21,19 @@ layout-group cache (``tools/bench_hebero_gpu.py export`` or ``export_groups``):
     entity-slot positions (objects, fixtures, regions: observation dims 66-299) and of the grip
     site over the first ``--steps`` control steps, and the predicate outcome (goal reached at any
     step, first success step) over the whole demo.
+
+The demo-tracking reward (``r_demo``) and cursor (``phi``) of the command stream, from the same
+demo states (a ``hebero-demos`` corpus, demo 0 of each task), two steps; both sides need the
+LIBERO assets (the GPU side maps the demo states onto its union models with the CPU task models):
+
+``rdemo-gpu CACHE --demos CORPUS --out rdemo.npz [--steps 60] [--cursors 0,0.5]``  (GPU)
+    For each cursor fraction f, resets every env to its task's demo 0 at r_e = floor(f (T - 1))
+    (:meth:`~simkit.envs.hebero.warp.HeberoWarpBatch.reset_to_demo`), replays the demo's actions
+    from there and records r_demo and phi per step.
+
+``rdemo-cpu CACHE rdemo.npz --demos CORPUS [--json report.json]``  (CPU)
+    The same on the CPU env (its own demo command stream and r_demo) and the per-task largest
+    |r_demo difference| and |phi difference|.
 """
 
 from __future__ import annotations
@@ -132,6 +145,108 @@ def compare(cpu: dict, gpu: dict, tasks: list[str], steps: int = 100) -> dict[st
     return report
 
 
+def read_demos(corpus: str, tasks: list[str]) -> dict[str, list]:
+    """Task id -> demos of a ``hebero-demos`` corpus (every task of ``tasks`` must have one)."""
+    from simkit.core.errors import InputError
+    from simkit.envs.hebero.stream import demos_from_samples
+    from simkit.episodes.reader import iter_corpus
+
+    demos = demos_from_samples(iter_corpus(corpus))
+    missing = [t for t in tasks if t not in demos]
+    if missing:
+        raise InputError(corpus, f"no demo of {missing}")
+    return {t: demos[t] for t in tasks}
+
+
+def _cursors(demos: dict[str, list], tasks: list[str], frac: float) -> np.ndarray:
+    return np.array([int(frac * (demos[t][0].length - 1)) for t in tasks])
+
+
+def _demo_actions(demos: dict[str, list], tasks: list[str], r: np.ndarray, k: int) -> np.ndarray:
+    return np.stack([demos[t][0].actions[min(r[e] + k, demos[t][0].length - 1)] for e, t in enumerate(tasks)])
+
+
+def rdemo_gpu(batch, demos: dict[str, list], tasks: list[str], fracs: list[float], steps: int) -> dict:
+    """r_demo and phi (F, steps, K) on a :class:`HeberoWarpBatch` (demos attached) replaying demo 0 of
+    each task from r_e = floor(f (T - 1)) for each cursor fraction f."""
+    out: dict[str, list] = {"r_demo": [], "phi": []}
+    for f in fracs:
+        r = _cursors(demos, tasks, f)
+        batch.reset_to_demo(0, r)
+        rows: dict[str, list] = {"r_demo": [], "phi": []}
+        for k in range(steps):
+            batch.step(_demo_actions(demos, tasks, r, k))
+            for n in rows:
+                rows[n].append(batch.demo_terms[n].cpu().numpy().astype(np.float64))
+        for n in rows:
+            out[n].append(rows[n])
+    return {n: np.asarray(v) for n, v in out.items()}
+
+
+def rdemo_cpu(env, demos: dict[str, list], tasks: list[str], fracs: list[float], steps: int) -> dict:
+    """:func:`rdemo_gpu` on the CPU env (one env per task): demo 0 at the same cursors, its own stream."""
+    env.set_demos(demos)
+    out: dict[str, list] = {"r_demo": [], "phi": []}
+    for f in fracs:
+        r = _cursors(demos, tasks, f)
+        env.reset(seed=0)
+        env.stream.demo[:], env.stream.r[:], env.stream.t[:] = 0, r, 0
+        for g, grp in enumerate(env.backend.groups):
+            states = np.stack([demos[tasks[e]][0].states[r[e]] for e in grp.env_ids])
+            env.backend.set_state(g, np.arange(len(grp.env_ids)), states)
+        env.prev_action[:], env.elapsed[:] = 0.0, 0
+        rows: dict[str, list] = {"r_demo": [], "phi": []}
+        for k in range(steps):
+            _, _, _, _, info = env.step(_demo_actions(demos, tasks, r, k))
+            for n in rows:
+                rows[n].append(np.asarray(info[n], np.float64))
+        for n in rows:
+            out[n].append(rows[n])
+    return {n: np.asarray(v) for n, v in out.items()}
+
+
+def compare_rdemo(cpu: dict, gpu: dict, tasks: list[str]) -> dict[str, dict]:
+    """Per task: largest |r_demo difference| and |phi difference| over cursors and steps, mean r_demo."""
+    return {
+        t: {
+            "max_r_demo_diff": float(np.abs(cpu["r_demo"][..., e] - gpu["r_demo"][..., e]).max()),
+            "max_phi_diff": float(np.abs(cpu["phi"][..., e] - gpu["phi"][..., e]).max()),
+            "mean_r_demo_cpu": float(cpu["r_demo"][..., e].mean()),
+            "mean_r_demo_gpu": float(gpu["r_demo"][..., e].mean()),
+        }
+        for e, t in enumerate(tasks)
+    }
+
+
+def rdemo_gpu_cmd(args) -> None:
+    from simkit.envs.hebero.warp import HeberoWarpBatch, WarpEnvConfig
+
+    tasks = args.tasks.split(",") if args.tasks else goal_tasks(Path(args.cache))
+    demos = read_demos(args.demos, tasks)
+    knobs = WarpEnvConfig(autoreset=False, nconmax=256, njmax=1280)
+    batch = HeberoWarpBatch(args.cache, len(tasks), tasks=tasks, config=REPLAY, warp=knobs)
+    batch.set_demos(demos)
+    fracs = [float(f) for f in args.cursors.split(",")]
+    out = rdemo_gpu(batch, demos, tasks, fracs, args.steps)
+    np.savez(args.out, tasks=np.array(tasks), fracs=np.array(fracs), **out)
+    print(f"gpu r_demo over {len(fracs)} cursor(s) x {args.steps} steps -> {args.out}")
+
+
+def rdemo_cpu_cmd(args) -> None:
+    ref = np.load(args.gpu)
+    tasks, fracs = [str(t) for t in ref["tasks"]], [float(f) for f in ref["fracs"]]
+    demos = read_demos(args.demos, tasks)
+    env = _cpu_env(tasks, {}, args.libero_root)
+    report = compare_rdemo(rdemo_cpu(env, demos, tasks, fracs, ref["r_demo"].shape[1]), dict(ref), tasks)
+    for tid, r in report.items():
+        print(
+            f"{tid[:58]:58s} |d r_demo| {r['max_r_demo_diff']:.2e}  |d phi| {r['max_phi_diff']:.1e}  "
+            f"mean r_demo cpu {r['mean_r_demo_cpu']:.3f} gpu {r['mean_r_demo_gpu']:.3f}"
+        )
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1))
+
+
 def _cpu_env(tasks: list[str], config: dict, libero_root: str | None):
     from simkit.envs.hebero.vector_env import HeberoVectorEnv
 
@@ -202,8 +317,22 @@ def main() -> None:
     c.add_argument("--steps", type=int, default=100)
     c.add_argument("--libero-root", default=None)
     c.add_argument("--json", default="")
+    rg = sub.add_parser("rdemo-gpu", help="GPU: r_demo and phi replaying corpus demos, one npz")
+    rg.add_argument("cache")
+    rg.add_argument("--demos", required=True, help="a hebero-demos corpus with every task of the cache")
+    rg.add_argument("--tasks", default="", help="comma-separated task ids (default: the cache's goal tasks)")
+    rg.add_argument("--steps", type=int, default=60)
+    rg.add_argument("--cursors", default="0,0.5", help="comma-separated fractions of the demo length")
+    rg.add_argument("--out", required=True)
+    rc = sub.add_parser("rdemo-cpu", help="CPU: r_demo and phi on the CPU env, compared with the GPU npz")
+    rc.add_argument("cache")
+    rc.add_argument("gpu")
+    rc.add_argument("--demos", required=True)
+    rc.add_argument("--libero-root", default=None)
+    rc.add_argument("--json", default="")
     args = ap.parse_args()
-    {"demos": demos, "gpu": gpu, "cpu": cpu}[args.cmd](args)
+    cmds = {"demos": demos, "gpu": gpu, "cpu": cpu, "rdemo-gpu": rdemo_gpu_cmd, "rdemo-cpu": rdemo_cpu_cmd}
+    cmds[args.cmd](args)
 
 
 if __name__ == "__main__":

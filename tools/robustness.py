@@ -515,7 +515,7 @@ BAD_INPUTS: list[Case] = [
     Case("eval hebero unknown policy", lambda sb: ["eval", "hebero", "--policy", "nope"], needle="nope"),
     Case(
         "export hebero-hdf5 on a toy corpus",
-        lambda sb: ["export", "hebero-hdf5", str(_good(sb)), str(sb / "out" / "d.hdf5")],
+        lambda sb: ["export", "hebero-hdf5", str(_good(sb)), str(sb / "out" / "d")],
         needle="hebero",
     ),
     Case(
@@ -524,7 +524,7 @@ BAD_INPUTS: list[Case] = [
             "export",
             "hebero-hdf5",
             str(_damaged("corpus_json_garbage")(sb)),
-            str(sb / "out" / "d.hdf5"),
+            str(sb / "out" / "d"),
         ],
         needle="corpus.json",
     ),
@@ -668,7 +668,7 @@ BAD_INPUTS += [
     ),
     Case(
         "export hebero-hdf5 OUT in a folder nobody can write",
-        lambda sb: ["export", "hebero-hdf5", str(_good(sb)), SPECIAL + "/d.hdf5"],
+        lambda sb: ["export", "hebero-hdf5", str(_good(sb)), SPECIAL + "/d"],
         needle="cannot write in /proc",
     ),
     Case(

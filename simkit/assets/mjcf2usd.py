@@ -27,7 +27,18 @@ as a USD stage:
   (revolute) or metres (prismatic) exactly where MuJoCo's compiled model says
   the joint is limited (``jnt_limited``/``jnt_range``, after ``limited``,
   ``range``, ``autolimits`` and ``angle``), none (unlimited) elsewhere; free
-  joints become nothing (a free rigid body); ball joints -> ``PhysicsSphericalJoint``.
+  joints become nothing (a free rigid body); ball joints -> ``PhysicsSphericalJoint``;
+* joint damping, stiffness/springref, armature, frictionloss and joint actuators (position,
+  velocity, motor) -> ``UsdPhysics.DriveAPI`` and ``physxJoint:*`` attributes, and
+  ``UsdPhysics.ArticulationRootAPI`` on the root body of each joint tree
+  (:mod:`simkit.assets.mjcf_dynamics`, which states the units: angular drives per degree);
+* :class:`ConversionReport` lists what was written (``written``) and what the stage does not carry
+  (``not_written``: tendons, equality constraints, sites, contact solver parameters, textures, ...).
+
+A standalone file whose moving body MuJoCo rejects as massless because ``compiler/@inertiagrouprange``
+leaves its geoms out (LIBERO's microwave, faucet, window, slide cabinet) is converted the way LIBERO's
+scene loads it: the range is ignored (one warning); any other massless moving body is one InputError
+naming the body.
 
 Textures are not carried over (colours are); the source texture file names
 are kept as ``simkit:textures`` custom data on the default prim (relative to
@@ -39,7 +50,8 @@ within one asset kind is renamed ``NAME__dupK`` and later references follow
 it; a missing texture file -> one warning, texture dropped; a missing mesh
 file used only by visual geoms (``contype = conaffinity = 0``) -> one warning,
 those geoms dropped; a missing mesh used by a collision geom -> InputError;
-``<include>`` is inlined; ``<size njmax/nconmax/nstack>`` removed.
+``<include>`` is inlined; ``<size njmax/nconmax/nstack>`` removed; ``<region>`` markers (not MJCF)
+removed with a warning.
 Errors are :class:`~simkit.core.errors.InputError` naming the file (and
 line/column for XML syntax errors).
 """
@@ -54,6 +66,12 @@ from typing import Any
 
 import numpy as np
 
+from simkit.assets.mjcf_dynamics import (
+    articulation_roots,
+    joint_dynamics,
+    unconverted_features,
+    write_joint_dynamics,
+)
 from simkit.assets.mujoco_log import import_mujoco
 from simkit.core.errors import InputError, require
 
@@ -185,6 +203,19 @@ def _rename_duplicates(root: ET.Element, path: Path, warnings: list[str]) -> Non
                 seen[key] = 0
 
 
+def _drop_region_markers(root: ET.Element, path: Path, warnings: list[str]) -> None:
+    """Remove ``<region>`` elements (not MJCF: a marker some LIBERO assets carry, which MuJoCo's schema
+    rejects); one warning naming them."""
+    names = []
+    for parent in list(root.iter()):
+        for child in list(parent):
+            if child.tag == "region":
+                names.append(child.get("name", "?"))
+                parent.remove(child)
+    if names:
+        warnings.append(f"{path}: <region> is not an MJCF element; removed {', '.join(sorted(names))}")
+
+
 def rewrite_mjcf(path: str | Path, merged: bool = False) -> tuple[str, list[str], list[str], dict[str, str]]:
     """Rewrite an MJCF file as described in the module docstring.
 
@@ -234,6 +265,7 @@ def rewrite_mjcf(path: str | Path, merged: bool = False) -> tuple[str, list[str]
             size.attrib.pop(k, None)
 
     _rename_duplicates(root, path, warnings)
+    _drop_region_markers(root, path, warnings)
 
     defaults = _geom_defaults(root)
     asset_nodes = [(a, n) for a in root.findall("asset") for n in list(a)]
@@ -398,6 +430,12 @@ class ConversionReport:
     warnings: list[str] = field(default_factory=list)
     bbox_lo: tuple = ()
     bbox_hi: tuple = ()
+    #: joint property -> number of joints it was written on (``drive``, ``damping``, ``armature``, ...)
+    written: dict[str, int] = field(default_factory=dict)
+    #: MJCF properties of the model that the stage does not carry, one line each
+    not_written: list[str] = field(default_factory=list)
+    #: prim paths that carry ``UsdPhysics.ArticulationRootAPI``
+    articulation_roots: list[str] = field(default_factory=list)
 
 
 def _safe(name: str, fallback: str) -> str:
@@ -451,9 +489,12 @@ def convert_mjcf_to_usd(src: str | Path, dst: str | Path, static: bool | None = 
     loaded, model, data = _compile_for_usd(src, dst)
     stage, root_name = _new_stage(src, dst, loaded)
     rep = ConversionReport(dst, warnings=list(loaded.warnings))
-    gpath, static_groups = _write_groups(stage, root_name, model, data, static, rep)
+    gpath, static_groups, fixed = _write_groups(stage, root_name, model, data, static, rep)
     _write_geoms(stage, root_name, model, data, gpath, rep, src)
-    _write_joints(stage, root_name, model, data, gpath, static_groups, rep, src)
+    _write_joints(stage, root_name, model, data, gpath, static_groups, rep, src, fixed)
+    rep.not_written += unconverted_features(model)
+    if loaded.texture_files:
+        rep.not_written.append(f"{len(loaded.texture_files)} texture(s) (file names kept as customData)")
     lo, hi = mujoco_bbox(model, data)
     rep.bbox_lo, rep.bbox_hi = tuple(map(float, lo)), tuple(map(float, hi))
     stage.GetPrimAtPath(f"/{root_name}").SetCustomDataByKey("simkit:source", str(Path(src).name))
@@ -475,7 +516,7 @@ def _compile_for_usd(src: Path, dst: Path):
     try:
         model = loaded.spec.compile()
     except (ValueError, RuntimeError) as exc:
-        raise InputError(src, "MuJoCo rejects the model: " + " ".join(str(exc).split())) from None
+        loaded, model = _compile_as_merged(src, " ".join(str(exc).split()))
     data = mujoco.MjData(model)
     mujoco.mj_forward(model, data)
     if model.ngeom == 0:
@@ -486,6 +527,42 @@ def _compile_for_usd(src: Path, dst: Path):
             src, "the model has no collision geometry (every geom has contype = conaffinity = 0)"
         )
     return loaded, model, data
+
+
+def _compile_as_merged(src: Path, msg: str):
+    """Second attempt for a standalone file MuJoCo rejects because a moving body has no mass
+    (``mjMINVAL``) while ``compiler/@inertiagrouprange`` leaves its geoms out of the inertia: compile it
+    as LIBERO's scene does (:func:`rewrite_mjcf` with ``merged=True``: the range is ignored, every geom
+    group counts). Returns (loaded, model).
+
+    Raises:
+        InputError: any other rejection (MuJoCo's message), or the body still massless, naming it.
+    """
+    import re
+
+    # MuJoCo's line numbers count lines of the rewritten XML (comments dropped, includes inlined), so
+    # the body is named by its name (or body id), not by a line of the source file
+    m = re.search(r"mass and inertia of moving bodies.*?Element name '([^']*)', id (\d+)", msg)
+    if m is None:
+        raise InputError(src, f"MuJoCo rejects the model: {msg}")
+    body = repr(m.group(1)) if m.group(1) else f"number {m.group(2)}"
+    merged = load_mjcf(src, compile_check=False, merged=True)
+    try:
+        if not any("inertiagrouprange ignored" in w for w in merged.warnings):
+            raise ValueError(msg)
+        model = merged.spec.compile()
+    except (ValueError, RuntimeError):
+        raise InputError(
+            src,
+            f"moving body {body} has no mass or inertia (below MuJoCo's mjMINVAL); "
+            "give its geoms a mass or the body an <inertial>",
+        ) from None
+    merged.warnings.append(
+        f"{src}: MuJoCo rejects the standalone file (moving body {body} has no mass: its "
+        "geoms lie outside compiler inertiagrouprange); converted as LIBERO's scene loads it, with the "
+        "range ignored so that every geom counts towards mass and inertia"
+    )
+    return merged, model
 
 
 def _new_stage(src: Path, dst: Path, loaded: LoadedMjcf):
@@ -544,7 +621,8 @@ def _write_groups(stage, root_name: str, model, data, static: bool | None, rep: 
     """One Xform per rigid group (module docstring) with RigidBodyAPI + MassAPI unless static.
 
     Returns:
-        (group id -> prim path, set of static group ids); group 0 = geoms on the world body.
+        (group id -> prim path, set of static group ids, set of groups welded to the world by a fixed
+        joint); group 0 = geoms on the world body.
     """
     import mujoco
     from pxr import Gf, UsdGeom, UsdPhysics
@@ -560,6 +638,15 @@ def _write_groups(stage, root_name: str, model, data, static: bool | None, rep: 
         if float(sum(model.body_mass[b] for b in members)) <= 0.0
         or (static and model.body_jntnum[g] == 0 and model.body_parentid[g] == 0)
     }
+    # a static group that carries jointed bodies stays a rigid body, welded to the world by a fixed
+    # joint (a fixed-base articulation, as Isaac Lab builds one), unless it has no mass
+    fixed = {
+        _group_of(model, int(model.body_parentid[model.jnt_bodyid[j]]))
+        for j in range(model.njnt)
+        if int(model.jnt_type[j]) != mujoco.mjtJoint.mjJNT_FREE
+        and model.body_parentid[model.jnt_bodyid[j]] != 0
+    } & {g for g in static_groups if float(sum(model.body_mass[b] for b in groups[g])) > 0.0}
+    static_groups -= fixed
     if np.any(model.geom_bodyid == 0):
         groups[0] = [0]
         static_groups.add(0)
@@ -590,7 +677,7 @@ def _write_groups(stage, root_name: str, model, data, static: bool | None, rep: 
         m.CreateDiagonalInertiaAttr(Gf.Vec3f(*map(float, np.maximum(evals, 0.0))))
         m.CreatePrincipalAxesAttr(Gf.Quatf(float(pa[0]), Gf.Vec3f(*map(float, pa[1:]))))
         rep.rigid_bodies += 1
-    return gpath, static_groups
+    return gpath, static_groups, fixed
 
 
 class _Materials:
@@ -742,25 +829,50 @@ def _write_geoms(stage, root_name: str, model, data, gpath: dict, rep: Conversio
 def joint_limits(model, j: int) -> tuple[float, float] | None:
     """USD limits of MuJoCo joint ``j`` from the compiled model: ``None`` when MuJoCo treats it as
     unlimited (``jnt_limited == 0``), else ``jnt_range`` in degrees (hinge; MuJoCo stores radians
-    whatever ``compiler/@angle``) or metres (slide)."""
+    whatever ``compiler/@angle``) or metres (slide), measured from the converted pose: the stage is
+    written at ``qpos0`` (the joint's ``ref``), where the USD joint position is 0, so ``qpos0`` is
+    subtracted (0 unless the MJCF sets ``ref``)."""
     import mujoco
 
     if not model.jnt_limited[j]:
         return None
-    lo, hi = (float(v) for v in model.jnt_range[j])
+    q0 = float(model.qpos0[model.jnt_qposadr[j]])
+    lo, hi = (float(v) - q0 for v in model.jnt_range[j])
     if int(model.jnt_type[j]) == mujoco.mjtJoint.mjJNT_HINGE:
         return math.degrees(lo), math.degrees(hi)
     return lo, hi
 
 
+def _write_world_welds(stage, root_name: str, model, data, gpath, fixed: set[int]) -> list[tuple[None, int]]:
+    """A ``PhysicsFixedJoint`` from the world (no body0) to each group of ``fixed`` at its current
+    pose; returns the (world, group) articulation edges."""
+    import mujoco
+    from pxr import Gf, Sdf, UsdPhysics
+
+    for g in sorted(fixed):
+        name = _safe(mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, g) or "", f"body{g}")
+        js = UsdPhysics.FixedJoint.Define(stage, f"/{root_name}/joints/{name}_to_world")
+        js.CreateBody1Rel().SetTargets([Sdf.Path(gpath[g])])
+        q = _mat_to_quat(np.asarray(data.xmat[g]).reshape(3, 3))
+        js.CreateLocalPos0Attr(Gf.Vec3f(*map(float, data.xpos[g])))
+        js.CreateLocalRot0Attr(Gf.Quatf(float(q[0]), Gf.Vec3f(*map(float, q[1:]))))
+        js.CreateLocalPos1Attr(Gf.Vec3f(0.0, 0.0, 0.0))
+        js.CreateLocalRot1Attr(Gf.Quatf(1.0, Gf.Vec3f(0.0, 0.0, 0.0)))
+    return [(None, g) for g in sorted(fixed)]
+
+
 def _write_joints(
-    stage, root_name: str, model, data, gpath, static_groups, rep: ConversionReport, src
+    stage, root_name: str, model, data, gpath, static_groups, rep: ConversionReport, src, fixed=frozenset()
 ) -> None:
-    """Hinge/slide/ball joints between rigid groups (module docstring); limits by :func:`joint_limits`."""
+    """Hinge/slide/ball joints between rigid groups (module docstring); limits by :func:`joint_limits`;
+    the groups of ``fixed`` welded to the world (:func:`_write_world_welds`); articulation roots."""
     import mujoco
     from pxr import Gf, Sdf, UsdGeom, UsdPhysics
 
     UsdGeom.Scope.Define(stage, f"/{root_name}/joints")
+    edges: list[tuple[int | None, int]] = list(
+        _write_world_welds(stage, root_name, model, data, gpath, set(fixed))
+    )
     for j in range(model.njnt):
         jt = int(model.jnt_type[j])
         if jt == mujoco.mjtJoint.mjJNT_FREE:
@@ -801,7 +913,31 @@ def _write_joints(
             if lim is not None:  # unlimited: no authored limits (UsdPhysics' fallback -inf/inf)
                 js.CreateLowerLimitAttr(lim[0])
                 js.CreateUpperLimitAttr(lim[1])
+            dyn = joint_dynamics(model, j, rep.not_written)
+            for what in write_joint_dynamics(js.GetPrim(), dyn, jt == mujoco.mjtJoint.mjJNT_HINGE):
+                rep.written[what] = rep.written.get(what, 0) + 1
+        else:
+            _note_ball_dynamics(model, j, jname, rep)
+        edges.append((None if parent in static_groups else parent, child))
         rep.joints += 1
+    roots = articulation_roots(edges)
+    for path in [f"/{root_name}"] if roots is None else [gpath[g] for g in roots]:
+        UsdPhysics.ArticulationRootAPI.Apply(stage.GetPrimAtPath(path))
+        rep.articulation_roots.append(path)
+
+
+def _note_ball_dynamics(model, j: int, jname: str, rep: ConversionReport) -> None:
+    """List the damping/stiffness/armature/frictionloss of a ball joint as not written (no USD drive
+    covers a spherical joint)."""
+    dof = int(model.jnt_dofadr[j])
+    for what, v in (
+        ("damping", model.dof_damping[dof]),
+        ("stiffness", model.jnt_stiffness[j]),
+        ("armature", model.dof_armature[dof]),
+        ("frictionloss", model.dof_frictionloss[dof]),
+    ):
+        if v:
+            rep.not_written.append(f"ball joint {jname!r} {what}")
 
 
 def check_physics(path: str | Path) -> list[str]:
@@ -809,8 +945,8 @@ def check_physics(path: str | Path) -> list[str]:
 
     Checks: the stage opens; ``metersPerUnit == 1`` and ``upAxis == Z``; every
     ``RigidBodyAPI`` prim has ``MassAPI`` with mass > 0 and non-negative
-    diagonal inertia, both finite; every joint has exactly one body0 and one body1 target,
-    both existing rigid bodies; every revolute/prismatic joint is either
+    diagonal inertia, both finite; every joint has exactly one body1 target, an existing
+    rigid body, and a body0 that is one too or empty (UsdPhysics: the world); every revolute/prismatic joint is either
     unlimited (no authored limits, or -inf/inf: UsdPhysics' fallback) or has
     finite lower <= upper limits; every ``CollisionAPI`` prim lies under a rigid body
     or a static group (customData ``simkit:static``); at least one collision
@@ -858,6 +994,8 @@ def check_physics(path: str | Path) -> list[str]:
             jt = UsdPhysics.Joint(prim)
             for k, rel in (("body0", jt.GetBody0Rel()), ("body1", jt.GetBody1Rel())):
                 tg = rel.GetTargets()
+                if k == "body0" and not tg:  # UsdPhysics: an empty body0 is the world
+                    continue
                 if len(tg) != 1 or tg[0] not in bodies:
                     problems.append(f"{prim.GetPath()}: {k} is {list(map(str, tg))}, not one rigid body")
             if prim.IsA(UsdPhysics.RevoluteJoint) or prim.IsA(UsdPhysics.PrismaticJoint):

@@ -11,11 +11,15 @@ Top-level imports stay light (typer, pathlib); the work happens in
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from simkit.commands import check_out, fail
 from simkit.core.extras import needs_extra
+
+if TYPE_CHECKING:
+    from simkit.assets.mjcf2usd import ConversionReport
 
 SUITE_CHOICES = ("goal", "object", "spatial", "long", "all")
 
@@ -93,32 +97,21 @@ def register(groups) -> None:
             False, "--overwrite", help="Replace OUT if it exists (never the input: that is refused)."
         ),
     ) -> None:
-        """Convert an MJCF asset to USD (UsdPhysics rigid bodies, mass, collision, joints with limits).
+        """Convert an MJCF asset to USD (UsdPhysics rigid bodies, mass, collision, joints with limits,
+        drives, PhysX joint attributes, articulation roots); lists what was and was not written.
 
         An existing OUT is replaced only with --overwrite, as `simkit config --yaml` does."""
         from simkit.core.errors import SimkitError
 
         check_out(dst, flag="OUT", inputs=(src,), overwrite=overwrite)
         try:
-            from simkit.assets.mjcf2usd import check_physics, convert_mjcf_to_usd
+            from simkit.assets.mjcf2usd import convert_mjcf_to_usd
 
             rep = convert_mjcf_to_usd(src, dst, static=static)
         except SimkitError as exc:
             fail(str(exc))
             return
-        for w in rep.warnings:
-            typer.echo(f"warning: {w}", err=True)
-        typer.echo(
-            f"wrote {rep.out}: {rep.rigid_bodies} rigid bodies, {rep.collision_geoms} collision and "
-            f"{rep.visual_geoms} visual geoms, {rep.joints} joints"
-        )
-        if check:
-            problems = check_physics(rep.out)
-            for p in problems:
-                typer.echo(f"FAIL {p}", err=True)
-            if problems:
-                raise typer.Exit(1)
-            typer.echo("physics checks: PASS")
+        _report_conversion(rep, check)
 
     @groups["convert"].command("render-task")
     @needs_extra("hebero")
@@ -200,18 +193,93 @@ def _register_eval_export(groups) -> None:
     @needs_extra("hebero")
     def export_hebero_hdf5(
         corpus: Path = typer.Argument(..., help="A hebero-demos corpus (simkit generate hebero-demos)."),
-        out: Path = typer.Argument(..., help="Output .hdf5 file (robomimic / LIBERO layout)."),
+        out: Path = typer.Argument(..., help="Output folder: OUT/<libero_dir>/<task>_demo.hdf5 per task."),
     ) -> None:
-        """Write a hebero-demos corpus as one robomimic-layout HDF5 file (data/demo_k/{actions,states,obs/...})."""
-        from simkit.core.errors import SimkitError
+        """Write a hebero-demos corpus in LIBERO's HDF5 layout, one <task>_demo.hdf5 per task (robomimic reads it)."""
+        from simkit.adapters.hebero.libero_hdf5 import write_libero_hdf5
 
-        check_out(out, flag="OUT")
-        try:
-            n = _export_hdf5(corpus, out)
-        except SimkitError as exc:
-            fail(str(exc))
-            return
-        typer.echo(f"wrote {n} demo(s) -> {out}")
+        written = _run_export(corpus, out, write_libero_hdf5)
+        for path, n in written.values():
+            typer.echo(f"wrote {n} demo(s) -> {path}")
+
+    @groups["export"].command("hebero-lerobot")
+    @needs_extra("hebero")
+    def export_hebero_lerobot(
+        corpus: Path = typer.Argument(..., help="A hebero-demos corpus (simkit generate hebero-demos)."),
+        out: Path = typer.Argument(..., help="Output folder of the LeRobotDataset (v3.0)."),
+    ) -> None:
+        """Write a hebero-demos corpus as a LeRobotDataset v3.0 folder (parquet frames, mp4 per camera)."""
+        from simkit.adapters.hebero.lerobot import write_lerobot
+
+        rep = _run_export(corpus, out, write_lerobot)
+        typer.echo(
+            f"wrote {rep.episodes} episode(s), {rep.frames} frame(s), {rep.tasks} task(s), "
+            f"{len(rep.cameras)} camera(s) -> {out}"
+        )
+
+
+def _run_export(corpus: Path, out: Path, write):
+    """Check ``out`` and the corpus, then ``write(out, samples, task_info)``; one ``error:`` line on failure:
+    exit 2 for bad input (not a hebero-demos corpus, OUT unusable), 1 for a damaged corpus."""
+    from simkit.core.errors import SimkitError
+    from simkit.episodes.reader import CorpusDamaged
+
+    check_out(out, folder=True, flag="OUT", inputs=(corpus,))
+    if out.suffix in (".hdf5", ".h5", ".parquet"):
+        fail(f"OUT {out}: is a folder of datasets now (one file per task), not a {out.suffix} file")
+    try:
+        samples = _hebero_samples(corpus)
+        return write(out, samples, _task_info)
+    except CorpusDamaged as exc:
+        fail(str(exc), code=1)
+    except SimkitError as exc:
+        fail(str(exc))
+
+
+def _hebero_samples(corpus: Path):
+    from simkit.core.errors import InputError
+    from simkit.episodes.reader import corpus_info, iter_corpus
+
+    info = corpus_info(corpus)
+    if info.get("generator") != "hebero-demos":
+        raise InputError(corpus, f"not a hebero-demos corpus (generator {info.get('generator')!r})")
+    return iter_corpus(corpus)
+
+
+_FACTS: dict = {}
+
+
+def _task_info(task_id: str, meta: dict):
+    """:class:`~simkit.adapters.hebero.demos.TaskInfo` of a task (compiled once per process); ``meta``:
+    the first demo's ``demo`` field (its controller settings go into ``env_args``)."""
+    import simkit
+    from simkit.adapters.hebero.demos import TaskInfo
+    from simkit.envs.hebero.robomimic import export_facts
+
+    if task_id not in _FACTS:
+        _FACTS[task_id] = export_facts(task_id)
+    f = _FACTS[task_id]
+    config = {k: meta[k] for k in ("control_hz", "pos_scale", "rot_scale") if k in meta}
+    env_args = {
+        "type": 2,  # robomimic's EnvType.GYM_TYPE: a Gym-API env made by name (simkit's, not robosuite)
+        "env_name": "simkit/Hebero-v0",
+        "env_lib": "simkit",
+        "env_version": simkit.__version__,
+        "problem_name": f.problem_name,
+        "bddl_file": f"bddl_files/{f.libero_dir}/{task_id.split('/', 1)[1]}.bddl",
+        "env_kwargs": {"task": task_id, "config": config},
+    }
+    return TaskInfo(
+        task_id=task_id,
+        libero_dir=f.libero_dir,
+        instruction=f.instruction,
+        problem_name=f.problem_name,
+        domain_name=f.domain_name,
+        bddl_content=f.bddl_content,
+        model_xml=f.model_xml,
+        env_args=env_args,
+        ee_quat=f.ee_quat,
+    )
 
 
 def _demo_boxes(corpus: Path) -> dict[str, dict[str, tuple[float, ...]]]:
@@ -230,20 +298,6 @@ def _demo_boxes(corpus: Path) -> dict[str, dict[str, tuple[float, ...]]]:
         starts.setdefault(t, []).append(s["object_poses"][0])
         names[t] = s["demo"]["object_names"]
     return {t: demo_boxes(p, names[t]) for t, p in starts.items()}
-
-
-def _export_hdf5(corpus: Path, out: Path) -> int:
-    from simkit.core.errors import InputError
-    from simkit.envs.hebero.robomimic import write_hdf5
-    from simkit.episodes.reader import corpus_info, iter_corpus
-
-    info = corpus_info(corpus)
-    if info.get("generator") != "hebero-demos":
-        raise InputError(corpus, f"not a hebero-demos corpus (generator {info.get('generator')!r})")
-    if out.suffix not in (".hdf5", ".h5"):
-        raise InputError(out, "the output must end in .hdf5 or .h5")
-    env_args = {"env_name": "simkit/Hebero-v0", "type": 1, "env_kwargs": {"control_freq": 20}}
-    return write_hdf5(out, iter_corpus(corpus), env_args)
 
 
 def _print_report(rep, out: Path | None) -> None:
@@ -364,3 +418,28 @@ def _contact_sheet(desc_dir: Path, libero_root: Path | None, suite: str, seed: i
     fig.savefig(path, dpi=80)
     plt.close(fig)
     return path, problems
+
+
+def _report_conversion(rep: ConversionReport, check: bool) -> None:
+    """Print a conversion's warnings, what it wrote and left out, then the physics-schema checks
+    (``typer.Exit(1)`` when one fails)."""
+    from simkit.assets.mjcf2usd import check_physics
+
+    for w in rep.warnings:
+        typer.echo(f"warning: {w}", err=True)
+    typer.echo(
+        f"wrote {rep.out}: {rep.rigid_bodies} rigid bodies, {rep.collision_geoms} collision and "
+        f"{rep.visual_geoms} visual geoms, {rep.joints} joints, "
+        f"{len(rep.articulation_roots)} articulation root(s)"
+    )
+    written = ", ".join(f"{k} x{n}" for k, n in rep.written.items()) or "none"
+    typer.echo(f"joint properties written: {written}")
+    typer.echo(f"not written: {'; '.join(rep.not_written) or 'nothing'}")
+    if check:
+        problems = check_physics(rep.out)
+        for p in problems:
+            typer.echo(f"FAIL {p}", err=True)
+        if problems:
+            raise typer.Exit(1)
+        dropped = f"; {len(rep.not_written)} MJCF item(s) not written (above)" if rep.not_written else ""
+        typer.echo(f"physics-schema checks: PASS{dropped}")

@@ -49,7 +49,7 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "video": ("av", "imageio", "imageio_ffmpeg"),
     "eval": ("torchmetrics", "matplotlib", "scipy"),
     "gpu": ("mujoco_warp", "warp", "torch"),
-    "rl": ("stable_baselines3", "gymnasium"),
+    "rl": ("stable_baselines3", "gymnasium", "rsl_rl", "tensordict"),
     "hf": ("datasets", "soundfile"),
 }
 

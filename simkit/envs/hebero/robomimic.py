@@ -1,11 +1,11 @@
-"""LIBERO / robomimic HDF5 demonstration files: write simkit demos, read demos onto simkit's scenes.
+"""LIBERO / robomimic HDF5 demonstration files: read demos onto simkit's scenes; the task facts an export needs.
 
-Layout (robomimic ``hdf5`` dataset, as LIBERO's ``*_demo.hdf5``): group ``data`` with attribute
-``env_args`` (JSON) and ``total``; per demo ``data/demo_<k>`` with attribute ``num_samples``
-and datasets ``actions`` (T, 7), ``states`` (T, S) flat MuJoCo states, ``rewards`` (T,),
-``dones`` (T,), and ``obs/<key>`` (T, ...): ``joint_states`` (7, rad), ``gripper_states``
-(2, m), ``ee_pos`` (3, m), plus simkit's ``object_poses`` (n, 7). robomimic and LIBERO loaders
-read ``actions``, ``obs/*``, ``rewards``, ``dones`` and ``num_samples`` from it.
+Files in robomimic's ``hdf5`` layout (LIBERO's ``*_demo.hdf5``, and what
+:mod:`simkit.adapters.hebero.libero_hdf5` writes): group ``data``; per demo ``data/demo_<k>``
+with attribute ``num_samples`` and datasets ``actions`` (T, 7), ``states`` (T, S) flat MuJoCo
+states and ``obs/<key>`` (T, ...). :func:`export_facts` gives an exporter what the corpus does
+not hold: the task model's MJCF text, the BDDL source and the grip-site orientation of each
+stored state (forward kinematics on simkit's task model).
 
 Flat ``states`` are only meaningful with the model that produced them. The reader therefore
 maps a demo onto simkit's scene **by names**: the file (or the caller) names the joints whose
@@ -19,7 +19,7 @@ naming the file and the field.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,50 +29,6 @@ import numpy as np
 from simkit.core.errors import InputError
 
 REQUIRED = ("actions", "states")
-
-
-def write_hdf5(path: str | Path, demos: Iterable[dict[str, Any]], env_args: dict[str, Any]) -> int:
-    """Write demos (dicts with ``actions``, ``states``, ``joint_states``, ``gripper_states``, ``ee_pos``,
-    ``object_poses``, ``rewards``, ``demo`` meta) to a robomimic-layout HDF5 file; returns the count.
-
-    ``states`` keep simkit's T + 1 rows: row t is the state before action t, the last one after
-    the final action; robomimic's per-step arrays take the first T rows.
-    """
-    import h5py
-
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    n = 0
-    total = 0
-    with h5py.File(path, "w") as f:
-        data = f.create_group("data")
-        data.attrs["env_args"] = json.dumps(env_args)
-        qpos_names: dict[str, list[str]] = {}
-        for d in demos:
-            g = data.create_group(f"demo_{n}")
-            t = len(d["actions"])
-            meta = d["demo"]
-            g.attrs["num_samples"] = t
-            g.attrs["task_id"] = meta["task_id"]
-            g.attrs["success"] = bool(meta["success"])
-            g.attrs["seed"] = int(meta["seed"])
-            g.create_dataset("actions", data=np.asarray(d["actions"], np.float64))
-            g.create_dataset("states", data=np.asarray(d["states"][:t]))
-            g.create_dataset("final_state", data=np.asarray(d["states"][t]))
-            g.create_dataset("rewards", data=np.asarray(d["rewards"], np.float64))
-            dones = np.zeros(t, np.int64)
-            if t and meta["success"]:
-                dones[-1] = 1
-            g.create_dataset("dones", data=dones)
-            obs = g.create_group("obs")
-            for k in ("joint_states", "gripper_states", "ee_pos", "object_poses"):
-                obs.create_dataset(k, data=np.asarray(d[k][:t]))
-            qpos_names.setdefault(meta["task_id"], meta.get("qpos_names", []))
-            n += 1
-            total += t
-        data.attrs["total"] = total
-        data.attrs["simkit_qpos_names"] = json.dumps(qpos_names)
-    return n
 
 
 @dataclass
@@ -187,3 +143,78 @@ def qpos_names_of(model) -> dict[int, str]:
         int(model.jnt_qposadr[j]): mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j)
         for j in range(model.njnt)
     }
+
+
+@dataclass(frozen=True)
+class ExportFacts:
+    """One task's facts for an export, from simkit's compiled task (not from a corpus).
+
+    Attributes:
+        libero_dir: LIBERO's suite folder (``libero_goal``, ``libero_10``, ...).
+        instruction: the BDDL ``:language`` text. problem_name: the BDDL problem class.
+        domain_name: the BDDL ``:domain``. bddl_content: the BDDL file's text.
+        model_xml: MJCF text of the task model the demos' states belong to (``MjSpec.to_xml``).
+        nstate: length of one ``mjSTATE_INTEGRATION`` row of that model.
+    """
+
+    libero_dir: str
+    instruction: str
+    problem_name: str
+    domain_name: str
+    bddl_content: str
+    model_xml: str
+    nstate: int
+    _model: Any
+    _site: int
+
+    def ee_quat(self, states: np.ndarray) -> np.ndarray:
+        """(T, nstate) integration states -> (T, 4) grip-site quaternions (w, x, y, z), world frame.
+
+        Forward kinematics (``mj_kinematics``) of each state on the task model.
+
+        Raises:
+            InputError: a state row is not ``nstate`` long (the corpus was made with another model).
+        """
+        from simkit.assets.mujoco_log import import_mujoco
+
+        mujoco = import_mujoco()
+        states = np.asarray(states, np.float64)
+        if states.ndim != 2 or states.shape[1] != self.nstate:
+            raise InputError(None, f"states {states.shape}: the task model needs rows of {self.nstate}")
+        data = mujoco.MjData(self._model)
+        spec = int(mujoco.mjtState.mjSTATE_INTEGRATION)
+        out = np.empty((len(states), 4))
+        for t, row in enumerate(states):
+            mujoco.mj_setState(self._model, data, np.ascontiguousarray(row), spec)
+            mujoco.mj_kinematics(self._model, data)
+            mujoco.mju_mat2Quat(out[t], data.site_xmat[self._site])
+        return out
+
+
+def export_facts(task_id: str, libero_root: str | Path | None = None) -> ExportFacts:
+    """Compile ``task_id`` (bundled BDDL, installed assets, or ``libero_root``) and collect its export facts.
+
+    Raises:
+        InputError: an unknown task id. ExtraMissing: the ``hebero`` extra (mujoco) is missing.
+    """
+    import re
+
+    from simkit.envs.hebero.vector_env import build_tasks
+    from simkit.scenes.hebero import suite_files, task_table
+
+    ids, (task,) = build_tasks(None, [task_id], libero_root)
+    suite, name = ids[0].split("/", 1)
+    path = next(p for _, p in suite_files(libero_root, suite) if p.stem == name)
+    text = path.read_text(encoding="utf-8")
+    domain = re.search(r"\(:domain\s+([^\s()]+)", text)
+    return ExportFacts(
+        libero_dir=task_table()["suites"][suite]["libero_dir"],
+        instruction=task.desc["instruction"],
+        problem_name=task.desc["arena"]["problem"],
+        domain_name=domain.group(1) if domain else "robosuite",
+        bddl_content=text,
+        model_xml=task.scene.spec.to_xml(),
+        nstate=int(task.nstate),
+        _model=task.model,
+        _site=int(task.ee_site),
+    )

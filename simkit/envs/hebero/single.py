@@ -51,7 +51,7 @@ class HeberoEnv(gymnasium.Env):
         finally:
             self.venv.cfg.horizon = horizon
         if "final_obs" in info:  # terminated: report the finished episode's last observation
-            obs = info["final_obs"]
+            obs = info["final_obs"]  # (1,) object array: obs[0] is the observation
         trunc = bool(self.venv.elapsed[0] >= horizon) and not bool(term[0])
         if term[0]:
             self.venv.elapsed[0] = horizon  # keep stepping harmlessly until the caller resets
@@ -65,4 +65,12 @@ class HeberoEnv(gymnasium.Env):
 
 
 def _unbatch(info: dict) -> dict:
-    return {k: (v[0].item() if np.ndim(v) == 1 else v[0]) for k, v in info.items() if not k.startswith("_")}
+    skip = (
+        "final_obs",
+        "final_info",
+    )  # Gymnasium's vector autoreset keys: the single env ends episodes itself
+    return {
+        k: (v[0].item() if np.ndim(v) == 1 else v[0])
+        for k, v in info.items()
+        if not k.startswith("_") and k not in skip
+    }

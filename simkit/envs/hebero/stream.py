@@ -142,3 +142,202 @@ class CommandStream:
         """Env e's active demo and its reference index m_e(t)."""
         m, _ = demo_cursor(self.r[e : e + 1], self.t[e : e + 1], self.lengths()[e : e + 1])
         return self.demos[int(self.task_of[e])][self.demo[e]], int(m[0])
+
+
+#: tracking terms of :func:`demo_reward`, in the order :func:`torch_tracking_errors` returns them
+TERMS = ("ee_pos", "arm_qpos", "arm_qvel", "gripper", "objects", "articulation")
+
+
+class TorchDemoTable:
+    """Demos padded into device tensors (the GPU backend's command stream reads them).
+
+    Args:
+        demos: task index (0..K-1) -> list of :class:`Demo` (every task needs one).
+        num_tasks: K. device: torch device.
+
+    Tensors, L = 1 + the longest demo's T, D = most demos of a task, O / A = most objects /
+    articulated joints of a task (padding repeats nothing; masks say what is real):
+    ``length`` (K, D) int64 T of each demo (1 for padding), ``count`` (K,) int64 demos per task,
+    ``ee`` (K, D, L, 3) m, ``q`` (K, D, L, 7) rad, ``fingers`` (K, D, L, 2) m, ``objects``
+    (K, D, L, O, 3) m (world positions of :attr:`Demo.object_names`), ``articulation`` (K, D, L, A),
+    ``object_mask`` (K, O) / ``articulation_mask`` (K, A) bool; all float32.
+
+    Raises:
+        InputError: a task without a demo, or demos of one task with different object or joint columns.
+    """
+
+    def __init__(self, demos: dict[int, list[Demo]], num_tasks: int, device: Any):
+        import torch
+
+        from simkit.core.errors import InputError
+
+        missing = [k for k in range(num_tasks) if not demos.get(k)]
+        if missing:
+            raise InputError(None, f"the command stream has no demo for task index(es) {missing}")
+        for k in range(num_tasks):
+            cols = {(tuple(d.object_names), tuple(d.articulation_names)) for d in demos[k]}
+            if len(cols) > 1:
+                raise InputError(None, f"demos of task index {k} name different object or joint columns")
+        self.demos = {k: demos[k] for k in range(num_tasks)}
+        D = max(len(v) for v in self.demos.values())
+        L = 1 + max(d.length for v in self.demos.values() for d in v)
+        O = max(1, max(d.object_poses.shape[1] for v in self.demos.values() for d in v))
+        A = max(1, max(d.articulation.shape[1] for v in self.demos.values() for d in v))
+        K = num_tasks
+        host = {
+            "ee": np.zeros((K, D, L, 3)),
+            "q": np.zeros((K, D, L, 7)),
+            "fingers": np.zeros((K, D, L, 2)),
+            "objects": np.zeros((K, D, L, O, 3)),
+            "articulation": np.zeros((K, D, L, A)),
+        }
+        length, omask, amask = np.ones((K, D), np.int64), np.zeros((K, O), bool), np.zeros((K, A), bool)
+        for k, pool in self.demos.items():
+            for i, d in enumerate(pool):
+                n, no, na = d.length + 1, d.object_poses.shape[1], d.articulation.shape[1]
+                length[k, i] = d.length
+                host["ee"][k, i, :n] = d.ee_pos
+                host["q"][k, i, :n] = d.joint_states
+                host["fingers"][k, i, :n] = d.gripper_states
+                host["objects"][k, i, :n, :no] = d.object_poses[:, :, :3]
+                host["articulation"][k, i, :n, :na] = d.articulation
+                omask[k, :no], amask[k, :na] = True, True
+
+        def f32(x: np.ndarray) -> Any:
+            return torch.as_tensor(x, device=device, dtype=torch.float32)
+
+        self.ee, self.q, self.fingers = f32(host["ee"]), f32(host["q"]), f32(host["fingers"])
+        self.objects, self.articulation = f32(host["objects"]), f32(host["articulation"])
+        self.length = torch.as_tensor(length, device=device)
+        self.count = torch.as_tensor([len(self.demos[k]) for k in range(K)], device=device)
+        self.object_mask = torch.as_tensor(omask, device=device)
+        self.articulation_mask = torch.as_tensor(amask, device=device)
+
+
+class TorchCommandStream:
+    """:class:`CommandStream` on device tensors, for CUDA-graph capture (static shapes, no host sync).
+
+    Args:
+        table: the demos (:class:`TorchDemoTable`). task_of: (N,) int64 tensor, task index per env.
+        demo_start: draw r_e uniformly in [0, T) of the drawn demo on reset (else r_e = 0).
+
+    Tensors (N,) int64: ``demo``, ``r`` (r_e), ``t`` (steps since reset), as :class:`CommandStream`.
+    The draws (demo uniform among the task's demos, then r_e) use ``generator``; they are not the
+    CPU stream's numpy draws, so the two backends pick different demos for the same seed.
+    """
+
+    def __init__(self, table: TorchDemoTable, task_of: Any, demo_start: bool = False):
+        import torch
+
+        self.table, self.task_of, self.demo_start = table, task_of, demo_start
+        self.demo = torch.zeros_like(task_of)
+        self.r = torch.zeros_like(task_of)
+        self.t = torch.zeros_like(task_of)
+
+    def on_reset(self, mask: Any, generator: Any) -> None:
+        """Draw a demo (and r_e with ``demo_start``) for the envs where ``mask`` (N,) bool is True; t = 0."""
+        import torch
+
+        u = torch.rand((2, len(mask)), device=mask.device, generator=generator)
+        count = self.table.count[self.task_of]
+        demo = torch.minimum((u[0] * count).long(), count - 1)
+        r = torch.zeros_like(demo)
+        if self.demo_start:
+            length = self.table.length[self.task_of, demo]
+            r = torch.minimum((u[1] * length).long(), length - 1)
+        self.demo.copy_(torch.where(mask, demo, self.demo))
+        self.r.copy_(torch.where(mask, r, self.r))
+        self.t.copy_(torch.where(mask, torch.zeros_like(self.t), self.t))
+
+    def set(self, demo: Any, r: Any) -> None:
+        """Put every env on demo ``demo`` at cursor r_e = ``r`` ((N,) int64 tensors), t = 0."""
+        self.demo.copy_(demo)
+        self.r.copy_(r)
+        self.t.zero_()
+
+    def advance(self) -> None:
+        """One control step passed in every env."""
+        self.t += 1
+
+    def lengths(self) -> Any:
+        """(N,) T of each env's active demo."""
+        return self.table.length[self.task_of, self.demo]
+
+    def cursor(self) -> tuple[Any, Any]:
+        """(m_e(t) (N,) int64, phi_t (N,) float32): :func:`demo_cursor`'s formulas."""
+        import torch
+
+        length = self.lengths()
+        m = torch.minimum(self.r + self.t, length - 1)
+        return m, m.float() / torch.clamp(length - 1, min=1).float()
+
+    def errors(self, q, qvel, fingers, ee, objects, articulation, control_hz: float) -> dict[str, Any]:
+        """Tracking-error norms (N,) per term of :data:`TERMS`: :func:`tracking_errors` for every env.
+
+        Args:
+            q, qvel: (N, 7) arm joints, rad and rad/s. fingers: (N, 2) m. ee: (N, 3) grip site, m, world.
+            objects: (N, O, 3) world positions of the task's objects in :attr:`Demo.object_names`
+                order (padding columns ignored). articulation: (N, A) fixture joints (padding ignored).
+        """
+        import torch
+
+        tb, k, d = self.table, self.task_of, self.demo
+        m, _ = self.cursor()
+        nxt = torch.minimum(m + 1, self.lengths())
+        ref_v = (tb.q[k, d, nxt] - tb.q[k, d, m]) * control_hz
+        omask, amask = tb.object_mask[k], tb.articulation_mask[k]
+        obj = torch.linalg.vector_norm(objects - tb.objects[k, d, m], dim=-1)
+        art = torch.where(amask, articulation - tb.articulation[k, d, m], torch.zeros_like(articulation))
+        norm = torch.linalg.vector_norm
+        return {
+            "ee_pos": norm(ee - tb.ee[k, d, m], dim=-1),
+            "arm_qpos": norm(q - tb.q[k, d, m], dim=-1),
+            "arm_qvel": norm(qvel - ref_v, dim=-1),
+            "gripper": norm(fingers - tb.fingers[k, d, m], dim=-1),
+            "objects": torch.where(omask, obj, torch.zeros_like(obj)).sum(-1),
+            "articulation": norm(art, dim=-1),
+        }
+
+
+def torch_demo_reward(errors: dict[str, Any], w: Any) -> Any:
+    """:func:`demo_reward` on (N,) torch tensors: sum_m w_m exp(-||e_m|| / sigma_m)."""
+    import torch
+
+    total = torch.zeros_like(errors["ee_pos"])
+    for k, e in errors.items():
+        total = total + getattr(w, k) * torch.exp(-e / getattr(w, f"{k}_sigma"))
+    return total
+
+
+def demos_from_samples(samples: Any) -> dict[str, list[Demo]]:
+    """Task id -> :class:`Demo` list from decoded ``hebero-demos`` corpus samples (dicts of the
+    generator's fields, e.g. ``simkit.episodes.reader.iter_corpus(path)``), in corpus order.
+
+    Raises:
+        InputError: a sample without the generator's fields (not a ``hebero-demos`` corpus).
+    """
+    from simkit.core.errors import InputError
+
+    out: dict[str, list[Demo]] = {}
+    for s in samples:
+        meta = s.get("demo")
+        if not isinstance(meta, dict) or "states" not in s or "task_id" not in meta:
+            raise InputError(None, f"sample {s.get('__key__', '?')} is not a hebero-demos episode")
+        states = np.asarray(s["states"], np.float64)
+        d = Demo(
+            task_id=meta["task_id"],
+            seed=int(meta.get("seed", 0)),
+            actions=np.asarray(s["actions"], np.float32).reshape(-1, 7),
+            states=states,
+            joint_states=np.asarray(s["joint_states"], np.float64),
+            gripper_states=np.asarray(s["gripper_states"], np.float64),
+            ee_pos=np.asarray(s["ee_pos"], np.float64),
+            object_poses=np.asarray(s["object_poses"], np.float64).reshape(len(states), -1, 7),
+            articulation=np.asarray(s["articulation"], np.float64).reshape(len(states), -1),
+            rewards=np.asarray(s["rewards"], np.float32),
+            success=bool(meta.get("success", False)),
+            object_names=list(meta.get("object_names", [])),
+            articulation_names=list(meta.get("articulation_names", [])),
+        )
+        out.setdefault(d.task_id, []).append(d)
+    return out

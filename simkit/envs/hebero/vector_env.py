@@ -3,8 +3,10 @@
 See ``docs/hebero.md`` (observation slot table, controller, rewards, resets). The vector env is
 a ``gymnasium.vector.VectorEnv`` with same-step autoreset: when env i terminates (goal reached,
 ``terminate_on_success``) or truncates (``horizon`` steps), the returned observation is already
-the first one of its next episode, and ``info["final_obs"][i]`` holds the last one of the
-finished episode (``info["_final_obs"][i]`` True).
+the first one of its next episode; Gymnasium 1.x's same-step keys say what ended
+(:func:`final_infos`): ``info["final_obs"][i]`` holds the last observation of the finished
+episode and ``info["final_info"]`` its step's info, with ``info["_final_obs"][i]`` and
+``info["_final_info"][i]`` True.
 """
 
 from __future__ import annotations
@@ -156,6 +158,40 @@ class TaskModel:
             lay.set_pose(data, n, *p)
         mujoco = import_mujoco()
         mujoco.mj_forward(self.model, data)
+
+
+def final_infos(final_obs: Any, info: Mapping[str, Any], done: Any) -> dict[str, Any]:
+    """Gymnasium 1.x's same-step autoreset keys (``gymnasium.vector.SyncVectorEnv``, ``AutoresetMode.SAME_STEP``).
+
+    Args:
+        final_obs: (N, ...) observations before the reset (numpy or torch), or None (not kept).
+        info: the step's info (N,)-arrays, values before the reset.
+        done: (N,) bool (numpy or torch), the envs whose episode ended.
+
+    Returns:
+        ``final_obs``: (N,) object array, env i's last observation where it ended, None elsewhere;
+        ``final_info``: info's keys, values kept where ended and zero elsewhere, each with its
+        ``_<key>`` mask; ``_final_obs`` and ``_final_info``: (N,) bool numpy masks.
+    """
+    mask = np.asarray(done.cpu() if hasattr(done, "cpu") else done, bool)
+    out: dict[str, Any] = {"_final_obs": mask.copy(), "_final_info": mask.copy()}
+    obs = np.full(len(mask), None, dtype=object)
+    if final_obs is not None:
+        for i in np.flatnonzero(mask):
+            obs[i] = final_obs[i]
+    out["final_obs"] = obs
+    fin: dict[str, Any] = {}
+    for k, v in info.items():
+        if hasattr(v, "device"):  # a torch tensor
+            sel = done.view(-1, *([1] * (v.dim() - 1)))
+            fin[k] = v.where(sel, v.new_zeros(()))
+        else:
+            fin[k] = np.where(
+                mask.reshape(-1, *([1] * (np.ndim(v) - 1))), v, np.zeros((), np.asarray(v).dtype)
+            )
+        fin["_" + k] = mask.copy()
+    out["final_info"] = fin
+    return out
 
 
 def demo_boxes(object_poses: Sequence[np.ndarray], names: Sequence[str]) -> dict[str, tuple[float, ...]]:
@@ -360,8 +396,7 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
             info.update(self._demo_terms())
         done = np.flatnonzero(terminated | truncated)
         if len(done):
-            info["final_obs"] = obs.copy()
-            info["_final_obs"] = terminated | truncated
+            info.update(final_infos(obs.copy(), info, terminated | truncated))
             self._reset_envs(done)
             new_obs, _, _ = self._observe(np.zeros((self.num_envs, 7)))
             obs[done] = new_obs[done]

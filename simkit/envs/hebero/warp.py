@@ -25,8 +25,13 @@ base, 6-D rotation)]. GPU-only settings (contact and constraint pools, autoreset
 :class:`WarpEnvConfig`.
 
 Autoreset (same step): an environment whose task succeeded (terminated, with
-``terminate_on_success``) or ran ``horizon`` control steps (truncated) restarts from a random entry of its
-task's layout bank; the returned observation is the new episode's first.
+``terminate_on_success``) or ran ``horizon`` control steps (truncated) restarts from a random start
+state of its task (the layout bank by default; LIBERO's fixed initial states or reset-box layouts
+with :meth:`HeberoWarpBatch.set_reset_source`; with demo-start resets the state of its demo at a
+random cursor); the returned observation is the new episode's first, the last one is kept in
+:attr:`HeberoWarpBatch.final_obs`. Start states live in a pool of device tensors per group
+(:mod:`simkit.envs.hebero.warp_starts`); demos, the command stream and ``r_demo`` are the CPU
+env's definitions in torch (:mod:`simkit.envs.hebero.stream`, :meth:`HeberoWarpBatch.set_demos`).
 """
 
 from __future__ import annotations
@@ -42,6 +47,8 @@ from simkit.core.errors import InputError
 from simkit.envs.hebero import torch_kernels as tk
 from simkit.envs.hebero.config import HeberoConfig, make_config
 from simkit.envs.hebero.kernels import OBS_DIM
+from simkit.envs.hebero.warp_starts import StartPool, StateMap
+from simkit.sims.hebero.layout_models import BANK_KINEMATICS
 
 DEVICE = "cuda"  #: torch device of every tensor (the GPU Warp runs on)
 
@@ -56,6 +63,9 @@ class WarpEnvConfig:
     """
 
     autoreset: bool = True  #: restart finished environments in the same step (off: they run on)
+    #: keep each step's observation before the autoreset in ``HeberoWarpBatch.final_obs`` (one more
+    #: observation pass per step; the Gymnasium wrapper's ``info["final_obs"]`` reads it)
+    final_obs: bool = True
     nconmax: int = 96  #: contacts allocated per world
     njmax: int = (
         1024  #: constraint rows per world (random arm motion reached 758 at 8,192 worlds; 640 overflowed)
@@ -66,6 +76,11 @@ class WarpEnvConfig:
     cuda_graphs: bool = True  #: replay the torch work of a step as two CUDA graphs (captured on step 2)
     #: MuJoCo Warp model overrides (``mujoco_warp.override_model`` syntax), e.g. ``{"opt.broadphase": "SAP_TILE"}``
     overrides: dict[str, str] | None = None
+    #: cameras rendered after every step (e.g. ``("agentview", "eye_in_hand")``; needs a cache exported
+    #: with render models, ``export_groups(..., visual=True)``); images in :meth:`HeberoWarpBatch.camera_obs`
+    cameras: tuple[str, ...] = ()
+    image_size: int = 128  #: camera image side, px
+    depth: bool = False  #: also render depth (ray distance, m)
 
     def solver(self) -> dict[str, Any]:
         """The solver overrides handed to :class:`~simkit.sims.hebero.warp_batch.WarpGroup`."""
@@ -112,15 +127,24 @@ class _Group:
         self.sim = WarpGroup(m, len(envs), self.substeps, cfg.nconmax, cfg.njmax, solver, cfg.overrides)
         self.envs = torch.as_tensor(envs, device=dev)
         self.wtask = torch.as_tensor(world_task, device=dev)
+        self.cams: Any = _group_cameras(g, len(envs), cfg) if cfg.cameras else None
         progs = {k[5:]: a[k] for k in a if k.startswith("prog_")}
         self.prog = stack_programs([_ProgView(progs, t) for t in range(len(g["task_ids"]))], world_task, dev)
 
         def f32(x):
             return torch.as_tensor(x, device=dev, dtype=torch.float32)
 
-        self.bank = {k: f32(a["bank_" + k]) for k in ("qpos", "mocap_pos", "mocap_quat")}
-        self.kin = {k[4:]: f32(a[k]) for k in a if k.startswith("kin_")}
+        self.model, self.names, self.cache_tasks = m, g["names"], list(g["task_ids"])
         self.nbank = int(a["bank_qpos"].shape[1])
+        self.gravcomp = np.asarray(a["bank_gravcomp"])  # (tasks, nbody) per-world gravity compensation
+        self.home_host = np.asarray(a["home_ctrl"])
+        self.pool = StartPool(len(self.cache_tasks))
+        self.pool.sections["bank"] = [[self._bank_rows(a, t)] for t in range(len(self.cache_tasks))]
+        self.pool.upload(torch, dev)
+        self.source = "bank"  #: pool section autoresets draw from (bank, libero or boxes)
+        self.rows = torch.arange(len(envs), device=dev)[:, None]
+        self.obj_body = torch.zeros(len(self.cache_tasks), 1, dtype=torch.int64, device=dev)
+        self.art_q = torch.zeros(len(self.cache_tasks), 1, dtype=torch.int64, device=dev)
         self.geom_entity = torch.as_tensor(a["geom_entity"], device=dev)
         self.nent = len(g["entities"])
         self.home = f32(a["home_ctrl"])
@@ -155,6 +179,49 @@ class _Group:
         t = self.sim.t
         t["body_gravcomp"].copy_(f32(a["bank_gravcomp"])[self.wtask])
 
+    def _bank_rows(self, a: dict, t: int) -> dict[str, np.ndarray]:
+        """Start rows (B, ...) of the layout bank of cache task t: state at rest, home targets, kinematics."""
+        n, m = self.nbank, self.model
+        out = {
+            "qpos": a["bank_qpos"][t],
+            "qvel": np.zeros((n, m.nv)),
+            "ctrl": np.repeat(np.asarray(a["home_ctrl"])[None], n, 0),
+            "mocap_pos": a["bank_mocap_pos"][t],
+            "mocap_quat": a["bank_mocap_quat"][t],
+        }
+        out.update({k: a["kin_" + k][t] for k in BANK_KINEMATICS})
+        return out
+
+    def base_row(self, t: int) -> dict[str, np.ndarray]:
+        """Bank entry 0 of cache task t (where the entities the task does not use are parked)."""
+        return {k: v[0] for k, v in self.pool.sections["bank"][t][0].items()}
+
+    def union_rows(self, task_id: str, task_model: Any, states: np.ndarray) -> dict[str, np.ndarray]:
+        """CPU task-model states (n, nstate) of ``task_id`` as start rows of this group
+        (:meth:`~simkit.envs.hebero.warp_starts.StateMap.rows`)."""
+        t = self.cache_tasks.index(task_id)
+        smap = StateMap(self.model, task_model, self.names[task_id])
+        return smap.rows(states, self.base_row(t), self.gravcomp[t])
+
+
+def _group_cameras(g: dict, nworld: int, cfg: WarpEnvConfig):
+    """The group's :class:`~simkit.sims.hebero.warp_render.WarpCameras` on its render model.
+
+    Raises:
+        InputError: the cache holds no render model (export it with ``visual=True``) or lacks a camera.
+    """
+    import mujoco
+
+    from simkit.sims.hebero.warp_render import WarpCameras
+
+    path = g.get("render_model_path")
+    if path is None:
+        raise InputError(
+            None, f"layout group {g['key']}: the cache has no render model; export it with visual=True"
+        )
+    mjm = mujoco.MjModel.from_binary_path(str(path))
+    return WarpCameras(mjm, nworld, cfg.cameras, cfg.image_size, cfg.depth)
+
 
 class _ProgView:
     """Attribute view of task ``t`` of stacked program arrays (for :func:`stack_programs`)."""
@@ -178,7 +245,7 @@ class HeberoWarpBatch:
         tasks: task ids to run (default: every task in the cache, in its order).
         config: the CPU env's :class:`~simkit.envs.hebero.config.HeberoConfig` or a dict of its fields
             (controller, reward weights, horizon, terminate_on_success, solver settings).
-        seed: seed of the layout-bank draws on reset.
+        seed: seed of the device generator (start-state, demo and cursor draws on reset).
         warp: :class:`WarpEnvConfig`, the GPU-only settings.
 
     Raises:
@@ -244,28 +311,34 @@ class HeberoWarpBatch:
         #: set to a dict to accumulate seconds per step phase (synchronises between phases: profiling only)
         self.timings: dict[str, float] | None = None
         self.reward_terms: dict[str, Any] = {}
+        self.final_obs = torch.zeros(n, OBS_DIM, device=dev)  # see WarpEnvConfig.final_obs
+        self.stream: Any = None  # demo command stream (set_demos)
+        self.demo_terms: dict[str, Any] = {}
+        self.libero_root: str | Path | None = None  # LIBERO assets of the CPU task models (None: installed)
+        #: task id -> the CPU env's TaskModel of the tasks run, the source of the states mapped onto the
+        #: union models (demos, LIBERO's initial states, box layouts); built on first use when None
+        self.task_models: dict[str, Any] | None = None
         self.q_lo = torch.zeros(n, 7, device=dev)
         self.q_hi = torch.zeros(n, 7, device=dev)
         for grp in self.groups:
             self.q_lo[grp.envs], self.q_hi[grp.envs] = grp.q_lo, grp.q_hi
 
     # ---- state writes
-    def _reset_worlds(self, g: _Group, mask) -> None:
-        """Restart the masked worlds of a group from random bank entries (no host sync)."""
+    def _reset_worlds(self, g: _Group, mask, rows=None) -> None:
+        """Restart the masked worlds of a group (no host sync): from ``rows`` (W,) of its start pool,
+        else from demo states at the command stream's cursors (demo-start resets), else from random
+        entries of the reset source (``g.source``: layout bank, LIBERO's initial states or box layouts)."""
         torch = self.torch
-        w = mask.shape[0]
-        b = torch.randint(0, g.nbank, (w,), device=self.device, generator=self.gen)
+        if rows is None:
+            u = torch.rand(mask.shape[0], device=self.device, generator=self.gen)
+            rows = g.pool.draw(g.source, g.wtask, u)
+            if self.stream is not None and self.stream.demo_start:
+                rows = g.pool.at("demo", g.wtask, self.stream.demo[g.envs], self.stream.r[g.envs])
         t = g.sim.t
-        m1 = mask[:, None]
-        t["qpos"].copy_(torch.where(m1, g.bank["qpos"][g.wtask, b], t["qpos"]))
-        t["qvel"].copy_(torch.where(m1, torch.zeros_like(t["qvel"]), t["qvel"]))
-        t["ctrl"].copy_(torch.where(m1, g.home[None], t["ctrl"]))
-        for k in ("mocap_pos", "mocap_quat"):
-            t[k].copy_(torch.where(m1[..., None], g.bank[k][g.wtask, b], t[k]))
-        for k, v in g.kin.items():
+        for k, v in g.pool.rows.items():
             cur = t[k]
             sel = mask.view(-1, *([1] * (cur.dim() - 1)))
-            cur.copy_(torch.where(sel, v[g.wtask, b].view_as(cur), cur))
+            cur.copy_(torch.where(sel, v[rows].view_as(cur), cur))
 
     def _control(self, g: _Group, a) -> None:
         """Arm and finger targets of group g's worlds for actions a (W, 7): :func:`torch_kernels.arm_targets`."""
@@ -322,10 +395,13 @@ class HeberoWarpBatch:
             self.torch.cuda.empty_cache()
 
     def reset(self, seed: int | None = None):
-        """Restart every environment; returns observations (N, 300) float32 on the GPU."""
+        """Restart every environment from the reset source (or demo starts, with a command stream
+        attached, which also draws each env's demo); returns observations (N, 300) float32 on the GPU."""
         torch = self.torch
         if seed is not None:
             self.gen.manual_seed(seed)
+        if self.stream is not None:
+            self.stream.on_reset(torch.ones(self.num_envs, dtype=torch.bool, device=self.device), self.gen)
         for g in self.groups:
             self._reset_worlds(g, torch.ones(g.sim.nworld, dtype=torch.bool, device=self.device))
             self._observe(g)
@@ -333,6 +409,7 @@ class HeberoWarpBatch:
         self.steps.zero_()
         self.obs[:, :7] = 0
         self.obs[:, 7:43] = self.task_code
+        self._render()
         return self.obs
 
     def step(self, actions):
@@ -388,6 +465,7 @@ class HeberoWarpBatch:
         pre.replay()
         self._physics()
         post.replay()
+        self._render()
         return self._out
 
     def _capture(self) -> tuple[Any, Any]:
@@ -438,10 +516,20 @@ class HeberoWarpBatch:
             qd[g.envs] = g.sim.t["qvel"][:, g.arm_v]
             q[g.envs] = g.sim.t["qpos"][:, g.arm_q]
         reward = self._reward(a, q, qd, success)
+        if self.stream is not None:
+            self.stream.advance()
+            self.demo_terms = self._demo_terms(q, qd)
         self.steps += 1
         term = success & self.config.terminate_on_success
         truncated = (self.steps >= self.config.horizon) & ~term
         done = (term | truncated) & c.autoreset
+        if c.final_obs:  # the finished episodes' last observations, before the autoreset
+            for g in self.groups:
+                self._observe(g)
+            self.obs[:, :7] = a
+            self.final_obs.copy_(self.obs)
+        if self.stream is not None:
+            self.stream.on_reset(done, self.gen)
         for g in self.groups:
             self._reset_worlds(g, done[g.envs])
             self._observe(g)
@@ -449,6 +537,202 @@ class HeberoWarpBatch:
         self.steps.copy_(torch.where(done, torch.zeros_like(self.steps), self.steps))
         self.obs[:, :7] = self.prev
         return self.obs, reward, term, truncated, success
+
+    def _render(self) -> None:
+        """Render every group's cameras from the current state on the torch stream (no host sync);
+        a caller on another stream (reset) is ordered before and after it."""
+        if not self.cfg.cameras:
+            return
+        torch, wp, ts = self.torch, self.wp, self.tstream
+        assert ts is not None  # cameras need the GPU (WarpCameras raises without one)
+        cur = torch.cuda.current_stream()
+        ts.wait_stream(cur)
+        with torch.cuda.stream(ts), wp.ScopedStream(wp.stream_from_torch(ts)):
+            for g in self.groups:
+                g.cams.render(g.sim.t["xpos"], g.sim.t["xmat"])
+        cur.wait_stream(ts)
+
+    def camera_obs(self) -> dict[str, Any]:
+        """The images of the last step or reset: ``<camera>_rgb`` torch uint8 (N, 3, H, W) (row 0 at the
+        top) and, with ``WarpEnvConfig.depth``, ``<camera>_depth`` float32 (N, 1, H, W) in metres, in
+        env order, on the device; empty without ``WarpEnvConfig.cameras``."""
+        torch, out = self.torch, {}
+        for k, cam in enumerate(self.cfg.cameras):
+            s = self.cfg.image_size
+            rgb = torch.empty(self.num_envs, 3, s, s, dtype=torch.uint8, device=self.device)
+            dep = torch.empty(self.num_envs, 1, s, s, device=self.device) if self.cfg.depth else None
+            for g in self.groups:
+                rgb[g.envs] = g.cams.rgb(k)
+                if dep is not None:
+                    dep[g.envs] = g.cams.depth_m(k)
+            out[f"{cam}_rgb"] = rgb
+            if dep is not None:
+                out[f"{cam}_depth"] = dep
+        return out
+
+    # ---- demos, reset sources (host side: CPU task models, once; then device tensors)
+    def _task_models(self) -> dict[str, Any]:
+        """The CPU env's :class:`~simkit.envs.hebero.vector_env.TaskModel` of every task run (built once,
+        from :attr:`libero_root` or the installed LIBERO assets): the source of the states this backend maps."""
+        if self.task_models is None:
+            from simkit.envs.hebero.vector_env import build_tasks
+
+            ids, models = build_tasks(None, self.task_ids, self.libero_root)
+            self.task_models = dict(zip(ids, models))
+        return self.task_models
+
+    def _map_section(self, name: str, blocks_of) -> None:
+        """Fill pool section ``name`` of every group: ``blocks_of(task_id, task_model)`` -> list of
+        (n, nstate) CPU state arrays; then upload and drop captured graphs (they hold the old tensors)."""
+        tms = self._task_models()
+        for g in self.groups:
+            g.pool.sections[name] = [
+                [g.union_rows(tid, tms[tid].model, st) for st in blocks_of(tid, tms[tid])]
+                if tid in tms
+                else []
+                for tid in g.cache_tasks
+            ]
+            g.pool.upload(self.torch, self.device)
+        self._graphs, self._warm = None, False
+
+    def _ensure_libero(self) -> None:
+        if "libero" not in self.groups[0].pool.sections:
+            from simkit.scenes.hebero.init_states import load_task_states
+
+            self._map_section(
+                "libero",
+                lambda tid, tm: [np.stack([tm.libero_state(k) for k in range(len(load_task_states(tid)))])],
+            )
+
+    def set_reset_source(self, source: str) -> None:
+        """Where autoresets (and :meth:`reset`) draw start states from: ``"bank"`` (the layout bank,
+        default), ``"libero"`` (LIBERO's fixed initial states of each task, uniformly) or ``"boxes"``
+        (the layouts of :meth:`set_reset_boxes`). Demo-start resets, when on, take precedence.
+
+        Raises:
+            InputError: an unknown source, or ``"boxes"`` before :meth:`set_reset_boxes`.
+        """
+        if source not in ("bank", "libero", "boxes"):
+            raise InputError(None, f"reset source must be bank, libero or boxes, not {source!r}")
+        if source == "libero":
+            self._ensure_libero()
+        if source == "boxes" and "boxes" not in self.groups[0].pool.sections:
+            raise InputError(None, "reset source 'boxes' needs set_reset_boxes(...) first")
+        for g in self.groups:
+            g.source = source
+        self._graphs, self._warm = None, False
+
+    def set_reset_boxes(
+        self, boxes: dict[str, dict[str, tuple[float, ...]]], n: int | None = None, seed: int = 0
+    ):
+        """Reset boxes (task id -> {object -> (x_min, y_min, x_max, y_max)}, m, world; e.g.
+        :func:`~simkit.envs.hebero.vector_env.demo_boxes` of the demos' starts): ``n`` layouts per task
+        (default ``bank_size``) are drawn on the CPU by the CPU env's own sampler
+        (:meth:`~simkit.envs.hebero.vector_env.TaskModel.sample_state`: objects uniform in their boxes,
+        collision rejection; generator ``SeedSequence([seed, task index])``), mapped onto the union
+        models, and become the reset source (tasks without boxes draw fresh region layouts).
+
+        Raises:
+            InputError: boxes for tasks this env does not run.
+        """
+        unknown = sorted(set(boxes) - set(self.task_ids))
+        if unknown:
+            raise InputError(None, f"reset boxes for tasks this env does not run: {unknown}")
+        count = n or self.config.bank_size
+
+        def draw(tid, tm):
+            rng = np.random.default_rng(np.random.SeedSequence([seed, self.task_ids.index(tid)]))
+            return [np.stack([tm.sample_state(rng, boxes.get(tid)) for _ in range(count)])]
+
+        self._map_section("boxes", draw)
+        self.set_reset_source("boxes")
+
+    def set_demos(self, demos: dict[str, list], demo_start: bool = False) -> None:
+        """Attach demonstrations (task id -> list of :class:`~simkit.envs.hebero.stream.Demo`, e.g. read
+        from a ``hebero-demos`` corpus), as the CPU env's ``set_demos``: from the next reset on,
+        :attr:`demo_terms` holds ``r_demo`` (N,) float32 (the CPU env's demo-tracking reward, same
+        weights), ``phi`` (N,) float32 (cursor) and ``demo_id`` (N,) int64; with ``demo_start``
+        environments reset to the state of their demo at a random cursor r_e (RFCL-style). The demos
+        are padded into device tensors (:class:`~simkit.envs.hebero.stream.TorchDemoTable`) and every
+        demo state is mapped onto the union model once (pool section ``demo``).
+
+        Raises:
+            InputError: a task of this env has no demo, or demo columns the union model lacks.
+        """
+        from simkit.envs.hebero.stream import TorchCommandStream, TorchDemoTable
+
+        by_index = {k: list(demos.get(t, [])) for k, t in enumerate(self.task_ids)}
+        table = TorchDemoTable(by_index, len(self.task_ids), self.device)
+        self._map_section("demo", lambda tid, tm: [d.states for d in demos[tid]])
+        for g in self.groups:
+            g.obj_body, g.art_q = self._demo_columns(g, demos, table)
+        self.stream = TorchCommandStream(table, self.task_index, demo_start)
+
+    def _demo_columns(self, g: _Group, demos: dict[str, list], table) -> tuple[Any, Any]:
+        """(cache tasks, O) union body ids of each task's demo objects and (cache tasks, A) qpos
+        addresses of its articulated joints (0 where padded)."""
+        import mujoco
+
+        from simkit.envs.hebero.warp_starts import _union_name
+
+        obj = np.zeros((len(g.cache_tasks), table.objects.shape[3]), np.int64)
+        art = np.zeros((len(g.cache_tasks), table.articulation.shape[3]), np.int64)
+        for t, tid in enumerate(g.cache_tasks):
+            if tid not in demos:
+                continue
+            d, names = demos[tid][0], g.names[tid]
+            for i, n in enumerate(d.object_names):
+                obj[t, i] = mujoco.mj_name2id(g.model, mujoco.mjtObj.mjOBJ_BODY, _union_name(n, names))
+            for i, n in enumerate(d.articulation_names):
+                j = mujoco.mj_name2id(g.model, mujoco.mjtObj.mjOBJ_JOINT, _union_name(n, names))
+                art[t, i] = g.model.jnt_qposadr[j] if j >= 0 else -1
+            if (obj[t, : len(d.object_names)] < 0).any() or (art[t, : len(d.articulation_names)] < 0).any():
+                raise InputError(None, f"{tid}: a demo object or joint is not on the union model")
+        return self.torch.as_tensor(obj, device=self.device), self.torch.as_tensor(art, device=self.device)
+
+    def _demo_terms(self, q, qd) -> dict[str, Any]:
+        """r_demo, phi, demo_id (N,) each after a step (static shapes, no sync; see :meth:`set_demos`)."""
+        from simkit.envs.hebero.stream import torch_demo_reward
+
+        torch, n, tb = self.torch, self.num_envs, self.stream.table
+        fingers, ee = torch.zeros(n, 2, device=self.device), torch.zeros(n, 3, device=self.device)
+        objs = torch.zeros(n, tb.objects.shape[3], 3, device=self.device)
+        art = torch.zeros(n, tb.articulation.shape[3], device=self.device)
+        for g in self.groups:
+            t = g.sim.t
+            fingers[g.envs] = t["qpos"][:, g.fing_q]
+            ee[g.envs] = t["site_xpos"][:, g.site]
+            objs[g.envs] = t["xpos"][g.rows, g.obj_body[g.wtask]]
+            art[g.envs] = t["qpos"][g.rows, g.art_q[g.wtask]]
+        errs = self.stream.errors(q, qd, fingers, ee, objs, art, self.config.control_hz)
+        _, phi = self.stream.cursor()
+        r = torch_demo_reward(errs, self.config.demo_reward)
+        return {"r_demo": r, "phi": phi, "demo_id": self.stream.demo.clone()}
+
+    def reset_to_demo(self, demo, cursor):
+        """Every env to the state of demo ``demo`` (index among its task's demos) at cursor r_e =
+        ``cursor`` ((N,) ints or ints, clamped to the demo), the command stream on that demo and cursor.
+
+        Returns:
+            observations (N, 300) float32 on the device.
+        """
+        torch = self.torch
+        if self.stream is None:
+            raise InputError(None, "reset_to_demo needs set_demos(...) first")
+        d = torch.as_tensor(demo, device=self.device, dtype=torch.int64).expand(self.num_envs).clone()
+        r = torch.as_tensor(cursor, device=self.device, dtype=torch.int64).expand(self.num_envs)
+        r = torch.minimum(r, self.stream.table.length[self.task_index, d] - 1)
+        self.stream.set(d, r)
+        for g in self.groups:
+            rows = g.pool.at("demo", g.wtask, d[g.envs], r[g.envs])
+            self._reset_worlds(g, torch.ones(g.sim.nworld, dtype=torch.bool, device=self.device), rows)
+            self._observe(g)
+        self.prev.zero_()
+        self.steps.zero_()
+        self.obs[:, :7] = 0
+        self.obs[:, 7:43] = self.task_code
+        self._render()
+        return self.obs
 
     def reset_to_bank(self, entry=0):
         """Restart every environment from a chosen layout-bank entry of its task (no random draw).
@@ -470,20 +754,46 @@ class HeberoWarpBatch:
         nbank = min(g.nbank for g in self.groups)
         if int(b.min()) < 0 or int(b.max()) >= nbank:
             raise InputError(None, f"bank entry must be in [0, {nbank}), got {b.tolist()}")
+        return self._reset_to("bank", b)
+
+    def reset_to_init_state(self, k=0):
+        """Restart every environment from LIBERO's fixed initial state ``k`` of its task (the CPU env's
+        ``reset(options={"init_state": k})``, :meth:`~simkit.envs.hebero.vector_env.TaskModel.libero_state`),
+        mapped onto the union model (:mod:`~simkit.envs.hebero.warp_starts`; mapped once per task).
+
+        Args:
+            k: int, or (N,) ints in [0, 50).
+
+        Returns:
+            observations (N, 300) float32 on the device.
+
+        Raises:
+            InputError: ``k`` out of range.
+        """
+        torch = self.torch
+        self._ensure_libero()
+        k = torch.as_tensor(k, device=self.device, dtype=torch.int64).expand(self.num_envs)
+        n = min(int(g.pool.count["libero"][g.wtask, 0].min()) for g in self.groups)
+        if int(k.min()) < 0 or int(k.max()) >= n:
+            raise InputError(None, f"init_state must be in [0, {n}), got {k.tolist()}")
+        return self._reset_to("libero", k)
+
+    def _reset_to(self, section: str, index):
+        """Every env to row ``index[e]`` of block 0 of pool section ``section``; the command stream (if
+        any) draws each env's demo and tracks it from its start (r_e = 0)."""
+        torch = self.torch
+        if self.stream is not None:
+            self.stream.on_reset(torch.ones(self.num_envs, dtype=torch.bool, device=self.device), self.gen)
+            self.stream.r.zero_()
         for g in self.groups:
-            t, w = g.sim.t, b[g.envs]
-            t["qpos"].copy_(g.bank["qpos"][g.wtask, w])
-            t["qvel"].zero_()
-            t["ctrl"].copy_(g.home[None].expand_as(t["ctrl"]))
-            for k in ("mocap_pos", "mocap_quat"):
-                t[k].copy_(g.bank[k][g.wtask, w])
-            for k, v in g.kin.items():
-                t[k].copy_(v[g.wtask, w].view_as(t[k]))
+            rows = g.pool.at(section, g.wtask, torch.zeros_like(g.wtask), index[g.envs])
+            self._reset_worlds(g, torch.ones(g.sim.nworld, dtype=torch.bool, device=self.device), rows)
             self._observe(g)
         self.prev.zero_()
         self.steps.zero_()
         self.obs[:, :7] = 0
         self.obs[:, 7:43] = self.task_code
+        self._render()
         return self.obs
 
     def _step(self, actions):
@@ -498,7 +808,9 @@ class HeberoWarpBatch:
         self._physics()
         t0 = self._phase("physics", t0)
         out = self._finish()
-        self._phase("finish", t0)
+        t0 = self._phase("finish", t0)
+        self._render()
+        self._phase("render", t0)
         return out
 
     def _reward(self, a, q, qd, success):
@@ -621,19 +933,68 @@ class HeberoWarpVecEnv(_vector_env_base()):  # type: ignore[misc]
         )
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, self.num_envs)
 
+    @property
+    def cfg(self) -> HeberoConfig:
+        """The :class:`~simkit.envs.hebero.config.HeberoConfig` of the batch (as the CPU env's ``cfg``)."""
+        return self.batch.config
+
     def _out(self, x):
         # the batch's tensors are its own buffers, overwritten by the next step: hand out copies
         return x.cpu().numpy() if self.output == "numpy" else x.clone()
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        obs = self.batch.reset(seed=seed)
+        """Reset every env. ``options``: ``{"bank_entry": b}`` (:meth:`HeberoWarpBatch.reset_to_bank`) or
+        ``{"init_state": k}`` (:meth:`HeberoWarpBatch.reset_to_init_state`), ints or (N,) ints, as the
+        CPU env's options; none: the reset source (and demo starts).
+
+        Raises:
+            InputError: both options, an unknown option, or an index out of range.
+        """
+        options = options or {}
+        unknown = sorted(set(options) - {"bank_entry", "init_state"})
+        if unknown or len(options) > 1:
+            raise InputError(None, f"reset options: one of bank_entry or init_state, got {sorted(options)}")
+        if seed is not None:
+            self.batch.gen.manual_seed(seed)
+        if "bank_entry" in options:
+            obs = self.batch.reset_to_bank(_as_index(options["bank_entry"]))
+        elif "init_state" in options:
+            obs = self.batch.reset_to_init_state(_as_index(options["init_state"]))
+        else:
+            obs = self.batch.reset(seed=seed)
         return self._out(obs), {"task_id": self._out(self.batch.task_index)}
 
+    #: the ``reset`` options this env understands
+    reset_options = ("bank_entry", "init_state")
+
+    def set_demos(self, demos: dict[str, list], demo_start: bool = False) -> None:
+        """:meth:`HeberoWarpBatch.set_demos` (``info`` then carries ``r_demo``, ``phi``, ``demo_id``)."""
+        self.batch.set_demos(demos, demo_start)
+
+    def set_reset_boxes(self, boxes: dict[str, dict[str, tuple[float, ...]]]) -> None:
+        """:meth:`HeberoWarpBatch.set_reset_boxes` (the CPU env's method of the same name)."""
+        self.batch.set_reset_boxes(boxes)
+
     def step(self, actions):
+        """One step; ``info`` as the CPU env's, with Gymnasium's same-step autoreset keys
+        (:func:`~simkit.envs.hebero.vector_env.final_infos`) where an episode ended."""
+        from simkit.envs.hebero.vector_env import final_infos
+
         obs, reward, term, trunc, success = self.batch.step(actions)
         info = {"task_id": self._out(self.batch.task_index), "success": self._out(success)}
         info.update({k: self._out(v) for k, v in self.batch.reward_terms.items() if k != "reward"})
-        return self._out(obs), self._out(reward), self._out(term), self._out(trunc), info
+        info.update({k: self._out(v) for k, v in self.batch.demo_terms.items()})
+        out = self._out(obs), self._out(reward), self._out(term), self._out(trunc), info
+        done = (term | trunc) & self.batch.cfg.autoreset
+        if bool(done.any()):  # one host sync, in this wrapper only (the batch's step has none)
+            final = self._out(self.batch.final_obs) if self.batch.cfg.final_obs else None
+            info.update(final_infos(final, info, self._out(done)))
+        return out
 
     def close(self, **kwargs: Any) -> None:
         self.batch.close()
+
+
+def _as_index(value):
+    """A reset option's int or (N,) ints as a torch-ready value (numpy arrays become int64 arrays)."""
+    return np.asarray(value, np.int64) if not hasattr(value, "device") else value

@@ -258,6 +258,42 @@ def apply_layout(gm: GroupModel, bank: LayoutBank, b: int, model, data) -> None:
     mujoco.mj_forward(model, data)
 
 
+#: px, longest side of a render model's textures (LIBERO ships some at 4096 x 4096; cameras render 64-256 px)
+RENDER_TEXTURE_MAX = 512
+
+
+def render_model(scene: Scene, max_side: int = RENDER_TEXTURE_MAX):
+    """The scene's full model with every texture longer than ``max_side`` px box-filtered down by an
+    integer factor (embedded in the spec, flips already applied); everything else unchanged.
+
+    A 128 x 128 camera image samples a 4096-px texture at far below its resolution, so the filtered
+    texture shows the same colours; the goal suite's union model shrinks from about 175 MiB to about
+    25 MiB. The scene's spec is modified in place (its textures).
+
+    Returns:
+        the compiled ``mujoco.MjModel``.
+    """
+    import mujoco
+
+    m: Any = scene.model
+    spec: Any = scene.spec
+    for i, t in enumerate(spec.textures):
+        if mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_TEXTURE, i) != (t.name or None):
+            raise RuntimeError("texture order differs between spec and model")  # a bug, never user input
+        w, h, c = int(m.tex_width[i]), int(m.tex_height[i]), int(m.tex_nchannel[i])
+        f = -(-max(w, h) // max_side)
+        if f <= 1:
+            continue
+        adr = int(m.tex_adr[i])
+        img = np.asarray(m.tex_data[adr : adr + w * h * c], np.float64).reshape(h, w, c)
+        hh, ww = h // f, w // f
+        small = img[: hh * f, : ww * f].reshape(hh, f, ww, f, c).mean(axis=(1, 3))
+        t.file, t.hflip, t.vflip = "", False, False
+        t.width, t.height, t.nchannel = ww, hh, c
+        t.data = np.round(small).astype(np.uint8).tobytes()
+    return spec.compile()
+
+
 def physics_only(scene: Scene):
     """Recompile a scene without visual geoms, meshes, materials, textures and sensors; same dynamics.
 
@@ -315,6 +351,7 @@ def export_groups(
     max_entities: int = 16,
     split_suites: bool = False,
     progress=None,
+    visual: bool = False,
 ) -> list[Path]:
     """Compile layout groups of ``descs`` into a cache folder a batched backend loads without assets.
 
@@ -331,6 +368,9 @@ def export_groups(
         bank: layouts per task (>= 1).
         max_entities, split_suites: see :func:`~simkit.sims.hebero.layout_groups.group_tasks`.
         progress: optional callable ``progress(message)``.
+        visual: also write ``group_<k>_visual.mjb``, the full union model (visual meshes, materials,
+            textures; same bodies, joints, sites and cameras) that the GPU cameras render
+            (:mod:`simkit.sims.hebero.warp_render`).
 
     Returns:
         the written paths.
@@ -354,6 +394,9 @@ def export_groups(
         gm = build_group_model(g, by_id, libero_root)
         banks = [task_layouts(gm, by_id[t], libero_root, n=bank) for t in g.task_ids]
         exclude_static_pairs(gm)
+        if visual:
+            written.append(out / f"group_{k}_visual.mjb")
+            mujoco.mj_saveModel(render_model(gm.scene), str(written[-1]))
         um = physics_only(gm.scene)
         mjb, npz = out / f"group_{k}.mjb", out / f"group_{k}.npz"
         mujoco.mj_saveModel(um, str(mjb))
@@ -396,7 +439,8 @@ def load_groups(cache_dir: str | Path) -> tuple[list[str], list[dict]]:
 
     Returns:
         (task ids in environment order, per group a dict with ``key``, ``task_ids``, ``names``,
-        ``entities``, ``model`` (``mujoco.MjModel``) and ``arrays`` (name -> numpy array)).
+        ``entities``, ``model`` (``mujoco.MjModel``), ``arrays`` (name -> numpy array) and
+        ``render_model_path`` (the ``group_<k>_visual.mjb`` path, or None when it was not exported)).
 
     Raises:
         InputError: the folder, ``groups.json`` or a group file is missing, unreadable or of
@@ -426,5 +470,8 @@ def load_groups(cache_dir: str | Path) -> tuple[list[str], list[dict]]:
                 arrays = {name: z[name] for name in z.files}
         except (OSError, ValueError) as exc:
             raise InputError(mjb, f"cannot load layout group {g['key']}: {exc}") from None
-        groups.append({**g, "model": model, "arrays": arrays})
+        vis = root / f"group_{k}_visual.mjb"
+        groups.append(
+            {**g, "model": model, "arrays": arrays, "render_model_path": vis if vis.exists() else None}
+        )
     return list(meta["task_ids"]), groups
