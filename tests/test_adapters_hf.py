@@ -128,3 +128,19 @@ def test_rows_need_no_datasets_cache_and_unknown_fields_are_named(corpora):
         to_hf_features(corpora["packing"], fields=["nope"])
     with pytest.raises(SimkitError, match="audio must be"):
         to_hf_features(corpora["packing"], audio="wav")  # type: ignore[arg-type]
+
+
+@needs_datasets
+def test_a_grown_corpus_is_not_read_from_the_stale_cache(corpora, tmp_path):
+    import shutil
+
+    from simkit.adapters.hf import corpus_fingerprint
+
+    root = tmp_path / "grow"
+    shutil.copytree(corpora["packing"], root)
+    cache = tmp_path / "cache"
+    before = corpus_fingerprint(root)
+    assert len(load_hf_dataset(root, fields=["actions"], cache_dir=cache)) == 2
+    generate_corpus("packing", 3, root, seed=0)  # grows the same corpus by one episode
+    assert corpus_fingerprint(root) != before
+    assert len(load_hf_dataset(root, fields=["actions"], cache_dir=cache)) == 3

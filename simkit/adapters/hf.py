@@ -35,7 +35,6 @@ Needs the ``hf`` extra (``pip install 'simkit[hf]'``: ``datasets``, ``soundfile`
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
@@ -46,7 +45,7 @@ from simkit.episodes.corpus import CorpusLayout
 from simkit.episodes.reader import OnError, corpus_episodes, corpus_fields, iter_episodes
 from simkit.episodes.storage import corpus_path
 
-__all__ = ["hf_rows", "load_hf_dataset", "to_hf_features"]
+__all__ = ["corpus_fingerprint", "hf_rows", "load_hf_dataset", "to_hf_features"]
 
 AudioAs = Literal["array", "bytes"]
 _ARRAYS = {2: "Array2D", 3: "Array3D", 4: "Array4D", 5: "Array5D"}
@@ -213,8 +212,3 @@ def load_hf_dataset(
     return ds.Dataset.from_generator(
         hf_rows, features=features, gen_kwargs=kwargs, cache_dir=None if cache_dir is None else str(cache_dir)
     )
-
-
-def meta_of(row: dict[str, Any]) -> dict[str, Any]:
-    """The decoded ``meta`` of a row (the episode's metadata dict)."""
-    return json.loads(row["meta"])
