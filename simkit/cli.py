@@ -22,16 +22,47 @@ from pathlib import Path
 import typer
 from typer.core import TyperGroup
 
-from simkit.commands import fail, plural
+from simkit.commands import LateProgress, fail, info, plural
 from simkit.core import families
 from simkit.core.errors import ExtraMissing, SimkitError
 from simkit.core.extras import as_extra_missing, needs_extra
+from simkit.core.verbosity import quiet
+
+#: the root's verbosity flags, accepted before or after the command name (``simkit -q validate DIR`` or
+#: ``simkit validate DIR -q``); ``--log-level`` takes a value
+VERBOSITY_FLAGS = ("-q", "--quiet", "-v", "--verbose")
+
+
+def hoist_verbosity(args: list[str]) -> list[str]:
+    """``args`` with every verbosity flag (:data:`VERBOSITY_FLAGS`, ``--log-level X``, ``--log-level=X``)
+    that stands before a ``--`` moved to the front, where the root callback reads it."""
+    front: list[str] = []
+    rest: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            rest.extend(args[i:])
+            break
+        if a in VERBOSITY_FLAGS or a.startswith("--log-level="):
+            front.append(a)
+        elif a == "--log-level" and i + 1 < len(args):
+            front.extend(args[i : i + 2])
+            i += 1
+        else:
+            rest.append(a)
+        i += 1
+    return front + rest
 
 
 class SimkitGroup(TyperGroup):
     """The top-level command group: a missing optional module anywhere below it (an
     :class:`~simkit.core.errors.ExtraMissing`, or a bare ``ModuleNotFoundError`` of a module that an extra
-    installs) is one line, ``error: ... pip install 'simkit[EXTRA]'``, and exit code 2, never a traceback."""
+    installs) is one line, ``error: ... pip install 'simkit[EXTRA]'``, and exit code 2, never a traceback.
+    The verbosity flags may follow the command name (:func:`hoist_verbosity`)."""
+
+    def parse_args(self, ctx, args):
+        return super().parse_args(ctx, hoist_verbosity(list(args)))
 
     def invoke(self, ctx):
         try:
@@ -67,8 +98,30 @@ def _root(
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print simkit's version and exit."
     ),
+    quiet: bool = typer.Option(
+        False, "-q", "--quiet", help="Warnings and errors only: no progress, no info lines (any command)."
+    ),
+    verbose: bool = typer.Option(False, "-v", "--verbose", help="Also the debug messages (any command)."),
+    log_level: str | None = typer.Option(
+        None,
+        "--log-level",
+        help="Level of the simkit.* loggers: debug | info (default) | warning (= -q) | error.",
+        case_sensitive=False,
+    ),
 ) -> None:
-    """simkit: generate training corpora and environments for robot learning, world models and embodied AI."""
+    """simkit: generate training corpora and environments for robot learning, world models and embodied AI.
+
+    -q / -v / --log-level may stand before or after the command name; errors are always shown."""
+    from simkit.core.verbosity import LEVELS, set_level
+
+    picked = [x for x, on in (("warning", quiet), ("debug", verbose)) if on]
+    if log_level is not None:
+        if log_level.lower() not in LEVELS:
+            fail(f"--log-level {log_level}: expected one of {' | '.join(LEVELS)}")
+        picked.append(log_level.lower())
+    if len(set(picked)) > 1:
+        fail("-q, -v and --log-level disagree; give one of them")
+    set_level(picked[0] if picked else "info")
 
 
 def _json_out(obj: object) -> None:
@@ -209,7 +262,7 @@ def _write_catalogue(
         _json_out(
             {"catalogue": str(out), "generators": len(ids), "thumbnails": thumbnails, "problems": problems}
         )
-    else:
+    elif not quiet():
         typer.echo(f"wrote {out} ({len(ids)} generators" + (", with thumbnails)" if thumbnails else ")"))
     for p in problems:
         typer.echo(f"warning: {p}", err=True)
@@ -226,8 +279,12 @@ def config_cmd(
     overwrite: bool = typer.Option(
         False, "--overwrite", help="Replace the --yaml file if it exists (as convert's --overwrite)."
     ),
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Show a generator's config keys (type, default, range, description) and its episode fields."""
+    """Show a generator's config keys (type, default, range, description) and its episode fields.
+
+    With --json: ``{"generator", "version", "config": [{key, type, default, range, description}],
+    "fields": [the field declarations as corpus.json stores them]}``."""
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
@@ -249,7 +306,11 @@ def config_cmd(
             yaml_out.write_text(starter_yaml(cls.Config, f"simkit {name} config"), encoding="utf-8")
         except OSError as exc:
             fail(f"{yaml_out}: cannot write ({exc.strerror or exc})")
-        typer.echo(f"wrote {yaml_out} (use: simkit generate {name} --config {yaml_out} ...)")
+        if not quiet():
+            typer.echo(f"wrote {yaml_out} (use: simkit generate {name} --config {yaml_out} ...)")
+        return
+    if as_json:
+        _json_out(_config_dict(name, cls))
         return
     con = Console(width=160)
     keys = Table("key", "type", "default", "range", "description", title=f"{name} config (--set KEY=VALUE)")
@@ -264,6 +325,17 @@ def config_cmd(
         desc = f.description + ("" if f.required else " (optional)")
         fields.add_row(*(escape(c) for c in (f.name, f.codec, f.dtype or "", shape, f.units, f.frame, desc)))
     con.print(fields)
+
+
+def _config_dict(name: str, cls) -> dict:
+    """The ``config --json`` object: the keys of ``simkit config NAME`` and the episode fields."""
+    from dataclasses import asdict
+
+    from simkit.core.config import config_keys
+    from simkit.core.fields import schema_json
+
+    keys = [asdict(k) for k in config_keys(cls.Config)]
+    return {"generator": name, "version": cls.version, "config": keys, "fields": schema_json(cls.fields)}
 
 
 @app.command()
@@ -355,6 +427,9 @@ def generate(
         return
     if as_json:
         _json_out(_summary_dict(summary))
+    elif quiet():
+        for e in summary.errors:  # errors are always shown
+            typer.echo(f"failed {e}", err=True)
     else:
         _print_summary(summary)
     raise typer.Exit(summary.exit_code)
@@ -434,8 +509,8 @@ def validate(
     from simkit.episodes.validate import validate_corpus
 
     try:
-        with store_errors(corpus):
-            rep = validate_corpus(corpus, run_checks=not no_checks)
+        with store_errors(corpus), LateProgress() as progress:
+            rep = validate_corpus(corpus, run_checks=not no_checks, progress=progress)
     except SimkitError as exc:
         fail(str(exc))
         return
@@ -459,6 +534,8 @@ def validate(
         typer.echo(f"FAIL {p}")
     for e in rep.environment:
         typer.echo(f"NOTE (environment, not damage) {e}")
+    if quiet() and code in (0, 4):  # -q: the problems and environment notes only
+        raise typer.Exit(code)
     for note in rep.notes:
         typer.echo(f"NOTE {note}")
     typer.echo(
@@ -488,8 +565,8 @@ def inspect(
     from simkit.episodes.storage import store_errors
 
     try:
-        with store_errors(corpus):
-            stats, paths = inspect_corpus(corpus, out, samples)
+        with store_errors(corpus), LateProgress() as progress:
+            stats, paths = inspect_corpus(corpus, out, samples, progress=progress)
     except SimkitError as exc:
         fail(str(exc))
         return
@@ -500,7 +577,7 @@ def inspect(
         return
     typer.echo(json.dumps(stats, indent=2, default=str))
     for p in paths:  # on stderr: stdout stays one JSON document (json.load reads it)
-        typer.echo(f"wrote {p}", err=True)
+        info(f"wrote {p}")
 
 
 @app.command()
@@ -516,18 +593,19 @@ def merge(
 
     try:
         with store_errors(*sources, out):
-            info = merge_corpora(list(sources), out)
+            merged = merge_corpora(list(sources), out)
     except SimkitError as exc:
         fail(str(exc))
         return
     except OSError as exc:
         fail(f"--out {out}: {exc.strerror or exc}")
         return
-    c = info["counts"]
-    typer.echo(
-        f"merged {plural(len(sources), 'source')} -> {out}: {c['present']} of {c['planned']} episodes "
-        f"({c['ok']} ok, {c['failed']} failed)"
-    )
+    c = merged["counts"]
+    if not quiet():
+        typer.echo(
+            f"merged {plural(len(sources), 'source')} -> {out}: {c['present']} of {c['planned']} episodes "
+            f"({c['ok']} ok, {c['failed']} failed)"
+        )
 
 
 def main() -> None:

@@ -540,3 +540,11 @@ def test_motion_question_agrees_with_plural_sound_names():
     motion = {sid: _by(qa, "motion", sid)["question"] for sid in ("s0", "s1")}
     assert motion["s0"].startswith("How do the footsteps move while they are sounding? A. ")
     assert motion["s1"].startswith("How does the dog move while it is sounding? A. ")
+    # the options and the answer agree too: "They move ..." for footsteps, "It moves ..." for the dog
+    steps, dog = _by(qa, "motion", "s0"), _by(qa, "motion", "s1")
+    assert steps["question"].count(" They ") == 4 and " It " not in steps["question"]
+    assert steps["answer"] == f"{steps['structured']['choice']}. They move from left to right."
+    assert dog["question"].count(" It ") == 4 and dog["answer"].endswith(". It moves from left to right.")
+    where = _by(qa, "localization_3d", "s0")["question"]
+    assert where.startswith("Where are the footsteps at ") and "Give their direction" in where
+    assert _by(qa, "localization_3d", "s1")["question"].startswith("Where is the dog at ")

@@ -47,6 +47,12 @@ def test_contact_sheet_has_colour_bars_and_strips_label_each_step():
     assert len(bars) == 2 and all("height (cm)" in ax.get_ylabel() for ax in bars)
     titles = [ax.get_title() for ax in fig.axes]
     assert sum(t.startswith("final, seen from above") for t in titles) == 2
+    T = len(case.expert)
+    levels = len({p.z for p in case.expert})
+    name = f"{levels} box level" + ("" if levels == 1 else "s")
+    assert sum(t == f"final, side view along +x:\n{name}, nearest in front" for t in titles) == 2
+    side = next(ax for ax in fig.axes if ax.get_title().startswith("final, side view"))
+    assert len(side.patches) == T  # every box, not only the top layer
     assert not any("\\n" in t for t in titles)  # line breaks, not a literal backslash-n
     plt.close(fig)
     fig = strip_figure(plt, case, hms, "k")

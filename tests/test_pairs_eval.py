@@ -129,8 +129,9 @@ def test_inspect_draws_a_b_m_and_flow_per_pair(corpus, tmp_path):
     pics = sorted(p.name for p in (tmp_path / "pics").glob("pair_*.png"))
     assert pics == ["pair_pairs_00000000.png", "pair_pairs_00000001.png"]
     row = np.asarray(Image.open(tmp_path / "pics" / pics[0]))
-    assert row.shape[1] >= 4 * 64 and row.shape[0] >= 48  # four 64 x 48 panels: A, B, M, flow
-    m_panel = row[4 : 4 + 48, 4 + 2 * (64 + 4) : 4 + 2 * (64 + 4) + 64]
+    cap = 18  # the caption strip above each panel (PANEL_CAPTIONS)
+    assert row.shape[1] >= 4 * 64 and row.shape[0] >= cap + 48  # four 64 x 48 panels: A, B, M, flow
+    m_panel = row[4 + cap : 4 + cap + 48, 4 + 2 * (64 + 4) : 4 + 2 * (64 + 4) + 64]
     assert set(np.unique(m_panel).tolist()) <= {0, 255}  # the covisibility panel is binary
 
 

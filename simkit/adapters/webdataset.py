@@ -12,9 +12,9 @@ JSON -> dict/list)::
     ds = wds.WebDataset(shard_urls("corpus"), shardshuffle=False, nodesplitter=wds.split_by_node)
     ds = ds.map(decode_sample)
 
-Hugging Face ``datasets`` reads the same files with its generic ``"webdataset"`` builder
-(``load_dataset("webdataset", data_files={"train": shard_urls("corpus")})``); that route is
-documented by ``datasets``, not exercised by simkit's tests.
+Hugging Face ``datasets``' generic ``"webdataset"`` builder infers column types from the first
+samples (an empty list there is typed ``null``) and decodes FLAC through ``torchcodec``; use
+:func:`simkit.adapters.hf.load_hf_dataset`, typed from the declared field schema, instead.
 
 These readers do not check members against the manifest (they never see it) and split work
 by shard, not by episode; use ``CorpusDataset`` when reads must be verified or a corpus has

@@ -46,7 +46,7 @@ def _eval_nav(
     """
     import json
 
-    from simkit.commands import check_out, fail, progress_bar
+    from simkit.commands import check_out, fail, progress_bar, say
     from simkit.core.errors import SimkitError
 
     check_out(out)  # before the episodes run, not after
@@ -81,7 +81,7 @@ def _eval_nav(
             out.write_text(json.dumps(res, indent=1))
         except OSError as exc:
             fail(f"--out {out}: cannot write ({exc})")
-        typer.echo(f"wrote {out}")
+        say(f"wrote {out}")
 
 
 def register(groups: dict) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import typer
 
-from simkit.commands import fail, plural, progress_bar
+from simkit.commands import fail, plural, progress_bar, say
 from simkit.core.extras import needs_extra
 
 
@@ -163,7 +163,7 @@ def eval_packing(
         except OSError as exc:
             fail(f"--out {out}: cannot write ({exc})")
             return
-        typer.echo(f"wrote {out}")
+        say(f"wrote {out}")
     raise typer.Exit(1 if unexplained else 0)
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import typer
 
-from simkit.commands import check_out, fail, strict_json
+from simkit.commands import check_out, fail, say, strict_json
 from simkit.core.extras import needs_extra
 
 
@@ -68,7 +68,7 @@ def register(groups: dict) -> None:
                 save_index(records, out, str(source))
             except OSError as exc:
                 fail(f"--out {out}: cannot write ({exc.strerror or exc})")
-            typer.echo(f"wrote {out}")
+            say(f"wrote {out}")
         ok = sum(r.accepted for r in records)
         typer.echo(f"accepted {ok} of {len(records)} meshes in {source}")
         if ok == 0:
@@ -113,7 +113,7 @@ def register(groups: dict) -> None:
                 out.write_text(json.dumps(doc, indent=1, default=float, allow_nan=False))
             except OSError as exc:
                 fail(f"--out {out}: cannot write ({exc.strerror or exc})")
-            typer.echo(f"wrote {out}")
+            say(f"wrote {out}")
         what = "ground truth" if pred is None else str(pred)
         parts = [f"{_LABELS.get(k, k)} {v:.6g}" for k, v in summary.items() if not math.isnan(v)]
         typer.echo(f"pairs consistency ({what}, {len(ev.rows)} pairs): " + ", ".join(parts))

@@ -17,7 +17,7 @@ from typing import Any
 
 import typer
 
-from simkit.commands import check_out, fail, plural, strict_json
+from simkit.commands import check_out, fail, plural, say, strict_json
 from simkit.core.extras import needs_extra
 
 
@@ -151,10 +151,10 @@ def wrop_elo(
             typer.echo(f"note: {fam}: {line}", err=True)
     if out is not None:
         for p in _write_elo(res, out):
-            typer.echo(f"wrote {p}")
+            say(f"wrote {p}")
         for fam, r in fams.items():
             for p in _write_elo(r, out, f"elo_{fam}"):
-                typer.echo(f"wrote {p}")
+                say(f"wrote {p}")
 
 
 def wrop_fit(
@@ -255,7 +255,7 @@ def export_wrop_baselines(
         typer.echo(
             f"{k:<15} {info['written'][k]} videos -> {out / k}  ({len(info['violations'].get(k, []))} violations)"
         )
-    typer.echo(f"wrote {out / 'violations.json'}")
+    say(f"wrote {out / 'violations.json'}")
 
 
 def export_wrop_pairs(
@@ -423,4 +423,4 @@ def _write_tables(
         json.dumps(strict_json({"samples": rows, **tables}), indent=1, default=str, allow_nan=False)
     )
     for p in [*paths, js]:
-        typer.echo(f"wrote {p}")
+        say(f"wrote {p}")

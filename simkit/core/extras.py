@@ -50,6 +50,7 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "eval": ("torchmetrics", "matplotlib", "scipy"),
     "gpu": ("mujoco_warp", "warp", "torch"),
     "rl": ("stable_baselines3", "gymnasium", "rsl_rl", "tensordict"),
+    "hf": ("datasets", "soundfile"),
 }
 
 #: extra -> the extras it includes (``simkit[...]`` among its requirements)
@@ -73,6 +74,7 @@ EXTRA_INCLUDES: dict[str, tuple[str, ...]] = {
         "video",
         "eval",
         "rl",
+        "hf",
     ),
 }
 

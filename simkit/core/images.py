@@ -1,5 +1,5 @@
 """Image helpers shared by contact sheets, heightmap strips and ``simkit inspect``: RGB conversion,
-grid tiling and PNG saving.
+grid tiling, captions and PNG saving.
 
 Images are numpy arrays, rows first: (H, W) or (H, W, C), pixel (0, 0) at the top left.
 """
@@ -52,6 +52,17 @@ def tile(images: list[np.ndarray], cols: int, pad: int = 4, bg: int = 255) -> np
         y, x = pad + r * (h + pad), pad + c * (w + pad)
         sheet[y : y + img.shape[0], x : x + img.shape[1]] = img
     return sheet
+
+
+def captioned(img: np.ndarray, caption: str, size: int = 12) -> np.ndarray:
+    """``img`` (uint8 (H, W, 3)) under a white strip with ``caption`` in black (PIL's default font at
+    ``size`` px, clipped to the image width): uint8 (H + size + 6, W, 3)."""
+    from PIL import Image as PILImage
+    from PIL import ImageDraw, ImageFont
+
+    strip = PILImage.new("RGB", (img.shape[1], size + 6), "white")
+    ImageDraw.Draw(strip).text((3, 2), caption, fill=(0, 0, 0), font=ImageFont.load_default(size))
+    return np.concatenate([np.asarray(strip, np.uint8), img], axis=0)
 
 
 def save_png(arr: np.ndarray, path: Path) -> Path:

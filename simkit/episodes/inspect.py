@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -80,13 +81,17 @@ def all_metas(root: str | Path, on_error: OnError = "raise") -> list[dict[str, A
 
 
 def inspect_corpus(
-    root: str | Path, out_dir: str | Path | None = None, n_samples: int = 16
+    root: str | Path,
+    out_dir: str | Path | None = None,
+    n_samples: int = 16,
+    progress: Callable[[int, int, str], None] | None = None,
 ) -> tuple[dict, list[Path]]:
     """Stats of the whole corpus + pictures of its first ``n_samples`` episodes.
 
     Damaged episodes (members that do not match the manifest) are skipped and listed in
     ``stats["damaged"]`` (one line per damaged shard). Pictures go to ``out_dir`` (default
-    ``ROOT/inspect``); returns (stats, paths).
+    ``ROOT/inspect``); returns (stats, paths). ``progress(done, total, what)`` is called after each
+    episode read (every episode's meta.json, then the pictured episodes) and once the pictures are drawn.
 
     Raises:
         SimkitError: not a corpus, unreadable manifest, unknown generator, or ``out_dir`` cannot be written.
@@ -99,19 +104,40 @@ def inspect_corpus(
 
     stats = corpus_stats(root)
     gen_cls = load(stats["generator"])
+    total = stats["ok"] + min(n_samples, stats["ok"]) + 1
+    step = _Steps(progress, total)
     with needs_extra(gen_cls.extra or None):  # a module missing to decode or draw names the corpus's extra
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", CorpusWarning)
-            stats["structural_params"] = param_histogram([{"meta": m} for m in all_metas(root, "skip")])
-            samples = list(itertools.islice(iter_corpus(root, on_error="skip"), n_samples))
+            metas = [step(m, "reading metadata") for m in all_metas(root, "skip")]
+            stats["structural_params"] = param_histogram([{"meta": m} for m in metas])
+            reader = (step(s, "reading episodes to draw") for s in iter_corpus(root, on_error="skip"))
+            samples = list(itertools.islice(reader, n_samples))
         stats["damaged"] = sorted({str(w.message) for w in caught if issubclass(w.category, CorpusWarning)})
         stats["pictured_episodes"] = len(samples)
         out = _pictures_dir(root, out_dir)
         gen = gen_cls()
         with contextlib.suppress(Exception):
             gen.config = gen_cls.Config.model_validate(corpus_info(root).get("config") or {})
+        if progress is not None:
+            progress(step.done, total, "drawing pictures")
         paths = gen.inspect(samples, out) if samples else []
+        step(None, "pictures drawn")
     return stats, paths
+
+
+class _Steps:
+    """Counts the steps of :func:`inspect_corpus` for its ``progress`` callback; ``step(x, what)`` returns
+    ``x`` (so it wraps the items of a comprehension)."""
+
+    def __init__(self, progress: Callable[[int, int, str], None] | None, total: int):
+        self.progress, self.total, self.done = progress, total, 0
+
+    def __call__(self, item: Any, what: str) -> Any:
+        self.done += 1
+        if self.progress is not None:
+            self.progress(min(self.done, self.total), self.total, what)
+        return item
 
 
 def _pictures_dir(root: str | Path, out_dir: str | Path | None) -> Path:

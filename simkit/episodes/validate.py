@@ -18,6 +18,8 @@ and ``notes`` (facts worth knowing: a ``--shard`` slice, an unfinished run; exit
 from __future__ import annotations
 
 import json
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +48,8 @@ from simkit.episodes.reader import META_IDENTITY, index_shard, meta_fault
 from simkit.episodes.storage import corpus_path
 from simkit.episodes.tario import split_member
 
+log = logging.getLogger("simkit.validate")
+
 #: exit codes of ``simkit validate`` (the README's table: 2 is bad input, a path that is no corpus directory)
 EXIT_PASS, EXIT_DAMAGED, EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_INCOMPLETE = 0, 1, 2, 4, 5
 
@@ -66,6 +70,16 @@ class ValidationReport:
     incomplete: bool = False
     bad_input: str = ""
     max_problems: int = 200
+    #: called as ``progress(done, total, what)`` after each episode checked (the CLI's progress bar)
+    progress: Callable[[int, int, str], None] | None = field(default=None, repr=False, compare=False)
+    checked: int = field(default=0, repr=False)
+    to_check: int = field(default=0, repr=False)
+
+    def tick(self) -> None:
+        """One more episode checked: tell :attr:`progress`."""
+        self.checked += 1
+        if self.progress is not None:
+            self.progress(self.checked, self.to_check, "validating episodes")
 
     @property
     def passed(self) -> bool:
@@ -371,6 +385,7 @@ def _check_episodes(
     """Required fields, the stored field declaration and the generator's own checks, per episode (not on
     damaged ones)."""
     for r in rows:
+        rep.tick()
         key = r["key"]
         exts = {fname: ext for _, fname, ext in (split_member(m["name"]) for m in r["members"])}
         for req in required:
@@ -393,13 +408,19 @@ def _check_episodes(
             rep.problem(f"{key}: generator check crashed ({type(exc).__name__}: {exc})")
 
 
-def validate_corpus(root: str | Path, run_checks: bool = True, max_problems: int = 200) -> ValidationReport:
+def validate_corpus(
+    root: str | Path,
+    run_checks: bool = True,
+    max_problems: int = 200,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> ValidationReport:
     """Validate the corpus at ``root``; returns a report and never raises for corrupt data.
 
     ``report.passed``: no damage found; ``report.exit_code(strict)`` gives the CLI's exit code.
+    ``progress(done, total, what)``: called after each episode checked (``total``: the ok episodes).
     """
     layout = CorpusLayout(corpus_path(root))
-    rep = ValidationReport(root=layout.root, max_problems=max_problems)
+    rep = ValidationReport(root=layout.root, max_problems=max_problems, progress=progress)
     info = _load_info(layout, rep)
     if info is None:
         return rep
@@ -452,6 +473,8 @@ def _check_corpus(layout: CorpusLayout, info: dict, rep: ValidationReport, run_c
         if r["status"] == "ok":
             by_shard.setdefault(r["shard"], []).append(r)
     _check_shard_files(layout, list(source.values()), info, rep)
+    rep.to_check = sum(len(v) for v in by_shard.values())
+    log.debug("%s: checking %d episodes in %d shards", layout.root, rep.to_check, len(by_shard))
     for shard, shard_rows in sorted(by_shard.items()):
         _check_shard(layout, shard, shard_rows, required, specs, gen, rep, ident, echoed_config(info))
     if gen is not None:

@@ -246,11 +246,14 @@ def prepare_out(layout: CorpusLayout, identity: dict, overwrite: bool) -> list[i
 
 class _Progress:
     """Progress of a run: a rich bar with episodes/s and ETA on a terminal; on a log (not a terminal),
-    one line every ``log_every`` seconds; nothing when ``show`` is false."""
+    one line every ``log_every`` seconds; nothing when ``show`` is false or under ``simkit -q``."""
 
     def __init__(self, show: bool, total: int, label: str, log_every: float = 30.0):
         import sys
 
+        from simkit.core.verbosity import quiet
+
+        show = show and not quiet()
         self.show, self.total, self.label, self.done = show and total > 0, total, label, 0
         self.tty = sys.stderr.isatty()
         self.t0 = self.last = time.perf_counter()

@@ -192,6 +192,9 @@ def init_process(spec: RunSpec, parent_pid: int) -> None:
     global _WORKER
     from multiprocessing.util import Finalize
 
+    from simkit.core.verbosity import apply_env
+
+    apply_env()  # log at the level of the command that started the pool
     _exit_with_parent(parent_pid)
     _WORKER = Worker(spec)
     Finalize(_WORKER, _WORKER.close, exitpriority=10)

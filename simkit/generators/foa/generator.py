@@ -41,6 +41,14 @@ MOTION_TEXT = {
     "receding": "It moves away.",
     "stationary": "It stays in place.",
 }
+#: the same options for a source whose name is plural ("footsteps": "They move from left to right.")
+MOTION_TEXT_PLURAL = {
+    "left-to-right": "They move from left to right.",
+    "right-to-left": "They move from right to left.",
+    "approaching": "They come closer.",
+    "receding": "They move away.",
+    "stationary": "They stay in place.",
+}
 ROTATION_TEXT = {
     "left": "The camera turns left.",
     "right": "The camera turns right.",
@@ -318,7 +326,8 @@ def _direction_items(add, s: dict, name: str, tr: dict, t_q: float | None) -> No
     add(
         "localization_3d",
         s["id"],
-        f"Where is the {name} at {t:.1f} s? Give its direction and distance from you.",
+        f"Where {'are' if is_plural(name) else 'is'} the {name} at {t:.1f} s? Give "
+        f"{'their' if is_plural(name) else 'its'} direction and distance from you.",
         f"To the {d8}, about {r:.1f} m away (azimuth {az:.0f} degrees, elevation {el:.0f} degrees).",
         {
             "direction": d8,
@@ -337,7 +346,8 @@ _IRREGULAR_PLURALS = frozenset({"teeth", "people", "geese", "mice", "feet", "chi
 def is_plural(name: str) -> bool:
     """Whether a sound name reads as a plural noun phrase ("footsteps", "church bells", "brushing
     teeth"; not "glass", "bus", "sneezing"): its last word ends in "s" but not "ss"/"us"/"is", or is
-    an irregular plural. Decides the verb of the motion question ("How do the footsteps move")."""
+    an irregular plural. Decides the verbs and pronouns of the motion and localization items ("How do the
+    footsteps move ... They move from left to right", "Where are the footsteps ... their direction")."""
     last = name.split()[-1].lower() if name.split() else ""
     return last in _IRREGULAR_PLURALS or (last.endswith("s") and not last.endswith(("ss", "us", "is")))
 
@@ -348,18 +358,20 @@ def _motion_item(add, s: dict, name: str, scene: dict) -> None:
 
     on, off = s["onset_s"], s["offset_s"]
     mot = motion_of(s, scene)
+    plural = is_plural(name)
     q = (
         f"How do the {name} move while they are sounding?"
-        if is_plural(name)
+        if plural
         else f"How does the {name} move while it is sounding?"
     )
+    text = MOTION_TEXT_PLURAL if plural else MOTION_TEXT
     opts, letter = _options(mot["motion"], list(MOTION_TEXT), f"{s['id']}|{s['label']}|motion|{on}|{off}")
-    q += " " + " ".join(f"{LETTERS[i]}. {MOTION_TEXT[o]}" for i, o in enumerate(opts))
+    q += " " + " ".join(f"{LETTERS[i]}. {text[o]}" for i, o in enumerate(opts))
     add(
         "motion",
         s["id"],
         q,
-        f"{letter}. {MOTION_TEXT[mot['motion']]}",
+        f"{letter}. {text[mot['motion']]}",
         {
             "motion": mot["motion"],
             "choice": letter,
@@ -460,7 +472,7 @@ class FoaQaGenerator(Generator[FoaQaConfig]):
     """FOA spatial-audio scenes + QA (see the module docstring)."""
 
     name = "foa-qa"
-    version = "4"
+    version = "5"
     description = "first-order Ambisonics scenes (AmbiX) with direction/motion/3D/camera-rotation QA"
     extra = "audio"
     requires = ("scipy", "pyloudnorm", "pyroomacoustics")

@@ -294,7 +294,7 @@ def check_sample(sample: dict[str, Any], config) -> list[str]:
 
 def draw_samples(samples: list[dict[str, Any]], out_dir: Path) -> list[Path]:
     """``nav_<key>.png`` per sample: walls and furniture, reference path, agent positions coloured by
-    time with heading arrows, start and source; beside it the source azimuth (label vs FOA DOA)."""
+    time with heading arrows, start and source (legend below the plan, so no corner is hidden); beside it the source azimuth (label vs FOA DOA)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -324,7 +324,10 @@ def draw_samples(samples: list[dict[str, Any]], out_dir: Path) -> list[Path]:
         ax.plot(*ep["start_m"], "go", ms=8, label="start")
         ax.plot(*ep["source_m"][:2], "r*", ms=15, label=f"source: {ep['label']}")
         ax.set_aspect("equal")
-        ax.legend(fontsize=7, loc="upper right")
+        ax.set_xlabel("x (m)")
+        ax.set_ylabel("y (m)")
+        # below the plan, outside it: inside, any corner could hide a room
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2, frameon=False)
         ax.set_title(f"{smp.get('__key__', '')}: geodesic {ep['geodesic_m']:.1f} m, {len(poses)} steps")
         src = np.asarray(smp["source"], dtype=np.float64)
         ax2.plot(t, np.degrees(src[:, 0]), "r-", label="source azimuth (label)")
@@ -340,7 +343,7 @@ def draw_samples(samples: list[dict[str, Any]], out_dir: Path) -> list[Path]:
         ax2.grid(alpha=0.3)
         p = out_dir / f"nav_{smp.get('__key__', len(paths))}.png"
         fig.tight_layout()
-        fig.savefig(p)
+        fig.savefig(p, bbox_inches="tight")  # the legend below the plan included
         plt.close(fig)
         paths.append(p)
     return paths

@@ -385,26 +385,52 @@ def _box_edges(ax, ids: np.ndarray) -> None:
     ax.set_ylim(L - 0.5, -0.5)
 
 
+def _side_view(ax, case: PackingCase, steps: int) -> None:
+    """Every box of the first ``steps`` placements seen from the side, looking along +x (horizontal = y cell,
+    vertical = z cell up; the same colours as :func:`box_colour_map`): boxes drawn far to near (larger x first), so nearer ones cover those behind."""
+    from matplotlib import colormaps
+    from matplotlib.patches import Rectangle
+
+    _, W, H = case.container.size
+    tab = colormaps["tab20"]  # the colours of the view from above (box_colour_map)
+    for p in sorted(case.expert[:steps], key=lambda p: -p.x):
+        box = case.box(p.box_id)
+        _, ly = box.footprint(p.orientation)
+        fc = tab((p.box_id % 20) / 19.999)
+        ax.add_patch(Rectangle((p.y, p.z), ly, box.size[2], fc=fc, ec="0.1", lw=0.6))
+    ax.set_xlim(0, W)
+    ax.set_ylim(0, H)
+    ax.set_aspect("equal")
+
+
 def contact_sheet_figure(plt, episodes: list[tuple[PackingCase, np.ndarray]]):
-    """The ``inspect`` contact sheet: per episode (case, heightmaps (T+1, L, W) cells) a half-way
-    heightmap in cm with a colour bar and the final packing in per-box colours with box edges."""
+    """The ``inspect`` contact sheet: per episode (case, heightmaps (T+1, L, W) cells) three panels: the
+    heightmap half-way in cm with a colour bar; the final packing seen from above (the top box of every cell
+    in its colour, with box edges: only the top layer shows); the final packing from the side (looking along
+    +x, every box drawn, nearer ones covering those behind), so the layers under the top one are seen too."""
     n = len(episodes)
     per_row = min(3, n)
     rows = -(-n // per_row)
-    fig, axes = plt.subplots(rows, 2 * per_row, figsize=(4.2 * per_row, 2.6 * rows), squeeze=False)
+    fig, axes = plt.subplots(rows, 3 * per_row, figsize=(5.6 * per_row, 2.6 * rows), squeeze=False)
     for ax in axes.ravel():
         ax.axis("off")
     for k, (case, hms) in enumerate(episodes):
         r, c = divmod(k, per_row)
         T, (L, W, H) = len(case.expert), case.container.size
         cm = 100.0 * case.container.resolution
-        a0, a1 = axes[r, 2 * c], axes[r, 2 * c + 1]
+        a0, a1, a2 = axes[r, 3 * c], axes[r, 3 * c + 1], axes[r, 3 * c + 2]
         im = a0.imshow(hms[T // 2] * cm, cmap="viridis", vmin=0, vmax=H * cm, interpolation="nearest")
         a0.set_title(f"{case.tier} {L}x{W}x{H}, n={len(case.boxes)}\nstep {T // 2} of {T}", fontsize=8)
         fig.colorbar(im, ax=a0, fraction=0.046, pad=0.02).set_label("height (cm)", fontsize=7)
+        ids = top_ids(case, T)
         a1.imshow(box_colour_map(case, T), interpolation="nearest")
-        _box_edges(a1, top_ids(case, T))
-        a1.set_title(f"final, seen from above: {T} boxes\n(one colour per box)", fontsize=8)
+        _box_edges(a1, ids)
+        visible = len(np.unique(ids[ids >= 0]))
+        a1.set_title(f"final, seen from above:\n{visible} of {T} boxes on top", fontsize=8)
+        _side_view(a2, case, T)
+        z_levels = len({p.z for p in case.expert})
+        levels = f"{z_levels} box level" + ("" if z_levels == 1 else "s")
+        a2.set_title(f"final, side view along +x:\n{levels}, nearest in front", fontsize=8)
     fig.tight_layout()
     return fig
 

@@ -194,6 +194,15 @@ def check_pair(sample: dict[str, Any]) -> list[str]:
     return problems
 
 
+#: the captions of the four panels of a pair picture (``inspect``)
+PANEL_CAPTIONS = (
+    "A (view 1)",
+    "B (view 2)",
+    "M: covisible in A (white)",
+    "flow A->B (hue = direction)",
+)
+
+
 def flow_colour(flow_source: np.ndarray, valid: np.ndarray) -> np.ndarray:
     """uint8 (H, W, 3) colour coding of the displacement ``C(x, y) - (x, y)``: hue = direction, saturation =
     magnitude relative to the largest valid one, value 1 (the usual HSV coding of optical flow), grey where
@@ -415,8 +424,9 @@ class PairsGenerator(BlenderBacked, Generator[PairsConfig]):
         return check_pair(sample)
 
     def inspect(self, samples: list[dict[str, Any]], out_dir: Path) -> list[Path]:
-        """``pair_<key>.png`` per pair: A | B | M | colour-coded flow, and ``pairs_sheet.png`` stacking them."""
-        from simkit.core.images import save_png, tile
+        """``pair_<key>.png`` per pair: A | B | M | colour-coded flow, each panel captioned
+        (:data:`PANEL_CAPTIONS`), and ``pairs_sheet.png`` stacking them."""
+        from simkit.core.images import captioned, save_png, tile
 
         out_dir = Path(out_dir)
         rows: list[np.ndarray] = []
@@ -425,15 +435,13 @@ class PairsGenerator(BlenderBacked, Generator[PairsConfig]):
             if "image_a" not in smp:
                 continue
             m = np.asarray(smp["covisibility"])
-            row = tile(
-                [
-                    np.asarray(smp["image_a"]),
-                    np.asarray(smp["image_b"]),
-                    np.repeat((m * 255).astype(np.uint8)[..., None], 3, -1),
-                    flow_colour(np.asarray(smp["correspondence"], np.float64), m),
-                ],
-                cols=4,
-            )
+            panels = [
+                np.asarray(smp["image_a"]),
+                np.asarray(smp["image_b"]),
+                np.repeat((m * 255).astype(np.uint8)[..., None], 3, -1),
+                flow_colour(np.asarray(smp["correspondence"], np.float64), m),
+            ]
+            row = tile([captioned(p, c) for p, c in zip(panels, PANEL_CAPTIONS, strict=True)], cols=4)
             key = smp.get("__key__", smp.get("meta", {}).get("key", f"{len(rows):06d}"))
             paths.append(save_png(row, out_dir / f"pair_{key}.png"))
             rows.append(row)
