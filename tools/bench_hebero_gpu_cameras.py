@@ -127,6 +127,8 @@ def run(args) -> None:
                 except Exception as exc:  # a missing GL stack must not lose the timings
                     row["png_check"] = f"not run: {exc.__class__.__name__}: {exc}"
             print(name, n, f"{row[name]:.0f}", "env steps/s", flush=True)
+            if args.json:  # after every figure: a run cut short keeps what it measured
+                Path(args.json).write_text(json.dumps([*rows, row], indent=1))
             env.close()
             del env
             torch.cuda.empty_cache()
