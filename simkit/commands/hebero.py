@@ -27,6 +27,7 @@ SUITE_CHOICES = ("goal", "object", "spatial", "long", "all")
 def register(groups) -> None:
     """Add the hebero subcommands to the ``compile``, ``convert``, ``eval`` and ``export`` groups."""
     _register_eval_export(groups)
+    _register_convert(groups)
 
     @groups["compile"].command("hebero")
     @needs_extra("hebero")
@@ -79,6 +80,8 @@ def register(groups) -> None:
         if rep.errors:
             raise typer.Exit(2)
 
+
+def _register_convert(groups) -> None:
     @groups["convert"].command("mjcf2usd")
     @needs_extra("hebero")
     def convert_mjcf2usd(
