@@ -34,6 +34,9 @@ class Waypoint:
     hold: int = 0
     yaw: float = 0.0
     tilt: float = 0.0  #: rad, rotation about world x applied before the yaw (-pi/2: fingers point along -y)
+    #: (entity, z) when reaching this waypoint means the entity's root body must be above z (m): a
+    #: grasp that did not lift it aborts the plan (:class:`ScriptedPolicy` replans)
+    lifted: tuple[str, float] | None = None
 
 
 class Tracker:
@@ -78,16 +81,19 @@ def _rotvec(r: np.ndarray) -> np.ndarray:
     return Rotation.from_matrix(r).as_rotvec()
 
 
-def pick_place(grasp: np.ndarray, place: np.ndarray, carry_z: float, yaw: float = 0.0) -> list[Waypoint]:
+def pick_place(
+    grasp: np.ndarray, place: np.ndarray, carry_z: float, yaw: float = 0.0, lifted: tuple[str, float] | None = None
+) -> list[Waypoint]:
     """Grasp at ``grasp`` (3,), release with the grip site at ``place`` (3,), carrying at ``carry_z``;
-    the gripper turned by ``yaw`` rad about z throughout."""
+    the gripper turned by ``yaw`` rad about z throughout; ``lifted`` the check once lifted."""
     up = np.array([0.0, 0.0, APPROACH])
     lift = np.array([grasp[0], grasp[1], carry_z])
     over = np.array([place[0], place[1], carry_z])
     return [
-        Waypoint(grasp + up, -1.0, tol=0.02, budget=50, yaw=yaw),
-        Waypoint(grasp, -1.0, tol=0.004, budget=40, yaw=yaw),
+        Waypoint(grasp + up, -1.0, tol=0.01, budget=60, yaw=yaw),
+        Waypoint(grasp, -1.0, tol=0.004, budget=60, yaw=yaw),
         Waypoint(grasp, 1.0, tol=1.0, budget=1, hold=10, yaw=yaw),
+        Waypoint(grasp + up / 2, 1.0, tol=0.02, budget=20, yaw=yaw, lifted=lifted),
         Waypoint(lift, 1.0, tol=0.02, budget=50, yaw=yaw),
         Waypoint(over, 1.0, tol=0.015, budget=70, yaw=yaw),
         Waypoint(place, 1.0, tol=0.008, budget=40, hold=3, yaw=yaw),
@@ -366,7 +372,8 @@ def plan_place(scene, data, pred: str, obj: str, target: str) -> list[Waypoint]:
     spot, support = _place_target(scene, data, pred, obj, target)
     offset = grasp[:2] - np.asarray(data.xpos[b.bodies[obj]])[:2]  # grip site vs the object's root body
     place = np.array([spot[0] + offset[0], spot[1] + offset[1], support + hang + 0.02])
-    return pick_place(grasp, place, _carry_height(scene, data, obj, grasp, place, hang), yaw)
+    z0 = float(data.xpos[b.bodies[obj]][2])
+    return pick_place(grasp, place, _carry_height(scene, data, obj, grasp, place, hang), yaw, (obj, z0 + 0.02))
 
 
 def plan_atom(scene, data, pred: str, args: list[str]) -> list[Waypoint]:
@@ -442,7 +449,14 @@ class ScriptedPolicy:
             a = np.zeros(7)
             a[6] = -1.0
             return a
-        return self.tracker.action(ee, rot)
+        k = self.tracker.k
+        a = self.tracker.action(ee, rot)
+        check = self.tracker.plan[k].lifted
+        if self.tracker.k > k and check is not None:
+            data = data_now()
+            if float(data.xpos[self.scene.binding.bodies[check[0]]][2]) < check[1]:
+                self.tracker = None  # the grasp missed: plan the atom again from here
+        return a
 
     def _next(self, data) -> None:
         ev = self.scene.evaluator
