@@ -98,7 +98,7 @@ def pick_place(
         Waypoint(over, 1.0, tol=0.015, budget=70, yaw=yaw),
         Waypoint(place, 1.0, tol=0.008, budget=40, hold=3, yaw=yaw),
         Waypoint(place, -1.0, tol=1.0, budget=1, hold=8, yaw=yaw),
-        Waypoint(place + np.array([0.0, 0.0, APPROACH]), -1.0, tol=0.03, budget=30, yaw=yaw),
+        Waypoint(over, -1.0, tol=0.015, budget=50, yaw=yaw),
     ]
 
 
