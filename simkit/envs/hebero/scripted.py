@@ -155,12 +155,13 @@ def knob_turn(knob: np.ndarray, yaw: float) -> list[Waypoint]:
         Waypoint(knob + up, -1.0, tol=0.02, budget=40),
         Waypoint(knob, -1.0, tol=0.006, budget=40),
         Waypoint(knob, 1.0, tol=1.0, budget=1, hold=10),
-        Waypoint(knob, 1.0, tol=1.0, budget=30, yaw=yaw),
+        Waypoint(knob, 1.0, tol=1.0, budget=50, yaw=yaw),
         Waypoint(knob, -1.0, tol=1.0, budget=1, hold=8, yaw=yaw),
         Waypoint(knob + up, -1.0, tol=0.03, budget=30, yaw=yaw),
     ]
 
 
+TURN_DEG = 130.0  #: gripper turn (degrees about z) that takes a stove knob past its on threshold
 GRIP_WIDTH = 0.072  #: m, widest span the fingers close across with margin (Panda: 0.08 m fully open)
 RIM_INSET = 0.008  #: m, grasp point inside a rim's outer edge (the wall of a bowl or mug)
 SURFACE_CATEGORIES = ("table", "floor")  #: entities that are the ground, never obstacles
@@ -601,7 +602,7 @@ def _axis_rotation(axis: np.ndarray, angle: float) -> np.ndarray:
 
 
 def _turn_knob(scene, data, fixture: str, on: bool = True) -> list[Waypoint]:
-    """Grasp the knob on its hinge axis (fingers across its top) and turn the gripper by 100 degrees
+    """Grasp the knob on its hinge axis (fingers across its top) and turn the gripper by :data:`TURN_DEG`
     about +z (on) or -z (off)."""
     m, b = scene.model, scene.binding
     j = b.joints[fixture][0]
@@ -610,7 +611,7 @@ def _turn_knob(scene, data, fixture: str, on: bool = True) -> list[Waypoint]:
     geoms = [g for g in range(m.ngeom) if m.geom_bodyid[g] == body and (m.geom_contype[g] or m.geom_conaffinity[g])]
     top = max(float(data.geom_xpos[g][2] + m.geom_aabb[g][5]) for g in geoms)
     knob = np.array([anchor[0], anchor[1], top - 0.015])
-    return knob_turn(knob, np.deg2rad(100.0 if on else -100.0))
+    return knob_turn(knob, np.deg2rad(TURN_DEG if on else -TURN_DEG))
 
 
 def _push_to(scene, data, obj: str, target: str) -> list[Waypoint]:
