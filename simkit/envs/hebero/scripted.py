@@ -2,8 +2,10 @@
 
 A plan is a list of :class:`Waypoint` (grip-site position target, gripper command, tolerance,
 step budget, hold steps) computed from the initial state of one environment. The tracker turns
-a waypoint into the env's 7-dim action: a[0:3] = clip((p* - p) / s_p, -1, 1) (a proportional
-step towards the target, saturating at the controller's s_p per step), a[3:6] = clip(e_R / s_R,
+a waypoint into the env's 7-dim action: a[0:3] = clip((e + k_I sum e) / s_p, -1, 1) with
+e = p* - p (a proportional step towards the target, saturating at the controller's s_p per step,
+plus a bounded integral term that removes the arm's steady-state offset, summed only while the
+gripper is open and points down, restarted at each waypoint), a[3:6] = clip(e_R / s_R,
 -1, 1) with e_R the rotation vector from the current to the initial grip orientation plus the
 waypoint's yaw (keeps the gripper pointing down), a[6] = +1 to close, -1 to open.
 
@@ -21,6 +23,8 @@ import numpy as np
 
 CARRY_CLEARANCE = 0.12  #: m, carry height above the highest point between pick and place
 APPROACH = 0.10  #: m, height above a grasp point where the approach starts
+INTEGRAL_GAIN = 0.1  #: integral action of the position tracker, per step (removes the arm's steady offset)
+INTEGRAL_MAX = 0.15  #: m, bound of each component of the accumulated position error
 
 
 @dataclass
@@ -46,6 +50,7 @@ class Tracker:
         self.plan, self.rot0 = plan, rot0
         self.s_p, self.s_R = pos_scale, rot_scale
         self.k, self.steps, self.held = 0, 0, 0
+        self.integral = np.zeros(3)
 
     @property
     def done(self) -> bool:
@@ -59,7 +64,9 @@ class Tracker:
             return a
         wp = self.plan[self.k]
         err = wp.pos - ee
-        a[0:3] = np.clip(err / self.s_p, -1.0, 1.0)
+        if wp.grip < 0 and wp.tilt == 0:  # free top-down motion; in contact the sum would wind up
+            self.integral = np.clip(self.integral + err, -INTEGRAL_MAX, INTEGRAL_MAX)
+        a[0:3] = np.clip((err + INTEGRAL_GAIN * self.integral) / self.s_p, -1.0, 1.0)
         c, s = np.cos(wp.yaw), np.sin(wp.yaw)
         ct, st = np.cos(wp.tilt), np.sin(wp.tilt)
         tilt = np.array([[1.0, 0.0, 0.0], [0.0, ct, -st], [0.0, st, ct]])
@@ -71,6 +78,7 @@ class Tracker:
             self.held += 1
             if self.held > wp.hold:
                 self.k, self.steps, self.held = self.k + 1, 0, 0
+                self.integral[:] = 0.0
         return a
 
 
@@ -162,7 +170,9 @@ def knob_turn(knob: np.ndarray, yaw: float) -> list[Waypoint]:
 
 
 TURN_DEG = 130.0  #: gripper turn (degrees about z) that takes a stove knob past its on threshold
+SETTLE_STEPS = 15  #: still steps (0.75 s at 20 Hz) before the first plan, while placed objects settle
 GRIP_WIDTH = 0.072  #: m, widest span the fingers close across with margin (Panda: 0.08 m fully open)
+HAND_HALF_SPAN = 0.11  #: m, half length of the Panda hand along the fingers' closing axis
 RIM_INSET = 0.008  #: m, grasp point inside a rim's outer edge (the wall of a bowl or mug)
 SURFACE_CATEGORIES = ("table", "floor")  #: entities that are the ground, never obstacles
 
@@ -248,7 +258,8 @@ def grasp_pose(scene, data, obj: str) -> tuple[np.ndarray, float]:
 
 def rim_grasp(scene, data, obj: str) -> tuple[np.ndarray, float]:
     """Grasp on the wall of a wide open object (bowl, mug, plate): fingers across the wall at the
-    side (+-x, +-y of its collision box) with the most horizontal room to the other entities, among
+    side (+-x, +-y of its collision box) with the most horizontal room between the hand (a segment
+    of +-:data:`HAND_HALF_SPAN` along the closing axis) and the other entities, among
     the sides no handle sticks out of (those not more than 1 cm farther from the root body than the
     nearest side). Height: 20 mm below the rim (11 mm for a plate's low rim)."""
     lo, hi = scene.evaluator.aabb(data, obj)
@@ -269,9 +280,9 @@ def rim_grasp(scene, data, obj: str) -> tuple[np.ndarray, float]:
             continue
         p = np.array([root[0], root[1], z])
         p[axis] = root[axis] + sign * (r - RIM_INSET)
-        outer = p.copy()
-        outer[axis] += sign * 0.03
-        room = _clearance(outer, boxes, z - 0.01)
+        room = min(  # the hand spans HAND_HALF_SPAN along the closing axis (here: the axis of the side)
+            _clearance(p + np.eye(3)[axis] * t, boxes, z - 0.01) for t in np.linspace(-HAND_HALF_SPAN, HAND_HALF_SPAN, 9)
+        )
         if best is None or room > best[0] + 1e-3:
             best = (room, p, 0.0 if axis == 1 else np.pi / 2)
     assert best is not None
@@ -428,15 +439,17 @@ class ScriptedPolicy:
     planned again, up to ``tries`` times; when the queue is empty and the goal does not hold, the
     atoms that fail are queued once more).
 
-    :meth:`action` gives the env action (7,); ``finished`` is True once nothing is left to do (the
+    The first :data:`SETTLE_STEPS` actions keep the arm still (the objects a reset placed settle
+    first). :meth:`action` gives the env action (7,); ``finished`` is True once nothing is left to do (the
     gripper then stays open and still); ``log`` names the atoms given up on and why.
     """
 
     def __init__(self, scene, rot0: np.ndarray, pos_scale: float, rot_scale: float, tries: int = 2):
         self.scene, self.rot0, self.s_p, self.s_R, self.tries = scene, rot0, pos_scale, rot_scale, tries
+        self.settle = SETTLE_STEPS
         self.queue = goal_atoms(scene.descriptor)
         self.tracker: Tracker | None = None
-        self.attempts: dict[str, int] = {}
+        self.attempts: dict[str, float] = {}
         self.requeued = False
         self.finished = False
         self.log: list[str] = []
@@ -444,6 +457,9 @@ class ScriptedPolicy:
     def action(self, data_now, ee: np.ndarray, rot: np.ndarray) -> np.ndarray:
         """Action (7,) for grip-site position ``ee`` (3,) and orientation ``rot`` (3, 3); ``data_now()``
         returns the current ``MjData`` (called only when the next atom is planned)."""
+        if self.settle > 0:  # objects placed at reset are still dropping onto their supports
+            self.settle -= 1
+            return np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1.0])
         if not self.finished and (self.tracker is None or self.tracker.done):
             self._next(data_now())
         if self.tracker is None or self.finished:
@@ -475,14 +491,15 @@ class ScriptedPolicy:
                 self.queue.pop(0)
                 continue
             pre = prerequisite(self.scene, data, pred, args)
-            if pre is not None and self.attempts.get(name, 0) == 0:
+            if pre is not None and not self.attempts.get(name, 0):
+                self.attempts[name] = 0.5  # the prerequisite is tried once per atom
                 self.queue.insert(0, pre)
                 continue
             if self.attempts.get(name, 0) >= self.tries:
                 self.log.append(f"{name} still false after {self.tries} plan(s)")
                 self.queue.pop(0)
                 continue
-            self.attempts[name] = self.attempts.get(name, 0) + 1
+            self.attempts[name] = int(self.attempts.get(name, 0)) + 1
             try:
                 plan = plan_atom(self.scene, data, pred, args)
             except ValueError as exc:
