@@ -2,10 +2,8 @@
 
 A plan is a list of :class:`Waypoint` (grip-site position target, gripper command, tolerance,
 step budget, hold steps) computed from the initial state of one environment. The tracker turns
-a waypoint into the env's 7-dim action: a[0:3] = clip((e + k_I sum e) / s_p, -1, 1) with
-e = p* - p (a proportional step towards the target, saturating at the controller's s_p per step,
-plus a bounded integral term that removes the arm's steady-state offset, summed only while the
-gripper is open and points down, restarted at each waypoint), a[3:6] = clip(e_R / s_R,
+a waypoint into the env's 7-dim action: a[0:3] = clip((p* - p) / s_p, -1, 1) (a proportional
+step towards the target, saturating at the controller's s_p per step), a[3:6] = clip(e_R / s_R,
 -1, 1) with e_R the rotation vector from the current to the initial grip orientation plus the
 waypoint's yaw (keeps the gripper pointing down), a[6] = +1 to close, -1 to open.
 
@@ -23,8 +21,6 @@ import numpy as np
 
 CARRY_CLEARANCE = 0.12  #: m, carry height above the highest point between pick and place
 APPROACH = 0.10  #: m, height above a grasp point where the approach starts
-INTEGRAL_GAIN = 0.1  #: integral action of the position tracker, per step (removes the arm's steady offset)
-INTEGRAL_MAX = 0.15  #: m, bound of each component of the accumulated position error
 
 
 @dataclass
@@ -50,7 +46,6 @@ class Tracker:
         self.plan, self.rot0 = plan, rot0
         self.s_p, self.s_R = pos_scale, rot_scale
         self.k, self.steps, self.held = 0, 0, 0
-        self.integral = np.zeros(3)
 
     @property
     def done(self) -> bool:
@@ -64,9 +59,7 @@ class Tracker:
             return a
         wp = self.plan[self.k]
         err = wp.pos - ee
-        if wp.grip < 0 and wp.tilt == 0:  # free top-down motion; in contact the sum would wind up
-            self.integral = np.clip(self.integral + err, -INTEGRAL_MAX, INTEGRAL_MAX)
-        a[0:3] = np.clip((err + INTEGRAL_GAIN * self.integral) / self.s_p, -1.0, 1.0)
+        a[0:3] = np.clip(err / self.s_p, -1.0, 1.0)
         c, s = np.cos(wp.yaw), np.sin(wp.yaw)
         ct, st = np.cos(wp.tilt), np.sin(wp.tilt)
         tilt = np.array([[1.0, 0.0, 0.0], [0.0, ct, -st], [0.0, st, ct]])
@@ -78,7 +71,6 @@ class Tracker:
             self.held += 1
             if self.held > wp.hold:
                 self.k, self.steps, self.held = self.k + 1, 0, 0
-                self.integral[:] = 0.0
         return a
 
 
@@ -172,7 +164,6 @@ def knob_turn(knob: np.ndarray, yaw: float) -> list[Waypoint]:
 TURN_DEG = 130.0  #: gripper turn (degrees about z) that takes a stove knob past its on threshold
 SETTLE_STEPS = 15  #: still steps (0.75 s at 20 Hz) before the first plan, while placed objects settle
 GRIP_WIDTH = 0.072  #: m, widest span the fingers close across with margin (Panda: 0.08 m fully open)
-HAND_HALF_SPAN = 0.11  #: m, half length of the Panda hand along the fingers' closing axis
 RIM_INSET = 0.008  #: m, grasp point inside a rim's outer edge (the wall of a bowl or mug)
 SURFACE_CATEGORIES = ("table", "floor")  #: entities that are the ground, never obstacles
 
@@ -258,8 +249,7 @@ def grasp_pose(scene, data, obj: str) -> tuple[np.ndarray, float]:
 
 def rim_grasp(scene, data, obj: str) -> tuple[np.ndarray, float]:
     """Grasp on the wall of a wide open object (bowl, mug, plate): fingers across the wall at the
-    side (+-x, +-y of its collision box) with the most horizontal room between the hand (a segment
-    of +-:data:`HAND_HALF_SPAN` along the closing axis) and the other entities, among
+    side (+-x, +-y of its collision box) with the most horizontal room to the other entities, among
     the sides no handle sticks out of (those not more than 1 cm farther from the root body than the
     nearest side). Height: 20 mm below the rim (11 mm for a plate's low rim)."""
     lo, hi = scene.evaluator.aabb(data, obj)
@@ -280,9 +270,9 @@ def rim_grasp(scene, data, obj: str) -> tuple[np.ndarray, float]:
             continue
         p = np.array([root[0], root[1], z])
         p[axis] = root[axis] + sign * (r - RIM_INSET)
-        room = min(  # the hand spans HAND_HALF_SPAN along the closing axis (here: the axis of the side)
-            _clearance(p + np.eye(3)[axis] * t, boxes, z - 0.01) for t in np.linspace(-HAND_HALF_SPAN, HAND_HALF_SPAN, 9)
-        )
+        outer = p.copy()
+        outer[axis] += sign * 0.03
+        room = _clearance(outer, boxes, z - 0.01)
         if best is None or room > best[0] + 1e-3:
             best = (room, p, 0.0 if axis == 1 else np.pi / 2)
     assert best is not None
