@@ -28,7 +28,11 @@ def failure_reason(env, log: list[str]) -> str:
 
     scene = env.tasks[0].scene
     _, data = env.backend.get_data(0, 0)
-    false = [f"{p}({', '.join(a)})" for p, a in goal_atoms(scene.descriptor) if not scene.evaluator.atom(data, [p, *a])]
+    false = [
+        f"{p}({', '.join(a)})"
+        for p, a in goal_atoms(scene.descriptor)
+        if not scene.evaluator.atom(data, [p, *a])
+    ]
     return "false at the end: " + ", ".join(false) if false else "goal held too briefly"
 
 
@@ -79,7 +83,10 @@ def main() -> None:
     for task in task_ids(a.suite, a.task):
         rows.append(sweep_task(task, a.seeds, a.init_states, a.max_steps))
         r = rows[-1]
-        print(f"{r['seeds'][0]}/{a.seeds} seeds, {r['init_states'][0]}/{a.init_states} init  {task}  {r['reasons']}", flush=True)
+        print(
+            f"{r['seeds'][0]}/{a.seeds} seeds, {r['init_states'][0]}/{a.init_states} init  {task}  {r['reasons']}",
+            flush=True,
+        )
         if a.json:
             a.json.write_text(json.dumps(rows, indent=1))
     print(markdown(rows))

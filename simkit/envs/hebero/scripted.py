@@ -1,16 +1,22 @@
-"""Scripted demonstrations for the libero_goal tasks: waypoint plans driving the env's controller.
+"""Scripted demonstrations for the 40 Hebero (LIBERO) tasks: waypoint plans driving the env's controller.
 
+:class:`ScriptedPolicy` works through the goal's atoms (:func:`goal_atoms`) closed loop: each atom
+is planned (:func:`plan_atom`) from the state the previous one left, an atom whose plan did not
+make it hold is planned again, a grasp that did not lift its object aborts its plan.
 A plan is a list of :class:`Waypoint` (grip-site position target, gripper command, tolerance,
-step budget, hold steps) computed from the initial state of one environment. The tracker turns
+step budget, hold steps). The tracker turns
 a waypoint into the env's 7-dim action: a[0:3] = clip((p* - p) / s_p, -1, 1) (a proportional
 step towards the target, saturating at the controller's s_p per step), a[3:6] = clip(e_R / s_R,
 -1, 1) with e_R the rotation vector from the current to the initial grip orientation plus the
 waypoint's yaw (keeps the gripper pointing down), a[6] = +1 to close, -1 to open.
 
 Primitives (positions in metres, world frame): pick-and-place (approach above, descend, close,
-lift, carry, lower, open, retreat), push (closed fingers behind the object, slide through it),
-drawer pull (closed fingers hooked between handle and drawer face, slide along the drawer's
-opening direction) and knob turn (grasp the knob, rotate the gripper about z).
+lift, carry over the obstacles in the way, lower, open, retreat; grasps chosen from the object's
+collision boxes, :func:`grasp_pose`), push (closed fingers behind the object, slide through it),
+drawer pull (the gripper turned horizontal, closing on the handle bar, pulled along the drawer's
+opening direction), drawer push (closed fingers against the handle, back to the closed limit),
+door swing (closed fingers along the arc about the hinge) and knob turn (grasp the knob, rotate
+the gripper about z).
 """
 
 from __future__ import annotations
@@ -82,7 +88,11 @@ def _rotvec(r: np.ndarray) -> np.ndarray:
 
 
 def pick_place(
-    grasp: np.ndarray, place: np.ndarray, carry_z: float, yaw: float = 0.0, lifted: tuple[str, float] | None = None
+    grasp: np.ndarray,
+    place: np.ndarray,
+    carry_z: float,
+    yaw: float = 0.0,
+    lifted: tuple[str, float] | None = None,
 ) -> list[Waypoint]:
     """Grasp at ``grasp`` (3,), release with the grip site at ``place`` (3,), carrying at ``carry_z``;
     the gripper turned by ``yaw`` rad about z throughout; ``lifted`` the check once lifted."""
@@ -186,14 +196,8 @@ def goal_atoms(desc: dict) -> list[tuple[str, list[str]]]:
 
 def corners(scene, data, name: str) -> np.ndarray:
     """World corners (8 G, 3), m, of the oriented boxes bounding entity ``name``'s G collision geoms
-    (each geom's ``geom_aabb`` in its own frame, placed with ``geom_xpos``/``geom_xmat``)."""
-    m = scene.model
-    pts = []
-    for g in scene.binding.subtree_geoms[name]:
-        c, h = np.asarray(m.geom_aabb[g][:3]), np.asarray(m.geom_aabb[g][3:])
-        rot = np.asarray(data.geom_xmat[g]).reshape(3, 3)
-        pts.append(np.asarray(data.geom_xpos[g]) + (c + _CORNER_SIGNS * h) @ rot.T)
-    return np.concatenate(pts)
+    (:func:`corners_of_geom`)."""
+    return np.concatenate([corners_of_geom(scene.model, data, g) for g in scene.binding.subtree_geoms[name]])
 
 
 def _obstacles(scene, data, skip: tuple[str, ...]) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -202,7 +206,8 @@ def _obstacles(scene, data, skip: tuple[str, ...]) -> list[tuple[np.ndarray, np.
     return [
         scene.evaluator.aabb(data, n)
         for n in b.bodies
-        if n not in skip and not any(s in b.categories.get(n, "") for s in SURFACE_CATEGORIES)
+        if n not in skip
+        and not any(s in b.categories.get(n, "") for s in SURFACE_CATEGORIES)
         and len(b.subtree_geoms[n])
     ]
 
@@ -293,7 +298,8 @@ def _free_spot(scene, data, obj: str, centre: np.ndarray, half: np.ndarray, marg
     others = [
         np.asarray(data.xpos[scene.binding.bodies[n]])[:2]
         for n in scene.descriptor["objects"]
-        if n != obj and np.all(np.abs(np.asarray(data.xpos[scene.binding.bodies[n]])[:2] - centre[:2]) < half[:2] + 0.05)
+        if n != obj
+        and np.all(np.abs(np.asarray(data.xpos[scene.binding.bodies[n]])[:2] - centre[:2]) < half[:2] + 0.05)
     ]
     if not others:
         return centre[:2].copy()
@@ -302,7 +308,9 @@ def _free_spot(scene, data, obj: str, centre: np.ndarray, half: np.ndarray, marg
     for u in np.linspace(-1, 1, 5):
         for v in np.linspace(-1, 1, 5):
             p = centre[:2] + span * np.array([u, v])
-            score = min(min(float(np.linalg.norm(p - o)) for o in others), 0.10) - 0.01 * float(np.hypot(u, v))
+            score = min(min(float(np.linalg.norm(p - o)) for o in others), 0.10) - 0.01 * float(
+                np.hypot(u, v)
+            )
             if score > best:
                 best, spot = score, p
     return spot
@@ -323,7 +331,9 @@ def _place_target(scene, data, pred: str, obj: str, target: str) -> tuple[np.nda
             spot = spot + out * max(reach - margin - 0.01, 0.0)
         support = centre[2] - half[2] if pred == "in" else centre[2] + half[2]
         if pred == "in" and b.site_parent.get(target):
-            support = max(support, _floor_below(scene, data, b.site_parent[target], spot, centre[2] + half[2]))
+            support = max(
+                support, _floor_below(scene, data, b.site_parent[target], spot, centre[2] + half[2])
+            )
         return spot, support
     tlo, thi = ev.aabb(data, target)
     spot = np.asarray(data.xpos[b.bodies[target]])[:2].copy()
@@ -334,12 +344,9 @@ def _place_target(scene, data, pred: str, obj: str, target: str) -> tuple[np.nda
 def _floor_below(scene, data, entity: str, xy: np.ndarray, top: float) -> float:
     """Height (m) of the highest collision-box top of ``entity`` under the point ``xy`` below ``top``
     (the floor of a basket, drawer or compartment); -inf when none."""
-    m = scene.model
     best = -np.inf
     for g in scene.binding.subtree_geoms[entity]:
-        c, h = np.asarray(m.geom_aabb[g][:3]), np.asarray(m.geom_aabb[g][3:])
-        rot = np.asarray(data.geom_xmat[g]).reshape(3, 3)
-        pts = np.asarray(data.geom_xpos[g]) + (c + _CORNER_SIGNS * h) @ rot.T
+        pts = corners_of_geom(scene.model, data, g)
         glo, ghi = pts.min(axis=0), pts.max(axis=0)
         if np.all(glo[:2] <= xy) and np.all(xy <= ghi[:2]) and ghi[2] < top:
             best = max(best, float(ghi[2]))
@@ -375,7 +382,9 @@ def plan_place(scene, data, pred: str, obj: str, target: str) -> list[Waypoint]:
     offset = grasp[:2] - np.asarray(data.xpos[b.bodies[obj]])[:2]  # grip site vs the object's root body
     place = np.array([spot[0] + offset[0], spot[1] + offset[1], support + hang + 0.02])
     z0 = float(data.xpos[b.bodies[obj]][2])
-    return pick_place(grasp, place, _carry_height(scene, data, obj, grasp, place, hang), yaw, (obj, z0 + 0.02))
+    return pick_place(
+        grasp, place, _carry_height(scene, data, obj, grasp, place, hang), yaw, (obj, z0 + 0.02)
+    )
 
 
 def plan_atom(scene, data, pred: str, args: list[str]) -> list[Waypoint]:
@@ -470,7 +479,9 @@ class ScriptedPolicy:
         while True:
             if not self.queue and not self.requeued and not ev.formula(data, self.scene.descriptor["goal"]):
                 self.requeued = True
-                self.queue = [a for a in goal_atoms(self.scene.descriptor) if not ev.atom(data, [a[0], *a[1]])]
+                self.queue = [
+                    a for a in goal_atoms(self.scene.descriptor) if not ev.atom(data, [a[0], *a[1]])
+                ]
                 self.attempts.clear()
             if not self.queue:
                 self.finished, self.tracker = True, None
@@ -514,7 +525,11 @@ def _door_joint(scene, x: str) -> int | None:
     """The hinge joint of a door (an entity whose only articulation is one hinge, e.g. the microwave)."""
     joints = scene.binding.joints.get(x) or []
     cat = scene.binding.categories.get(x, "")
-    return joints[0] if len(joints) == 1 and int(scene.model.jnt_type[joints[0]]) == 3 and "stove" not in cat else None
+    return (
+        joints[0]
+        if len(joints) == 1 and int(scene.model.jnt_type[joints[0]]) == 3 and "stove" not in cat
+        else None
+    )
 
 
 def _handle(scene, data, j: int) -> tuple[np.ndarray, np.ndarray]:
@@ -524,7 +539,9 @@ def _handle(scene, data, j: int) -> tuple[np.ndarray, np.ndarray]:
     m = scene.model
     body = int(m.jnt_bodyid[j])
     direction = -np.array(data.xaxis[j])
-    geoms = [g for g in range(m.ngeom) if m.geom_bodyid[g] == body and (m.geom_contype[g] or m.geom_conaffinity[g])]
+    geoms = [
+        g for g in range(m.ngeom) if m.geom_bodyid[g] == body and (m.geom_contype[g] or m.geom_conaffinity[g])
+    ]
     front = max(geoms, key=lambda g: float(np.dot(data.geom_xpos[g], direction)))
     return np.array(data.geom_xpos[front]), direction
 
@@ -591,7 +608,7 @@ def _close_door(scene, data, fixture: str) -> list[Waypoint]:
             plan.append(Waypoint(p + np.array([0.0, 0.0, 0.15]), 1.0, tol=0.02, budget=60))
         plan.append(Waypoint(p, 1.0, tol=0.012, budget=40))
     last = plan[-1].pos
-    plan.append(Waypoint(last - np.sign(sweep) * 0.0 + np.array([0.0, 0.0, 0.15]), 1.0, tol=0.03, budget=40))
+    plan.append(Waypoint(last + np.array([0.0, 0.0, 0.15]), 1.0, tol=0.03, budget=40))
     return plan
 
 
@@ -615,7 +632,9 @@ def _turn_knob(scene, data, fixture: str, on: bool = True) -> list[Waypoint]:
     j = b.joints[fixture][0]
     body = int(m.jnt_bodyid[j])
     anchor = np.array(data.xanchor[j])
-    geoms = [g for g in range(m.ngeom) if m.geom_bodyid[g] == body and (m.geom_contype[g] or m.geom_conaffinity[g])]
+    geoms = [
+        g for g in range(m.ngeom) if m.geom_bodyid[g] == body and (m.geom_contype[g] or m.geom_conaffinity[g])
+    ]
     top = max(float(data.geom_xpos[g][2] + m.geom_aabb[g][5]) for g in geoms)
     knob = np.array([anchor[0], anchor[1], top - 0.015])
     return knob_turn(knob, np.deg2rad(TURN_DEG if on else -TURN_DEG))

@@ -41,7 +41,9 @@ class HeberoDemosGenerator(Generator):
     """Scripted LIBERO demonstrations (states, actions, trajectories, success) per task."""
 
     name = "hebero-demos"
-    version = "3"  # 2: LIBERO's placement semantics; 3: closed-loop per-atom planner, demos end on a held goal
+    version = (
+        "3"  # 2: LIBERO's placement semantics; 3: closed-loop per-atom planner, demos end on a held goal
+    )
     description = "scripted demonstrations of the Hebero/LIBERO tasks (MuJoCo states, actions, success)"
     extra = "hebero"
     requires = ("mujoco", "gymnasium", "scipy")
@@ -160,7 +162,9 @@ class HeberoDemosGenerator(Generator):
         lines = []
         for t, e in (summary.get("planner_success") or {}).items():
             if e["attempts"]:
-                lines.append(f"planner success {e['success_rate']:.2f} ({e['ok']}/{e['attempts']} attempts) {t}")
+                lines.append(
+                    f"planner success {e['success_rate']:.2f} ({e['ok']}/{e['attempts']} attempts) {t}"
+                )
         return lines
 
     def backend_versions(self) -> dict[str, str]:
