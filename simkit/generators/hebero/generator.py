@@ -144,7 +144,7 @@ class HeberoDemosGenerator(Generator):
         from simkit.envs.hebero.tasks import task_ids
 
         tasks = task_ids(config.get("suite", "goal"), config.get("tasks"))
-        table = {t: {"episodes": 0, "ok": 0, "attempts": 0} for t in tasks}
+        table: dict[str, dict[str, Any]] = {t: {"episodes": 0, "ok": 0, "attempts": 0} for t in tasks}
         for r in rows:
             e = table[tasks[int(r["index"]) % len(tasks)]]
             e["episodes"] += 1
