@@ -17,9 +17,19 @@ TASKS = [
 ]
 
 
+_DEMOS: dict = {}
+
+
+def _demo(task: str):
+    """The seed-0 demo of ``task`` (recorded once per test session)."""
+    if task not in _DEMOS:
+        _DEMOS[task] = record_demo(demo_env(task), seed=0)
+    return _DEMOS[task]
+
+
 @pytest.mark.parametrize("task", TASKS)
 def test_demo_reaches_the_goal_and_holds_it_with_the_gripper_open(task):
-    demo = record_demo(demo_env(task), seed=0)
+    demo = _demo(task)
     assert demo.success
     # independent check: the contact-scan predicates on the stored states, not the env's batched test
     assert goal_on_state(task, demo.states[-1]) and not goal_on_state(task, demo.states[0])
@@ -28,9 +38,7 @@ def test_demo_reaches_the_goal_and_holds_it_with_the_gripper_open(task):
 
 
 def test_two_object_task_places_the_second_object_beside_the_first():
-    task = TASKS[2]
-    env = demo_env(task)
-    demo = record_demo(env, seed=0)
+    demo = _demo(TASKS[2])
     names = demo.object_names
     a, b = names.index("alphabet_soup_1"), names.index("tomato_sauce_1")
     final = demo.object_poses[-1]
