@@ -401,6 +401,8 @@ def plan_atom(scene, data, pred: str, args: list[str]) -> list[Waypoint]:
         return _close_door(scene, data, args[0])
     if pred in ("turnon", "turnoff"):
         return _turn_knob(scene, data, args[0], on=pred == "turnon")
+    if pred == "clear":
+        return _clear_of_sweep(scene, data, *args)
     if pred in ("on", "in") and len(args) == 2:
         return plan_place(scene, data, pred, *args)
     raise ValueError(f"no scripted primitive for {pred}({', '.join(args)})")
@@ -408,10 +410,68 @@ def plan_atom(scene, data, pred: str, args: list[str]) -> list[Waypoint]:
 
 def prerequisite(scene, data, pred: str, args: list[str]) -> tuple[str, list[str]] | None:
     """An atom that must hold before (pred, args) can be planned: Open(drawer) for In(x, region in a
-    closed drawer); ``None`` when there is none."""
+    closed drawer), and before that ``clear(x, region)`` (x moved out of the space the opening
+    drawer sweeps, :func:`_in_sweep`) when x lies there; ``None`` when there is none."""
     if pred == "in" and _drawer_joint(scene, args[1]) is not None and not _is_open(scene, data, args[1]):
+        if _in_sweep(scene, data, *args):
+            return ("clear", list(args))
         return ("open", [args[1]])
     return None
+
+
+def holds(scene, data, pred: str, args: list[str]) -> bool:
+    """Whether an atom holds: the goal predicates, and ``clear(x, region)``: x out of the sweep."""
+    if pred == "clear":
+        return not _in_sweep(scene, data, *args)
+    return bool(scene.evaluator.atom(data, [pred, *args]))
+
+
+def _sweep_box(scene, data, region: str) -> tuple[np.ndarray, np.ndarray]:
+    """Horizontal box (lo, hi) (2,), m, the drawer holding ``region`` covers once pulled 0.17 m open,
+    widened by 4 cm (the hand's room)."""
+    j = _drawer_joint(scene, region)
+    assert j is not None
+    m = scene.model
+    body = int(m.jnt_bodyid[j])
+    geoms = [
+        g
+        for g in scene.binding.subtree_geoms[scene.binding.site_parent[region] or ""]
+        if m.geom_bodyid[g] == body
+    ]
+    pts = np.concatenate([corners_of_geom(m, data, g) for g in geoms])[:, :2]
+    moved = pts + (-np.asarray(data.xaxis[j])[:2]) * 0.17
+    both = np.concatenate([pts, moved])
+    return both.min(axis=0) - 0.04, both.max(axis=0) + 0.04
+
+
+def _in_sweep(scene, data, obj: str, region: str) -> bool:
+    lo, hi = _sweep_box(scene, data, region)
+    olo, ohi = scene.evaluator.aabb(data, obj)
+    return bool(np.all(olo[:2] < hi) and np.all(ohi[:2] > lo))
+
+
+def _clear_of_sweep(scene, data, obj: str, region: str) -> list[Waypoint]:
+    """Pick ``obj`` and set it down beside the drawer's sweep (sideways, on the side it is on)."""
+    b = scene.binding
+    lo, hi = _sweep_box(scene, data, region)
+    j = _drawer_joint(scene, region)
+    assert j is not None
+    out = -np.asarray(data.xaxis[j])[:2]
+    side = np.array([-out[1], out[0]])
+    olo, ohi = scene.evaluator.aabb(data, obj)
+    root = np.asarray(data.xpos[b.bodies[obj]])
+    r = 0.5 * float(np.max(ohi[:2] - olo[:2]))
+    centre = (lo + hi) / 2
+    half = float(np.abs(side) @ (hi - lo) / 2)
+    sign = 1.0 if float((root[:2] - centre) @ side) >= 0 else -1.0
+    spot = root[:2] + side * (float((centre - root[:2]) @ side) + sign * (half + r + 0.02))
+    grasp, yaw = grasp_pose(scene, data, obj)
+    hang = float(grasp[2] - olo[2])
+    place = np.array([spot[0] + grasp[0] - root[0], spot[1] + grasp[1] - root[1], olo[2] + hang + 0.01])
+    z0 = float(root[2])
+    return pick_place(
+        grasp, place, _carry_height(scene, data, obj, grasp, place, hang), yaw, (obj, z0 + 0.02)
+    )
 
 
 def plan_task(scene, data) -> list[Waypoint]:
@@ -448,7 +508,8 @@ class ScriptedPolicy:
         self.settle = SETTLE_STEPS
         self.queue = goal_atoms(scene.descriptor)
         self.tracker: Tracker | None = None
-        self.attempts: dict[str, float] = {}
+        self.attempts: dict[str, int] = {}
+        self.pre_tried: set[tuple[str, str]] = set()
         self.requeued = False
         self.finished = False
         self.log: list[str] = []
@@ -483,24 +544,25 @@ class ScriptedPolicy:
                     a for a in goal_atoms(self.scene.descriptor) if not ev.atom(data, [a[0], *a[1]])
                 ]
                 self.attempts.clear()
+                self.pre_tried.clear()
             if not self.queue:
                 self.finished, self.tracker = True, None
                 return
             pred, args = self.queue[0]
             name = f"{pred}({', '.join(args)})"
-            if ev.atom(data, [pred, *args]):
+            if holds(self.scene, data, pred, args):
                 self.queue.pop(0)
                 continue
             pre = prerequisite(self.scene, data, pred, args)
-            if pre is not None and not self.attempts.get(name, 0):
-                self.attempts[name] = 0.5  # the prerequisite is tried once per atom
+            if pre is not None and (name, pre[0]) not in self.pre_tried:
+                self.pre_tried.add((name, pre[0]))  # each prerequisite is tried once per atom
                 self.queue.insert(0, pre)
                 continue
             if self.attempts.get(name, 0) >= self.tries:
                 self.log.append(f"{name} still false after {self.tries} plan(s)")
                 self.queue.pop(0)
                 continue
-            self.attempts[name] = int(self.attempts.get(name, 0)) + 1
+            self.attempts[name] = self.attempts.get(name, 0) + 1
             try:
                 plan = plan_atom(self.scene, data, pred, args)
             except ValueError as exc:
