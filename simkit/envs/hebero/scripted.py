@@ -15,8 +15,8 @@ lift, carry over the obstacles in the way, lower, open, retreat; grasps chosen f
 collision boxes, :func:`grasp_pose`), push (closed fingers behind the object, slide through it),
 drawer pull (the gripper turned horizontal, closing on the handle bar, pulled along the drawer's
 opening direction), drawer push (closed fingers against the handle, back to the closed limit),
-door swing (closed fingers along the arc about the hinge) and knob turn (grasp the knob, rotate
-the gripper about z).
+door swing (closed fingers along the arc about the hinge), knob turn (grasp the knob, rotate
+the gripper about z) and clearing (an object set aside from where a drawer will open).
 """
 
 from __future__ import annotations
@@ -172,6 +172,7 @@ def knob_turn(knob: np.ndarray, yaw: float) -> list[Waypoint]:
 
 
 TURN_DEG = 130.0  #: gripper turn (degrees about z) that takes a stove knob past its on threshold
+LIFT_CHECK = 0.008  #: m, rise of a grasped object's root body, 5 cm into the lift, that counts as lifted
 SETTLE_STEPS = 15  #: still steps (0.75 s at 20 Hz) before the first plan, while placed objects settle
 GRIP_WIDTH = 0.072  #: m, widest span the fingers close across with margin (Panda: 0.08 m fully open)
 RIM_INSET = 0.008  #: m, grasp point inside a rim's outer edge (the wall of a bowl or mug)
@@ -383,7 +384,7 @@ def plan_place(scene, data, pred: str, obj: str, target: str) -> list[Waypoint]:
     place = np.array([spot[0] + offset[0], spot[1] + offset[1], support + hang + 0.02])
     z0 = float(data.xpos[b.bodies[obj]][2])
     return pick_place(
-        grasp, place, _carry_height(scene, data, obj, grasp, place, hang), yaw, (obj, z0 + 0.02)
+        grasp, place, _carry_height(scene, data, obj, grasp, place, hang), yaw, (obj, z0 + LIFT_CHECK)
     )
 
 
@@ -470,7 +471,7 @@ def _clear_of_sweep(scene, data, obj: str, region: str) -> list[Waypoint]:
     place = np.array([spot[0] + grasp[0] - root[0], spot[1] + grasp[1] - root[1], olo[2] + hang + 0.01])
     z0 = float(root[2])
     return pick_place(
-        grasp, place, _carry_height(scene, data, obj, grasp, place, hang), yaw, (obj, z0 + 0.02)
+        grasp, place, _carry_height(scene, data, obj, grasp, place, hang), yaw, (obj, z0 + LIFT_CHECK)
     )
 
 
