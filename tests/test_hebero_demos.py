@@ -178,10 +178,11 @@ def test_demo_policy_succeeds_on_at_least_9_of_10_goal_tasks_and_matches_the_dem
     assert float(line.split()[2]) >= 0.9  # docs/hebero.md: at least 9 of the 10 demos succeed
     per_task = json.loads((tmp_path / "results.json").read_text())["results"][0]["tasks"]
     assert (tmp_path / "sr_per_task.png").stat().st_size > 10_000
-    # the same demos recorded directly: their own success flags (goal true at the end) match the eval
+    # the same demos recorded directly: a demo whose goal holds at its end succeeds when replayed (the
+    # eval also counts a goal reached at any step, which a demo that loses it again is not)
     for t, (task, sr) in enumerate(per_task.items()):
         demo = record_demo(demo_env(task), int(np.random.SeedSequence([0, t, 0]).generate_state(1)[0]), 600)
-        assert demo.success == (sr == 1.0), task
+        assert sr == 1.0 or not demo.success, task
         assert demo.success == goal_on_state(task, demo.states[-1])
     assert sum(per_task.values()) >= 9
     # the one task docs/hebero.md names as unreliable: the bowl into the open top drawer
