@@ -484,6 +484,8 @@ def _print_summary(s) -> None:
     con.print(t)
     from rich.markup import escape
 
+    for line in s.notes:
+        con.print(escape(line))
     for e in s.errors[:10]:
         con.print(f"[red]failed[/red] {escape(e)}")
     if len(s.errors) > 10:

@@ -149,6 +149,19 @@ class Generator(ABC, Generic[ConfigT]):
         notes), e.g. an agreement rate the per-sample checks tallied. The default has none."""
         return []
 
+    @classmethod
+    def corpus_summary(cls, config: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
+        """The generator's own corpus-level numbers from the manifest ``rows`` (``index``, ``status``,
+        ``redraws``, ``error`` per episode) and the run's ``config`` (JSON form), e.g. a success rate
+        per task from the redraw counts. Stored as corpus.json's ``summary`` and printed by ``simkit
+        generate`` (:meth:`summary_lines`); the default has none (``{}``: no ``summary`` key)."""
+        return {}
+
+    @classmethod
+    def summary_lines(cls, summary: dict[str, Any]) -> list[str]:
+        """The lines ``simkit generate`` prints for a :meth:`corpus_summary` (default: none)."""
+        return []
+
     def inspect(self, samples: list[dict[str, Any]], out_dir: Path) -> list[Path]:
         """Write pictures a person can look at (contact sheets, plots) for ``samples``; return their paths.
 

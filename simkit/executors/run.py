@@ -84,6 +84,8 @@ class RunSummary:
     seconds: float = 0.0
     bytes_written: int = 0
     errors: list[str] = field(default_factory=list)
+    #: the generator's corpus-level lines (:meth:`~simkit.core.generator.Generator.summary_lines`)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -167,9 +169,9 @@ def check_out_path(root: Path) -> None:
 def corpus_info(
     spec: RunSpec, n: int, gen_cls, config_model, versions: dict, rows: list[dict]
 ) -> dict[str, Any]:
-    """The content of corpus.json."""
+    """The content of corpus.json (with the generator's ``summary`` when it gives one)."""
     ok = sum(r["status"] == "ok" for r in rows)
-    return {
+    info = {
         "format": FORMAT,
         "generator": spec.generator,
         "version": gen_cls.version,
@@ -193,6 +195,10 @@ def corpus_info(
         },
         "versions": versions,
     }
+    summary = gen_cls.corpus_summary(spec.config, rows)
+    if summary:
+        info["summary"] = summary
+    return info
 
 
 def prepare_out(layout: CorpusLayout, identity: dict, overwrite: bool) -> list[int]:
@@ -821,4 +827,5 @@ def generate_corpus(
     summary.failed = sum(1 for r in rows if r["status"] != "ok" and spec.shard_of(r["index"]) in run.shards)
     summary.seconds = time.perf_counter() - t0
     summary.bytes_written = sum(p.stat().st_size for p in layout.shards.glob("*.tar"))
+    summary.notes = gen_cls.summary_lines(gen_cls.corpus_summary(spec.config, rows))
     return summary

@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 
 from simkit.assets.mujoco_log import import_mujoco
-from simkit.envs.hebero.scripted import Tracker, plan_task
 from simkit.envs.hebero.stream import Demo
 from simkit.scenes.hebero.cameras import DEFAULT_IMAGE_SIZE
 
@@ -41,34 +40,41 @@ def _snapshot(env, task, out: dict[str, list]) -> None:
     out["articulation"].append(np.array(data.qpos[task.fixture_q]))
 
 
+HOLD_STEPS = 10  #: control steps (0.5 s at 20 Hz) the goal must keep holding, gripper open, to end a demo
+
+
 def record_demo(
     env,
     seed: int,
     max_steps: int = 600,
+    init_state: int | None = None,
+    log: list[str] | None = None,
     cameras: Sequence[str] = (),
     image_size: int = DEFAULT_IMAGE_SIZE,
     depth: bool = False,
 ) -> Demo:
-    """Run the scripted planner in a one-env :class:`HeberoVectorEnv` from ``reset(seed=seed)``.
+    """Run the scripted planner (:class:`~simkit.envs.hebero.scripted.ScriptedPolicy`, each goal atom
+    planned from the state the previous one left) in a one-env :class:`HeberoVectorEnv` from
+    ``reset(seed=seed)``, or from LIBERO's fixed initial state ``init_state`` (0..49) when given.
 
-    Stops at the first step where the goal holds (``success`` True), when the plan ends, or after
-    ``max_steps``. A goal the planner has no primitive for (e.g. Close) gets an empty plan: a one-step
-    demo with ``success`` False. ``cameras`` (``agentview``, ``eye_in_hand``; the env built with visual
-    models, :func:`demo_env` ``visual=True``) fills ``Demo.images`` with one ``image_size`` square image
-    per state (and depth with ``depth``); the images never change the states or actions.
+    Stops once the planner has nothing left to do and the goal has held for :data:`HOLD_STEPS`
+    consecutive steps with the gripper open, once it has nothing left to do and the goal has not
+    held for :data:`HOLD_STEPS` steps, or after ``max_steps``. ``success`` is the goal on the last
+    stored state. ``log`` (a list), when given, receives the atoms the planner gave up on and why.
+    ``cameras`` (``agentview``, ``eye_in_hand``; the env built with visual models, :func:`demo_env`
+    ``visual=True``) fills ``Demo.images`` with one ``image_size`` square image per state (and depth
+    with ``depth``); the images never change the states or actions.
     """
+    from simkit.envs.hebero.scripted import ScriptedPolicy
+
     env.cfg.terminate_on_success = False
     env.cfg.horizon = max_steps + 1
-    env.reset(seed=seed)
+    env.reset(seed=seed, options=None if init_state is None else {"init_state": init_state})
     task = env.tasks[0]
     model, data = env.backend.get_data(0, 0)
-    task.scene.data = data  # the planner reads the initial state through the scene's evaluator
-    try:
-        plan = plan_task(task.scene, data)
-    except ValueError:  # a goal the planner has no primitive for: an empty plan, a failed demo
-        plan = []
-    tracker = Tracker(
-        plan, data.site_xmat[task.ee_site].reshape(3, 3).copy(), env.cfg.pos_scale, env.cfg.rot_scale
+    task.scene.data = data
+    policy = ScriptedPolicy(
+        task.scene, data.site_xmat[task.ee_site].reshape(3, 3).copy(), env.cfg.pos_scale, env.cfg.rot_scale
     )
     rec: dict[str, list] = {
         k: [] for k in ("states", "joint_states", "gripper_states", "ee_pos", "object_poses", "articulation")
@@ -84,17 +90,25 @@ def record_demo(
                 frames.setdefault(k, []).append(v[0])
 
     snapshot()
-    success = False
+    success, held, idle = False, 0, 0
     for _ in range(max_steps):
         arr = env.backend.arrays(0)
-        a = tracker.action(arr["site_xpos"][0, task.ee_site], arr["site_xmat"][0, task.ee_site].reshape(3, 3))
+        a = policy.action(
+            lambda: env.backend.get_data(0, 0)[1],
+            arr["site_xpos"][0, task.ee_site],
+            arr["site_xmat"][0, task.ee_site].reshape(3, 3),
+        )
         _, r, _, _, info = env.step(a[None])
         actions.append(a)
         rewards.append(float(r[0]))
         snapshot()
         success = bool(info["success"][0])
-        if success or tracker.done:
-            break
+        if policy.finished:
+            held, idle = (held + 1 if success else 0), idle + 1
+            if held >= HOLD_STEPS or idle >= 2 * HOLD_STEPS:
+                break
+    if log is not None:
+        log.extend(policy.log)
     return Demo(
         task_id=env.task_names[0],
         seed=seed,

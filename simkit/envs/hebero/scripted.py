@@ -1,16 +1,22 @@
-"""Scripted demonstrations for the libero_goal tasks: waypoint plans driving the env's controller.
+"""Scripted demonstrations for the 40 Hebero (LIBERO) tasks: waypoint plans driving the env's controller.
 
+:class:`ScriptedPolicy` works through the goal's atoms (:func:`goal_atoms`) closed loop: each atom
+is planned (:func:`plan_atom`) from the state the previous one left, an atom whose plan did not
+make it hold is planned again, a grasp that did not lift its object aborts its plan.
 A plan is a list of :class:`Waypoint` (grip-site position target, gripper command, tolerance,
-step budget, hold steps) computed from the initial state of one environment. The tracker turns
+step budget, hold steps). The tracker turns
 a waypoint into the env's 7-dim action: a[0:3] = clip((p* - p) / s_p, -1, 1) (a proportional
 step towards the target, saturating at the controller's s_p per step), a[3:6] = clip(e_R / s_R,
 -1, 1) with e_R the rotation vector from the current to the initial grip orientation plus the
 waypoint's yaw (keeps the gripper pointing down), a[6] = +1 to close, -1 to open.
 
 Primitives (positions in metres, world frame): pick-and-place (approach above, descend, close,
-lift, carry, lower, open, retreat), push (closed fingers behind the object, slide through it),
-drawer pull (closed fingers hooked between handle and drawer face, slide along the drawer's
-opening direction) and knob turn (grasp the knob, rotate the gripper about z).
+lift, carry over the obstacles in the way, lower, open, retreat; grasps chosen from the object's
+collision boxes, :func:`grasp_pose`), push (closed fingers behind the object, slide through it),
+drawer pull (the gripper turned horizontal, closing on the handle bar, pulled along the drawer's
+opening direction), drawer push (closed fingers against the handle, back to the closed limit),
+door swing (closed fingers along the arc about the hinge), knob turn (grasp the knob, rotate
+the gripper about z) and clearing (an object set aside from where a drawer will open).
 """
 
 from __future__ import annotations
@@ -34,6 +40,9 @@ class Waypoint:
     hold: int = 0
     yaw: float = 0.0
     tilt: float = 0.0  #: rad, rotation about world x applied before the yaw (-pi/2: fingers point along -y)
+    #: (entity, z) when reaching this waypoint means the entity's root body must be above z (m): a
+    #: grasp that did not lift it aborts the plan (:class:`ScriptedPolicy` replans)
+    lifted: tuple[str, float] | None = None
 
 
 class Tracker:
@@ -78,18 +87,28 @@ def _rotvec(r: np.ndarray) -> np.ndarray:
     return Rotation.from_matrix(r).as_rotvec()
 
 
-def pick_place(grasp: np.ndarray, place: np.ndarray, carry_z: float) -> list[Waypoint]:
-    """Grasp at ``grasp`` (3,), release with the grip site at ``place`` (3,), carrying at ``carry_z``."""
+def pick_place(
+    grasp: np.ndarray,
+    place: np.ndarray,
+    carry_z: float,
+    yaw: float = 0.0,
+    lifted: tuple[str, float] | None = None,
+) -> list[Waypoint]:
+    """Grasp at ``grasp`` (3,), release with the grip site at ``place`` (3,), carrying at ``carry_z``;
+    the gripper turned by ``yaw`` rad about z throughout; ``lifted`` the check once lifted."""
     up = np.array([0.0, 0.0, APPROACH])
+    lift = np.array([grasp[0], grasp[1], carry_z])
+    over = np.array([place[0], place[1], carry_z])
     return [
-        Waypoint(grasp + up, -1.0, tol=0.02, budget=40),
-        Waypoint(grasp, -1.0, tol=0.004, budget=40),
-        Waypoint(grasp, 1.0, tol=1.0, budget=1, hold=10),
-        Waypoint(np.array([grasp[0], grasp[1], carry_z]), 1.0, tol=0.02, budget=40),
-        Waypoint(np.array([place[0], place[1], carry_z]), 1.0, tol=0.015, budget=60),
-        Waypoint(place, 1.0, tol=0.008, budget=40, hold=3),
-        Waypoint(place, -1.0, tol=1.0, budget=1, hold=8),
-        Waypoint(np.array([place[0], place[1], carry_z]), -1.0, tol=0.03, budget=30),
+        Waypoint(grasp + up, -1.0, tol=0.01, budget=60, yaw=yaw),
+        Waypoint(grasp, -1.0, tol=0.004, budget=60, yaw=yaw),
+        Waypoint(grasp, 1.0, tol=1.0, budget=1, hold=10, yaw=yaw),
+        Waypoint(grasp + up / 2, 1.0, tol=0.02, budget=20, yaw=yaw, lifted=lifted),
+        Waypoint(lift, 1.0, tol=0.02, budget=50, yaw=yaw),
+        Waypoint(over, 1.0, tol=0.015, budget=70, yaw=yaw),
+        Waypoint(place, 1.0, tol=0.008, budget=40, hold=3, yaw=yaw),
+        Waypoint(place, -1.0, tol=1.0, budget=1, hold=8, yaw=yaw),
+        Waypoint(over, -1.0, tol=0.015, budget=50, yaw=yaw),
     ]
 
 
@@ -146,10 +165,20 @@ def knob_turn(knob: np.ndarray, yaw: float) -> list[Waypoint]:
         Waypoint(knob + up, -1.0, tol=0.02, budget=40),
         Waypoint(knob, -1.0, tol=0.006, budget=40),
         Waypoint(knob, 1.0, tol=1.0, budget=1, hold=10),
-        Waypoint(knob, 1.0, tol=1.0, budget=30, yaw=yaw),
+        Waypoint(knob, 1.0, tol=1.0, budget=50, yaw=yaw),
         Waypoint(knob, -1.0, tol=1.0, budget=1, hold=8, yaw=yaw),
         Waypoint(knob + up, -1.0, tol=0.03, budget=30, yaw=yaw),
     ]
+
+
+TURN_DEG = 130.0  #: gripper turn (degrees about z) that takes a stove knob past its on threshold
+LIFT_CHECK = 0.008  #: m, rise of a grasped object's root body, 5 cm into the lift, that counts as lifted
+SETTLE_STEPS = 15  #: still steps (0.75 s at 20 Hz) before the first plan, while placed objects settle
+GRIP_WIDTH = 0.072  #: m, widest span the fingers close across with margin (Panda: 0.08 m fully open)
+RIM_INSET = 0.008  #: m, grasp point inside a rim's outer edge (the wall of a bowl or mug)
+SURFACE_CATEGORIES = ("table", "floor")  #: entities that are the ground, never obstacles
+
+_CORNER_SIGNS = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float)
 
 
 def _atoms(f: dict) -> list[dict]:
@@ -158,104 +187,510 @@ def _atoms(f: dict) -> list[dict]:
     return [f]
 
 
-def _grasp_point(category: str, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Grip-site grasp target (3,) of an object from its collision box (lo, hi) (m, world).
+def goal_atoms(desc: dict) -> list[tuple[str, list[str]]]:
+    """The goal's atoms as (predicate, args), in the order the planner does them: the BDDL order,
+    except that Close/Turnoff atoms come last (the drawer or door closes on what was put inside)."""
+    atoms = [(a["predicate"], list(a["args"])) for a in _atoms(desc["goal"])]
+    late = ("close", "turnoff")
+    return [a for a in atoms if a[0] not in late] + [a for a in atoms if a[0] in late]
 
-    Bowls and plates are taken by the rim wall on their +y side (the fingers close along y across
-    the wall); boxes across their middle, bottles 4 cm below the top.
+
+def corners(scene, data, name: str) -> np.ndarray:
+    """World corners (8 G, 3), m, of the oriented boxes bounding entity ``name``'s G collision geoms
+    (:func:`corners_of_geom`)."""
+    return np.concatenate([corners_of_geom(scene.model, data, g) for g in scene.binding.subtree_geoms[name]])
+
+
+def _obstacles(scene, data, skip: tuple[str, ...]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """World AABBs (lo, hi) of every entity but the ground and ``skip``."""
+    b = scene.binding
+    return [
+        scene.evaluator.aabb(data, n)
+        for n in b.bodies
+        if n not in skip
+        and not any(s in b.categories.get(n, "") for s in SURFACE_CATEGORIES)
+        and len(b.subtree_geoms[n])
+    ]
+
+
+def _clearance(point: np.ndarray, boxes: list[tuple[np.ndarray, np.ndarray]], above: float) -> float:
+    """Horizontal distance (m) from ``point`` (3,) to the nearest box whose top is above z = ``above``."""
+    best = 1.0
+    for lo, hi in boxes:
+        if hi[2] <= above:
+            continue
+        d = np.maximum(np.maximum(lo[:2] - point[:2], point[:2] - hi[:2]), 0.0)
+        best = min(best, float(np.hypot(*d)))
+    return best
+
+
+def grasp_pose(scene, data, obj: str) -> tuple[np.ndarray, float]:
+    """Grip-site grasp target (3,) m (world) and gripper yaw (rad) for object ``obj``.
+
+    From the corners of its collision geometry (:func:`corners`): the yaw in [-90, 90) degrees (15
+    degree steps) across which the object is narrowest; if that span fits between the fingers
+    (:data:`GRIP_WIDTH`), the grasp is centred on it, ``min(0.035, h / 2)`` below the top (h the
+    object's height) and at least 12 mm above its bottom. Wider objects (bowls, mugs, plates) are
+    taken by the wall on the side with the most room around it (:func:`rim_grasp`).
     """
-    c = (lo + hi) / 2
-    if "bowl" in category:
-        return np.array([c[0], hi[1] - 0.008, hi[2] - 0.02])
-    if "plate" in category:  # the low rim on the +y side, fingertips just above the table
-        return np.array([c[0], hi[1] - 0.008, hi[2] - 0.011])
-    if "bottle" in category:
-        return np.array([c[0], c[1], hi[2] - 0.04])
-    return np.array([c[0], c[1], max(c[2], lo[2] + 0.012)])
+    pts = corners(scene, data, obj)
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    z = max(lo[2] + 0.012, hi[2] - min(0.035, (hi[2] - lo[2]) / 2))
+    best = None
+    for yaw in np.deg2rad(np.arange(-90, 90, 15)):
+        across = np.array([-np.sin(yaw), np.cos(yaw)])  # fingers close along world y at yaw 0
+        along = np.array([np.cos(yaw), np.sin(yaw)])
+        w = pts[:, :2] @ across
+        score = (w.max() - w.min()) + 0.002 * abs(yaw)
+        if best is None or score < best[0]:
+            v = pts[:, :2] @ along
+            mid = across * (w.max() + w.min()) / 2 + along * (v.max() + v.min()) / 2
+            best = (score, w.max() - w.min(), float(yaw), mid)
+    assert best is not None
+    cat = scene.binding.categories.get(obj, "")
+    if best[1] > GRIP_WIDTH or any(k in cat for k in ("bowl", "mug", "plate")):
+        return rim_grasp(scene, data, obj)
+    return np.array([best[3][0], best[3][1], z]), best[2]
+
+
+def rim_grasp(scene, data, obj: str) -> tuple[np.ndarray, float]:
+    """Grasp on the wall of a wide open object (bowl, mug, plate): fingers across the wall at the
+    side (+-x, +-y of its collision box) with the most horizontal room to the other entities, among
+    the sides no handle sticks out of (those not more than 1 cm farther from the root body than the
+    nearest side). Height: 20 mm below the rim (11 mm for a plate's low rim)."""
+    lo, hi = scene.evaluator.aabb(data, obj)
+    root = np.asarray(data.xpos[scene.binding.bodies[obj]])
+    plate = "plate" in scene.binding.categories.get(obj, "")
+    z = hi[2] - (0.011 if plate else 0.02)
+    reach = {
+        (1, 1): hi[1] - root[1],
+        (1, -1): root[1] - lo[1],
+        (0, 1): hi[0] - root[0],
+        (0, -1): root[0] - lo[0],
+    }
+    r = min(reach.values())
+    boxes = _obstacles(scene, data, (obj,))
+    best = None
+    for (axis, sign), extent in reach.items():
+        if extent > r + 0.01:
+            continue
+        p = np.array([root[0], root[1], z])
+        p[axis] = root[axis] + sign * (r - RIM_INSET)
+        outer = p.copy()
+        outer[axis] += sign * 0.03
+        room = _clearance(outer, boxes, z - 0.01)
+        if best is None or room > best[0] + 1e-3:
+            best = (room, p, 0.0 if axis == 1 else np.pi / 2)
+    assert best is not None
+    return best[1], best[2]
+
+
+def _region_box(scene, data, region: str) -> tuple[np.ndarray, np.ndarray]:
+    """Centre (3,) and world half extents (3,) of a region site's box, m."""
+    sid = scene.binding.sites[region]
+    half = np.abs(np.asarray(data.site_xmat[sid]).reshape(3, 3) @ scene.binding.site_size[region])
+    return np.array(data.site_xpos[sid]), half
+
+
+def _free_spot(scene, data, obj: str, centre: np.ndarray, half: np.ndarray, margin: float) -> np.ndarray:
+    """The point (2,) of a 5 x 5 grid over a region (``centre`` +- ``half`` shrunk by ``margin``, m)
+    farthest from the other movable objects already inside it, nearest the centre on ties (a second
+    object goes beside the first)."""
+    others = [
+        np.asarray(data.xpos[scene.binding.bodies[n]])[:2]
+        for n in scene.descriptor["objects"]
+        if n != obj
+        and np.all(np.abs(np.asarray(data.xpos[scene.binding.bodies[n]])[:2] - centre[:2]) < half[:2] + 0.05)
+    ]
+    if not others:
+        return centre[:2].copy()
+    span = np.maximum(half[:2] - margin, 0.0)
+    best, spot = -1.0, centre[:2].copy()
+    for u in np.linspace(-1, 1, 5):
+        for v in np.linspace(-1, 1, 5):
+            p = centre[:2] + span * np.array([u, v])
+            score = min(min(float(np.linalg.norm(p - o)) for o in others), 0.10) - 0.01 * float(
+                np.hypot(u, v)
+            )
+            if score > best:
+                best, spot = score, p
+    return spot
+
+
+def _place_target(scene, data, pred: str, obj: str, target: str) -> tuple[np.ndarray, float]:
+    """Where the object's root body goes: xy (2,) m and the support height z (m) its bottom rests on."""
+    b, ev = scene.binding, scene.evaluator
+    if target in b.sites:
+        centre, half = _region_box(scene, data, target)
+        lo, hi = ev.aabb(data, obj)
+        margin = min(0.5 * float(max(hi[0] - lo[0], hi[1] - lo[1])), 0.6 * float(min(half[:2])))
+        spot = _free_spot(scene, data, obj, centre, half, margin)
+        joints = b.site_joints.get(target) or []
+        if joints and int(scene.model.jnt_type[joints[0]]) == 2:  # a drawer: as far out as it holds
+            out = -np.asarray(data.xaxis[joints[0]])[:2]
+            reach = float(np.abs(out) @ half[:2])
+            spot = spot + out * max(reach - margin - 0.01, 0.0)
+        support = centre[2] - half[2] if pred == "in" else centre[2] + half[2]
+        if pred == "in" and b.site_parent.get(target):
+            support = max(
+                support, _floor_below(scene, data, b.site_parent[target], spot, centre[2] + half[2])
+            )
+        return spot, support
+    tlo, thi = ev.aabb(data, target)
+    spot = np.asarray(data.xpos[b.bodies[target]])[:2].copy()
+    cat = b.categories.get(target, "")
+    return spot, (tlo[2] + 0.01 if "bowl" in cat else thi[2])
+
+
+def _floor_below(scene, data, entity: str, xy: np.ndarray, top: float) -> float:
+    """Height (m) of the highest collision-box top of ``entity`` under the point ``xy`` below ``top``
+    (the floor of a basket, drawer or compartment); -inf when none."""
+    best = -np.inf
+    for g in scene.binding.subtree_geoms[entity]:
+        pts = corners_of_geom(scene.model, data, g)
+        glo, ghi = pts.min(axis=0), pts.max(axis=0)
+        if np.all(glo[:2] <= xy) and np.all(xy <= ghi[:2]) and ghi[2] < top:
+            best = max(best, float(ghi[2]))
+    return best
+
+
+def _carry_height(scene, data, obj: str, a: np.ndarray, b: np.ndarray, hang: float) -> float:
+    """Grip-site height (m) to carry ``obj`` from ``a`` to ``b`` (3,): the highest entity top in a
+    12 cm wide corridor between them plus the ``hang`` (m, grip site to the object's bottom) and
+    :data:`CARRY_CLEARANCE` / 2, at least :data:`CARRY_CLEARANCE` above both ends."""
+    top = max(a[2], b[2]) + CARRY_CLEARANCE - hang
+    seg = b[:2] - a[:2]
+    length = float(np.linalg.norm(seg))
+    for lo, hi in _obstacles(scene, data, (obj,)):
+        c = np.clip((lo[:2] + hi[:2]) / 2, lo[:2], hi[:2])
+        t = 0.0 if length < 1e-6 else float(np.clip(np.dot(c - a[:2], seg) / length**2, 0.0, 1.0))
+        p = a[:2] + t * seg
+        d = np.maximum(np.maximum(lo[:2] - p, p - hi[:2]), 0.0)
+        if float(np.hypot(*d)) < 0.06:
+            top = max(top, float(hi[2]))
+    return top + hang + CARRY_CLEARANCE / 2
+
+
+def plan_place(scene, data, pred: str, obj: str, target: str) -> list[Waypoint]:
+    """Pick ``obj`` and put it On/In ``target`` (an entity or a region site) from the current state."""
+    b = scene.binding
+    if "plate" in b.categories.get(obj, "") and target in b.sites and b.site_parent.get(target) is None:
+        return _push_to(scene, data, obj, target)  # a plate is too flat and wide to lift: slide it
+    lo, _ = scene.evaluator.aabb(data, obj)
+    grasp, yaw = grasp_pose(scene, data, obj)
+    hang = float(grasp[2] - lo[2])
+    spot, support = _place_target(scene, data, pred, obj, target)
+    offset = grasp[:2] - np.asarray(data.xpos[b.bodies[obj]])[:2]  # grip site vs the object's root body
+    place = np.array([spot[0] + offset[0], spot[1] + offset[1], support + hang + 0.02])
+    z0 = float(data.xpos[b.bodies[obj]][2])
+    return pick_place(
+        grasp, place, _carry_height(scene, data, obj, grasp, place, hang), yaw, (obj, z0 + LIFT_CHECK)
+    )
+
+
+def plan_atom(scene, data, pred: str, args: list[str]) -> list[Waypoint]:
+    """Waypoints that make one goal atom hold, planned from the current state ``data``.
+
+    Raises:
+        ValueError: a predicate/argument pattern the planner does not script.
+    """
+    if pred == "open" and _drawer_joint(scene, args[0]) is not None:
+        return _open_drawer(scene, data, args[0])
+    if pred == "close" and _drawer_joint(scene, args[0]) is not None:
+        return _close_drawer(scene, data, args[0])
+    if pred == "close" and _door_joint(scene, args[0]) is not None:
+        return _close_door(scene, data, args[0])
+    if pred in ("turnon", "turnoff"):
+        return _turn_knob(scene, data, args[0], on=pred == "turnon")
+    if pred == "clear":
+        return _clear_of_sweep(scene, data, *args)
+    if pred in ("on", "in") and len(args) == 2:
+        return plan_place(scene, data, pred, *args)
+    raise ValueError(f"no scripted primitive for {pred}({', '.join(args)})")
+
+
+def prerequisite(scene, data, pred: str, args: list[str]) -> tuple[str, list[str]] | None:
+    """An atom that must hold before (pred, args) can be planned: Open(drawer) for In(x, region in a
+    closed drawer), and before that ``clear(x, region)`` (x moved out of the space the opening
+    drawer sweeps, :func:`_in_sweep`) when x lies there; ``None`` when there is none."""
+    if pred == "in" and _drawer_joint(scene, args[1]) is not None and not _is_open(scene, data, args[1]):
+        if _in_sweep(scene, data, *args):
+            return ("clear", list(args))
+        return ("open", [args[1]])
+    return None
+
+
+def holds(scene, data, pred: str, args: list[str]) -> bool:
+    """Whether an atom holds: the goal predicates, and ``clear(x, region)``: x out of the sweep."""
+    if pred == "clear":
+        return not _in_sweep(scene, data, *args)
+    return bool(scene.evaluator.atom(data, [pred, *args]))
+
+
+def _sweep_box(scene, data, region: str) -> tuple[np.ndarray, np.ndarray]:
+    """Horizontal box (lo, hi) (2,), m, the drawer holding ``region`` covers once pulled 0.17 m open,
+    widened by 4 cm (the hand's room)."""
+    j = _drawer_joint(scene, region)
+    assert j is not None
+    m = scene.model
+    body = int(m.jnt_bodyid[j])
+    geoms = [
+        g
+        for g in scene.binding.subtree_geoms[scene.binding.site_parent[region] or ""]
+        if m.geom_bodyid[g] == body
+    ]
+    pts = np.concatenate([corners_of_geom(m, data, g) for g in geoms])[:, :2]
+    moved = pts + (-np.asarray(data.xaxis[j])[:2]) * 0.17
+    both = np.concatenate([pts, moved])
+    return both.min(axis=0) - 0.04, both.max(axis=0) + 0.04
+
+
+def _in_sweep(scene, data, obj: str, region: str) -> bool:
+    lo, hi = _sweep_box(scene, data, region)
+    olo, ohi = scene.evaluator.aabb(data, obj)
+    return bool(np.all(olo[:2] < hi) and np.all(ohi[:2] > lo))
+
+
+def _clear_of_sweep(scene, data, obj: str, region: str) -> list[Waypoint]:
+    """Pick ``obj`` and set it down beside the drawer's sweep (sideways, on the side it is on)."""
+    b = scene.binding
+    lo, hi = _sweep_box(scene, data, region)
+    j = _drawer_joint(scene, region)
+    assert j is not None
+    out = -np.asarray(data.xaxis[j])[:2]
+    side = np.array([-out[1], out[0]])
+    olo, ohi = scene.evaluator.aabb(data, obj)
+    root = np.asarray(data.xpos[b.bodies[obj]])
+    r = 0.5 * float(np.max(ohi[:2] - olo[:2]))
+    centre = (lo + hi) / 2
+    half = float(np.abs(side) @ (hi - lo) / 2)
+    sign = 1.0 if float((root[:2] - centre) @ side) >= 0 else -1.0
+    spot = root[:2] + side * (float((centre - root[:2]) @ side) + sign * (half + r + 0.02))
+    grasp, yaw = grasp_pose(scene, data, obj)
+    hang = float(grasp[2] - olo[2])
+    place = np.array([spot[0] + grasp[0] - root[0], spot[1] + grasp[1] - root[1], olo[2] + hang + 0.01])
+    z0 = float(root[2])
+    return pick_place(
+        grasp, place, _carry_height(scene, data, obj, grasp, place, hang), yaw, (obj, z0 + LIFT_CHECK)
+    )
 
 
 def plan_task(scene, data) -> list[Waypoint]:
-    """A waypoint plan for a task from its initial state (``scene`` a :class:`~simkit.sims.hebero.scene.Scene`
-    whose evaluator reads ``data``, an ``MjData`` after ``mj_forward``).
+    """An open-loop plan for the whole goal from one state: :func:`plan_atom` of every atom of
+    :func:`goal_atoms` (with its :func:`prerequisite`) on ``data`` (an ``MjData`` after ``mj_forward``
+    that ``scene``'s evaluator reads). :class:`ScriptedPolicy` replans each atom from the state the
+    previous one left instead, which :func:`~simkit.envs.hebero.demos.record_demo` uses.
 
     Raises:
         ValueError: the goal uses a predicate/argument pattern the planner does not script.
     """
-    desc, ev, b = scene.descriptor, scene.evaluator, scene.binding
     plan: list[Waypoint] = []
-    for atom in _atoms(desc["goal"]):
-        p, args = atom["predicate"], atom["args"]
-        if p == "open":
-            plan += _open_drawer(scene, data, args[0])
-        elif p == "turnon":
-            plan += _turn_knob(scene, data, args[0])
-        elif p in ("on", "in"):
-            obj, target = args
-            lo, hi = ev.aabb(data, obj)
-            if b.categories.get(obj) == "plate" and target in b.sites and b.site_parent.get(target) is None:
-                plan += _push_to(scene, data, obj, target)
-                continue
-            shift = np.zeros(3)
-            if (
-                p == "in"
-                and target in b.sites
-                and b.site_parent.get(target)
-                and not _is_open(scene, data, target)
-            ):
-                plan += _open_drawer(scene, data, target)
-                shift = _drawer_travel(scene, data, target)  # the region moves with the drawer
-            grasp = _grasp_point(b.categories[obj], lo, hi)
-            below = grasp[2] - lo[2]
-            if target in b.sites:
-                sid = b.sites[target]
-                centre = np.array(data.site_xpos[sid])
-                half = np.abs(data.site_xmat[sid].reshape(3, 3) @ b.site_size[target])
-                support = centre[2] - half[2] if p == "in" else centre[2] + half[2]
-                spot = centre + shift
-            else:
-                tlo, thi = ev.aabb(data, target)
-                spot = np.asarray(data.xpos[b.bodies[target]])
-                support = tlo[2] + 0.01 if p == "on" and "bowl" in b.categories[target] else thi[2]
-            offset = (
-                grasp[:2] - np.asarray(data.xpos[b.bodies[obj]])[:2]
-            )  # grip site vs the object's root body
-            place = np.array([spot[0] + offset[0], spot[1] + offset[1], support + below + 0.02])
-            carry = max(hi[2], place[2] + (hi[2] - grasp[2])) + CARRY_CLEARANCE
-            plan += pick_place(grasp, place, max(carry, 1.05))
-        else:
-            raise ValueError(f"no scripted primitive for {p}({', '.join(args)})")
+    for pred, args in goal_atoms(scene.descriptor):
+        pre = prerequisite(scene, data, pred, args)
+        if pre is not None:
+            plan += plan_atom(scene, data, *pre)
+        plan += plan_atom(scene, data, pred, args)
     return plan
+
+
+class ScriptedPolicy:
+    """Closed-loop scripted policy: the goal's atoms one at a time, each planned from the state the
+    previous one left (an atom already holding is skipped; one that does not hold after its plan is
+    planned again, up to ``tries`` times; when the queue is empty and the goal does not hold, the
+    atoms that fail are queued once more).
+
+    The first :data:`SETTLE_STEPS` actions keep the arm still (the objects a reset placed settle
+    first). :meth:`action` gives the env action (7,); ``finished`` is True once nothing is left to do (the
+    gripper then stays open and still); ``log`` names the atoms given up on and why.
+    """
+
+    def __init__(self, scene, rot0: np.ndarray, pos_scale: float, rot_scale: float, tries: int = 2):
+        self.scene, self.rot0, self.s_p, self.s_R, self.tries = scene, rot0, pos_scale, rot_scale, tries
+        self.settle = SETTLE_STEPS
+        self.queue = goal_atoms(scene.descriptor)
+        self.tracker: Tracker | None = None
+        self.attempts: dict[str, int] = {}
+        self.pre_tried: set[tuple[str, str]] = set()
+        self.requeued = False
+        self.finished = False
+        self.log: list[str] = []
+
+    def action(self, data_now, ee: np.ndarray, rot: np.ndarray) -> np.ndarray:
+        """Action (7,) for grip-site position ``ee`` (3,) and orientation ``rot`` (3, 3); ``data_now()``
+        returns the current ``MjData`` (called only when the next atom is planned)."""
+        if self.settle > 0:  # objects placed at reset are still dropping onto their supports
+            self.settle -= 1
+            return np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1.0])
+        if not self.finished and (self.tracker is None or self.tracker.done):
+            self._next(data_now())
+        if self.tracker is None or self.finished:
+            a = np.zeros(7)
+            a[6] = -1.0
+            return a
+        k = self.tracker.k
+        a = self.tracker.action(ee, rot)
+        check = self.tracker.plan[k].lifted
+        if self.tracker.k > k and check is not None:
+            data = data_now()
+            if float(data.xpos[self.scene.binding.bodies[check[0]]][2]) < check[1]:
+                self.tracker = None  # the grasp missed: plan the atom again from here
+        return a
+
+    def _next(self, data) -> None:
+        ev = self.scene.evaluator
+        while True:
+            if not self.queue and not self.requeued and not ev.formula(data, self.scene.descriptor["goal"]):
+                self.requeued = True
+                self.queue = [
+                    a for a in goal_atoms(self.scene.descriptor) if not ev.atom(data, [a[0], *a[1]])
+                ]
+                self.attempts.clear()
+                self.pre_tried.clear()
+            if not self.queue:
+                self.finished, self.tracker = True, None
+                return
+            pred, args = self.queue[0]
+            name = f"{pred}({', '.join(args)})"
+            if holds(self.scene, data, pred, args):
+                self.queue.pop(0)
+                continue
+            pre = prerequisite(self.scene, data, pred, args)
+            if pre is not None and (name, pre[0]) not in self.pre_tried:
+                self.pre_tried.add((name, pre[0]))  # each prerequisite is tried once per atom
+                self.queue.insert(0, pre)
+                continue
+            if self.attempts.get(name, 0) >= self.tries:
+                self.log.append(f"{name} still false after {self.tries} plan(s)")
+                self.queue.pop(0)
+                continue
+            self.attempts[name] = self.attempts.get(name, 0) + 1
+            try:
+                plan = plan_atom(self.scene, data, pred, args)
+            except ValueError as exc:
+                self.log.append(str(exc))
+                self.queue.pop(0)
+                continue
+            self.tracker = Tracker(plan, self.rot0, self.s_p, self.s_R)
+            return
 
 
 def _is_open(scene, data, region: str) -> bool:
     return bool(scene.evaluator.articulation(data, "open", region))
 
 
-def _open_drawer(scene, data, region: str) -> list[Waypoint]:
-    """Hook the handle of the drawer holding ``region``'s site and pull it 0.17 m open."""
-    m, b = scene.model, scene.binding
-    joints = b.site_joints[region]
-    j = joints[0]
+def _drawer_joint(scene, x: str) -> int | None:
+    """The slide joint of the drawer holding region ``x`` (None when ``x`` is not in a drawer)."""
+    joints = scene.binding.site_joints.get(x) or []
+    return joints[0] if joints and int(scene.model.jnt_type[joints[0]]) == 2 else None
+
+
+def _door_joint(scene, x: str) -> int | None:
+    """The hinge joint of a door (an entity whose only articulation is one hinge, e.g. the microwave)."""
+    joints = scene.binding.joints.get(x) or []
+    cat = scene.binding.categories.get(x, "")
+    return (
+        joints[0]
+        if len(joints) == 1 and int(scene.model.jnt_type[joints[0]]) == 3 and "stove" not in cat
+        else None
+    )
+
+
+def _handle(scene, data, j: int) -> tuple[np.ndarray, np.ndarray]:
+    """Position (3,) of the collision geom farthest out along the opening direction of the drawer on
+    slide joint ``j`` (its handle bar), and that unit direction (3,) (LIBERO's cabinets open at
+    negative q)."""
+    m = scene.model
     body = int(m.jnt_bodyid[j])
-    direction = -np.array(data.xaxis[j])  # LIBERO's cabinets open at negative q
+    direction = -np.array(data.xaxis[j])
     geoms = [
         g for g in range(m.ngeom) if m.geom_bodyid[g] == body and (m.geom_contype[g] or m.geom_conaffinity[g])
     ]
     front = max(geoms, key=lambda g: float(np.dot(data.geom_xpos[g], direction)))
-    handle = np.array(data.geom_xpos[front])
+    return np.array(data.geom_xpos[front]), direction
+
+
+def _open_drawer(scene, data, region: str) -> list[Waypoint]:
+    """Hook the handle of the drawer holding ``region``'s site and pull it 0.17 m open."""
+    j = _drawer_joint(scene, region)
+    assert j is not None
+    handle, direction = _handle(scene, data, j)
     return handle_pull(handle, direction, 0.17)
 
 
-def _drawer_travel(scene, data, region: str) -> np.ndarray:
-    """World displacement (3,) of the drawer holding ``region`` once pulled fully open (to its joint limit)."""
+def _close_drawer(scene, data, region: str) -> list[Waypoint]:
+    """Push the drawer holding ``region`` shut: closed fingers lowered 6 cm in front of its handle,
+    moved against the opening direction by the drawer's travel to its closed limit plus 1.5 cm, then
+    back out and up."""
     m = scene.model
-    j = scene.binding.site_joints[region][0]
-    q_open = float(m.jnt_range[j][0])  # LIBERO's cabinets open towards negative q
-    return np.array(data.xaxis[j]) * (q_open - float(data.qpos[m.jnt_qposadr[j]]))
+    j = _drawer_joint(scene, region)
+    assert j is not None
+    handle, direction = _handle(scene, data, j)
+    travel = float(m.jnt_range[j][1] - data.qpos[m.jnt_qposadr[j]])
+    start = handle + direction * 0.06
+    end = handle - direction * (travel + 0.015)
+    up = np.array([0.0, 0.0, APPROACH])
+    return [
+        Waypoint(start + up, 1.0, tol=0.02, budget=50),
+        Waypoint(start, 1.0, tol=0.008, budget=40),
+        Waypoint(end, 1.0, tol=0.01, budget=80, hold=5),
+        Waypoint(end + direction * 0.08, 1.0, tol=0.02, budget=30),
+        Waypoint(end + direction * 0.08 + up, 1.0, tol=0.03, budget=30),
+    ]
 
 
-def _turn_knob(scene, data, fixture: str) -> list[Waypoint]:
-    """Grasp the knob on its hinge axis (fingers across its top) and turn the gripper by 100 degrees about +z."""
+def _close_door(scene, data, fixture: str) -> list[Waypoint]:
+    """Swing a hinged door shut: closed fingers placed against the door's outer face at 70 % of its
+    width from the hinge and mid height, then moved along the arc about the hinge axis to the closed
+    angle (its joint limit nearer zero) plus 5 degrees, then lifted away."""
+    m = scene.model
+    j = _door_joint(scene, fixture)
+    assert j is not None
+    q = float(data.qpos[m.jnt_qposadr[j]])
+    lo_q, hi_q = (float(v) for v in m.jnt_range[j])
+    q_closed = lo_q if abs(lo_q) < abs(hi_q) else hi_q
+    axis, anchor = np.array(data.xaxis[j]), np.array(data.xanchor[j])
+    body = int(m.jnt_bodyid[j])
+    geoms = [g for g in scene.binding.subtree_geoms[fixture] if m.geom_bodyid[g] == body]
+    pts = np.concatenate([corners_of_geom(m, data, g) for g in geoms])
+    radial = pts - anchor
+    radial -= np.outer(radial @ axis, axis)
+    far = pts[np.argmax(np.linalg.norm(radial, axis=1))]
+    z_mid = float((pts[:, 2].min() + pts[:, 2].max()) / 2)
+    arm = far - anchor
+    arm -= np.dot(arm, axis) * axis
+    sweep = (q_closed - q) + np.sign(q_closed - q) * np.deg2rad(5.0)
+    plan: list[Waypoint] = []
+    for k, f in enumerate(np.linspace(0.0, 1.0, 7)):
+        ang = f * sweep
+        r = _axis_rotation(axis, ang) @ (0.7 * arm)
+        tangent = np.cross(axis, r) * np.sign(sweep)
+        tangent /= np.linalg.norm(tangent) + 1e-12
+        p = anchor + r - tangent * (0.05 if k == 0 else 0.015)
+        p[2] = z_mid
+        if k == 0:
+            plan.append(Waypoint(p + np.array([0.0, 0.0, 0.15]), 1.0, tol=0.02, budget=60))
+        plan.append(Waypoint(p, 1.0, tol=0.012, budget=40))
+    last = plan[-1].pos
+    plan.append(Waypoint(last + np.array([0.0, 0.0, 0.15]), 1.0, tol=0.03, budget=40))
+    return plan
+
+
+def corners_of_geom(m, data, g: int) -> np.ndarray:
+    """World corners (8, 3), m, of geom ``g``'s oriented bounding box."""
+    c, h = np.asarray(m.geom_aabb[g][:3]), np.asarray(m.geom_aabb[g][3:])
+    rot = np.asarray(data.geom_xmat[g]).reshape(3, 3)
+    return np.asarray(data.geom_xpos[g]) + (c + _CORNER_SIGNS * h) @ rot.T
+
+
+def _axis_rotation(axis: np.ndarray, angle: float) -> np.ndarray:
+    """Rotation matrix (3, 3) of ``angle`` rad about the unit ``axis`` (3,) (Rodrigues)."""
+    k = np.array([[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]], [-axis[1], axis[0], 0.0]])
+    return np.eye(3) + np.sin(angle) * k + (1 - np.cos(angle)) * k @ k
+
+
+def _turn_knob(scene, data, fixture: str, on: bool = True) -> list[Waypoint]:
+    """Grasp the knob on its hinge axis (fingers across its top) and turn the gripper by :data:`TURN_DEG`
+    about +z (on) or -z (off)."""
     m, b = scene.model, scene.binding
     j = b.joints[fixture][0]
     body = int(m.jnt_bodyid[j])
@@ -265,7 +700,7 @@ def _turn_knob(scene, data, fixture: str) -> list[Waypoint]:
     ]
     top = max(float(data.geom_xpos[g][2] + m.geom_aabb[g][5]) for g in geoms)
     knob = np.array([anchor[0], anchor[1], top - 0.015])
-    return knob_turn(knob, np.deg2rad(100.0))
+    return knob_turn(knob, np.deg2rad(TURN_DEG if on else -TURN_DEG))
 
 
 def _push_to(scene, data, obj: str, target: str) -> list[Waypoint]:

@@ -424,9 +424,8 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
         done = np.flatnonzero(terminated | truncated)
         out = self._with_images(obs)
         if len(done):
-            if self.obs_mode == "state":
-                final = obs.copy()
-            else:  # a Dict observation: env i's own dict where it ended
+            final: Any = obs.copy()
+            if self.obs_mode != "state":  # a Dict observation: env i's own dict where it ended
                 final = [
                     {k: v[i].copy() for k, v in out.items()} if i in done else None
                     for i in range(self.num_envs)

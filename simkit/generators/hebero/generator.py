@@ -32,7 +32,11 @@ class HeberoDemosConfig(GeneratorConfig):
     )
     tasks: list[str] | None = Field(default=None, description="explicit task ids (override suite)")
     max_steps: int = Field(default=600, ge=1, le=5000, description="control steps before giving up (20 Hz)")
-    require_success: bool = Field(default=False, description="reject (redraw) demos whose goal does not hold")
+    require_success: bool = Field(
+        default=True,
+        description="reject (redraw from a derived seed) demos whose goal does not hold; the planner's "
+        "success rate per task goes into corpus.json's summary",
+    )
     cameras: list[Literal["agentview", "eye_in_hand"]] = Field(
         default=[],
         description="cameras recorded at every step as videos agentview_rgb, eye_in_hand_rgb (none: no images)",
@@ -62,7 +66,9 @@ class HeberoDemosGenerator(Generator):
     """Scripted LIBERO demonstrations (states, actions, trajectories, success) per task."""
 
     name = "hebero-demos"
-    version = "2"  # 2: LIBERO's placement semantics (orientations, shrunk regions, heights)
+    version = (
+        "3"  # 2: LIBERO's placement semantics; 3: closed-loop per-atom planner, demos end on a held goal
+    )
     description = "scripted demonstrations of the Hebero/LIBERO tasks (MuJoCo states, actions, success)"
     extra = "hebero"
     requires = ("mujoco", "gymnasium", "scipy")
@@ -121,7 +127,7 @@ class HeberoDemosGenerator(Generator):
     required_fields = tuple(f.name for f in fields if f.required)
     structural_params = ("task_id", "seed")
     surface_params = ()
-    smoke_config: ClassVar[dict[str, Any]] = {"tasks": ["goal/turn_on_the_stove"], "max_steps": 60}
+    smoke_config: ClassVar[dict[str, Any]] = {"tasks": ["goal/turn_on_the_stove"], "max_steps": 200}
 
     def setup(self, config) -> None:
         super().setup(config)
@@ -155,7 +161,7 @@ class HeberoDemosGenerator(Generator):
         task = self.task_list[index % len(self.task_list)]
         env = self._env(task)
         seed = int(rng.integers(2**31))
-        demo = record_demo(env, seed, c.max_steps, c.cameras, c.image_size, c.depth)
+        demo = record_demo(env, seed, c.max_steps, cameras=c.cameras, image_size=c.image_size, depth=c.depth)
         if c.require_success and not demo.success:
             raise SampleRejected(f"{task}: scripted demo (seed {seed}) did not reach the goal")
         meta = {
@@ -190,6 +196,39 @@ class HeberoDemosGenerator(Generator):
 
     def teardown(self) -> None:
         self._envs.clear()
+
+    @classmethod
+    def corpus_summary(cls, config: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
+        """Per task (episode i demonstrates task i mod K): ``episodes``, ``ok`` (stored) and, with
+        ``require_success``, ``attempts`` (every recorded demo: a stored one plus its rejected redraws;
+        an episode that failed after ``max_redraws`` counts them all) and the planner's
+        ``success_rate`` = successful attempts / attempts. Without ``require_success`` failed demos are
+        stored, not redrawn: only the counts are given (each demo's ``success`` says the rest)."""
+        from simkit.envs.hebero.tasks import task_ids
+
+        tasks = task_ids(config.get("suite", "goal"), config.get("tasks"))
+        table: dict[str, dict[str, Any]] = {t: {"episodes": 0, "ok": 0, "attempts": 0} for t in tasks}
+        for r in rows:
+            e = table[tasks[int(r["index"]) % len(tasks)]]
+            e["episodes"] += 1
+            e["ok"] += r["status"] == "ok"
+            e["attempts"] += int(r.get("redraws") or 0) + (r["status"] == "ok")
+        if not config.get("require_success", True):
+            return {"tasks": {t: {"episodes": e["episodes"], "ok": e["ok"]} for t, e in table.items()}}
+        for e in table.values():
+            e["success_rate"] = round(e["ok"] / e["attempts"], 4) if e["attempts"] else None
+        return {"planner_success": table}
+
+    @classmethod
+    def summary_lines(cls, summary: dict[str, Any]) -> list[str]:
+        """One line per task: ``planner success <rate> (<ok>/<attempts> attempts) <task>``."""
+        lines = []
+        for t, e in (summary.get("planner_success") or {}).items():
+            if e["attempts"]:
+                lines.append(
+                    f"planner success {e['success_rate']:.2f} ({e['ok']}/{e['attempts']} attempts) {t}"
+                )
+        return lines
 
     def backend_versions(self) -> dict[str, str]:
         import mujoco
