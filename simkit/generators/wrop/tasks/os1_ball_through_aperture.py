@@ -4,7 +4,7 @@ import numpy as np
 
 from simkit.generators.wrop.base import Task
 from simkit.generators.wrop.kit import OS1_VIEW, WALL_T
-from simkit.generators.wrop.kit_os1 import roll_ball_at_barrier, wall_with_opening
+from simkit.generators.wrop.kit_os1 import back_off, roll_ball_at_barrier, wall_with_opening
 from simkit.scenes.wrop.params import Choice, Uniform
 
 
@@ -42,7 +42,7 @@ class BallThroughAperture(Task):
             f"Continue the video."
         )
         c.outcome = (
-            "the ball rolls through the opening" if s["fits"] else "the ball hits the rim and rolls back"
+            "the ball rolls through the opening" if s["fits"] else f"the ball hits the rim and {back_off(c)}"
         )
         c.derived["aperture_width"] = round(a, 4)
         return c
