@@ -111,6 +111,7 @@ def _span(frames: Sequence[int]) -> str:
 
 # -- field checks shared by the kinds' validate ---------------------------------------------------------------
 def objects_known(stage: Stage, **named: Any) -> list[str]:
+    """One message per ``field=name`` whose name is not an object of the scene."""
     out = []
     for fname, name in named.items():
         if not isinstance(name, str) or name not in stage.objects:
@@ -120,6 +121,7 @@ def objects_known(stage: Stage, **named: Any) -> list[str]:
 
 
 def distinct(**named: str) -> list[str]:
+    """A message when the two named fields name the same object."""
     (fa, a), (fb, b) = named.items()
     return [f"fields {fa!r} and {fb!r} name the same object {a!r}"] if a == b else []
 
@@ -136,6 +138,7 @@ def frame_ok(stage: Stage, fname: str, f: Any, before: int = 0, after: int = 0) 
 
 
 def frames_ok(stage: Stage, frames: Sequence[Any], required: bool) -> list[str]:
+    """A message when ``frames`` holds a frame outside the clip (or is empty and ``required``)."""
     if required and not frames:
         return ["field 'frames': empty (this check needs at least one frame)"]
     bad = [f for f in frames if frame_ok(stage, "frames", f)]
@@ -147,6 +150,7 @@ def frames_ok(stage: Stage, frames: Sequence[Any], required: bool) -> list[str]:
 
 
 def positive(fname: str, value: Any) -> list[str]:
+    """A message when ``value`` is not a positive finite number."""
     ok = isinstance(value, (int, float, np.integer, np.floating)) and math.isfinite(value) and value > 0
     return [] if ok else [f"field {fname!r}: {value!r} is not a positive finite number"]
 
@@ -161,6 +165,7 @@ def threshold(fname: str, value: Any, lo: float, hi: float, lo_inclusive: bool) 
 
 
 def one_of(fname: str, value: Any, allowed: Sequence[Any]) -> list[str]:
+    """A message when ``value`` is not one of ``allowed``."""
     return [] if value in allowed else [f"field {fname!r}: {value!r} is not one of {list(allowed)}"]
 
 
