@@ -124,6 +124,29 @@ def audit(gen, sample: dict[str, Any]) -> list[str]:
     if msg:
         problems.append(msg)
     objs = traj.get("objects") or {}
+    problems.extend(trajectory_problems(traj, T))
+    task_cls = catalogue().get(meta["generator_id"])
+    params = meta.get("params") or {}
+    problems.extend(seed_problems(task_cls, meta, params))
+    ev = meta["event_frames"]
+    key = meta["key_event"]
+    if key not in ev or not (cut <= int(ev[key]) < T):
+        problems.append(
+            f"key event {key!r} at frame {ev.get(key)} is not within the target half {cut}..{T - 1}"
+        )
+    if not problems:
+        problems.extend(f"event check: {p}" for p in evaluate(meta["expectations"], traj))
+        problems.extend(prop_problems((params.get("surface") or {}), objs, sample.get("prompt", "")))
+        if task_cls is not None:
+            problems.extend(outcome_problems(task_cls, meta, traj))
+    return problems
+
+
+def trajectory_problems(traj: dict[str, Any], T: int) -> list[str]:
+    """Check 4 of the module docstring: objects present, every key of :data:`OBJECT_KEYS` per object, and
+    ``T`` entries for each per-frame key."""
+    problems: list[str] = []
+    objs = traj.get("objects") or {}
     if not objs or traj.get("frames") != T:
         problems.append("trajectory has no objects or a wrong frame count")
     for name, rec in objs.items():
@@ -134,9 +157,13 @@ def audit(gen, sample: dict[str, Any]) -> list[str]:
         short = [k for k in OBJECT_KEYS[2:] if len(rec[k]) != T]
         if short:
             problems.append(f"trajectory of {name!r}: {short} do not have {T} entries")
-    cat = catalogue()
-    task_cls = cat.get(meta["generator_id"])
-    params = meta.get("params") or {}
+    return problems
+
+
+def seed_problems(task_cls, meta: dict[str, Any], params: dict[str, Any]) -> list[str]:
+    """Check 5 of the module docstring: the task exists, and its structural and surface parameters re-drawn
+    from the recorded seeds are the recorded ones, with the structural seed in the split's range."""
+    problems: list[str] = []
     if task_cls is None:
         problems.append(f"unknown generator id {meta['generator_id']!r}")
     else:
@@ -149,17 +176,6 @@ def audit(gen, sample: dict[str, Any]) -> list[str]:
         split_exam = int(meta["structural_seed"]) >= 2**62
         if split_exam != (meta["split"] == "exam"):
             problems.append(f"structural seed outside the {meta['split']} range")
-    ev = meta["event_frames"]
-    key = meta["key_event"]
-    if key not in ev or not (cut <= int(ev[key]) < T):
-        problems.append(
-            f"key event {key!r} at frame {ev.get(key)} is not within the target half {cut}..{T - 1}"
-        )
-    if not problems:
-        problems.extend(f"event check: {p}" for p in evaluate(meta["expectations"], traj))
-        problems.extend(prop_problems((params.get("surface") or {}), objs, sample.get("prompt", "")))
-        if task_cls is not None:
-            problems.extend(outcome_problems(task_cls, meta, traj))
     return problems
 
 

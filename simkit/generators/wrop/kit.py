@@ -463,9 +463,8 @@ def barrier_run(
 
     Passing: its centre crosses x = 0 on the event frame. Blocked: it touches ``blocker`` on the event frame
     (centre at ``x_contact``) and rebounds at ``restitution`` times its speed, slowing at 1.5 m/s^2 (rolling
-    friction). The composition claims (``claims``) what every OS-1 outcome says: passing, the centre ends
-    beyond the wall's far face (x = ``WALL_T`` / 2); blocked, it never gets more than 1 mm past its contact
-    position (measured positions are rounded to 1e-6 m); what a blocked mover does next is said by :func:`simkit.generators.wrop.kit_os1.back_off`.
+    friction). Claims (``claims``): passing, the centre ends beyond the wall's far face x = ``WALL_T`` / 2;
+    blocked, it never gets 1 mm past its contact position (what it does next: ``kit_os1.back_off``).
     """
     T, fps = clip.frames, clip.fps
     f_c = clip.at(contact_at, lo=clip.cut)
@@ -484,21 +483,18 @@ def barrier_run(
     exps = [X.no_penetration(mover.name, p.name) for p in parts]
     exps.append(X.no_penetration(mover.name, "ground"))
     x = m.pos[:, 0]
+    claim: C.Claim
     if passes:
         beyond = [f for f in range(T) if x[f] - half_x > WALL_T / 2 + 0.01]
         exps.append(X.side(mover.name, blocker, beyond, 1, space="world"))
-        events = {"crossing": f_c}
-        key = "crossing"
-        claim: C.Claim = C.Passes("passes", mover.name, 0, WALL_T / 2, 1)
+        key, claim = "crossing", C.Passes("passes", mover.name, 0, WALL_T / 2, 1)
     else:
         exps.append(X.contact(mover.name, blocker, f_c))
         exps.append(X.side(mover.name, blocker, list(range(T)), -1, space="world"))
-        events = {"contact": f_c}
-        key = "contact"
-        claim = C.Blocked("is stopped", mover.name, 0, x_contact + 0.001, 1)
+        key, claim = "contact", C.Blocked("is stopped", mover.name, 0, x_contact + 0.001, 1)
     return Composition(
         [look.ground(T), mover, *parts],
-        events,
+        {key: f_c},
         key,
         exps,
         prompt="",
