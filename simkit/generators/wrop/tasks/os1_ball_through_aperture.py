@@ -14,7 +14,8 @@ class BallThroughAperture(Task):
     description = (
         "A ball rolls toward a wall with a rectangular opening. Solidity says two objects cannot occupy the "
         "same space: the ball passes through only if its diameter is smaller than the opening; otherwise it "
-        "strikes the rim at the declared frame and rolls back. Half of the samples fit and half do not, with "
+        "strikes the rim at the declared frame and bounces back, only a few centimetres when it came slowly. "
+        "Half of the samples fit and half do not, with "
         "size differences down to a few centimetres, so the outcome must be read from the geometry, not "
         "guessed. Ball size, opening width, speed and restitution vary."
     )
