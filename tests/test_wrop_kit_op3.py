@@ -83,4 +83,10 @@ def test_lid_state_and_cover_expectations():
     rim = np.array([1.0, 0.5, 0.0, 0.0, 0.005, 0.3, 1.0])
     exps, hid, vis = cover_expectations(7, "ball", 0.3, {"cup": rim, "other": np.ones(7)}, "cup")
     assert hid == [2, 3, 4] and vis == [0, 6]
-    assert exps[2] == {"kind": "bound", "object": "ball", "reference": "cup", "frames": [2, 3], "tol": 0.005}
+    assert exps[2].to_dict() == {
+        "kind": "bound",
+        "object": "ball",
+        "reference": "cup",
+        "frames": [2, 3],
+        "tol": 0.005,
+    }

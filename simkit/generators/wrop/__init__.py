@@ -32,7 +32,15 @@ from simkit.core.episode import Episode, Video
 from simkit.core.errors import SampleRejected
 from simkit.core.fields import FieldSpec
 from simkit.core.generator import Generator, GeneratorConfig
-from simkit.generators.wrop.base import EXAM_OFFSET, FAMILIES, Clip, catalogue, fix_articles, select
+from simkit.generators.wrop.base import (
+    EXAM_OFFSET,
+    FAMILIES,
+    Clip,
+    catalogue,
+    check_composition,
+    fix_articles,
+    select,
+)
 from simkit.renderers.blender import BlenderBacked
 
 #: the view transforms Blender 5.0's bundled OpenColorIO config offers for the sRGB display device
@@ -199,7 +207,13 @@ class WropGenerator(BlenderBacked, Generator[WropConfig]):
         return structural, surface
 
     def compose(self, task_cls, structural_seed: int, surface_seed: int):
-        """(task, structural params, look, composition) of the given seeds under this config."""
+        """(task, structural params, look, composition) of the given seeds under this config.
+
+        Raises:
+            ValueError: this structural draw does not fit the clip (``generate`` redraws it).
+            AuthoringError: the composition breaks a rule of the task language
+                (:func:`~simkit.generators.wrop.base.check_composition`): a bug of the task, never redrawn.
+        """
         cfg = self.config
         task = task_cls()
         s = task.sample_structural(structural_seed)
@@ -209,6 +223,7 @@ class WropGenerator(BlenderBacked, Generator[WropConfig]):
             raise ValueError(f"{task.id()} needs frames >= {task.min_frames}, got {cfg.frames}")
         comp = task.compose(s, clip, look)
         comp.prompt, comp.outcome = fix_articles(comp.prompt), fix_articles(comp.outcome)
+        check_composition(task.id(), comp, clip.frames)
         return task, s, look, comp
 
     def render(self, task, look, comp):
@@ -252,6 +267,11 @@ class WropGenerator(BlenderBacked, Generator[WropConfig]):
         return frames, traj
 
     def generate(self, index: int, rng: np.random.Generator) -> Episode:
+        """One sample of task ``index mod count``. A draw that does not fit the clip, or whose rendered
+        trajectory breaks an expectation or an outcome claim, raises ``SampleRejected`` (the engine redraws
+        it); an authoring error of the task (``AuthoringError``, raised by :meth:`compose` before anything is
+        rendered) propagates and fails the episode at once."""
+        from simkit.scenes.wrop import claims
         from simkit.scenes.wrop.expect import evaluate
 
         cfg = self.config
@@ -262,7 +282,7 @@ class WropGenerator(BlenderBacked, Generator[WropConfig]):
         except ValueError as exc:  # this structural draw does not fit the clip: redraw
             raise SampleRejected(f"{task_cls.id()}: {exc}") from exc
         frames, traj = self.render(task, look, comp)
-        problems = evaluate(comp.expectations, traj)
+        problems = evaluate(comp.expectations, traj) + claims.evaluate(comp.claims, traj)
         if problems:
             raise SampleRejected(f"{task.id()}: {problems[0]}")
         cut = cfg.frames // 2
@@ -287,7 +307,7 @@ class WropGenerator(BlenderBacked, Generator[WropConfig]):
             "resolution": [cfg.width, cfg.height],
             "engine": cfg.engine,
             "blender_version": self.session().version,
-            "expectations": comp.expectations,
+            "expectations": [e.to_dict() for e in comp.expectations],
             "derived": comp.derived,
         }
         fields = {

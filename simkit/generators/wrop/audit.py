@@ -14,7 +14,10 @@ Checks on one decoded stored sample:
    trajectory (:func:`simkit.scenes.wrop.expect.evaluate`);
 7. props are true: every mesh the renderer built (the trajectory's ``mesh`` ids) is the prop the surface
    draw recorded for that slot (``mesh_<slot>``) and back, the prompt names it ("the red toy duck"), and
-   its measured bounding box stays inside the primitive's box (``dims``) on every frame.
+   its measured bounding box stays inside the primitive's box (``dims``) on every frame;
+8. the outcome text is true: the task re-composed from the recorded seeds at the recorded clip length gives
+   the recorded ``expected_outcome`` and expectations, and its outcome claims
+   (:mod:`simkit.scenes.wrop.claims`: "rolls back", "passes", "stops"...) hold on the stored trajectory.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from simkit.generators.wrop.base import catalogue
+from simkit.generators.wrop.base import Clip, catalogue, fix_articles
+from simkit.scenes.wrop import claims
 from simkit.scenes.wrop.expect import evaluate
 
 META_KEYS = (
@@ -120,6 +124,29 @@ def audit(gen, sample: dict[str, Any]) -> list[str]:
     if msg:
         problems.append(msg)
     objs = traj.get("objects") or {}
+    problems.extend(trajectory_problems(traj, T))
+    task_cls = catalogue().get(meta["generator_id"])
+    params = meta.get("params") or {}
+    problems.extend(seed_problems(task_cls, meta, params))
+    ev = meta["event_frames"]
+    key = meta["key_event"]
+    if key not in ev or not (cut <= int(ev[key]) < T):
+        problems.append(
+            f"key event {key!r} at frame {ev.get(key)} is not within the target half {cut}..{T - 1}"
+        )
+    if not problems:
+        problems.extend(f"event check: {p}" for p in evaluate(meta["expectations"], traj))
+        problems.extend(prop_problems((params.get("surface") or {}), objs, sample.get("prompt", "")))
+        if task_cls is not None:
+            problems.extend(outcome_problems(task_cls, meta, traj))
+    return problems
+
+
+def trajectory_problems(traj: dict[str, Any], T: int) -> list[str]:
+    """Check 4 of the module docstring: objects present, every key of :data:`OBJECT_KEYS` per object, and
+    ``T`` entries for each per-frame key."""
+    problems: list[str] = []
+    objs = traj.get("objects") or {}
     if not objs or traj.get("frames") != T:
         problems.append("trajectory has no objects or a wrong frame count")
     for name, rec in objs.items():
@@ -130,9 +157,13 @@ def audit(gen, sample: dict[str, Any]) -> list[str]:
         short = [k for k in OBJECT_KEYS[2:] if len(rec[k]) != T]
         if short:
             problems.append(f"trajectory of {name!r}: {short} do not have {T} entries")
-    cat = catalogue()
-    task_cls = cat.get(meta["generator_id"])
-    params = meta.get("params") or {}
+    return problems
+
+
+def seed_problems(task_cls, meta: dict[str, Any], params: dict[str, Any]) -> list[str]:
+    """Check 5 of the module docstring: the task exists, and its structural and surface parameters re-drawn
+    from the recorded seeds are the recorded ones, with the structural seed in the split's range."""
+    problems: list[str] = []
     if task_cls is None:
         problems.append(f"unknown generator id {meta['generator_id']!r}")
     else:
@@ -145,16 +176,26 @@ def audit(gen, sample: dict[str, Any]) -> list[str]:
         split_exam = int(meta["structural_seed"]) >= 2**62
         if split_exam != (meta["split"] == "exam"):
             problems.append(f"structural seed outside the {meta['split']} range")
-    ev = meta["event_frames"]
-    key = meta["key_event"]
-    if key not in ev or not (cut <= int(ev[key]) < T):
-        problems.append(
-            f"key event {key!r} at frame {ev.get(key)} is not within the target half {cut}..{T - 1}"
-        )
-    if not problems:
-        problems.extend(f"event check: {p}" for p in evaluate(meta["expectations"], traj))
-        problems.extend(prop_problems((params.get("surface") or {}), objs, sample.get("prompt", "")))
     return problems
+
+
+def outcome_problems(task_cls, meta: dict[str, Any], traj: dict[str, Any]) -> list[str]:
+    """Check 8 of the module docstring: re-compose ``task_cls`` from the recorded seeds on a clip of the
+    recorded ``frames`` and ``fps`` (no rendering), compare its outcome text and expectations with the
+    recorded ones, and evaluate its outcome claims on the stored trajectory; one message per problem."""
+    task = task_cls()
+    s = task.sample_structural(int(meta["structural_seed"]))
+    look = task.sample_surface(int(meta["surface_seed"]))
+    try:
+        comp = task.compose(s, Clip(int(meta["frames"]), float(meta["fps"])), look)
+    except ValueError as exc:
+        return [f"outcome check: the recorded structure does not compose at this clip length ({exc})"]
+    outcome = fix_articles(comp.outcome)
+    if outcome != meta["expected_outcome"]:
+        return [f"outcome check: recorded {meta['expected_outcome']!r}, the task composes {outcome!r}"]
+    if [e.to_dict() for e in comp.expectations] != meta["expectations"]:
+        return ["outcome check: the recorded expectations are not the ones the task composes"]
+    return [f"outcome check: {p}" for p in claims.evaluate(comp.claims, traj)]
 
 
 def prop_problems(surface: dict[str, Any], objs: dict[str, Any], prompt: str) -> list[str]:

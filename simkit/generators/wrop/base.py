@@ -36,7 +36,11 @@ import numpy as np
 
 from simkit.core.scene import PATTERNS
 from simkit.generators.wrop.props import PROPS, prop_object
+from simkit.scenes.wrop import claims as C
+from simkit.scenes.wrop import expect as X
 from simkit.scenes.wrop.camera import ViewPath
+from simkit.scenes.wrop.claims import Claim
+from simkit.scenes.wrop.expect import AuthoringError, Expectation, Stage
 from simkit.scenes.wrop.lighting import LIGHTINGS, lighting
 from simkit.scenes.wrop.palette import FLOORS, SKIES, material, pick_colours
 from simkit.scenes.wrop.params import Choice, Uniform, sample_space
@@ -211,8 +215,10 @@ class Look:
 class Composition:
     """What ``Task.compose`` returns: the scene content and its declared outcome.
 
-    ``events``: name -> frame (the key event at or after the cut); ``expectations``: see
-    :mod:`simkit.scenes.wrop.expect`; ``derived``: values computed from structural parameters and
+    ``events``: name -> frame (the key event at or after the cut); ``expectations``: typed declarations of
+    :mod:`simkit.scenes.wrop.expect` (validated when ``compose`` returns, stored as their dicts);
+    ``claims``: what the ``outcome`` text says happens, as checks of :mod:`simkit.scenes.wrop.claims`
+    (evaluated with the expectations and by the audit; not stored); ``derived``: values computed from structural parameters and
     the clip (e.g. a drop height rounded to whole frames), recorded for traceability; ``camera``: a moving
     camera's nominal path (:class:`~simkit.scenes.wrop.camera.ViewPath`, ``None``: the task's static ``view``).
     """
@@ -220,12 +226,31 @@ class Composition:
     objects: list[SceneObject]
     events: dict[str, int]
     key_event: str
-    expectations: list[dict[str, Any]]
+    expectations: list[Expectation]
     prompt: str
     outcome: str
     legal_outcomes: list[str] = field(default_factory=list)
     derived: dict[str, Any] = field(default_factory=dict)
     camera: ViewPath | None = None
+    claims: list[Claim] = field(default_factory=list)
+
+
+def check_composition(task: str, comp: Composition, frames: int) -> None:
+    """Check what ``task``'s ``compose`` returned before anything is rendered: every expectation and outcome
+    claim well formed against the composed scene (:meth:`~simkit.scenes.wrop.expect.Expectation.validate`),
+    and every claim true of the composed (analytic) tracks, which the renderer keys as they are.
+
+    Raises:
+        AuthoringError: the first problem, naming the task, the declaration (index and kind) and the field,
+            or the outcome words the tracks contradict. It is a bug of the task (no redraw can fix it).
+    """
+    stage = Stage.of(comp.objects, frames)
+    X.validate(task, comp.expectations, stage)
+    C.validate(task, comp.claims, stage)
+    tracks = {"objects": {o.name: {"position": o.pose.position} for o in comp.objects}}
+    false = C.evaluate(comp.claims, tracks)
+    if false:
+        raise AuthoringError(task, f"outcome {comp.outcome!r}", f"false of the composed motion: {false[0]}")
 
 
 class Task(ABC):

@@ -16,6 +16,7 @@ import itertools
 import numpy as np
 
 from simkit.generators.wrop.base import Clip, Composition, Look, Task
+from simkit.scenes.wrop import claims as C
 from simkit.scenes.wrop import expect as X
 from simkit.scenes.wrop.motion import G, Motion, collide_1d, fall_frames, fall_height
 from simkit.scenes.wrop.spec import Material, SceneObject, Track
@@ -303,7 +304,7 @@ def sweep_over(
     sz: np.ndarray,
     width: float,
     height: float,
-) -> tuple[list[SceneObject], list[dict], list[int]]:
+) -> tuple[list[SceneObject], list[X.Expectation], list[int]]:
     """Static ``items`` [(kind, size, x)] at y = DEPTH; a screen of ``width`` x ``height`` with centre x ``sx`` (T,)
     and bottom z ``sz`` (T,) passes in front. Returns (objects, expectations, frames where any item is hidden)."""
     T = clip.frames
@@ -405,7 +406,7 @@ def cups_and_ball(
     holder: str,
     ball: Motion,
     floor_z: float = 0.0,
-) -> tuple[list[SceneObject], list[dict], list[int]]:
+) -> tuple[list[SceneObject], list[X.Expectation], list[int]]:
     """Objects and expectations of a ball (``radius``) hidden under cup ``holder`` among ``cups``.
 
     Hidden: frames where the holder's rim is on the floor (bottom z <= floor + 1 cm). Visible: frames where every
@@ -462,7 +463,8 @@ def barrier_run(
 
     Passing: its centre crosses x = 0 on the event frame. Blocked: it touches ``blocker`` on the event frame
     (centre at ``x_contact``) and rebounds at ``restitution`` times its speed, slowing at 1.5 m/s^2 (rolling
-    friction).
+    friction). Claims (``claims``): passing, the centre ends beyond the wall's far face x = ``WALL_T`` / 2;
+    blocked, it never gets 1 mm past its contact position (what it does next: ``kit_os1.back_off``).
     """
     T, fps = clip.frames, clip.fps
     f_c = clip.at(contact_at, lo=clip.cut)
@@ -481,24 +483,24 @@ def barrier_run(
     exps = [X.no_penetration(mover.name, p.name) for p in parts]
     exps.append(X.no_penetration(mover.name, "ground"))
     x = m.pos[:, 0]
+    claim: C.Claim
     if passes:
         beyond = [f for f in range(T) if x[f] - half_x > WALL_T / 2 + 0.01]
         exps.append(X.side(mover.name, blocker, beyond, 1, space="world"))
-        events = {"crossing": f_c}
-        key = "crossing"
+        key, claim = "crossing", C.Passes("passes", mover.name, 0, WALL_T / 2, 1)
     else:
         exps.append(X.contact(mover.name, blocker, f_c))
         exps.append(X.side(mover.name, blocker, list(range(T)), -1, space="world"))
-        events = {"contact": f_c}
-        key = "contact"
+        key, claim = "contact", C.Blocked("is stopped", mover.name, 0, x_contact + 0.001, 1)
     return Composition(
         [look.ground(T), mover, *parts],
-        events,
+        {key: f_c},
         key,
         exps,
         prompt="",
         outcome="",
         derived={"start_x": round(x0, 4), "speed_m_per_s": round(speed, 4)},
+        claims=[claim],
     )
 
 
@@ -515,7 +517,7 @@ def drop_run(
     release_offset: float,
     move_at: float,
     height: float,
-) -> tuple[list[SceneObject], list[dict], dict, dict]:
+) -> tuple[list[SceneObject], list[X.Expectation], dict, dict]:
     """``riders`` (stacked, first = lowest, centres at x = y = 0 and heights ``rider_z`` above the support top)
     rest on a support block of ``support_size`` (sx, sy) and height chosen so that the fall takes a whole number
     of frames near ``height`` m. From frame ``at(move_at)`` the support slides along ``axis`` by ``direction``
@@ -571,7 +573,7 @@ def collision_line(
     contact_at: float,
     hit: tuple[str, str],
     decel: float = 0.3,
-) -> tuple[list[dict], dict]:
+) -> tuple[list[X.Expectation], dict]:
     """Bodies on the x axis: positions ``x_contact`` (m) at the contact frame ``at(contact_at)`` (>= cut),
     velocities ``v_before``/``v_after`` (m/s) on either side (after: slowing at ``decel`` m/s^2). Sets the tracks;
     returns (expectations, events): contact of the ``hit`` pair, no interpenetration, momentum conservation."""

@@ -213,7 +213,7 @@ def occlusion_events(sg: Sight, cut: int, after: int | None = None) -> dict[str,
     return ev
 
 
-def sight_expectations(name: str, sg: Sight, need_after: int | None = None) -> list[dict]:
+def sight_expectations(name: str, sg: Sight, need_after: int | None = None) -> list[X.Expectation]:
     """``hidden`` on the robustly hidden frames and ``visible`` on the robustly clear ones.
 
     Raises:

@@ -228,7 +228,7 @@ def static_scene(
     occluders: Sequence[SceneObject],
     props: Sequence[SceneObject] = (),
     visible_min: float = 0.6,
-) -> tuple[list[SceneObject], list[dict], dict[str, list[int]]]:
+) -> tuple[list[SceneObject], list[X.Expectation], dict[str, list[int]]]:
     """Objects, expectations and hidden frames per target of an OP-2 scene.
 
     ``targets`` are the static objects whose permanence is tested (their tracks set), ``occluders`` the moving
@@ -242,7 +242,7 @@ def static_scene(
     T = clip.frames
     cams = jitter_cameras(view)
     objs = [look.ground(T), *occluders, *props, *targets]
-    exps: list[dict] = []
+    exps: list[X.Expectation] = []
     hidden: dict[str, list[int]] = {}
     for t in targets:
         hid, clr = occlusion_frames(t, occluders, cams, T)
@@ -264,7 +264,7 @@ def hide_every_target(
     occluders: Sequence[SceneObject],
     props: Sequence[SceneObject] = (),
     visible_min: float = 0.6,
-) -> tuple[list[SceneObject], list[dict], dict[str, list[int]]]:
+) -> tuple[list[SceneObject], list[X.Expectation], dict[str, list[int]]]:
     """:func:`static_scene` for a scene whose occluders must hide every target on some frame.
 
     Raises:

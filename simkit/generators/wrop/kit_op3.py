@@ -204,7 +204,7 @@ def cover_expectations(
     holder: str,
     floor_z: float = 0.0,
     clear: float = 0.5,
-) -> tuple[list[dict], list[int], list[int]]:
+) -> tuple[list[X.Expectation], list[int], list[int]]:
     """Expectations of an object ``height`` m tall covered by ``holder`` among covers with rim heights
     ``bottoms`` (name -> (T,) z of the open face): hidden where the holder's rim is on the floor (within
     1 cm of ``floor_z``), visible where every rim is ``height + clear`` m above the floor, and bound to the

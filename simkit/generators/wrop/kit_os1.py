@@ -3,7 +3,8 @@
 Each of those tasks builds its own barrier (a wall with an opening, a fence, a table, a grid, a door, a
 gate...) and decides whether the ball passes; :func:`roll_ball_at_barrier` builds the ball and its run
 toward the barrier with :func:`simkit.generators.wrop.kit.barrier_run`, so the tasks differ only in their
-geometry. :func:`wall_with_opening` is the wall most of them (and the slot tasks) stand in the path.
+geometry. :func:`wall_with_opening` is the wall most of them (and the slot tasks) stand in the path, and
+:func:`back_off` words what a blocked mover does after the contact (with the claims those words make).
 """
 
 from __future__ import annotations
@@ -13,6 +14,15 @@ from typing import Any
 
 from simkit.generators.wrop.base import Clip, Composition, Look
 from simkit.generators.wrop.kit import WALL_T, Motion, SceneObject, barrier_run, wall_part
+from simkit.scenes.wrop import claims as C
+
+#: m: the least net rebound after the contact that the words "rolls back" stand for (a visible roll, about half
+#: the diameter of the smallest OS-1 ball); a shorter rebound is "back a few centimetres"
+ROLL_BACK = 0.1
+#: m: the least rebound called "back a few centimetres"; a shorter one is no visible rebound ("stops")
+FEW_CM = 0.01
+#: m: the drift per frame below which a mover counts as at rest
+REST_TOL = 0.002
 
 
 def roll_ball_at_barrier(
@@ -77,3 +87,41 @@ def wall_with_opening(
     if top is not None:
         parts.append(wall_part(top_name, look, T, (-t, -width / 2, top), (t, width / 2, height)))
     return parts
+
+
+def back_off(c: Composition, verb: str = "rolls", mover: str = "target") -> str:
+    """Words for what a blocked ``mover`` of a :func:`~simkit.generators.wrop.kit.barrier_run` composition
+    ``c`` does after its contact (the event ``c.key_event``), true of its track, and the claims they make,
+    appended to ``c.claims`` (the mover approaches along +x, so "back" is -x):
+
+    * ``"<verb> back"`` when it ends at least :data:`ROLL_BACK` m behind its contact position (claim:
+      :class:`~simkit.scenes.wrop.claims.Displaced` by that much);
+    * when it comes to rest at least two frames before the end: ``"<verb> back a few centimetres, then
+      stops"`` for a rebound of at least :data:`FEW_CM` m (claims: displaced by that much, then at rest), else
+      ``"stops"`` (at rest within :data:`FEW_CM` m of the contact position);
+    * ``"<verb> back a little"`` otherwise (still moving at the end of a short clip; displaced by at least
+      :data:`REST_TOL` m).
+
+    The rebound speed is fixed by the approach speed, the restitution and the rolling friction of
+    ``barrier_run``: at 120 frames the approach is slowed to keep the mover in view, so most rebounds are a few
+    centimetres, while at 24 frames they are tens of centimetres.
+    """
+    x = next(o for o in c.objects if o.name == mover).pose.position[:, 0]
+    f = c.events[c.key_event]
+    back = float(x[f] - x[-1])
+    if back >= ROLL_BACK:
+        says = f"{verb} back"
+        c.claims.append(C.Displaced(says, mover, 0, -1, f, ROLL_BACK))
+        return says
+    moving = [k for k in range(f, len(x) - 1) if abs(x[k + 1] - x[k]) > REST_TOL / 10]
+    rest = moving[-1] + 1 if moving else f
+    if rest <= len(x) - 3 and back >= FEW_CM:
+        says = f"{verb} back a few centimetres, then stops"
+        c.claims += [C.Displaced(says, mover, 0, -1, f, FEW_CM), C.Rests(says, mover, rest)]
+    elif rest <= len(x) - 3:
+        says = "stops"
+        c.claims.append(C.Rests(says, mover, f, tol=FEW_CM))
+    else:
+        says = f"{verb} back a little"
+        c.claims.append(C.Displaced(says, mover, 0, -1, f, REST_TOL))
+    return says

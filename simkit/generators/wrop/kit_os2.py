@@ -61,7 +61,9 @@ def yank(clip: Clip, start, f0: int, axis: int, direction: int, travel: float, p
     return m
 
 
-def fall_checks(name: str, support: str, f_release: int, f_land: int, floor: str = "ground") -> list[dict]:
+def fall_checks(
+    name: str, support: str, f_release: int, f_land: int, floor: str = "ground"
+) -> list[X.Expectation]:
     """``name`` rests on ``support`` up to ``f_release``, lands on ``floor`` exactly at ``f_land`` and never
     penetrates either."""
     return [
@@ -80,7 +82,7 @@ def rest_between(radius: float, gap: float) -> float:
 
 def clamp_jaws(
     clip: Clip, look: Look, held: str, half: float, centre: Motion, f_open: int, open_frames: int, gap: float
-) -> tuple[list[SceneObject], list[dict]]:
+) -> tuple[list[SceneObject], list[X.Expectation]]:
     """Two jaws (role ``support``) gripping the block ``held`` of half size ``half`` at the position of
     ``centre`` (its track, followed frame by frame); from ``f_open`` they move ``gap`` m outward each over
     ``open_frames`` frames (while still following ``centre``'s motion along x). Returns (objects,

@@ -5,7 +5,9 @@
 * :mod:`.motion`: analytic keyframed motion (linear, eased, arcs, parabolic drops, 1-D collisions, rolling);
 * :mod:`.palette`: the surface palette (colours, finishes, floors, skies);
 * :mod:`.params`: structural / surface parameter spaces;
-* :mod:`.expect`: declared expectations (hidden, visible, side, contact, momentum, ...) and their checker.
+* :mod:`.expect`: declared expectations (hidden, visible, side, contact, momentum, ...) as typed objects, their
+  compose-time validation (:class:`~.expect.AuthoringError`) and their checker;
+* :mod:`.claims`: what an outcome text claims (rolls back, stops, passes through), checked on trajectories.
 
 No rigid-body solver: every trajectory is an analytic keyframe track and every
 event happens at a frame the task author declares. Nothing here imports ``bpy``.

@@ -1,13 +1,23 @@
-"""Expectations about a rendered WROP scene and the checker that verifies them.
+"""Expectations about a rendered WROP scene: typed declarations, their compose-time validation and the checker.
 
-A task declares what must be true of its rendered sample as a list of plain
-dicts (stored in the episode metadata); :func:`evaluate` checks them against the
-trajectory the renderer measured (visibility from camera ray casts, world
-positions and axis-aligned bounding boxes of the evaluated meshes, image
-positions). This is the event checker of the audit: for OP families the
-target is invisible during the occlusion window and visible (on the right side)
-after; for OS families contact happens at the declared frame, nothing
-interpenetrates, and momentum is conserved at impacts.
+A task declares what must be true of its rendered sample as a list of :class:`Expectation` objects, one
+frozen dataclass per kind, made with the constructor helpers below (:func:`hidden`, :func:`contact`...).
+Each one
+
+* ``validate(stage)``: checks its own fields against the composed scene (:class:`Stage`: the clip's frame
+  count and the objects by name) and returns one message per problem (an object name the scene does not
+  hold, a frame outside the clip or too close to its ends for the differences a check takes, a tolerance
+  that is not positive, masses that do not match the objects...). The generator runs it when ``compose``
+  returns and raises :class:`AuthoringError` (a bug of the task, never redrawn);
+* ``check(trajectory)``: checks itself against the trajectory the renderer measured (visibility from
+  camera ray casts, world positions and axis-aligned bounding boxes of the evaluated meshes, image
+  positions) and returns one message per violation (empty: it holds);
+* ``to_dict()``: the plain dict stored in the episode metadata (``meta["expectations"]``), which
+  :func:`from_dict` reads back; :func:`evaluate` takes either form.
+
+This is the event checker of the audit: for OP families the target is invisible during the occlusion
+window and visible (on the right side) after; for OS families contact happens at the declared frame,
+nothing interpenetrates, and momentum is conserved at impacts.
 
 Kinds (``frames`` are lists of 0-based frame numbers):
 
@@ -37,85 +47,143 @@ doors and ramps, whose axis-aligned boxes are much larger than the solid.
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
 
 import numpy as np
 
+from simkit.core.errors import SimkitError
+from simkit.core.scene import SceneObject
+
 DEFAULT_TOL = 0.012  # m: polygonal sphere error (1 - cos(pi/24)) r for r <= 0.35 m is < 3 mm, plus margin
+#: relative mismatch allowed between the declared mass ratios and the objects' volume ratios (the language's
+#: rule: masses are proportional to volume); 1e-6 leaves room for the rounding of a task's own arithmetic
+MASS_RTOL = 1e-6
 
 
-def _frames(e: dict) -> list[int]:
-    return [int(f) for f in e.get("frames", [])]
+class AuthoringError(SimkitError):
+    """A task's composition breaks a rule of the task language (an expectation names an object the scene
+    does not hold, a frame outside the clip, a tolerance that is not positive...). It is a bug of the task,
+    not an unlucky draw: the generator raises it as soon as ``compose`` returns, and the engine fails the
+    episode at once (it is no :class:`~simkit.core.errors.SampleRejected`, so it is never redrawn).
+
+    Args:
+        task: the task id (``FAMILY/name``).
+        where: what is wrong, e.g. ``"expectation 3 (contact), field 'b'"``.
+        reason: one sentence.
+    """
+
+    def __init__(self, task: str, where: str, reason: str):
+        self.task, self.where, self.reason = task, where, reason
+        super().__init__(f"{task}: authoring error in {where}: {reason}")
 
 
-def hidden(obj: str, frames, max_visibility: float = 0.05) -> dict:
-    return {"kind": "hidden", "object": obj, "frames": [int(f) for f in frames], "max": max_visibility}
+@dataclass(frozen=True)
+class Stage:
+    """What an expectation may refer to: the clip's ``frames`` T (frames are 0 .. T-1) and the composed
+    scene's ``objects`` by name."""
+
+    frames: int
+    objects: Mapping[str, SceneObject]
+
+    @classmethod
+    def of(cls, objects: Iterable[SceneObject], frames: int) -> Stage:
+        return cls(int(frames), {o.name: o for o in objects})
 
 
-def visible(obj: str, frames, min_visibility: float = 0.6) -> dict:
-    return {"kind": "visible", "object": obj, "frames": [int(f) for f in frames], "min": min_visibility}
+def _series(trajectory: Mapping[str, Any], name: str, key: str) -> np.ndarray:
+    """``trajectory["objects"][name][key]`` as a float array (raises ``KeyError`` naming a missing object)."""
+    objs = trajectory.get("objects", {})
+    if name not in objs:
+        raise KeyError(f"object {name!r} not in the trajectory")
+    return np.asarray(objs[name][key], float)
 
 
-def side(obj: str, reference: str, frames, sign: int, space: str = "image", axis: int = 0) -> dict:
-    return {
-        "kind": "side",
-        "object": obj,
-        "reference": reference,
-        "frames": [int(f) for f in frames],
-        "sign": int(sign),
-        "space": space,
-        "axis": int(axis),
-    }
+def _fps(trajectory: Mapping[str, Any]) -> float:
+    return float(trajectory.get("fps", 24.0))
 
 
-def _exact(e: dict, exact: bool) -> dict:
-    """Mark a gap expectation to use :func:`solid_gap` (oriented solids) instead of :func:`pair_gap`."""
-    if exact:
-        e["exact"] = True
-    return e
+def _span(frames: Sequence[int]) -> str:
+    return f"{frames[0]}..{frames[-1]}"
 
 
-def contact(a: str, b: str, frame: int, tol: float = DEFAULT_TOL, exact: bool = False) -> dict:
-    return _exact({"kind": "contact", "a": a, "b": b, "frame": int(frame), "tol": tol}, exact)
+# -- field checks shared by the kinds' validate ---------------------------------------------------------------
+def objects_known(stage: Stage, **named: Any) -> list[str]:
+    """One message per ``field=name`` whose name is not an object of the scene."""
+    out = []
+    for fname, name in named.items():
+        if not isinstance(name, str) or name not in stage.objects:
+            known = ", ".join(sorted(stage.objects))
+            out.append(f"field {fname!r}: {name!r} is not an object of the scene (objects: {known})")
+    return out
 
 
-def touching(a: str, b: str, frames, tol: float = DEFAULT_TOL, exact: bool = False) -> dict:
-    return _exact({"kind": "touching", "a": a, "b": b, "frames": [int(f) for f in frames], "tol": tol}, exact)
+def distinct(**named: str) -> list[str]:
+    """A message when the two named fields name the same object."""
+    (fa, a), (fb, b) = named.items()
+    return [f"fields {fa!r} and {fb!r} name the same object {a!r}"] if a == b else []
 
 
-def apart(a: str, b: str, frames, tol: float = DEFAULT_TOL, exact: bool = False) -> dict:
-    return _exact({"kind": "apart", "a": a, "b": b, "frames": [int(f) for f in frames], "tol": tol}, exact)
+def frame_ok(stage: Stage, fname: str, f: Any, before: int = 0, after: int = 0) -> list[str]:
+    """``f`` is an integer frame with ``before`` frames before it and ``after`` frames after it in the clip."""
+    lo, hi = before, stage.frames - 1 - after
+    if isinstance(f, (bool, np.bool_)) or not isinstance(f, (int, np.integer)) or not lo <= f <= hi:
+        need = f" (this check reads {before} frame(s) before and {after} after it)" if before or after else ""
+        return [
+            f"field {fname!r}: frame {f!r} is not within {lo}..{hi} of the {stage.frames}-frame clip{need}"
+        ]
+    return []
 
 
-def no_penetration(a: str, b: str, tol: float = DEFAULT_TOL, exact: bool = False) -> dict:
-    return _exact({"kind": "no_penetration", "a": a, "b": b, "tol": tol}, exact)
+def frames_ok(stage: Stage, frames: Sequence[Any], required: bool) -> list[str]:
+    """A message when ``frames`` holds a frame outside the clip (or is empty and ``required``)."""
+    if required and not frames:
+        return ["field 'frames': empty (this check needs at least one frame)"]
+    bad = [f for f in frames if frame_ok(stage, "frames", f)]
+    if bad:
+        return [
+            f"field 'frames': {len(bad)} frame(s) outside 0..{stage.frames - 1} of the clip, e.g. {bad[0]!r}"
+        ]
+    return []
 
 
-def momentum(objects: list[str], masses: list[float], frame: int, axis: int = 0, rtol: float = 0.03) -> dict:
-    return {
-        "kind": "momentum",
-        "objects": list(objects),
-        "masses": [float(m) for m in masses],
-        "frame": int(frame),
-        "axis": int(axis),
-        "rtol": rtol,
-    }
+def positive(fname: str, value: Any) -> list[str]:
+    """A message when ``value`` is not a positive finite number."""
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and math.isfinite(value) and value > 0
+    return [] if ok else [f"field {fname!r}: {value!r} is not a positive finite number"]
 
 
-def same_place(obj: str, frames, tol: float = 0.005) -> dict:
-    return {"kind": "same_place", "object": obj, "frames": [int(f) for f in frames], "tol": tol}
+def threshold(fname: str, value: Any, lo: float, hi: float, lo_inclusive: bool) -> list[str]:
+    """``value`` is a visibility threshold in [``lo``, ``hi``) (``lo_inclusive``) or (``lo``, ``hi``]: outside
+    that range every frame, or none, meets it."""
+    num = isinstance(value, (int, float, np.integer, np.floating)) and math.isfinite(value)
+    ok = num and ((lo <= value < hi) if lo_inclusive else (lo < value <= hi))
+    rng = f"[{lo}, {hi})" if lo_inclusive else f"({lo}, {hi}]"
+    return [] if ok else [f"field {fname!r}: visibility threshold {value!r} is not within {rng}"]
 
 
-def bound(obj: str, reference: str, frames, tol: float = 0.005) -> dict:
-    return {
-        "kind": "bound",
-        "object": obj,
-        "reference": reference,
-        "frames": [int(f) for f in frames],
-        "tol": tol,
-    }
+def one_of(fname: str, value: Any, allowed: Sequence[Any]) -> list[str]:
+    """A message when ``value`` is not one of ``allowed``."""
+    return [] if value in allowed else [f"field {fname!r}: {value!r} is not one of {list(allowed)}"]
 
 
+def _volume(o: SceneObject) -> float | None:
+    """Volume (m^3) of a solid primitive (sphere, box, cylinder, wedge); ``None`` for hollow or mesh kinds."""
+    d = o.dims
+    if o.kind == "sphere":
+        return 4.0 / 3.0 * math.pi * d[0] ** 3
+    if o.kind == "box":
+        return d[0] * d[1] * d[2]
+    if o.kind == "cylinder":
+        return math.pi * d[0] ** 2 * d[1]
+    if o.kind == "wedge":
+        return d[0] * d[1] * d[2] / 2
+    return None
+
+
+# -- gaps ------------------------------------------------------------------------------------------------------
 def aabb_gap(amin: np.ndarray, amax: np.ndarray, bmin: np.ndarray, bmax: np.ndarray) -> np.ndarray:
     """Gap (m) between boxes per frame: arrays (T, 3) -> (T,). Positive = distance, negative = -overlap depth."""
     sep = np.maximum(amin - bmax, bmin - amax)  # (T, 3): > 0 where separated along that axis
@@ -196,154 +264,517 @@ def solid_gap(objs: dict[str, Any], a: str, b: str) -> np.ndarray:
     return np.where(out > 0, out - r, -(r + np.maximum(depth, 0.0)))
 
 
+# -- the kinds ------------------------------------------------------------------------------------------------
+#: kind -> class, filled by :meth:`Expectation.__init_subclass__`
+KINDS: dict[str, type[Expectation]] = {}
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """Base of the expectation kinds: each subclass sets ``kind`` and declares its fields in the order of its
+    stored dict (:meth:`to_dict`); tuples are stored as lists."""
+
+    kind: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        if cls.kind:
+            KINDS[cls.kind] = cls
+
+    def check(self, trajectory: Mapping[str, Any]) -> list[str]:
+        """Violations of this expectation on a measured ``trajectory`` (see :func:`evaluate`); empty: it holds.
+
+        Raises:
+            KeyError, IndexError: the trajectory lacks an object or frame it names.
+        """
+        raise NotImplementedError
+
+    def validate(self, stage: Stage) -> list[str]:
+        """Problems of this declaration's own fields against the composed scene, one message per problem
+        (each names the field); empty: well formed."""
+        raise NotImplementedError
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stored form: ``{"kind": kind, field: value, ...}`` in field order, tuples as lists."""
+        out: dict[str, Any] = {"kind": self.kind}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            out[f.name] = list(v) if isinstance(v, tuple) else v
+        return out
+
+
+def from_dict(d: Mapping[str, Any]) -> Expectation:
+    """The expectation a stored dict (:meth:`Expectation.to_dict`) describes.
+
+    Raises:
+        ValueError: unknown ``kind``. TypeError: missing or unknown fields.
+    """
+    cls = KINDS.get(d.get("kind"))  # type: ignore[arg-type]
+    if cls is None:
+        raise ValueError(f"unknown expectation kind {d.get('kind')!r}")
+    kw = {k: tuple(v) if isinstance(v, list) else v for k, v in d.items() if k != "kind"}
+    return cls(**kw)
+
+
+@dataclass(frozen=True)
+class Hidden(Expectation):
+    """Visibility of ``object`` <= ``max`` on every frame in ``frames``."""
+
+    kind: ClassVar[str] = "hidden"
+    object: str
+    frames: tuple[int, ...]
+    max: float = 0.05
+
+    def check(self, trajectory: Mapping[str, Any]) -> list[str]:
+        v = _series(trajectory, self.object, "visibility")
+        bad = [f for f in self.frames if v[f] > self.max]
+        if not bad:
+            return []
+        return [
+            f"{self.object} should be hidden on frames {_span(bad)} but is visible "
+            f"(visibility {v[bad[0]]:.2f} at frame {bad[0]})"
+        ]
+
+    def validate(self, stage: Stage) -> list[str]:
+        return (
+            objects_known(stage, object=self.object)
+            + frames_ok(stage, self.frames, required=False)
+            + threshold("max", self.max, 0.0, 1.0, lo_inclusive=True)
+        )
+
+
+@dataclass(frozen=True)
+class Visible(Expectation):
+    """Visibility of ``object`` >= ``min`` on every frame in ``frames``."""
+
+    kind: ClassVar[str] = "visible"
+    object: str
+    frames: tuple[int, ...]
+    min: float = 0.6
+
+    def check(self, trajectory: Mapping[str, Any]) -> list[str]:
+        v = _series(trajectory, self.object, "visibility")
+        bad = [f for f in self.frames if v[f] < self.min]
+        if not bad:
+            return []
+        return [
+            f"{self.object} should be visible on frames {_span(bad)} but is not "
+            f"(visibility {v[bad[0]]:.2f} at frame {bad[0]})"
+        ]
+
+    def validate(self, stage: Stage) -> list[str]:
+        return (
+            objects_known(stage, object=self.object)
+            + frames_ok(stage, self.frames, required=False)
+            + threshold("min", self.min, 0.0, 1.0, lo_inclusive=False)
+        )
+
+
+@dataclass(frozen=True)
+class Side(Expectation):
+    """Sign of (``object`` - ``reference``) along ``axis`` of ``space`` (``image``: normalised image x/y;
+    ``world``: world x/y/z) is ``sign`` on every frame in ``frames``."""
+
+    kind: ClassVar[str] = "side"
+    object: str
+    reference: str
+    frames: tuple[int, ...]
+    sign: int
+    space: str = "image"
+    axis: int = 0
+
+    def check(self, trajectory: Mapping[str, Any]) -> list[str]:
+        key = "image_xy" if self.space == "image" else "position"
+        a, b = _series(trajectory, self.object, key), _series(trajectory, self.reference, key)
+        ax = self.axis
+        bad = [f for f in self.frames if np.sign(a[f, ax] - b[f, ax]) != self.sign]
+        if not bad:
+            return []
+        where = "left" if self.sign < 0 else "right"
+        return [
+            f"{self.object} should be on the {where} of {self.reference} "
+            f"({self.space} axis {ax}) on frames {_span(bad)}"
+        ]
+
+    def validate(self, stage: Stage) -> list[str]:
+        axes = (0, 1) if self.space == "image" else (0, 1, 2)
+        return (
+            objects_known(stage, object=self.object, reference=self.reference)
+            + distinct(object=self.object, reference=self.reference)
+            + frames_ok(stage, self.frames, required=False)
+            + one_of("sign", self.sign, (-1, 1))
+            + one_of("space", self.space, ("image", "world"))
+            + one_of("axis", self.axis, axes)
+        )
+
+
+@dataclass(frozen=True)
+class _Gap(Expectation):
+    """A gap expectation between objects ``a`` and ``b`` (:func:`pair_gap`, or :func:`solid_gap` when
+    ``exact``); ``exact`` is stored only when true."""
+
+    def gap(self, trajectory: Mapping[str, Any]) -> np.ndarray:
+        a, b = self.a, self.b  # type: ignore[attr-defined]
+        return (solid_gap if self.exact else pair_gap)(trajectory.get("objects", {}), a, b)  # type: ignore[attr-defined]
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        if not out.pop("exact"):
+            return out
+        out["exact"] = True
+        return out
+
+    def validate_pair(self, stage: Stage) -> list[str]:
+        a, b, tol, exact = self.a, self.b, self.tol, self.exact  # type: ignore[attr-defined]
+        out = objects_known(stage, a=a, b=b) + distinct(a=a, b=b) + positive("tol", tol)
+        out += one_of("exact", exact, (True, False))
+        if exact and not out:
+            kinds = sorted([stage.objects[a].kind, stage.objects[b].kind])
+            if "sphere" not in kinds or not ({"box", "wedge"} & set(kinds)):
+                out.append(
+                    f"field 'exact': the exact gap is defined for a sphere and a box or wedge, not {kinds}"
+                )
+        return out
+
+
+@dataclass(frozen=True)
+class Contact(_Gap):
+    """Gap of ``a`` and ``b`` <= ``tol`` at ``frame`` and > ``tol`` at ``frame - 1`` (the first contact)."""
+
+    kind: ClassVar[str] = "contact"
+    a: str
+    b: str
+    frame: int
+    tol: float = DEFAULT_TOL
+    exact: bool = False
+
+    def check(self, trajectory: Mapping[str, Any]) -> list[str]:
+        g, f, out = self.gap(trajectory), self.frame, []
+        if not abs(g[f]) <= self.tol:
+            out.append(f"{self.a} and {self.b} should touch at frame {f}: gap {g[f]:+.4f} m")
+        if f > 0 and not g[f - 1] > self.tol:
+            out.append(
+                f"{self.a} and {self.b} already touch before frame {f} (gap {g[f - 1]:+.4f} m at frame {f - 1})"
+            )
+        return out
+
+    def validate(self, stage: Stage) -> list[str]:
+        return self.validate_pair(stage) + frame_ok(stage, "frame", self.frame)
+
+
+@dataclass(frozen=True)
+class Touching(_Gap):
+    """|gap| of ``a`` and ``b`` <= ``tol`` on every frame in ``frames``."""
+
+    kind: ClassVar[str] = "touching"
+    a: str
+    b: str
+    frames: tuple[int, ...]
+    tol: float = DEFAULT_TOL
+    exact: bool = False
+
+    def check(self, trajectory: Mapping[str, Any]) -> list[str]:
+        g = self.gap(trajectory)
+        bad = [f for f in self.frames if abs(g[f]) > self.tol]
+        if not bad:
+            return []
+        return [f"{self.a} and {self.b} should stay in contact; gap {g[bad[0]]:+.4f} m at frame {bad[0]}"]
+
+    def validate(self, stage: Stage) -> list[str]:
+        return self.validate_pair(stage) + frames_ok(stage, self.frames, required=False)
+
+
+@dataclass(frozen=True)
+class Apart(_Gap):
+    """Gap of ``a`` and ``b`` > ``tol`` on every frame in ``frames``."""
+
+    kind: ClassVar[str] = "apart"
+    a: str
+    b: str
+    frames: tuple[int, ...]
+    tol: float = DEFAULT_TOL
+    exact: bool = False
+
+    def check(self, trajectory: Mapping[str, Any]) -> list[str]:
+        g = self.gap(trajectory)
+        bad = [f for f in self.frames if g[f] <= self.tol]
+        if not bad:
+            return []
+        return [f"{self.a} and {self.b} should not touch; gap {g[bad[0]]:+.4f} m at frame {bad[0]}"]
+
+    def validate(self, stage: Stage) -> list[str]:
+        return self.validate_pair(stage) + frames_ok(stage, self.frames, required=False)
+
+
+@dataclass(frozen=True)
+class NoPenetration(_Gap):
+    """Overlap depth of ``a`` and ``b`` <= ``tol`` on every frame."""
+
+    kind: ClassVar[str] = "no_penetration"
+    a: str
+    b: str
+    tol: float = DEFAULT_TOL
+    exact: bool = False
+
+    def check(self, trajectory: Mapping[str, Any]) -> list[str]:
+        g = self.gap(trajectory)
+        f = int(np.argmin(g))
+        return [f"{self.a} penetrates {self.b} by {-g[f]:.4f} m at frame {f}"] if g[f] < -self.tol else []
+
+    def validate(self, stage: Stage) -> list[str]:
+        return self.validate_pair(stage)
+
+
+def _velocity_after(p: np.ndarray, f: int, fps: float) -> float:
+    """One-sided second-order difference (-3 p[f] + 4 p[f+1] - p[f+2]) fps / 2 (m/s): exact for constant
+    acceleration after ``f``."""
+    return float((-3 * p[f] + 4 * p[f + 1] - p[f + 2]) * fps / 2)
+
+
+def _velocity_before(p: np.ndarray, f: int, fps: float) -> float:
+    """One-sided second-order difference (3 p[f] - 4 p[f-1] + p[f-2]) fps / 2 (m/s)."""
+    return float((3 * p[f] - 4 * p[f - 1] + p[f - 2]) * fps / 2)
+
+
+@dataclass(frozen=True)
+class Momentum(Expectation):
+    """Sum of m v of ``objects`` along world ``axis`` just before ``frame`` equals the sum just after, within
+    ``rtol`` of the sum of |m v| before. ``masses`` are relative (proportional to the objects' volumes)."""
+
+    kind: ClassVar[str] = "momentum"
+    objects: tuple[str, ...]
+    masses: tuple[float, ...]
+    frame: int
+    axis: int = 0
+    rtol: float = 0.03
+
+    def check(self, trajectory: Mapping[str, Any]) -> list[str]:
+        f, fps = self.frame, _fps(trajectory)
+        before = after = scale = 0.0
+        for name, m in zip(self.objects, self.masses):
+            p = _series(trajectory, name, "position")[:, self.axis]
+            # one-sided second-order differences: exact for constant velocity before the impact and for
+            # constant deceleration (friction) after it
+            vb, va = _velocity_before(p, f, fps), _velocity_after(p, f, fps)
+            before += m * vb
+            after += m * va
+            scale += abs(m * vb)
+        if abs(after - before) > self.rtol * max(scale, 1e-9):
+            return [f"momentum not conserved at frame {f}: {before:.4f} before, {after:.4f} after (kg m/s)"]
+        return []
+
+    def validate(self, stage: Stage) -> list[str]:
+        out = objects_known(stage, **{f"objects[{i}]": n for i, n in enumerate(self.objects)})
+        if len(self.masses) != len(self.objects) or not self.objects:
+            out.append(f"field 'masses': {len(self.masses)} masses for {len(self.objects)} objects")
+        if len(set(self.objects)) != len(self.objects):
+            out.append(f"field 'objects': names repeat in {list(self.objects)}")
+        out += [p for i, m in enumerate(self.masses) for p in positive(f"masses[{i}]", m)]
+        out += frame_ok(stage, "frame", self.frame, before=2, after=2)
+        out += one_of("axis", self.axis, (0, 1, 2)) + positive("rtol", self.rtol)
+        return out or self._mass_ratios(stage)
+
+    def _mass_ratios(self, stage: Stage) -> list[str]:
+        """The masses must be proportional to the volumes of the solid objects they weigh (a hollow or mesh
+        object, whose volume the language does not define, is left out)."""
+        vols = [(m, _volume(stage.objects[n]), n) for m, n in zip(self.masses, self.objects)]
+        pairs = [(m, v, n) for m, v, n in vols if v is not None]
+        if len(pairs) < 2:
+            return []
+        density = pairs[0][0] / pairs[0][1]
+        for m, v, n in pairs[1:]:
+            if abs(m / v - density) > MASS_RTOL * density:
+                return [
+                    f"field 'masses': {n!r} weighs {m:g} against {pairs[0][0]:g} for {pairs[0][2]!r}, but their "
+                    f"volumes are in the ratio {v / pairs[0][1]:.4g} (masses are proportional to volume)"
+                ]
+        return []
+
+
+@dataclass(frozen=True)
+class SamePlace(Expectation):
+    """Position of ``object`` equal (within ``tol`` m) on every frame in ``frames``."""
+
+    kind: ClassVar[str] = "same_place"
+    object: str
+    frames: tuple[int, ...]
+    tol: float = 0.005
+
+    def check(self, trajectory: Mapping[str, Any]) -> list[str]:
+        p, fr = _series(trajectory, self.object, "position"), self.frames
+        d = max(float(np.linalg.norm(p[f] - p[fr[0]])) for f in fr)
+        if d > self.tol:
+            return [f"{self.object} should be at the same place on frames {list(fr)}; moved {d:.4f} m"]
+        return []
+
+    def validate(self, stage: Stage) -> list[str]:
+        return (
+            objects_known(stage, object=self.object)
+            + frames_ok(stage, self.frames, required=True)
+            + positive("tol", self.tol)
+        )
+
+
+@dataclass(frozen=True)
+class Bound(Expectation):
+    """Offset ``object`` - ``reference`` constant (within ``tol`` m) over ``frames``."""
+
+    kind: ClassVar[str] = "bound"
+    object: str
+    reference: str
+    frames: tuple[int, ...]
+    tol: float = 0.005
+
+    def check(self, trajectory: Mapping[str, Any]) -> list[str]:
+        off = _series(trajectory, self.object, "position") - _series(trajectory, self.reference, "position")
+        fr = self.frames
+        d = max(float(np.linalg.norm(off[f] - off[fr[0]])) for f in fr)
+        if d > self.tol:
+            return [
+                f"{self.object} should move with {self.reference} on frames {_span(fr)}; offset drifts {d:.4f} m"
+            ]
+        return []
+
+    def validate(self, stage: Stage) -> list[str]:
+        return (
+            objects_known(stage, object=self.object, reference=self.reference)
+            + distinct(object=self.object, reference=self.reference)
+            + frames_ok(stage, self.frames, required=True)
+            + positive("tol", self.tol)
+        )
+
+
+@dataclass(frozen=True)
+class Velocity(Expectation):
+    """Velocity (m/s) of ``object`` along world ``axis`` just ``after`` (or ``before``) ``frame`` equals
+    ``value`` within ``rtol`` of it plus 0.02 m/s (one-sided 2nd-order differences, as for ``momentum``)."""
+
+    kind: ClassVar[str] = "velocity"
+    object: str
+    frame: int
+    value: float
+    axis: int = 0
+    side: str = "after"
+    rtol: float = 0.03
+
+    def check(self, trajectory: Mapping[str, Any]) -> list[str]:
+        p = _series(trajectory, self.object, "position")[:, self.axis]
+        f, fps = self.frame, _fps(trajectory)
+        v = _velocity_after(p, f, fps) if self.side == "after" else _velocity_before(p, f, fps)
+        if abs(v - self.value) > self.rtol * abs(self.value) + 0.02:
+            return [
+                f"{self.object} should move at {self.value:+.3f} m/s {self.side} frame {f}; moves at {v:+.3f} m/s"
+            ]
+        return []
+
+    def validate(self, stage: Stage) -> list[str]:
+        reach = (0, 2) if self.side == "after" else (2, 0)
+        out = objects_known(stage, object=self.object) + one_of("side", self.side, ("after", "before"))
+        out += frame_ok(stage, "frame", self.frame, *reach) + one_of("axis", self.axis, (0, 1, 2))
+        ok = isinstance(self.value, (int, float, np.floating)) and math.isfinite(self.value)
+        return (
+            out
+            + ([] if ok else [f"field 'value': {self.value!r} is not a finite speed"])
+            + positive("rtol", self.rtol)
+        )
+
+
+# -- constructor helpers (the task language: typed as the base, so lists of mixed kinds infer one type) -----------------------------------------------------------------
+def hidden(obj: str, frames, max_visibility: float = 0.05) -> Expectation:
+    return Hidden(obj, tuple(int(f) for f in frames), max_visibility)
+
+
+def visible(obj: str, frames, min_visibility: float = 0.6) -> Expectation:
+    return Visible(obj, tuple(int(f) for f in frames), min_visibility)
+
+
+def side(obj: str, reference: str, frames, sign: int, space: str = "image", axis: int = 0) -> Expectation:
+    return Side(obj, reference, tuple(int(f) for f in frames), int(sign), space, int(axis))
+
+
+def contact(a: str, b: str, frame: int, tol: float = DEFAULT_TOL, exact: bool = False) -> Expectation:
+    return Contact(a, b, int(frame), tol, exact)
+
+
+def touching(a: str, b: str, frames, tol: float = DEFAULT_TOL, exact: bool = False) -> Expectation:
+    return Touching(a, b, tuple(int(f) for f in frames), tol, exact)
+
+
+def apart(a: str, b: str, frames, tol: float = DEFAULT_TOL, exact: bool = False) -> Expectation:
+    return Apart(a, b, tuple(int(f) for f in frames), tol, exact)
+
+
+def no_penetration(a: str, b: str, tol: float = DEFAULT_TOL, exact: bool = False) -> Expectation:
+    return NoPenetration(a, b, tol, exact)
+
+
+def momentum(
+    objects: list[str], masses: list[float], frame: int, axis: int = 0, rtol: float = 0.03
+) -> Expectation:
+    return Momentum(tuple(objects), tuple(float(m) for m in masses), int(frame), int(axis), rtol)
+
+
+def same_place(obj: str, frames, tol: float = 0.005) -> Expectation:
+    return SamePlace(obj, tuple(int(f) for f in frames), tol)
+
+
+def bound(obj: str, reference: str, frames, tol: float = 0.005) -> Expectation:
+    return Bound(obj, reference, tuple(int(f) for f in frames), tol)
+
+
 def velocity(
     obj: str, frame: int, value: float, axis: int = 0, side: str = "after", rtol: float = 0.03
-) -> dict:
-    """Velocity (m/s) of ``obj`` along world ``axis`` just ``after`` (or ``before``) ``frame`` equals ``value``
-    within ``rtol`` of it plus 0.02 m/s (one-sided 2nd-order differences, as for ``momentum``)."""
-    return {
-        "kind": "velocity",
-        "object": obj,
-        "frame": int(frame),
-        "value": float(value),
-        "axis": int(axis),
-        "side": side,
-        "rtol": rtol,
-    }
+) -> Expectation:
+    return Velocity(obj, int(frame), float(value), int(axis), side, rtol)
 
 
-def _check_velocity(e: dict, objs: dict[str, Any], fps: float) -> list[str]:
-    p = np.asarray(objs[e["object"]]["position"], float)[:, e["axis"]]
-    f = e["frame"]
-    if e["side"] == "after":
-        v = (-3 * p[f] + 4 * p[f + 1] - p[f + 2]) * fps / 2
-    else:
-        v = (3 * p[f] - 4 * p[f - 1] + p[f - 2]) * fps / 2
-    if abs(v - e["value"]) > e["rtol"] * abs(e["value"]) + 0.02:
-        return [
-            f"{e['object']} should move at {e['value']:+.3f} m/s {e['side']} frame {f}; moves at {v:+.3f} m/s"
-        ]
-    return []
-
-
-#: expectation kinds added after the first set: kind -> check(expectation, trajectory objects, fps) -> problems
-EXTRA_KINDS = {"velocity": _check_velocity}
-
-
-def evaluate(expectations: list[dict[str, Any]], trajectory: dict[str, Any]) -> list[str]:
-    """Check ``expectations`` against a measured ``trajectory``; return problems (empty = all hold).
+# -- checking -------------------------------------------------------------------------------------------------
+def evaluate(
+    expectations: Iterable[Expectation | Mapping[str, Any]], trajectory: Mapping[str, Any]
+) -> list[str]:
+    """Check ``expectations`` (objects, or their stored dicts) against a measured ``trajectory``; return the
+    problems (empty = all hold). A stored dict of an unknown kind or with missing fields, and a trajectory that
+    lacks a named object or frame, each give one problem instead of raising.
 
     ``trajectory["objects"][name]`` must hold ``position`` (T, 3), ``visibility`` (T,), ``image_xy`` (T, 2),
     ``bbox_min``/``bbox_max`` (T, 3) (lists or arrays), and ``trajectory["fps"]``.
     """
-    objs = trajectory.get("objects", {})
-    fps = float(trajectory.get("fps", 24.0))
     problems: list[str] = []
-
-    def arr(name: str, key: str) -> np.ndarray:
-        if name not in objs:
-            raise KeyError(f"object {name!r} not in the trajectory")
-        return np.asarray(objs[name][key], float)
-
     for e in expectations:
-        kind = e.get("kind")
+        if isinstance(e, Expectation):
+            exp = e
+        else:
+            try:
+                exp = from_dict(e)
+            except ValueError as exc:
+                problems.append(str(exc))
+                continue
+            except TypeError as exc:
+                problems.append(f"expectation {e.get('kind')} cannot be read: {exc}")
+                continue
         try:
-            if kind in EXTRA_KINDS:
-                problems += EXTRA_KINDS[kind](e, objs, fps)
-            elif kind == "hidden":
-                v = arr(e["object"], "visibility")
-                bad = [f for f in _frames(e) if v[f] > e["max"]]
-                if bad:
-                    problems.append(
-                        f"{e['object']} should be hidden on frames {bad[0]}..{bad[-1]} but is visible "
-                        f"(visibility {v[bad[0]]:.2f} at frame {bad[0]})"
-                    )
-            elif kind == "visible":
-                v = arr(e["object"], "visibility")
-                bad = [f for f in _frames(e) if v[f] < e["min"]]
-                if bad:
-                    problems.append(
-                        f"{e['object']} should be visible on frames {bad[0]}..{bad[-1]} but is not "
-                        f"(visibility {v[bad[0]]:.2f} at frame {bad[0]})"
-                    )
-            elif kind == "side":
-                key = "image_xy" if e.get("space", "image") == "image" else "position"
-                a, b = arr(e["object"], key), arr(e["reference"], key)
-                ax = e.get("axis", 0)
-                bad = [f for f in _frames(e) if np.sign(a[f, ax] - b[f, ax]) != e["sign"]]
-                if bad:
-                    where = "left" if e["sign"] < 0 else "right"
-                    problems.append(
-                        f"{e['object']} should be on the {where} of {e['reference']} "
-                        f"({e.get('space', 'image')} axis {ax}) on frames {bad[0]}..{bad[-1]}"
-                    )
-            elif kind in ("contact", "touching", "apart", "no_penetration"):
-                g = (solid_gap if e.get("exact") else pair_gap)(objs, e["a"], e["b"])
-                tol = e["tol"]
-                if kind == "contact":
-                    f = e["frame"]
-                    if not abs(g[f]) <= tol:
-                        problems.append(f"{e['a']} and {e['b']} should touch at frame {f}: gap {g[f]:+.4f} m")
-                    if f > 0 and not g[f - 1] > tol:
-                        problems.append(
-                            f"{e['a']} and {e['b']} already touch before frame {f} "
-                            f"(gap {g[f - 1]:+.4f} m at frame {f - 1})"
-                        )
-                elif kind == "touching":
-                    bad = [f for f in _frames(e) if abs(g[f]) > tol]
-                    if bad:
-                        problems.append(
-                            f"{e['a']} and {e['b']} should stay in contact; gap {g[bad[0]]:+.4f} m "
-                            f"at frame {bad[0]}"
-                        )
-                elif kind == "apart":
-                    bad = [f for f in _frames(e) if g[f] <= tol]
-                    if bad:
-                        problems.append(
-                            f"{e['a']} and {e['b']} should not touch; gap {g[bad[0]]:+.4f} m "
-                            f"at frame {bad[0]}"
-                        )
-                else:
-                    f = int(np.argmin(g))
-                    if g[f] < -tol:
-                        problems.append(f"{e['a']} penetrates {e['b']} by {-g[f]:.4f} m at frame {f}")
-            elif kind == "momentum":
-                f, ax = e["frame"], e["axis"]
-                before = after = 0.0
-                scale = 0.0
-                for name, m in zip(e["objects"], e["masses"]):
-                    p = arr(name, "position")[:, ax]
-                    # one-sided second-order differences: exact for constant velocity before the impact
-                    # and for constant deceleration (friction) after it
-                    vb = (3 * p[f] - 4 * p[f - 1] + p[f - 2]) * fps / 2
-                    va = (-3 * p[f] + 4 * p[f + 1] - p[f + 2]) * fps / 2
-                    before += m * vb
-                    after += m * va
-                    scale += abs(m * vb)
-                if abs(after - before) > e["rtol"] * max(scale, 1e-9):
-                    problems.append(
-                        f"momentum not conserved at frame {f}: {before:.4f} before, "
-                        f"{after:.4f} after (kg m/s)"
-                    )
-            elif kind == "same_place":
-                p = arr(e["object"], "position")
-                fr = _frames(e)
-                d = max(float(np.linalg.norm(p[f] - p[fr[0]])) for f in fr)
-                if d > e["tol"]:
-                    problems.append(
-                        f"{e['object']} should be at the same place on frames {fr}; moved {d:.4f} m"
-                    )
-            elif kind == "bound":
-                off = arr(e["object"], "position") - arr(e["reference"], "position")
-                fr = _frames(e)
-                d = max(float(np.linalg.norm(off[f] - off[fr[0]])) for f in fr)
-                if d > e["tol"]:
-                    problems.append(
-                        f"{e['object']} should move with {e['reference']} on frames {fr[0]}..{fr[-1]}; "
-                        f"offset drifts {d:.4f} m"
-                    )
-            else:
-                problems.append(f"unknown expectation kind {kind!r}")
+            problems += exp.check(trajectory)
         except (KeyError, IndexError) as exc:
-            problems.append(f"expectation {kind} cannot be checked: {exc}")
+            problems.append(f"expectation {exp.kind} cannot be checked: {exc}")
     return problems
+
+
+def validate(task: str, expectations: Sequence[Expectation], stage: Stage) -> None:
+    """Raise :class:`AuthoringError` for the first malformed declaration of ``task`` (its index, kind and
+    field), or for an entry that is no :class:`Expectation` at all.
+
+    Raises:
+        AuthoringError: see above; the message also says how many further problems there are.
+    """
+    problems: list[tuple[str, str]] = []
+    for i, e in enumerate(expectations):
+        if not isinstance(e, Expectation):
+            problems.append(
+                (f"expectation {i}", f"{type(e).__name__} is no Expectation (use the helpers of expect)")
+            )
+            continue
+        problems += [(f"expectation {i} ({e.kind})", p) for p in e.validate(stage)]
+    if problems:
+        where, reason = problems[0]
+        more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
+        raise AuthoringError(task, where, reason + more)

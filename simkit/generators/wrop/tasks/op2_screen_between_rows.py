@@ -3,6 +3,7 @@
 from simkit.generators.wrop.base import Composition, Task
 from simkit.generators.wrop.kit import NOUN, half_height, listing
 from simkit.generators.wrop.kit_op2 import key_frames, moving_screen, static_body, static_scene, sweep_motion
+from simkit.scenes.wrop import expect as X
 from simkit.scenes.wrop.params import Choice, IntRange, Uniform
 
 
@@ -44,9 +45,7 @@ class ScreenBetweenRows(Task):
         objs, exps, hidden = static_scene(clip, look, self.view, targets, [scr])
         if any(not hidden[nm] for nm, _, _ in back) or any(hidden[nm] for nm, _, _ in front):
             raise ValueError("the screen must hide every back object and no front object")
-        if any(
-            len(e["frames"]) != T for e in exps if e["kind"] == "visible" and e["object"].startswith("front")
-        ):
+        if any(len(e.frames) != T for e in exps if isinstance(e, X.Visible) and e.object.startswith("front")):
             raise ValueError("a front object is not in full view throughout")
         events = key_frames(hidden, clip)
         fr = listing([f"a {look.colour(nm)} {NOUN[k]}" for nm, k, _ in front])

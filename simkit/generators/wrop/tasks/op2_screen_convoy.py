@@ -3,6 +3,7 @@
 from simkit.generators.wrop.base import Composition, Task
 from simkit.generators.wrop.kit import NOUN, half_height
 from simkit.generators.wrop.kit_op2 import key_frames, moving_screen, static_body, static_scene
+from simkit.scenes.wrop import expect as X
 from simkit.scenes.wrop.motion import Motion
 from simkit.scenes.wrop.params import Choice, Uniform
 
@@ -46,7 +47,7 @@ class ScreenConvoy(Task):
             screens.append(moving_screen(f"screen{i + 1}", look, f"screen{i + 1}", m, w, h))
         objs, exps, hidden = static_scene(clip, look, self.view, [target], screens)
         hid = hidden["object1"]
-        clear = next(e["frames"] for e in exps if e["kind"] == "visible")
+        clear = next(e.frames for e in exps if isinstance(e, X.Visible))
         glimpse = [f for f in clear if hid and hid[0] < f < hid[-1]]
         if not glimpse:
             raise ValueError("the object never shows between the screens")

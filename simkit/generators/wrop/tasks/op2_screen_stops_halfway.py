@@ -10,6 +10,7 @@ from simkit.generators.wrop.kit_op2 import (
     shape_kinds,
     static_scene,
 )
+from simkit.scenes.wrop import expect as X
 from simkit.scenes.wrop.motion import Motion
 from simkit.scenes.wrop.params import Choice, IntRange, Uniform
 
@@ -63,7 +64,7 @@ class ScreenStopsHalfway(Task):
         if len(covered) != s["n_covered"]:
             raise ValueError("the screen does not cover exactly the planned objects")
         for e in exps:  # the uncovered objects stay in view on every frame
-            if e["kind"] == "visible" and e["object"] in in_view and len(e["frames"]) != T:
+            if isinstance(e, X.Visible) and e.object in in_view and len(e.frames) != T:
                 raise ValueError("an uncovered object is partly hidden")
         events = key_frames(hidden, clip)
         nouns = object_nouns(look, kinds)

@@ -3,6 +3,7 @@
 from simkit.generators.wrop.base import Composition, Task
 from simkit.generators.wrop.kit import NOUN, SCREEN_T, half_height
 from simkit.generators.wrop.kit_op2 import key_frames, static_body, static_scene
+from simkit.scenes.wrop import expect as X
 from simkit.scenes.wrop.motion import Motion
 from simkit.scenes.wrop.params import Choice, Uniform
 from simkit.scenes.wrop.spec import SceneObject
@@ -53,7 +54,7 @@ class WindowScreen(Task):
             parts.append(SceneObject(nm, "occluder", "box", dims, look.mat("screen"), m.track()))
         objs, exps, hidden = static_scene(clip, look, self.view, [target], parts)
         hid = hidden["object1"]
-        clear = next(e["frames"] for e in exps if e["kind"] == "visible")
+        clear = next(e.frames for e in exps if isinstance(e, X.Visible))
         seen = [f for f in clear if hid and hid[0] < f < hid[-1]]
         if not seen:
             raise ValueError("the object never shows through the window")

@@ -42,7 +42,7 @@ class CrateHidesCount(Task):
         )
         c.move(t["lift0"], t["lift1"], (x1, 0, zup), "smooth")
         objs = [look.ground(T), crate("crate", look, "crate", c.track(), size)]
-        exps: list[dict] = []
+        exps: list[X.Expectation] = []
         rim = c.pos[:, 2] - zc
         for i, x in enumerate(xs):
             nm = f"object{i + 1}"

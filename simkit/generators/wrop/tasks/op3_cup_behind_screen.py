@@ -56,7 +56,13 @@ class CupBehindScreen(Task):
         exps += [
             X.hidden("cup", behind),
             X.visible("cup", [f for f in range(T) if abs(cx[f]) >= w / 2 + CUP_R + 0.15]),
-            X.side("target", "screen", [f for f in exps[1]["frames"] if f > t["move1"]], d, space="world"),
+            X.side(
+                "target",
+                "screen",
+                [f for f in next(e.frames for e in exps if isinstance(e, X.Visible)) if f > t["move1"]],
+                d,
+                space="world",
+            ),
         ]
         return Composition(
             [look.ground(T), *objs],

@@ -44,7 +44,7 @@ class CupsOrbitPair(Task):
             c.move(t["lift0"], t["lift1"], (e[0], e[1], lifted()), "smooth")
         objs, exps, hid = cups_and_ball(clip, look, r, {"cup_a": a, "cup_b": b}, "cup_a", ball)
         end = float(ball.at(T - 1)[0])
-        late = [f for f in exps[1]["frames"] if f > t["move1"]]
+        late = [f for f in next(e.frames for e in exps if isinstance(e, X.Visible)) if f > t["move1"]]
         exps += [X.side("target", "cup_b", late, 1 if end > 0 else -1, space="world")]
         ca = look.colour("cup_a")
         legal = [f"the ball is revealed under the {ca} cup, now on the {p}" for p in ("left", "right")]

@@ -38,7 +38,7 @@ class CupsParallelSlide(Task):
             c.move(t["lift0"], t["lift1"], (x + dx, dy, lifted()), "smooth")
         ball = Motion(T, fps, (xa, 0, r)).follow(a, t["move0"], t["move1"])
         objs, exps, hid = cups_and_ball(clip, look, r, {"cup_a": a, "cup_b": b}, "cup_a", ball)
-        vis = exps[1]["frames"]
+        vis = next(e.frames for e in exps if isinstance(e, X.Visible))
         exps += [
             X.side("target", "cup_b", vis, 1 if xa > 0 else -1, space="world"),
             X.same_place("target", [t["move1"], T - 1]),

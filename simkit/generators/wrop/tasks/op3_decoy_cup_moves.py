@@ -42,7 +42,7 @@ class DecoyCupMoves(Task):
             c.move(t["lift0"], t["lift1"], (e[0], e[1], lifted()), "smooth")
         ball = Motion(T, fps, (xa, 0, r))
         objs, exps, hid = cups_and_ball(clip, look, r, {"cup_a": a, "cup_b": b}, "cup_a", ball)
-        late = [f for f in exps[1]["frames"] if f > t["move1"]]
+        late = [f for f in next(e.frames for e in exps if isinstance(e, X.Visible)) if f > t["move1"]]
         exps += [
             X.same_place("target", list(range(T))),
             X.same_place("cup_a", list(range(t["lower1"], t["lift0"] + 1))),

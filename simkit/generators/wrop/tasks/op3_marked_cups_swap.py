@@ -45,7 +45,7 @@ class MarkedCupsSwap(Task):
             c.move(t["lift0"], t["lift1"], (end[0], 0, lifted()), "smooth")
         ball = Motion(T, fps, (xa, 0, r)).follow(a, t["move0"], t["lift0"])
         objs, exps, hid = cups_and_ball(clip, look, r, {"cup_a": a, "cup_b": b}, "cup_a", ball)
-        vis = exps[1]["frames"]
+        vis = next(e.frames for e in exps if isinstance(e, X.Visible))
         exps.append(X.side("target", "cup_b", vis, 1 if pos > 0 else -1, space="world"))
         ca = look.colour("cup_a")
         side = "right" if pos > 0 else "left"

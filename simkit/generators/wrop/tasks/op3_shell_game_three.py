@@ -53,7 +53,7 @@ class ShellGameThree(Task):
             c.move(t["lift0"], t["lift1"], (end[0], 0, lifted()), "smooth")
         ball = Motion(T, fps, (cups[holder].at(0)[0], 0, r)).follow(cups[holder], t["move0"], t["lift0"])
         objs, exps, _hid = cups_and_ball(clip, look, r, cups, holder, ball)
-        vis = exps[1]["frames"]
+        vis = next(e.frames for e in exps if isinstance(e, X.Visible))
         for nm in names:
             if nm != holder:
                 sign = 1 if slot_of[holder] > slot_of[nm] else -1

@@ -52,7 +52,7 @@ class ShellGameTwoBalls(Task):
             c.move(t["lift0"], t["lift1"], (end[0], 0, lifted()), "smooth")
         rims = {nm: m.pos[:, 2] - CUP_H / 2 for nm, m in cups.items()}
         objs = [look.ground(T)] + [cup(nm, look, nm, m.track()) for nm, m in cups.items()]
-        exps: list[dict] = []
+        exps: list[X.Expectation] = []
         for b, i in enumerate(full):
             nm, holder = f"ball{b + 1}", names[i]
             m = Motion(T, fps, ((i - 1) * sp, 0, r)).follow(cups[holder], t["move0"], t["lift0"])

@@ -4,7 +4,7 @@ import numpy as np
 
 from simkit.generators.wrop.base import Task
 from simkit.generators.wrop.kit import OS1_VIEW, WALL_T
-from simkit.generators.wrop.kit_os1 import roll_ball_at_barrier, wall_with_opening
+from simkit.generators.wrop.kit_os1 import back_off, roll_ball_at_barrier, wall_with_opening
 from simkit.scenes.wrop.params import Choice, Uniform
 
 
@@ -14,7 +14,8 @@ class BallThroughAperture(Task):
     description = (
         "A ball rolls toward a wall with a rectangular opening. Solidity says two objects cannot occupy the "
         "same space: the ball passes through only if its diameter is smaller than the opening; otherwise it "
-        "strikes the rim at the declared frame and rolls back. Half of the samples fit and half do not, with "
+        "strikes the rim at the declared frame and bounces back, only a few centimetres when it came slowly. "
+        "Half of the samples fit and half do not, with "
         "size differences down to a few centimetres, so the outcome must be read from the geometry, not "
         "guessed. Ball size, opening width, speed and restitution vary."
     )
@@ -42,7 +43,7 @@ class BallThroughAperture(Task):
             f"Continue the video."
         )
         c.outcome = (
-            "the ball rolls through the opening" if s["fits"] else "the ball hits the rim and rolls back"
+            "the ball rolls through the opening" if s["fits"] else f"the ball hits the rim and {back_off(c)}"
         )
         c.derived["aperture_width"] = round(a, 4)
         return c

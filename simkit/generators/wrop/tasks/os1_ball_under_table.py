@@ -4,7 +4,7 @@ import numpy as np
 
 from simkit.generators.wrop.base import Task
 from simkit.generators.wrop.kit import OS1_VIEW, wall_part
-from simkit.generators.wrop.kit_os1 import roll_ball_at_barrier
+from simkit.generators.wrop.kit_os1 import back_off, roll_ball_at_barrier
 from simkit.scenes.wrop.params import Choice, Uniform
 
 TOP_T, LEG = 0.06, 0.07
@@ -47,7 +47,7 @@ class BallUnderTable(Task):
         c.outcome = (
             "the ball rolls under the table and out the other side"
             if s["fits"]
-            else "the ball hits the edge of the table top and rolls back"
+            else f"the ball hits the edge of the table top and {back_off(c)}"
         )
         c.derived["clearance_height"] = round(hu, 4)
         return c

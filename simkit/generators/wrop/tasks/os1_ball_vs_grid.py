@@ -4,7 +4,7 @@ import numpy as np
 
 from simkit.generators.wrop.base import Task
 from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, wall_part
-from simkit.generators.wrop.kit_os1 import roll_ball_at_barrier
+from simkit.generators.wrop.kit_os1 import back_off, roll_ball_at_barrier
 from simkit.scenes.wrop.params import Choice, Uniform
 
 BAR = 0.06
@@ -62,8 +62,10 @@ class BallVsGrid(Task):
         )
         c.outcome = {
             "none": "the ball rolls through the grid's lowest cell",
-            "width": "the ball hits the side bars of the cell and rolls back",
-            "height": "the ball hits the cell's top bar and rolls back",
+            "width": "the ball hits the side bars of the cell and {back}",
+            "height": "the ball hits the cell's top bar and {back}",
         }[lim]
+        if not fits:
+            c.outcome = c.outcome.format(back=back_off(c))
         c.derived.update({"cell_width": round(a, 4), "cell_height": round(hc, 4)})
         return c

@@ -2,7 +2,7 @@
 
 from simkit.generators.wrop.base import Task
 from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, wall_part
-from simkit.generators.wrop.kit_os1 import roll_ball_at_barrier
+from simkit.generators.wrop.kit_os1 import back_off, roll_ball_at_barrier
 from simkit.scenes.wrop.params import Uniform
 
 
@@ -32,5 +32,5 @@ class BallVsSolidWall(Task):
         c.prompt = (
             f"A {look.colour('target')} ball rolls toward a {look.colour('wall')} wall. Continue the video."
         )
-        c.outcome = "the ball hits the wall and rolls back"
+        c.outcome = f"the ball hits the wall and {back_off(c)}"
         return c

@@ -2,6 +2,7 @@
 
 from simkit.generators.wrop.base import Task
 from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, Motion, SceneObject, barrier_run, wall_part
+from simkit.generators.wrop.kit_os1 import back_off
 from simkit.scenes.wrop.params import Choice, Uniform
 
 
@@ -55,6 +56,10 @@ class BlockUnderBar(Task):
             f"A {look.colour('target')} box slides toward a {look.colour('wall')} bar on two posts. "
             f"Continue the video."
         )
-        c.outcome = "the box slides under the bar" if s["fits"] else "the box hits the bar and is pushed back"
+        c.outcome = (
+            "the box slides under the bar"
+            if s["fits"]
+            else f"the box hits the bar and {back_off(c, 'is pushed')}"
+        )
         c.derived["box_height"] = round(h, 4)
         return c

@@ -10,7 +10,7 @@ from simkit.generators.wrop.kit import (
     Motion,
     SceneObject,
 )
-from simkit.generators.wrop.kit_os1 import roll_ball_at_barrier, wall_with_opening
+from simkit.generators.wrop.kit_os1 import back_off, roll_ball_at_barrier, wall_with_opening
 from simkit.scenes.wrop.params import Choice, Uniform
 
 GATE_T = 0.05
@@ -85,7 +85,6 @@ class ClosingGate(Task):
             f"{look.colour('gate')} gate slides down over the opening. Continue the video."
         )
         passed = "the ball gets through before the gate comes down, and the gate closes behind it"
-        stopped = "the gate shuts first and the ball hits it and rolls back"
-        c.outcome = passed if s["in_time"] else stopped
+        c.outcome = passed if s["in_time"] else f"the gate shuts first and the ball hits it and {back_off(c)}"
         c.legal_outcomes = [c.outcome]
         return c

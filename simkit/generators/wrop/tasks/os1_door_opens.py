@@ -10,7 +10,7 @@ from simkit.generators.wrop.kit import (
     Motion,
     SceneObject,
 )
-from simkit.generators.wrop.kit_os1 import roll_ball_at_barrier, wall_with_opening
+from simkit.generators.wrop.kit_os1 import back_off, roll_ball_at_barrier, wall_with_opening
 from simkit.scenes.wrop.params import Choice, Uniform
 
 DOOR_T = 0.05
@@ -78,7 +78,7 @@ class DoorOpens(Task):
         c.outcome = (
             "the door swings open and the ball rolls through the doorway"
             if s["opens"]
-            else "the ball hits the shut door and rolls back"
+            else f"the ball hits the shut door and {back_off(c)}"
         )
         c.derived["doorway_width"] = round(a, 4)
         return c

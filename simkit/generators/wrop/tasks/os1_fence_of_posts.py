@@ -4,7 +4,7 @@ import numpy as np
 
 from simkit.generators.wrop.base import Task
 from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, wall_part
-from simkit.generators.wrop.kit_os1 import roll_ball_at_barrier
+from simkit.generators.wrop.kit_os1 import back_off, roll_ball_at_barrier
 from simkit.scenes.wrop import expect as X
 from simkit.scenes.wrop.params import Choice, IntRange, Uniform
 
@@ -55,7 +55,9 @@ class FenceOfPosts(Task):
             f"Continue the video."
         )
         c.outcome = (
-            "the ball rolls through the gap" if s["fits"] else "the ball hits the two posts and rolls back"
+            "the ball rolls through the gap"
+            if s["fits"]
+            else f"the ball hits the two posts and {back_off(c)}"
         )
         c.legal_outcomes = [c.outcome]
         c.derived["gap_width"] = round(a, 4)

@@ -4,7 +4,7 @@ import numpy as np
 
 from simkit.generators.wrop.base import Task
 from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, Motion, SceneObject, barrier_run
-from simkit.generators.wrop.kit_os1 import wall_with_opening
+from simkit.generators.wrop.kit_os1 import back_off, wall_with_opening
 from simkit.scenes.wrop.params import Choice, Uniform
 
 
@@ -64,7 +64,7 @@ class LogThroughSlot(Task):
         c.outcome = (
             "the cylinder rolls through the slot"
             if s["fits"]
-            else "both ends of the cylinder hit the panels and it rolls back"
+            else f"both ends of the cylinder hit the panels and it {back_off(c)}"
         )
         c.derived["slot_width"] = round(a, 4)
         return c

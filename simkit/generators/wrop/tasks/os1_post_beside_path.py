@@ -2,7 +2,7 @@
 
 from simkit.generators.wrop.base import Task
 from simkit.generators.wrop.kit import OS1_VIEW, wall_part
-from simkit.generators.wrop.kit_os1 import roll_ball_at_barrier
+from simkit.generators.wrop.kit_os1 import back_off, roll_ball_at_barrier
 from simkit.scenes.wrop import expect as X
 from simkit.scenes.wrop.params import Choice, Uniform
 
@@ -47,7 +47,7 @@ class PostBesidePath(Task):
         c.outcome = (
             "the ball rolls past the post without touching it"
             if not s["in_path"]
-            else "the ball hits the post and rolls back"
+            else f"the ball hits the post and {back_off(c)}"
         )
         c.derived["post_offset_y"] = round(y, 4)
         return c

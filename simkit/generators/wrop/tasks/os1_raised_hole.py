@@ -4,7 +4,7 @@ import numpy as np
 
 from simkit.generators.wrop.base import Task
 from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, wall_part
-from simkit.generators.wrop.kit_os1 import roll_ball_at_barrier, wall_with_opening
+from simkit.generators.wrop.kit_os1 import back_off, roll_ball_at_barrier, wall_with_opening
 from simkit.scenes.wrop.params import Choice, Uniform
 
 
@@ -48,7 +48,7 @@ class RaisedHole(Task):
             f"Continue the video."
         )
         c.outcome = (
-            "the ball hits the wall below the raised opening and rolls back"
+            f"the ball hits the wall below the raised opening and {back_off(c)}"
             if s["raised"]
             else "the ball rolls through the opening"
         )

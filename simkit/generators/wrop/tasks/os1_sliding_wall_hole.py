@@ -4,7 +4,7 @@ import numpy as np
 
 from simkit.generators.wrop.base import Task
 from simkit.generators.wrop.kit import OS1_APPROACH, OS1_VIEW, WALL_T, Motion, SceneObject
-from simkit.generators.wrop.kit_os1 import roll_ball_at_barrier
+from simkit.generators.wrop.kit_os1 import back_off, roll_ball_at_barrier
 from simkit.scenes.wrop.params import Choice, Uniform
 
 SIDE = 2.2  # m of wall on either side of the hole
@@ -74,6 +74,6 @@ class SlidingWallHole(Task):
         c.outcome = (
             "the opening is in front of the ball when it arrives and the ball rolls through"
             if s["aligned"]
-            else "the opening has not reached the ball's path in time; the ball hits the wall and rolls back"
+            else f"the opening has not reached the ball's path in time; the ball hits the wall and {back_off(c)}"
         )
         return c

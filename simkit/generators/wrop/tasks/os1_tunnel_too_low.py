@@ -2,6 +2,7 @@
 
 from simkit.generators.wrop.base import Task
 from simkit.generators.wrop.kit import OS1_VIEW, Motion, SceneObject, barrier_run, wall_part
+from simkit.generators.wrop.kit_os1 import back_off
 from simkit.scenes.wrop.params import Choice, Uniform
 
 WALL = 0.1
@@ -62,7 +63,7 @@ class TunnelTooLow(Task):
         c.outcome = (
             "the cylinder glides through the tunnel and out of the far end"
             if s["fits"]
-            else "the cylinder hits the front of the roof and slides back"
+            else f"the cylinder hits the front of the roof and {back_off(c, 'slides')}"
         )
         c.derived["cylinder_height"] = round(h, 4)
         return c

@@ -4,6 +4,7 @@ import numpy as np
 
 from simkit.generators.wrop.base import Composition, Task
 from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, Motion, SceneObject, barrier_run, wall_part
+from simkit.generators.wrop.kit_os1 import back_off
 from simkit.scenes.wrop.params import Choice, Uniform
 
 LANE = 0.4
@@ -84,6 +85,8 @@ class TwoBallsLowBar(Task):
             f"large_{k}": v for k, v in c_l.events.items()
         }
         key = min(events, key=events.__getitem__)
+        small = "passes under the bar" if p_s else f"hits the bar and {back_off(c_s, mover='small')}"
+        large = "passes under it" if p_l else f"hits the bar and {back_off(c_l, mover='large')}"
         c = Composition(
             [look.ground(T), c_s.objects[1], c_l.objects[1], *parts],
             events,
@@ -93,10 +96,8 @@ class TwoBallsLowBar(Task):
                 f"A small {look.colour('small')} ball and a large {look.colour('large')} ball roll side by side "
                 f"toward a low {look.colour('wall')} bar. Continue the video."
             ),
-            outcome=(
-                f"the small ball {'passes under the bar' if p_s else 'hits the bar and rolls back'}; the large "
-                f"ball {'passes under it' if p_l else 'hits the bar and rolls back'}"
-            ),
+            outcome=f"the small ball {small}; the large ball {large}",
             derived={"bar_height": round(hb, 4), "small": c_s.derived, "large": c_l.derived},
+            claims=c_s.claims + c_l.claims,
         )
         return c

@@ -4,7 +4,7 @@ import numpy as np
 
 from simkit.generators.wrop.base import Task
 from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, wall_part
-from simkit.generators.wrop.kit_os1 import roll_ball_at_barrier
+from simkit.generators.wrop.kit_os1 import back_off, roll_ball_at_barrier
 from simkit.scenes.wrop.params import Choice, Uniform
 
 
@@ -62,7 +62,7 @@ class TwoHoles(Task):
         c.outcome = (
             "the ball rolls through the wide opening it is aimed at"
             if s["at_wide"]
-            else "the ball hits the rim of the narrow opening and rolls back"
+            else f"the ball hits the rim of the narrow opening and {back_off(c)}"
         )
         c.derived.update(
             {"wide_width": round(wide, 4), "narrow_width": round(narrow, 4), "lane_y": round(y_lane, 4)}

@@ -4,7 +4,7 @@ import numpy as np
 
 from simkit.generators.wrop.base import Task
 from simkit.generators.wrop.kit import OS1_VIEW, WALL_T, wall_part
-from simkit.generators.wrop.kit_os1 import roll_ball_at_barrier
+from simkit.generators.wrop.kit_os1 import back_off, roll_ball_at_barrier
 from simkit.scenes.wrop.params import Choice, Uniform
 
 
@@ -58,7 +58,7 @@ class TwoWallsInSeries(Task):
         c.outcome = (
             "the ball rolls through the second opening as well"
             if s["fits"]
-            else "the ball hits the rim of the second, narrower opening and rolls back"
+            else f"the ball hits the rim of the second, narrower opening and {back_off(c)}"
         )
         c.derived.update({"first_opening": round(a1, 4), "second_opening": round(a2, 4)})
         return c
