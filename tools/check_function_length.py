@@ -1,4 +1,4 @@
-"""Report functions in simkit/ longer than a limit (default 120 lines, decorators and docstring included).
+"""Report functions in simkit/ longer than a limit (default 100 lines, decorators and docstring included).
 
 Usage: python tools/check_function_length.py [--limit N] [PATH ...]; exits 1 when any function is longer.
 """
@@ -45,7 +45,7 @@ def _walk(node: ast.AST, f: Path, limit: int, prefix: str) -> list[tuple[str, in
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--limit", type=int, default=120)
+    ap.add_argument("--limit", type=int, default=100)
     ap.add_argument("paths", nargs="*", type=Path, default=[ROOT / "simkit"])
     args = ap.parse_args()
     found = long_functions(args.paths, args.limit)
