@@ -178,9 +178,11 @@ def test_rgb_observations_follow_the_state_and_autoreset(venv):
         nxt, _, _, trunc, info = env.step(np.tile([[0.0, 0.0, -1.0, 0.0, 0.0, 0.0, 1.0]], (2, 1)))
     finally:
         env.cfg.horizon = 600
-    assert trunc.all() and set(info["final_obs"]) == set(obs)
+    # Gymnasium's same-step convention: final_obs (N,) holds each finished env's own Dict observation
+    assert trunc.all() and info["_final_obs"].all() and all(set(f) == set(obs) for f in info["final_obs"])
     # the finished episode's last wrist image shows the hand moved; the returned one the new episode
-    assert not np.array_equal(info["final_obs"]["eye_in_hand_rgb"], nxt["eye_in_hand_rgb"])
+    for i, f in enumerate(info["final_obs"]):
+        assert not np.array_equal(f["eye_in_hand_rgb"], nxt["eye_in_hand_rgb"][i])
     assert env.observation_space.contains(nxt)
 
 
@@ -204,7 +206,14 @@ def test_demo_corpus_stores_upright_videos_and_depth_of_every_state(tmp_path, ve
     from simkit.executors.run import generate_corpus
 
     env, _ = venv
-    config = {"tasks": [TASK], "max_steps": 6, "cameras": ["agentview", "eye_in_hand"], "image_size": S}
+    # 6 steps: the images of a short, unfinished demo (require_success off: it cannot reach the goal)
+    config = {
+        "tasks": [TASK],
+        "max_steps": 6,
+        "require_success": False,
+        "cameras": ["agentview", "eye_in_hand"],
+        "image_size": S,
+    }
     summary = generate_corpus("hebero-demos", 1, tmp_path / "c", seed=2, config={**config, "depth": True})
     assert summary.exit_code == 0
     specs = specs_from_json(corpus_info(tmp_path / "c")["field_schema"])

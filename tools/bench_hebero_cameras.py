@@ -50,7 +50,9 @@ def main() -> None:
     plain, visual = demo_env(args.task), demo_env(args.task, visual=True)
     seeds = list(range(args.demos))
     demos = [record_demo(plain, s) for s in seeds]  # warm-up; the actions the bare runs replay
-    record_demo(visual, seeds[0], 2, cameras=cams, image_size=args.size)  # warm-up: GL context, textures uploaded
+    record_demo(
+        visual, seeds[0], 2, cameras=cams, image_size=args.size
+    )  # warm-up: GL context, textures uploaded
     totals = {"bare": 0.0, "demo": 0.0, "demo+cameras": 0.0}
     for _ in range(args.rounds):
         for s, d in zip(seeds, demos, strict=True):
