@@ -206,10 +206,11 @@ def test_demo_corpus_stores_upright_videos_and_depth_of_every_state(tmp_path, ve
     from simkit.executors.run import generate_corpus
 
     env, _ = venv
-    # 6 steps: the images of a short, unfinished demo (require_success off: it cannot reach the goal)
+    # the images of a short, unfinished demo (require_success off: it cannot reach the goal); 22 steps:
+    # the planner's settle steps, then the hand moves
     config = {
         "tasks": [TASK],
-        "max_steps": 6,
+        "max_steps": 22,
         "require_success": False,
         "cameras": ["agentview", "eye_in_hand"],
         "image_size": S,
@@ -224,9 +225,13 @@ def test_demo_corpus_stores_upright_videos_and_depth_of_every_state(tmp_path, ve
     assert rgb.shape == (len(states), S, S, 3) and rgb.dtype == np.uint8
     assert depth.shape == (len(states), S, S) and depth.dtype == np.float16
     # frame k shows state k: render the stored states again in the test's env and compare (H.264 is lossy)
+    errs = []
     for k in (0, len(states) - 1):
         env.backend.set_state(0, np.array([0]), states[k : k + 1])
         again = env.camera_images(("agentview", "eye_in_hand"), depth=True, envs=[0])
-        assert np.abs(rgb[k].astype(float) - again["eye_in_hand_rgb"][0]).mean() < 3.0
+        errs.append(np.abs(rgb[k].astype(float) - again["eye_in_hand_rgb"][0]).mean())
         np.testing.assert_allclose(depth[k], again["agentview_depth"][0], rtol=1e-3)
-    assert np.abs(rgb[0].astype(float) - rgb[-1]).mean() > 3.0  # the hand moved
+    assert max(errs) < 4.5, errs  # H.264 at this size: mean error of a few grey levels
+    assert np.abs(rgb[0].astype(float) - rgb[-1]).mean() > 2 * max(
+        errs
+    )  # the hand moved: far above the codec

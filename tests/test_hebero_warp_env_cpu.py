@@ -407,13 +407,16 @@ def test_demo_start_autoreset_and_final_info_on_the_gpu_env(cache, cpu_env, cpu_
             d = corpus_demos[tasks[e]][int(st.demo[e])]
             assert np.allclose(obs[e, 43:50], d.joint_states[int(st.r[e])], atol=1e-5), (step, e)
             seen.add((e, int(st.demo[e]), int(st.r[e])))
-        obs, _, term, trunc, info = env.step(np.zeros((2, 7), np.float32))
+        # a constant action: the previous-action part of an observation tells a finished episode's last
+        # observation from the one a reset returns, also where the demo holds still (its settle steps)
+        obs, _, term, trunc, info = env.step(np.full((2, 7), 0.1, np.float32))
         assert info["r_demo"].shape == (2,) and np.all(info["r_demo"] > 0)
         if step % 2 == 0:
             assert "final_obs" not in info and not trunc.any()
         else:
             assert trunc.all() and info["_final_obs"].all() and info["_final_info"].all()
             assert info["final_obs"][0].shape == (300,) and not np.allclose(info["final_obs"][0], obs[0])
+            assert np.allclose(info["final_obs"][0][:7], 0.1) and np.allclose(obs[0, :7], 0.0)
             assert np.array_equal(info["final_info"]["phi"], info["phi"])
     assert len(seen) > 4  # fresh draws of demo and cursor at every reset
 

@@ -74,7 +74,7 @@ def test_trainer_runs_rsl_rl_ppo_and_the_eval_loads_its_checkpoint(tmp_path):
 
     out, demos = tmp_path / "run", tmp_path / "demos"
     argv = ["--tasks", TASK, "--num-envs", "2", "--budget-s", "0.01", "--horizon", "6", "--steps-per-env", "4",
-            "--demos", str(demos), "--generate-demos", "1", "--demo-steps", "20", "--out", str(out)]  # fmt: skip
+            "--demos", str(demos), "--generate-demos", "1", "--demo-steps", "20", "--keep-failed-demos", "--out", str(out)]  # fmt: skip
     assert _trainer().main(argv) == 0
     res = json.loads((out / "results.json").read_text())["results"]
     assert (

@@ -57,6 +57,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--demos", default="", help="a hebero-demos corpus (needed by the demo variant)")
     ap.add_argument("--generate-demos", type=int, default=0, help="demos per task to generate into --demos")
     ap.add_argument("--demo-steps", type=int, default=300, help="max steps of a generated demo")
+    ap.add_argument(
+        "--keep-failed-demos",
+        action="store_true",
+        help="store generated demos that miss the goal (smoke runs)",
+    )
     ap.add_argument("--horizon", type=int, default=300, help="episode length, control steps (20 Hz)")
     ap.add_argument("--steps-per-env", type=int, default=24, help="rollout length per PPO iteration")
     ap.add_argument("--eval-every-s", type=float, default=0.0, help="0: budget / 4")
@@ -111,6 +116,8 @@ def load_demos(args, tasks: list[str]) -> dict[str, list]:
         cmd = [sys.executable, "-m", "simkit", "generate", "hebero-demos", "--n", str(n), "--out", str(path),
                "--seed", str(args.seed), "--set", f"tasks=[{','.join(tasks)}]",
                "--set", f"max_steps={args.demo_steps}", "--workers", str(args.workers or min(16, os.cpu_count() or 1))]  # fmt: skip
+        if args.keep_failed_demos:
+            cmd += ["--set", "require_success=false"]
         if subprocess.run(cmd).returncode != 0:
             raise InputError(path, "generating the demo corpus failed (see above)")
     if not path.exists():
