@@ -406,6 +406,11 @@ class HeberoWarpBatch:
         for g in self.groups:
             self._reset_worlds(g, torch.ones(g.sim.nworld, dtype=torch.bool, device=self.device))
             self._observe(g)
+        return self._started()
+
+    def _started(self):
+        """Every env at step 0 of a new episode: previous action zero, task code, cameras rendered;
+        returns the observations (N, 300)."""
         self.prev.zero_()
         self.steps.zero_()
         self.obs[:, :7] = 0
@@ -734,12 +739,7 @@ class HeberoWarpBatch:
             rows = g.pool.at("demo", g.wtask, d[g.envs], r[g.envs])
             self._reset_worlds(g, torch.ones(g.sim.nworld, dtype=torch.bool, device=self.device), rows)
             self._observe(g)
-        self.prev.zero_()
-        self.steps.zero_()
-        self.obs[:, :7] = 0
-        self.obs[:, 7:43] = self.task_code
-        self._render()
-        return self.obs
+        return self._started()
 
     def reset_to_bank(self, entry=0):
         """Restart every environment from a chosen layout-bank entry of its task (no random draw).
@@ -796,12 +796,7 @@ class HeberoWarpBatch:
             rows = g.pool.at(section, g.wtask, torch.zeros_like(g.wtask), index[g.envs])
             self._reset_worlds(g, torch.ones(g.sim.nworld, dtype=torch.bool, device=self.device), rows)
             self._observe(g)
-        self.prev.zero_()
-        self.steps.zero_()
-        self.obs[:, :7] = 0
-        self.obs[:, 7:43] = self.task_code
-        self._render()
-        return self.obs
+        return self._started()
 
     def _step(self, actions):
         """The eager step (no graphs; with :attr:`timings`, phases are timed with device synchronisations)."""
