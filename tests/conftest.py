@@ -13,6 +13,11 @@ from typing import NoReturn
 
 import pytest
 
+# MuJoCo picks its OpenGL backend once, when it is first imported (``MUJOCO_GL``); test modules import
+# it at collection, before any test that renders runs: headless offscreen EGL for the whole session
+# (set MUJOCO_GL=osmesa to use Mesa's software OSMesa instead)
+os.environ.setdefault("MUJOCO_GL", "egl")
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
