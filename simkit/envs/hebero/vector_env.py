@@ -182,7 +182,9 @@ def final_infos(final_obs: Any, info: Mapping[str, Any], done: Any) -> dict[str,
     out["final_obs"] = obs
     fin: dict[str, Any] = {}
     for k, v in info.items():
-        if hasattr(v, "device"):  # a torch tensor
+        if not isinstance(v, np.ndarray) and hasattr(
+            v, "device"
+        ):  # a torch tensor (numpy 2 arrays have .device too)
             sel = done.view(-1, *([1] * (v.dim() - 1)))
             fin[k] = v.where(sel, v.new_zeros(()))
         else:

@@ -999,4 +999,8 @@ class HeberoWarpVecEnv(_vector_env_base()):  # type: ignore[misc]
 
 def _as_index(value):
     """A reset option's int or (N,) ints as a torch-ready value (numpy arrays become int64 arrays)."""
-    return np.asarray(value, np.int64) if not hasattr(value, "device") else value
+    return (
+        value
+        if hasattr(value, "device") and not isinstance(value, np.ndarray)
+        else np.asarray(value, np.int64)
+    )
