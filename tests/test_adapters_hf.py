@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import datasets  # the hf extra (part of [all], which the test install has): missing fails loudly
 import numpy as np
 import pytest
 
@@ -11,12 +12,6 @@ from simkit.adapters.hf import hf_rows, load_hf_dataset, to_hf_features
 from simkit.adapters.reader import CorpusReader
 from simkit.core.errors import SimkitError
 from simkit.executors.run import generate_corpus
-
-try:
-    import datasets  # the hf extra (part of [all])
-except ImportError:  # pragma: no cover - only the missing-extra test runs then
-    datasets = None
-needs_datasets = pytest.mark.skipif(datasets is None, reason="datasets (the hf extra) is not installed")
 
 
 def test_without_datasets_one_line_names_the_hf_extra(monkeypatch, tmp_path):
@@ -67,7 +62,6 @@ def _assert_rows_equal_reader(root, ds) -> int:
     return len(samples)
 
 
-@needs_datasets
 def test_foa_qa_with_and_without_interferers_loads_typed_from_the_schema(corpora, tmp_path):
     root = corpora["foa-qa"]
     counts = {len(s["scene"]["interferers"]) for s in CorpusReader(root, fields=["scene"])}
@@ -85,7 +79,6 @@ def test_foa_qa_with_and_without_interferers_loads_typed_from_the_schema(corpora
     assert _assert_rows_equal_reader(root, ds) == 2
 
 
-@needs_datasets
 def test_foa_qa_audio_as_flac_bytes(corpora, tmp_path):
     from simkit.episodes.codecs import decode
 
@@ -97,7 +90,6 @@ def test_foa_qa_audio_as_flac_bytes(corpora, tmp_path):
         assert np.array_equal(samples, s["foa"][0]) and rate == s["foa"][1]
 
 
-@needs_datasets
 def test_packing_loads_with_declared_dtypes(corpora, tmp_path):
     root = corpora["packing"]
     ds = load_hf_dataset(root, cache_dir=tmp_path)
@@ -109,7 +101,6 @@ def test_packing_loads_with_declared_dtypes(corpora, tmp_path):
     assert _assert_rows_equal_reader(root, ds) == 2
 
 
-@needs_datasets
 def test_foa_nav_loads_blobs_and_arrays(corpora, tmp_path):
     root = corpora["foa-nav"]
     ds = load_hf_dataset(root, cache_dir=tmp_path)
@@ -120,7 +111,6 @@ def test_foa_nav_loads_blobs_and_arrays(corpora, tmp_path):
     assert _assert_rows_equal_reader(root, ds) == 1
 
 
-@needs_datasets
 def test_rows_need_no_datasets_cache_and_unknown_fields_are_named(corpora):
     rows = list(hf_rows(str(corpora["packing"]), fields=["actions"]))
     assert [r["key"] for r in rows] == [s["__key__"] for s in CorpusReader(corpora["packing"])]
@@ -130,7 +120,6 @@ def test_rows_need_no_datasets_cache_and_unknown_fields_are_named(corpora):
         to_hf_features(corpora["packing"], audio="wav")  # type: ignore[arg-type]
 
 
-@needs_datasets
 def test_a_grown_corpus_is_not_read_from_the_stale_cache(corpora, tmp_path):
     import shutil
 

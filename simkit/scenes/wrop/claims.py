@@ -26,6 +26,7 @@ Positions are the trajectory's world ``position`` (T, 3) in m (:mod:`simkit.rend
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -50,20 +51,20 @@ def _number(fname: str, value: Any) -> list[str]:
 
 
 @dataclass(frozen=True)
-class Claim:
+class Claim(ABC):
     """Base of the claim kinds; ``says`` is the part of the outcome text the claim stands for."""
 
+    @abstractmethod
     def check(self, trajectory: Mapping[str, Any]) -> list[str]:
         """Ways the trajectory contradicts the claim (empty: true).
 
         Raises:
             KeyError, IndexError: the trajectory lacks the object or a frame.
         """
-        raise NotImplementedError
 
+    @abstractmethod
     def validate(self, stage: Stage) -> list[str]:
         """Problems of the claim's own fields against the composed scene; empty: well formed."""
-        raise NotImplementedError
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,7 @@ doors and ramps, whose axis-aligned boxes are much larger than the solid.
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
@@ -270,7 +271,7 @@ KINDS: dict[str, type[Expectation]] = {}
 
 
 @dataclass(frozen=True)
-class Expectation:
+class Expectation(ABC):
     """Base of the expectation kinds: each subclass sets ``kind`` and declares its fields in the order of its
     stored dict (:meth:`to_dict`); tuples are stored as lists."""
 
@@ -281,18 +282,18 @@ class Expectation:
         if cls.kind:
             KINDS[cls.kind] = cls
 
+    @abstractmethod
     def check(self, trajectory: Mapping[str, Any]) -> list[str]:
         """Violations of this expectation on a measured ``trajectory`` (see :func:`evaluate`); empty: it holds.
 
         Raises:
             KeyError, IndexError: the trajectory lacks an object or frame it names.
         """
-        raise NotImplementedError
 
+    @abstractmethod
     def validate(self, stage: Stage) -> list[str]:
         """Problems of this declaration's own fields against the composed scene, one message per problem
         (each names the field); empty: well formed."""
-        raise NotImplementedError
 
     def to_dict(self) -> dict[str, Any]:
         """The stored form: ``{"kind": kind, field: value, ...}`` in field order, tuples as lists."""
