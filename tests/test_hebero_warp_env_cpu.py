@@ -387,8 +387,35 @@ def test_r_demo_and_phi_agree_with_the_cpu_env(cache, cpu_env, cpu_backend, corp
             )
             assert np.allclose(tg["r_demo"], ic["r_demo"], atol=2e-3), (tg["r_demo"], ic["r_demo"])
             assert np.all(ic["r_demo"] > top - w.arm_qvel - 0.05)
+            # the action reference: the demo's action at the new cursor (the next action replayed)
+            nxt = np.stack([d.actions[min(r[e] + k + 1, d.length - 1)] for e, d in enumerate(ds)])
+            assert np.array_equal(ic["a_demo"], nxt) and np.allclose(tg["a_demo"], nxt, atol=1e-7)
     finally:
         cpu_env.stream = None
+
+
+def test_demo_dataset_pairs_every_demo_state_with_its_action(cache, cpu_env, cpu_backend, corpus_demos):
+    """Behaviour-cloning pairs on the GPU env: every (demo, cursor m < T) exactly once, even where a
+    task has fewer envs than demos (3 envs: task 1 has one env for its two demos): the observation
+    holds the demo's arm joints at m and its action m - 1 as the previous action; the label is action m."""
+    out, tasks = cache
+    gpu = _shared_models(hw.HeberoWarpBatch(out, 3, config=REPLAY), cpu_env)
+    gpu.set_demos(corpus_demos)
+    data = gpu.demo_dataset()
+    for k, tid in enumerate(tasks):
+        ds = corpus_demos[tid]
+        rows = data["task"] == k
+        assert int(rows.sum()) == sum(d.length for d in ds)
+        got = torch.cat([data["obs"][rows][:, 43:50], data["obs"][rows][:, :7], data["actions"][rows]], 1)
+        want = np.concatenate(
+            [
+                np.concatenate([d.joint_states[:-1], np.vstack([np.zeros(7), d.actions[:-1]]), d.actions], 1)
+                for d in ds
+            ]
+        )
+        got_s, want_s = got.double().numpy(), want
+        got_s, want_s = got_s[np.lexsort(got_s.T[::-1])], want_s[np.lexsort(want_s.T[::-1])]
+        assert np.allclose(got_s, want_s, atol=2e-5), np.abs(got_s - want_s).max()
 
 
 def test_demo_start_autoreset_and_final_info_on_the_gpu_env(cache, cpu_env, cpu_backend, corpus_demos):

@@ -142,6 +142,14 @@ class CommandStream:
         """(m_e(t), phi_t), both (N,): see :func:`demo_cursor`."""
         return demo_cursor(self.r, self.t, self.lengths())
 
+    def reference_action(self) -> np.ndarray:
+        """(N, 7) float32: each env's demo action at its cursor m_e(t) (the action the demo took from
+        the state it tracks now, in [-1, 1])."""
+        m, _ = self.cursor()
+        return np.stack(
+            [self.demos[int(k)][i].actions[j] for k, i, j in zip(self.task_of, self.demo, m)]
+        ).astype(np.float32)
+
     def reference(self, e: int) -> tuple[Demo, int]:
         """Env e's active demo and its reference index m_e(t)."""
         m, _ = demo_cursor(self.r[e : e + 1], self.t[e : e + 1], self.lengths()[e : e + 1])
@@ -194,6 +202,7 @@ class TorchDemoTable:
             "fingers": np.zeros((K, D, L, 2)),
             "objects": np.zeros((K, D, L, O, 3)),
             "articulation": np.zeros((K, D, L, A)),
+            "actions": np.zeros((K, D, L, 7)),
         }
         length, omask, amask = np.ones((K, D), np.int64), np.zeros((K, O), bool), np.zeros((K, A), bool)
         for k, pool in self.demos.items():
@@ -205,6 +214,7 @@ class TorchDemoTable:
                 host["fingers"][k, i, :n] = d.gripper_states
                 host["objects"][k, i, :n, :no] = d.object_poses[:, :, :3]
                 host["articulation"][k, i, :n, :na] = d.articulation
+                host["actions"][k, i, : d.length] = d.actions
                 omask[k, :no], amask[k, :na] = True, True
 
         def f32(x: np.ndarray) -> Any:
@@ -212,6 +222,7 @@ class TorchDemoTable:
 
         self.ee, self.q, self.fingers = f32(host["ee"]), f32(host["q"]), f32(host["fingers"])
         self.objects, self.articulation = f32(host["objects"]), f32(host["articulation"])
+        self.actions = f32(host["actions"])
         self.length = torch.as_tensor(length, device=device)
         self.count = torch.as_tensor([len(self.demos[k]) for k in range(K)], device=device)
         self.object_mask = torch.as_tensor(omask, device=device)
@@ -274,6 +285,12 @@ class TorchCommandStream:
         length = self.lengths()
         m = torch.minimum(self.r + self.t, length - 1)
         return m, m.float() / torch.clamp(length - 1, min=1).float()
+
+    def reference_action(self) -> Any:
+        """(N, 7) float32: each env's demo action at its cursor m_e(t) (the action the demo took from
+        the state it tracks now; :meth:`CommandStream.reference_action` on the CPU)."""
+        m, _ = self.cursor()
+        return self.table.actions[self.task_of, self.demo, m]
 
     def errors(self, q, qvel, fingers, ee, objects, articulation, control_hz: float) -> dict[str, Any]:
         """Tracking-error norms (N,) per term of :data:`TERMS`: :func:`tracking_errors` for every env.

@@ -496,7 +496,8 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
         return task.sample_state(self._rngs[e], self.boxes.get(t))
 
     def _demo_terms(self) -> dict[str, np.ndarray]:
-        """r_demo, phi and the active demo per env (command stream attached by :meth:`set_demos`)."""
+        """r_demo, phi, the active demo and its action at the cursor (``a_demo`` (N, 7)) per env (command
+        stream attached by :meth:`set_demos`)."""
         from simkit.envs.hebero.stream import demo_reward, tracking_errors
 
         assert self.stream is not None
@@ -525,7 +526,8 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
                     errs.setdefault(k, [0.0] * self.num_envs)[int(e)] = v
         _, phi = self.stream.cursor()
         r = demo_reward({k: np.asarray(v) for k, v in errs.items()}, self.cfg.demo_reward)
-        return {"r_demo": r, "phi": phi, "demo_id": self.stream.demo.copy()}
+        a_demo = self.stream.reference_action()
+        return {"r_demo": r, "phi": phi, "demo_id": self.stream.demo.copy(), "a_demo": a_demo}
 
     def _control(self, a: np.ndarray) -> None:
         for g, grp in enumerate(self.backend.groups):

@@ -703,7 +703,8 @@ class HeberoWarpBatch:
         return self.torch.as_tensor(obj, device=self.device), self.torch.as_tensor(art, device=self.device)
 
     def _demo_terms(self, q, qd) -> dict[str, Any]:
-        """r_demo, phi, demo_id (N,) each after a step (static shapes, no sync; see :meth:`set_demos`)."""
+        """r_demo, phi, demo_id (N,) and a_demo (N, 7) after a step (static shapes, no sync; see
+        :meth:`set_demos`)."""
         from simkit.envs.hebero.stream import torch_demo_reward
 
         torch, n, tb = self.torch, self.num_envs, self.stream.table
@@ -719,7 +720,8 @@ class HeberoWarpBatch:
         errs = self.stream.errors(q, qd, fingers, ee, objs, art, self.config.control_hz)
         _, phi = self.stream.cursor()
         r = torch_demo_reward(errs, self.config.demo_reward)
-        return {"r_demo": r, "phi": phi, "demo_id": self.stream.demo.clone()}
+        a_demo = self.stream.reference_action()
+        return {"r_demo": r, "phi": phi, "demo_id": self.stream.demo.clone(), "a_demo": a_demo}
 
     def reset_to_demo(self, demo, cursor):
         """Every env to the state of demo ``demo`` (index among its task's demos) at cursor r_e =
@@ -740,6 +742,44 @@ class HeberoWarpBatch:
             self._reset_worlds(g, torch.ones(g.sim.nworld, dtype=torch.bool, device=self.device), rows)
             self._observe(g)
         return self._started()
+
+    def demo_dataset(self) -> dict[str, Any]:
+        """Every attached demo as observation/action pairs, for behaviour cloning: each (task, demo,
+        cursor m < T) once, the observation this env returns in the demo's state m (:meth:`reset_to_demo`)
+        with the previous-action entries obs[:, :7] set to the demo's action m - 1 (0 at m = 0), as a
+        policy replaying the demo sees it, paired with the demo's action m. Leaves the envs on demo
+        states: reset before stepping on.
+
+        Returns:
+            ``obs`` (M, 300) float32, ``actions`` (M, 7) float32 in [-1, 1], ``task`` (M,) int64 (task
+            index), M = the demos' total length, on the device.
+
+        Raises:
+            InputError: no demos attached (:meth:`set_demos`).
+        """
+        torch = self.torch
+        if self.stream is None:
+            raise InputError(None, "demo_dataset needs set_demos(...) first")
+        tb, task = self.stream.table, self.task_index
+        onehot = torch.nn.functional.one_hot(task, len(self.task_ids))
+        rank = (onehot.cumsum(0) - 1).gather(1, task[:, None])[:, 0]  # env's rank among its task's envs
+        envs_of = onehot.sum(0)  # (K,) envs per task
+        per_task, count = envs_of[task], tb.count[task]
+        passes = torch.where(envs_of > 0, (tb.count / envs_of.clamp(min=1)).ceil(), 0).max()
+        out: dict[str, list[Any]] = {"obs": [], "actions": [], "task": []}
+        for p in range(int(passes)):
+            demo = rank + p * per_task
+            keep = demo < count
+            demo = torch.where(keep, demo, torch.zeros_like(demo))
+            length = tb.length[task, demo]
+            for m in range(int(length[keep].max()) if bool(keep.any()) else 0):
+                valid = keep & (m < length)
+                obs = self.reset_to_demo(demo, m).clone()
+                obs[:, :7] = tb.actions[task, demo, m - 1] if m > 0 else 0.0
+                out["obs"].append(obs[valid])
+                out["actions"].append(tb.actions[task, demo, m][valid])
+                out["task"].append(task[valid])
+        return {k: torch.cat(v) for k, v in out.items()}
 
     def reset_to_bank(self, entry=0):
         """Restart every environment from a chosen layout-bank entry of its task (no random draw).
