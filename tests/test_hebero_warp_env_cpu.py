@@ -304,13 +304,10 @@ DEMO_TASKS = ["goal/turn_on_the_stove", "goal/put_the_bowl_on_the_plate"]
 
 
 @pytest.fixture(scope="module")
-def corpus_demos(tmp_path_factory):
-    """Two demos per task from a tiny hebero-demos corpus (engine, 40 steps each), read back."""
+def corpus_path(tmp_path_factory):
+    """A tiny hebero-demos corpus: two demos per task (engine, 40 steps each)."""
     import subprocess
     import sys
-
-    from simkit.envs.hebero.stream import demos_from_samples
-    from simkit.episodes.reader import iter_corpus
 
     out = tmp_path_factory.mktemp("demos") / "corpus"
     cmd = [
@@ -334,7 +331,16 @@ def corpus_demos(tmp_path_factory):
     ]  # fmt: skip  40 steps: short, unfinished demos
     res = subprocess.run(cmd, capture_output=True, text=True)
     assert res.returncode == 0, res.stderr[-2000:]
-    demos = demos_from_samples(iter_corpus(out))
+    return out
+
+
+@pytest.fixture(scope="module")
+def corpus_demos(corpus_path):
+    """The demos of :func:`corpus_path`, read back."""
+    from simkit.envs.hebero.stream import demos_from_samples
+    from simkit.episodes.reader import iter_corpus
+
+    demos = demos_from_samples(iter_corpus(corpus_path))
     assert sorted(demos) == sorted(DEMO_TASKS) and all(len(v) == 2 for v in demos.values())
     return demos
 
@@ -416,6 +422,41 @@ def test_demo_dataset_pairs_every_demo_state_with_its_action(cache, cpu_env, cpu
         got_s, want_s = got.double().numpy(), want
         got_s, want_s = got_s[np.lexsort(got_s.T[::-1])], want_s[np.lexsort(want_s.T[::-1])]
         assert np.allclose(got_s, want_s, atol=2e-5), np.abs(got_s - want_s).max()
+
+
+def test_trainer_clones_the_demos_and_resumes_on_the_gpu_env(
+    cache, cpu_backend, corpus_path, corpus_demos, tmp_path
+):
+    """tools/train_hebero.py on the GPU env (stand-in physics): behaviour cloning on every demo pair
+    lowers the loss; --session-s pauses the run with its state kept and --resume finishes it without
+    cloning again (one PPO iteration with BC steps, the evaluation, the table)."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    pytest.importorskip("rsl_rl")
+    path = Path(__file__).resolve().parents[1] / "tools" / "train_hebero.py"
+    spec = importlib.util.spec_from_file_location("train_hebero", path)
+    trainer = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(trainer)
+    cache_dir, tasks = cache
+    out = tmp_path / "run"
+    argv = ["--tasks", ",".join(tasks), "--backend", "warp", "--cache", str(cache_dir), "--num-envs", "2",
+            "--budget-s", "0.01", "--horizon", "4", "--steps-per-env", "2", "--variants", "demo",
+            "--demos", str(corpus_path), "--bc-epochs", "40", "--bc-steps", "2", "--bc-batch", "64",
+            "--init-std", "0.2", "--out", str(out)]  # fmt: skip
+    assert trainer.main([*argv, "--session-s", "1e-9"]) == 0
+    state = json.loads((out / "demo" / "state.json").read_text())
+    assert state["it"] == 0 and not (out / "results.json").exists()
+    bc = state["bc"]
+    assert bc["pairs"] == sum(d.length for v in corpus_demos.values() for d in v)
+    assert len(bc["losses"]) == 40 and bc["losses"][-1] < 0.5 * bc["losses"][0], bc
+    assert trainer.main([*argv, "--resume"]) == 0
+    res = json.loads((out / "results.json").read_text())["results"]["demo"]
+    assert res["iterations"] == 1 and res["bc"] == bc and list(res["tasks"]) == tasks
+    assert (
+        res["curve"][-1]["eval_sr"] == res["tasks"] and (out / "demo" / "checkpoints" / "policy.pt").exists()
+    )
 
 
 def test_demo_start_autoreset_and_final_info_on_the_gpu_env(cache, cpu_env, cpu_backend, corpus_demos):

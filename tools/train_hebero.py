@@ -75,6 +75,26 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument(
         "--merge", default="", help="comma-separated result folders: merge them into --out, no training"
     )
+    ap.add_argument("--init-std", type=float, default=0.6, help="initial std of the Gaussian policy")
+    ap.add_argument(
+        "--bc-epochs",
+        type=int,
+        default=0,
+        help="demo variant: behaviour-clone the actor on every demo state first (epochs; warp backend)",
+    )
+    ap.add_argument(
+        "--bc-steps", type=int, default=0, help="demo variant: BC minibatch steps after every PPO update"
+    )
+    ap.add_argument("--bc-lr", type=float, default=1e-3, help="learning rate of the BC steps")
+    ap.add_argument("--bc-batch", type=int, default=4096, help="BC minibatch size")
+    ap.add_argument(
+        "--session-s",
+        type=float,
+        default=0.0,
+        help="stop this invocation after this many seconds of wall clock, keeping the run's state; "
+        "rerun with --resume to continue (0: no limit)",
+    )
+    ap.add_argument("--resume", action="store_true", help="continue the runs kept in --out")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", required=True)
     return ap.parse_args(argv)
@@ -154,7 +174,10 @@ def train_cfg(args) -> dict[str, Any]:
             "clip_param": 0.2,
             "max_grad_norm": 1.0,
         },
-        "actor": {**mlp, "distribution_cfg": {"class_name": "GaussianDistribution", "init_std": 0.6}},
+        "actor": {
+            **mlp,
+            "distribution_cfg": {"class_name": "GaussianDistribution", "init_std": args.init_std},
+        },
         "critic": dict(mlp),
     }
 
@@ -211,46 +234,143 @@ def _iterate(alg, venv, obs, steps_per_env: int):
     return obs, alg.update()
 
 
-def run_variant(args, name: str, tasks: list[str], demos: dict | None, out: Path) -> dict[str, Any]:
-    """Train one variant for the budget; evaluate along the way; write its checkpoints."""
-    t0 = time.perf_counter()
+def run_variant(args, name: str, tasks: list[str], demos: dict | None, out: Path) -> dict[str, Any] | None:
+    """Train one variant for the budget; evaluate along the way; write its checkpoints. Returns None
+    when ``--session-s`` ran out first (the state is kept in ``out/<name>``: rerun with ``--resume``)."""
+    wall0 = t0 = time.perf_counter()
     env, venv, runner, weight = _setup(args, name, tasks, demos)
     alg, device = runner.alg, str(venv.device)
-    print(
-        f"[{name}] setup {time.perf_counter() - t0:.1f} s on {device}; training {args.budget_s:.0f} s",
-        flush=True,
-    )
+    run = _load_state(out / name) if args.resume else None
+    if run is not None:
+        runner.load(str(out / name / "model.pt"))
+    run = run or {"it": 0, "env_steps": 0, "train_s": 0.0, "next_eval": 0.0, "curve": [], "bc": None}
+    print(f"[{name}] setup {time.perf_counter() - t0:.1f} s on {device}; training {args.budget_s:.0f} s "
+          f"(done {run['train_s']:.0f} s)", flush=True)  # fmt: skip
+    bc = _bc_data(args, env, name, run, alg.actor)
     ckpt = out / name / "checkpoints"
     every = args.eval_every_s or args.budget_s / 4
-    curve: list[dict[str, Any]] = []
-    train_s, it, steps, next_eval = 0.0, 0, 0, every
+    run["next_eval"] = run["next_eval"] or every
     obs = venv.get_observations().to(device)
     alg.train_mode()
-    while train_s < args.budget_s:
+    while run["it"] == 0 or run["train_s"] < args.budget_s:  # at least one iteration and evaluation
+        if args.session_s and time.perf_counter() - wall0 > args.session_s:
+            _save_state(runner, run, out / name)
+            print(
+                f"[{name}] paused after {run['train_s']:.0f} s of training: rerun with --resume", flush=True
+            )
+            env.close()
+            return None
         t1 = time.perf_counter()
         obs, losses = _iterate(alg, venv, obs, args.steps_per_env)
-        train_s += time.perf_counter() - t1
-        it, steps = it + 1, steps + args.steps_per_env * venv.num_envs
+        if bc is not None and args.bc_steps:
+            losses["bc"] = bc_steps(alg.actor, bc, args)
+        run["train_s"] += time.perf_counter() - t1
+        run["it"] += 1
+        run["env_steps"] += args.steps_per_env * venv.num_envs
         stats = venv.pop_episode_stats()
         eps, ok = sum(v[0] for v in stats.values()), sum(v[1] for v in stats.values())
-        point: dict[str, Any] = {"it": it, "train_s": round(train_s, 2), "env_steps": steps,
-                                 "train_success": ok / eps if eps else None}  # fmt: skip
-        if train_s >= next_eval or train_s >= args.budget_s:
+        point: dict[str, Any] = {"it": run["it"], "train_s": round(run["train_s"], 2),
+                                 "env_steps": run["env_steps"], "train_success": ok / eps if eps else None}  # fmt: skip
+        if run["train_s"] >= run["next_eval"] or run["train_s"] >= args.budget_s:
             t2 = time.perf_counter()
             sr = _eval_now(runner, venv, env, ckpt, args, tasks)
             point.update(eval_s=round(time.perf_counter() - t2, 1), eval_mean_sr=float(sr.mean()))
             point["eval_sr"] = dict(zip(tasks, sr.tolist()))
-            next_eval += every
+            run["next_eval"] += every
             obs = venv.get_observations().to(device)
             alg.train_mode()
-        curve.append(point)
+        run["curve"].append(point)
         print(_progress(name, point, args.budget_s, losses), flush=True)
-    runner.save(str(out / name / "model.pt"))
+    _save_state(runner, run, out / name)
     env.close()
-    final = curve[-1]["eval_sr"]
-    return {"tasks": final, "mean_sr": float(np.mean(list(final.values()))), "iterations": it,
-            "env_steps": steps, "train_s": train_s, "r_demo_weight": weight,
-            "demo_start": name == "demo" and not args.no_demo_start, "curve": curve}  # fmt: skip
+    final = run["curve"][-1]["eval_sr"]
+    return {"tasks": final, "mean_sr": float(np.mean(list(final.values()))), "iterations": run["it"],
+            "env_steps": run["env_steps"], "train_s": run["train_s"], "r_demo_weight": weight,
+            "demo_start": name == "demo" and not args.no_demo_start, "bc": run["bc"],
+            "num_envs": args.num_envs, "curve": run["curve"]}  # fmt: skip
+
+
+def _save_state(runner, run: dict[str, Any], folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    runner.save(str(folder / "model.pt"))
+    (folder / "state.json").write_text(json.dumps(run))
+
+
+def _load_state(folder: Path) -> dict[str, Any] | None:
+    path = folder / "state.json"
+    return json.loads(path.read_text()) if path.exists() and (folder / "model.pt").exists() else None
+
+
+def _bc_data(args, env, name: str, run: dict[str, Any], actor) -> dict[str, Any] | None:
+    """The demo variant's behaviour-cloning pairs (``--bc-epochs``/``--bc-steps``; None without BC),
+    cloned into the actor first (``--bc-epochs``, once per run). Counted as training time."""
+    if name != "demo" or not (args.bc_epochs or args.bc_steps):
+        return None
+    from simkit.core.errors import InputError
+
+    batch = getattr(env, "batch", None)
+    if batch is None:
+        raise InputError(None, "--bc-epochs/--bc-steps need --backend warp (the GPU env's demo_dataset)")
+    t0 = time.perf_counter()
+    data = batch.demo_dataset()
+    if run["bc"] is None:
+        losses = behaviour_clone(actor, data, args)
+        run["bc"] = {"pairs": int(len(data["obs"])), "epochs": args.bc_epochs, "losses": losses,
+                     "seconds": round(time.perf_counter() - t0, 1)}  # fmt: skip
+        print(f"[{name}] behaviour cloning: {run['bc']['pairs']} pairs, {args.bc_epochs} epochs, "
+              f"loss {losses[0] if losses else float('nan'):.4f} -> {losses[-1] if losses else float('nan'):.4f}, "
+              f"{run['bc']['seconds']} s", flush=True)  # fmt: skip
+    if args.bc_epochs:  # the observation normaliser keeps the statistics of the demo states
+        actor.obs_normalizer.until = int(actor.obs_normalizer.count)
+    run["train_s"] += time.perf_counter() - t0
+    return data
+
+
+def _td(x):
+    from tensordict import TensorDict
+
+    return TensorDict({"policy": x}, batch_size=[x.shape[0]])
+
+
+def behaviour_clone(actor, data: dict[str, Any], args) -> list[float]:
+    """Fit the actor's mean action to the demo actions (mean squared error, Adam), after fitting its
+    observation normaliser to the demo observations. Returns the mean loss of every epoch."""
+    import torch
+
+    obs, act = data["obs"], data["actions"]
+    actor.train()
+    actor.update_normalization(_td(obs))
+    losses = []
+    opt = torch.optim.Adam(actor.mlp.parameters(), lr=args.bc_lr)
+    for _ in range(args.bc_epochs):
+        perm, total = torch.randperm(len(obs), device=obs.device), 0.0
+        for i in range(0, len(obs), args.bc_batch):
+            idx = perm[i : i + args.bc_batch]
+            loss = torch.nn.functional.mse_loss(actor(_td(obs[idx])), act[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += float(loss) * len(idx)
+        losses.append(total / len(obs))
+    return losses
+
+
+def bc_steps(actor, data: dict[str, Any], args) -> float:
+    """``--bc-steps`` minibatch steps of the behaviour-cloning loss on the actor's mean (between PPO
+    updates, as demo-augmented policy gradients do); returns their mean loss."""
+    import torch
+
+    opt = data.get("optimizer") or torch.optim.Adam(actor.mlp.parameters(), lr=args.bc_lr)
+    data["optimizer"] = opt
+    total = 0.0
+    for _ in range(args.bc_steps):
+        idx = torch.randint(len(data["obs"]), (args.bc_batch,), device=data["obs"].device)
+        loss = torch.nn.functional.mse_loss(actor(_td(data["obs"][idx])), data["actions"][idx])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        total += float(loss)
+    return total / max(args.bc_steps, 1)
 
 
 def _progress(name: str, point: dict[str, Any], budget: float, losses: dict[str, float]) -> str:
@@ -328,7 +448,10 @@ def main(argv: list[str] | None = None) -> int:
                 make_env(args, tasks).close()  # builds the GPU layout-group cache when missing
                 print(f"prepared: demos {args.demos}, env of {len(tasks)} task(s) on {args.backend}")
                 return 0
-            results = {v: run_variant(args, v, tasks, demos, out) for v in variants}
+            runs = {v: run_variant(args, v, tasks, demos, out) for v in variants}
+            if any(r is None for r in runs.values()):
+                return 0  # paused by --session-s: the next --resume continues
+            results = {v: r for v, r in runs.items() if r is not None}
     except SimkitError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
