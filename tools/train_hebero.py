@@ -246,10 +246,20 @@ def run_variant(args, name: str, tasks: list[str], demos: dict | None, out: Path
     run = run or {"it": 0, "env_steps": 0, "train_s": 0.0, "next_eval": 0.0, "curve": [], "bc": None}
     print(f"[{name}] setup {time.perf_counter() - t0:.1f} s on {device}; training {args.budget_s:.0f} s "
           f"(done {run['train_s']:.0f} s)", flush=True)  # fmt: skip
+    cloned = run["bc"] is None
     bc = _bc_data(args, env, name, run, alg.actor)
     ckpt = out / name / "checkpoints"
     every = args.eval_every_s or args.budget_s / 4
     run["next_eval"] = run["next_eval"] or every
+    if bc is not None:  # demo_dataset left the envs on demo states
+        venv.reset(seed=args.seed)
+        if cloned and args.bc_epochs:  # the cloned policy before any PPO update
+            t2 = time.perf_counter()
+            sr = _eval_now(runner, venv, env, ckpt, args, tasks)
+            run["curve"].append({"it": 0, "train_s": round(run["train_s"], 2), "env_steps": 0,
+                                 "train_success": None, "eval_s": round(time.perf_counter() - t2, 1),
+                                 "eval_mean_sr": float(sr.mean()), "eval_sr": dict(zip(tasks, sr.tolist()))})  # fmt: skip
+            print(f"[{name}] behaviour-cloned policy: eval mean SR {sr.mean():.3f}", flush=True)
     obs = venv.get_observations().to(device)
     alg.train_mode()
     while run["it"] == 0 or run["train_s"] < args.budget_s:  # at least one iteration and evaluation
@@ -350,7 +360,7 @@ def behaviour_clone(actor, data: dict[str, Any], args) -> list[float]:
             opt.zero_grad()
             loss.backward()
             opt.step()
-            total += float(loss) * len(idx)
+            total += float(loss.detach()) * len(idx)
         losses.append(total / len(obs))
     return losses
 
@@ -369,7 +379,7 @@ def bc_steps(actor, data: dict[str, Any], args) -> float:
         opt.zero_grad()
         loss.backward()
         opt.step()
-        total += float(loss)
+        total += float(loss.detach())
     return total / max(args.bc_steps, 1)
 
 
