@@ -10,7 +10,10 @@ evaluations not counted):
   of the Hebero spec, as a penalty so that early success never forfeits reward) and, unless
   ``--no-demo-start``, demo-start resets (RFCL-style: every episode starts at the state of a random
   cursor of a random demo of its task), demos from ``--demos`` (a ``hebero-demos`` corpus; made
-  with ``--generate-demos N`` demos per task when the folder does not exist).
+  with ``--generate-demos N`` demos per task when the folder does not exist); on the GPU backend
+  optionally behaviour cloning first (``--bc-epochs``: the actor's mean fitted to every demo
+  state's action, ``HeberoWarpBatch.demo_dataset``) and BC steps between PPO updates
+  (``--bc-steps``), as demo-augmented policy gradients do.
 
 Evaluation (every ``--eval-every-s`` seconds of training, and at the end): the deterministic policy,
 one episode per env from LIBERO's fixed initial states (env e starts from state (e // K) mod 50),
@@ -21,6 +24,7 @@ CPU), ``<variant>/model.pt`` (rsl_rl's full state), ``results.json`` (per varian
 rate, mean, iterations, env steps, curve) and ``learning_curve.png``; prints progress and the
 per-task table. Needs the ``rl`` extra (rsl-rl-lib, tensordict) and ``hebero``; ``warp`` a CUDA GPU.
 
+``--session-s S`` stops an invocation after S seconds with the state kept; ``--resume`` continues.
 ``--prepare`` only generates the demos and builds the GPU layout-group cache (CPU work, minutes,
 once); ``--merge A,B`` writes the table, JSON and curve of runs made separately (one variant each).
 
