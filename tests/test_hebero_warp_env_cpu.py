@@ -400,6 +400,33 @@ def test_r_demo_and_phi_agree_with_the_cpu_env(cache, cpu_env, cpu_backend, corp
         cpu_env.stream = None
 
 
+def test_demo_pack_round_trip(corpus_demos, tmp_path):
+    """A demo pack holds every demo's arrays (to float32 precision) and column names; a file that is
+    no pack gives one InputError naming it."""
+    from simkit.envs.hebero.stream import PACK_FIELDS, load_demo_pack, save_demo_pack
+
+    back = load_demo_pack(save_demo_pack(corpus_demos, tmp_path / "demos.npz"))
+    assert sorted(back) == sorted(corpus_demos)
+    for tid, pool in corpus_demos.items():
+        assert len(back[tid]) == len(pool)
+        for a, b in zip(pool, back[tid]):
+            assert (a.seed, a.success, a.object_names, a.articulation_names) == (
+                b.seed,
+                b.success,
+                b.object_names,
+                b.articulation_names,
+            )
+            for f in PACK_FIELDS:
+                x, y = getattr(a, f), getattr(b, f)
+                assert (
+                    x.shape == y.shape and x.dtype == y.dtype and np.allclose(x, y, rtol=1e-6, atol=1e-6)
+                ), f
+    bad = tmp_path / "bad.npz"
+    bad.write_text("no zip")
+    with pytest.raises(InputError, match="demo pack"):
+        load_demo_pack(bad)
+
+
 def test_demo_dataset_pairs_every_demo_state_with_its_action(cache, cpu_env, cpu_backend, corpus_demos):
     """Behaviour-cloning pairs on the GPU env: every (demo, cursor m < T) exactly once, even where a
     task has fewer envs than demos (3 envs: task 1 has one env for its two demos): the observation

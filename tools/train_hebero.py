@@ -58,7 +58,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--variants", default="env,demo", help="comma-separated: env, demo")
     ap.add_argument("--r-demo-weight", type=float, default=0.1)
     ap.add_argument("--no-demo-start", action="store_true", help="demo variant: keep the env's resets")
-    ap.add_argument("--demos", default="", help="a hebero-demos corpus (needed by the demo variant)")
+    ap.add_argument(
+        "--demos", default="", help="a hebero-demos corpus or a demo pack .npz (needed by the demo variant)"
+    )
+    ap.add_argument(
+        "--pack-demos",
+        default="",
+        help="write --demos (its tasks) as a compact demo pack .npz (with --prepare)",
+    )
     ap.add_argument("--generate-demos", type=int, default=0, help="demos per task to generate into --demos")
     ap.add_argument("--demo-steps", type=int, default=300, help="max steps of a generated demo")
     ap.add_argument(
@@ -128,7 +135,7 @@ def make_env(args, tasks: list[str]):
 def load_demos(args, tasks: list[str]) -> dict[str, list]:
     """Demos of every task from ``--demos`` (generated first with ``--generate-demos``)."""
     from simkit.core.errors import InputError
-    from simkit.envs.hebero.stream import demos_from_samples
+    from simkit.envs.hebero.stream import demos_from_samples, load_demo_pack, save_demo_pack
     from simkit.episodes.reader import iter_corpus
 
     path = Path(args.demos)
@@ -146,7 +153,12 @@ def load_demos(args, tasks: list[str]) -> dict[str, list]:
             raise InputError(path, "generating the demo corpus failed (see above)")
     if not path.exists():
         raise InputError(path, "no such demo corpus (pass --generate-demos N to make it)")
-    demos = demos_from_samples(iter_corpus(path))
+    if path.suffix == ".npz":  # a demo pack (--pack-demos)
+        demos = load_demo_pack(path)
+    else:
+        demos = demos_from_samples(iter_corpus(path))
+    if args.pack_demos:
+        print(f"wrote {save_demo_pack({t: demos[t] for t in tasks if t in demos}, args.pack_demos)}")
     missing = [t for t in tasks if t not in demos]
     if missing:
         raise InputError(path, f"the corpus has no demo of {missing}")
