@@ -434,7 +434,7 @@ def plot(results: dict[str, dict], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4.5), dpi=100)
+    fig, ax = plt.subplots(figsize=(7, 5.2), dpi=100)
     for name, r in results.items():
         pts = [p for p in r["curve"] if "eval_mean_sr" in p]
         line = ax.plot(
@@ -444,11 +444,13 @@ def plot(results: dict[str, dict], path: Path) -> None:
             label=f"{name}: eval, LIBERO initial states",
         )
         tr = [p for p in r["curve"] if p["train_success"] is not None]
-        ax.plot([p["train_s"] for p in tr], [p["train_success"] for p in tr], ":", color=line[0].get_color(),
-                alpha=0.6, label=f"{name}: training episodes")  # fmt: skip
+        k = min(9, len(tr)) or 1  # running mean: single iterations finish few episodes
+        smooth = np.convolve([p["train_success"] for p in tr], np.ones(k) / k, mode="valid")
+        ax.plot([p["train_s"] for p in tr][k - 1 :], smooth, ":", color=line[0].get_color(), alpha=0.7,
+                label=f"{name}: training episodes (mean of {k} iterations)")  # fmt: skip
     ax.set(xlabel="training wall clock (s)", ylabel="success rate", ylim=(-0.02, 1.02),
            title="Hebero multi-task PPO: mean success over tasks")  # fmt: skip
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
@@ -486,16 +488,20 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def merge(folders: list[str]) -> dict[str, dict]:
-    """The variants of several runs' ``results.json`` (a later folder's variant replaces an earlier one)."""
+    """The variants of several runs' ``results.json``: a later folder's variant replaces an earlier one
+    of the same name and env count; the same name at another env count is kept as ``name@N``."""
     from simkit.core.errors import InputError
 
     out: dict[str, dict] = {}
     for f in folders:
         path = Path(f) / "results.json"
         try:
-            out.update(json.loads(path.read_text())["results"])
+            runs = json.loads(path.read_text())["results"]
         except (OSError, ValueError, KeyError) as exc:
             raise InputError(path, f"not a train_hebero results file ({type(exc).__name__})") from None
+        for name, r in runs.items():
+            same = name not in out or out[name].get("num_envs") == r.get("num_envs")
+            out[name if same else f"{name}@{r.get('num_envs')}"] = r
     return out
 
 
@@ -505,10 +511,11 @@ def report(args, tasks: list[str], results: dict[str, dict], out: Path) -> None:
     meta = dict(vars(args))
     (out / "results.json").write_text(json.dumps({"args": meta, "results": results}, indent=1))
     plot(results, out / "learning_curve.png")
-    print(f"\n{'task':<60}" + "".join(f"{v:>8}" for v in results))
+    w = {v: max(8, len(v) + 2) for v in results}
+    print(f"\n{'task':<60}" + "".join(f"{v:>{w[v]}}" for v in results))
     for t in tasks:
-        print(f"{t:<60}" + "".join(f"{results[v]['tasks'][t]:>8.2f}" for v in results))
-    print(f"{'mean':<60}" + "".join(f"{results[v]['mean_sr']:>8.2f}" for v in results))
+        print(f"{t:<60}" + "".join(f"{results[v]['tasks'][t]:>{w[v]}.2f}" for v in results))
+    print(f"{'mean':<60}" + "".join(f"{results[v]['mean_sr']:>{w[v]}.2f}" for v in results))
     print(f"wrote {out / 'results.json'} and {out / 'learning_curve.png'}")
 
 
