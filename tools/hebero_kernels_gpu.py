@@ -1,9 +1,10 @@
-"""Hebero's torch kernels on a CUDA GPU: equal to the numpy kernels, capturable into one CUDA graph.
+"""Hebero's array kernels on a CUDA GPU: torch float32 equal to numpy float64, capturable into one CUDA graph.
 
-``python tools/hebero_torch_kernels_gpu.py [--envs 1600,8192]`` runs the controller, observation
-and reward kernels of :mod:`simkit.envs.hebero.torch_kernels` on random float32 CUDA inputs and
-prints their largest difference from the float64 numpy kernels (:mod:`simkit.envs.hebero.kernels`),
-eagerly and as a replayed CUDA graph (new inputs copied into the captured tensors: a kernel that
+``python tools/hebero_kernels_gpu.py [--envs 1600,8192]`` runs the controller, observation and
+reward kernels of :mod:`simkit.envs.hebero.kernels` and the goal tests of
+:mod:`simkit.sims.hebero.goal_geometry` on random float32 CUDA inputs and prints their largest
+difference from the same functions on float64 numpy arrays (the CPU backend's evaluation; for the
+goal tests, the fraction of states that differ), eagerly and as a replayed CUDA graph (new inputs copied into the captured tensors: a kernel that
 synchronised with the host or changed shapes would fail the capture or give stale results), then
 the time per call of both at the largest N (graph vs eager in the same run). Needs torch with CUDA only.
 """
@@ -15,7 +16,7 @@ import time
 
 import numpy as np
 
-KEYS_INT = ("kind", "ids", "succ")
+KEYS_INT = ("kind", "ids", "succ", "cmp")
 
 
 def random_inputs(
@@ -44,24 +45,51 @@ def random_inputs(
         "fingers": rng.uniform(0, 0.04, (n, 2)),
         "quat": rng.normal(size=(n, 4)),
         "succ": rng.random(n) < 0.5,
+        # goal tests: 4 atoms per env, points near regions of random pose and size
+        "pa": rng.normal(size=(n, 4, 3)) * 0.1,
+        "pb": rng.normal(size=(n, 4, 3)) * 0.1,
+        "pr": rng.normal(size=(n, 4, 3)) * 0.05,
+        "rr": _rotations(rng, (n, 4)),
+        "size": rng.uniform(0.02, 0.15, (n, 4, 3)),
+        "jq": rng.uniform(-0.5, 0.5, (n, 4, 4)),
+        "cmp": rng.integers(0, 4, (n, 4, 1)),
     }
 
 
-def run(lib, x: dict, w) -> dict:
-    """Controller targets, proprioception, slot buffer and reward with ``lib`` (numpy or torch kernels)."""
-    jp, jr = lib.hinge_jacobian(x["anchor"], x["axis"], x["ee"])
-    tgt, fing = lib.arm_targets(x["a"], x["q"], jp, jr, x["qrange"], 0.05, 0.5, 0.05)
-    prop = lib.proprioception(x["q"], x["dq"], x["fingers"], x["ee"], x["quat"], x["base"])
-    slots = lib.slot_features(x["xpos"], x["xmat"], x["sxpos"], x["sxmat"], x["kind"], x["ids"], x["base"])
-    reward = lib.task_reward(x["succ"], x["a"], x["prev"], x["q"], x["dq"], x["qrange"], w)["reward"]
-    return {"targets": tgt, "fingers": fing, "proprio": prop, "slots": slots, "reward": reward}
+def _rotations(rng: np.random.Generator, shape: tuple) -> np.ndarray:
+    """Random rotation matrices (*shape, 3, 3) (QR of Gaussian matrices, determinant +1)."""
+    q, r = np.linalg.qr(rng.normal(size=(*shape, 3, 3)))
+    q = q * np.sign(np.diagonal(r, axis1=-2, axis2=-1))[..., None, :]
+    return q * np.sign(np.linalg.det(q))[..., None, None]
+
+
+def run(x: dict, w) -> dict:
+    """Controller targets, proprioception, slot buffer, reward and goal tests of inputs ``x`` (numpy
+    arrays or torch tensors: the same functions evaluate both)."""
+    from simkit.envs.hebero import kernels as k
+    from simkit.sims.hebero import goal_geometry as geo
+
+    jp, jr = k.hinge_jacobian(x["anchor"], x["axis"], x["ee"])
+    tgt, fing = k.arm_targets(x["a"], x["q"], jp, jr, x["qrange"], 0.05, 0.5, 0.05)
+    prop = k.proprioception(x["q"], x["dq"], x["fingers"], x["ee"], x["quat"], x["base"])
+    slots = k.slot_features(x["xpos"], x["xmat"], x["sxpos"], x["sxmat"], x["kind"], x["ids"], x["base"])
+    reward = k.task_reward(x["succ"], x["a"], x["prev"], x["q"], x["dq"], x["qrange"], w)["reward"]
+    return {
+        "targets": tgt,
+        "fingers": fing,
+        "proprio": prop,
+        "slots": slots,
+        "reward": reward,
+        "on_object": geo.on_object(x["pa"], x["pb"]),
+        "on_region": geo.on_region(x["pa"], x["pr"], x["rr"], x["size"]),
+        "in_region": geo.in_region(x["pa"], x["pr"], x["rr"], x["size"]),
+        "joints": geo.compare(x["jq"], x["cmp"], 0.1),
+    }
 
 
 def main() -> None:
     import torch
 
-    from simkit.envs.hebero import kernels
-    from simkit.envs.hebero import torch_kernels as tk
     from simkit.envs.hebero.config import RewardWeights
 
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
@@ -78,7 +106,11 @@ def main() -> None:
         }
 
     def diff(got, want):
-        return {k: f"{np.abs(got[k].double().cpu().numpy() - want[k]).max():.2e}" for k in want}
+        out = {}
+        for k, v in want.items():
+            g = got[k].cpu().numpy()
+            out[k] = f"{np.mean(g != v):.1e}" if v.dtype == bool else f"{np.abs(g - v).max():.2e}"
+        return out
 
     rng = np.random.default_rng(0)
     sizes = [int(s) for s in args.envs.split(",")]
@@ -86,26 +118,26 @@ def main() -> None:
         x = random_inputs(rng, n)
         print(
             f"eager N={n}: max |torch float32 - numpy float64|",
-            diff(run(tk, to_dev(x), w), run(kernels, x, w)),
+            diff(run(to_dev(x), w), run(x, w)),
         )
     static = to_dev(random_inputs(rng, sizes[-1]))
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):  # warm-up outside the capture (allocations, constants)
         for _ in range(3):
-            run(tk, static, w)
+            run(static, w)
     torch.cuda.current_stream().wait_stream(side)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
-        out = run(tk, static, w)
+        out = run(static, w)
     for rep in range(3):
         x = random_inputs(rng, sizes[-1])
         for k, v in to_dev(x).items():
             static[k].copy_(v)
         graph.replay()
         torch.cuda.synchronize()
-        print(f"graph replay {rep}: max |torch float32 - numpy float64|", diff(out, run(kernels, x, w)))
-    for name, fn in (("eager", lambda: run(tk, static, w)), ("graph", graph.replay)):
+        print(f"graph replay {rep}: max |torch float32 - numpy float64|", diff(out, run(x, w)))
+    for name, fn in (("eager", lambda: run(static, w)), ("graph", graph.replay)):
         for _ in range(5):
             fn()
         torch.cuda.synchronize()
