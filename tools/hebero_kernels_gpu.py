@@ -4,9 +4,10 @@
 reward kernels of :mod:`simkit.envs.hebero.kernels` and the goal tests of
 :mod:`simkit.sims.hebero.goal_geometry` on random float32 CUDA inputs and prints their largest
 difference from the same functions on float64 numpy arrays (the CPU backend's evaluation; for the
-goal tests, the fraction of states that differ), eagerly and as a replayed CUDA graph (new inputs copied into the captured tensors: a kernel that
-synchronised with the host or changed shapes would fail the capture or give stale results), then
-the time per call of both at the largest N (graph vs eager in the same run). Needs torch with CUDA only.
+goal tests, the fraction of states that differ), eagerly and as a replayed CUDA graph (new inputs
+copied into the captured tensors: a kernel that synchronised with the host or changed shapes would
+fail the capture or give stale results), then the time per call of both at the largest N (graph vs
+eager in the same run; ``--no-goal`` leaves the goal tests out). Needs torch with CUDA only.
 """
 
 from __future__ import annotations
@@ -63,9 +64,9 @@ def _rotations(rng: np.random.Generator, shape: tuple) -> np.ndarray:
     return q * np.sign(np.linalg.det(q))[..., None, None]
 
 
-def run(x: dict, w) -> dict:
-    """Controller targets, proprioception, slot buffer, reward and goal tests of inputs ``x`` (numpy
-    arrays or torch tensors: the same functions evaluate both)."""
+def run(x: dict, w, goal: bool = True) -> dict:
+    """Controller targets, proprioception, slot buffer, reward and (``goal``) goal tests of inputs
+    ``x`` (numpy arrays or torch tensors: the same functions evaluate both)."""
     from simkit.envs.hebero import kernels as k
     from simkit.sims.hebero import goal_geometry as geo
 
@@ -74,12 +75,11 @@ def run(x: dict, w) -> dict:
     prop = k.proprioception(x["q"], x["dq"], x["fingers"], x["ee"], x["quat"], x["base"])
     slots = k.slot_features(x["xpos"], x["xmat"], x["sxpos"], x["sxmat"], x["kind"], x["ids"], x["base"])
     reward = k.task_reward(x["succ"], x["a"], x["prev"], x["q"], x["dq"], x["qrange"], w)["reward"]
+    out = {"targets": tgt, "fingers": fing, "proprio": prop, "slots": slots, "reward": reward}
+    if not goal:
+        return out
     return {
-        "targets": tgt,
-        "fingers": fing,
-        "proprio": prop,
-        "slots": slots,
-        "reward": reward,
+        **out,
         "on_object": geo.on_object(x["pa"], x["pb"]),
         "on_region": geo.on_region(x["pa"], x["pr"], x["rr"], x["size"]),
         "in_region": geo.in_region(x["pa"], x["pr"], x["rr"], x["size"]),
@@ -95,7 +95,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     ap.add_argument("--envs", default="1600,8192")
     ap.add_argument("--iters", type=int, default=200)
+    ap.add_argument("--no-goal", action="store_true", help="time the controller, observation and reward only")
     args = ap.parse_args()
+    goal = not args.no_goal
     dev, w = torch.device("cuda"), RewardWeights()
     print(torch.__version__, torch.cuda.get_device_name(0))
 
@@ -125,19 +127,19 @@ def main() -> None:
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):  # warm-up outside the capture (allocations, constants)
         for _ in range(3):
-            run(static, w)
+            run(static, w, goal)
     torch.cuda.current_stream().wait_stream(side)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
-        out = run(static, w)
+        out = run(static, w, goal)
     for rep in range(3):
         x = random_inputs(rng, sizes[-1])
         for k, v in to_dev(x).items():
             static[k].copy_(v)
         graph.replay()
         torch.cuda.synchronize()
-        print(f"graph replay {rep}: max |torch float32 - numpy float64|", diff(out, run(x, w)))
-    for name, fn in (("eager", lambda: run(static, w)), ("graph", graph.replay)):
+        print(f"graph replay {rep}: max |torch float32 - numpy float64|", diff(out, run(x, w, goal)))
+    for name, fn in (("eager", lambda: run(static, w, goal)), ("graph", graph.replay)):
         for _ in range(5):
             fn()
         torch.cuda.synchronize()

@@ -31,7 +31,9 @@ Each predicate follows LIBERO's definition (``libero/envs/predicates`` and
     (``flat_stove``).
 ``Up(a)``: ``z_a >= 1.0`` m. ``true``/``false``: constants.
 
-Task success is the goal formula (And/Or/Not over these atoms).
+Task success is the goal formula (And/Or/Not over these atoms). The geometric tests are the
+functions of :mod:`simkit.sims.hebero.goal_geometry`, which the batched evaluators (the CPU env's
+numpy batches, the GPU backend's torch worlds) call too.
 """
 
 from __future__ import annotations
