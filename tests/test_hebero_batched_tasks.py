@@ -1,7 +1,7 @@
 """Batched (torch) goal predicates, slots and IK against the CPU predicate evaluator (no GPU needed).
 
-The slot buffer and the IK are :mod:`simkit.envs.hebero.torch_kernels` (the CPU env's definitions)
-fed with the union model's task programs, as the GPU backend feeds them.
+The slot buffer and the IK are :mod:`simkit.envs.hebero.kernels` (the CPU env's definitions) on torch
+tensors, fed with the union model's task programs, as the GPU backend feeds them.
 """
 
 import mujoco
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from simkit.envs.hebero import torch_kernels as tk
+from simkit.envs.hebero import kernels
 from simkit.scenes.hebero import compile_task, suite_files
 from simkit.sims.hebero.batched_tasks import (
     ATOM_JOINT,
@@ -101,7 +101,7 @@ def test_batched_goal_predicates_agree_with_cpu_evaluator(libero_root):
             # the slot buffer (relative to the robot base): bodies and sites where the task scene has them
             base = s["xpos"][:, mujoco.mj_name2id(um, mujoco.mjtObj.mjOBJ_BODY, "robot/base")]
             f = (
-                tk.slot_features(
+                kernels.slot_features(
                     s["xpos"],
                     s["xmat"],
                     s["site_xpos"],
@@ -153,11 +153,13 @@ def test_ik_targets_move_the_end_effector_as_asked(libero_root):
     p0 = d.site_xpos[site].copy()
     dx = np.array([0.01, -0.005, 0.008])
     action = torch.tensor([[*(dx / 0.05), 0.0, 0.0, 0.0, -1.0]], dtype=torch.float64)  # s_p = 0.05 m
-    jacp, jacr = tk.hinge_jacobian(
+    jacp, jacr = kernels.hinge_jacobian(
         torch.tensor(d.xanchor[jids])[None], torch.tensor(d.xaxis[jids])[None], torch.tensor(p0)[None]
     )
     limits = torch.tensor(m.jnt_range[jids])[None]
-    qt, fingers = tk.arm_targets(action, torch.tensor(d.qpos[adr])[None], jacp, jacr, limits, 0.05, 0.5, 1e-3)
+    qt, fingers = kernels.arm_targets(
+        action, torch.tensor(d.qpos[adr])[None], jacp, jacr, limits, 0.05, 0.5, 1e-3
+    )
     assert fingers.tolist() == [[0.04, -0.04]]  # a[6] <= 0 opens
     d.qpos[adr] = qt[0].numpy()
     mujoco.mj_forward(m, d)
@@ -170,13 +172,21 @@ def _first_goal(root):
     return p, "goal", i, root
 
 
-def test_solve_spd6_matches_lapack():
-    from simkit.sims.hebero.batched_tasks import solve_spd6
+def test_unrolled_spd_solve_matches_lapack():
+    from simkit.core.xp import namespace, solve_spd_unrolled
 
     g = torch.Generator().manual_seed(0)
     j = torch.randn(50, 6, 7, generator=g, dtype=torch.float64)
     a = j @ j.transpose(1, 2) + 0.01 * torch.eye(6, dtype=torch.float64)
     b = torch.randn(50, 6, generator=g, dtype=torch.float64)
     np.testing.assert_allclose(
-        solve_spd6(a, b).numpy(), torch.linalg.solve(a, b).numpy(), rtol=1e-8, atol=1e-10
+        solve_spd_unrolled(namespace(a), a, b).numpy(),
+        torch.linalg.solve(a, b).numpy(),
+        rtol=1e-8,
+        atol=1e-10,
+    )
+    # the same elimination on numpy arrays, against LAPACK (the numpy namespace's solve_spd)
+    an, bn = a.numpy(), b.numpy()
+    np.testing.assert_allclose(
+        solve_spd_unrolled(namespace(an), an, bn), namespace(an).solve_spd(an, bn), rtol=1e-8, atol=1e-10
     )

@@ -5,16 +5,16 @@ Environment ``i`` runs task ``i mod K``. Tasks are simulated as layout groups
 parked) on MuJoCo Warp, one CUDA graph and one CUDA stream per group
 (:class:`~simkit.sims.hebero.warp_batch.WarpGroup`). The controller,
 observations, rewards, goal predicates and autoreset are batched torch code on
-the same device (:mod:`simkit.sims.hebero.batched_tasks`), reading and writing the
-simulator's arrays in place (``wp.to_torch``, zero-copy): a step copies
+the same device (:mod:`simkit.envs.hebero.kernels`, :mod:`simkit.sims.hebero.batched_tasks`),
+reading and writing the simulator's arrays in place (``wp.to_torch``, zero-copy): a step copies
 nothing to the host unless numpy output is asked for.
 
 Models come from a layout-group cache (:func:`simkit.sims.hebero.layout_models.export_groups`,
 ``tools/bench_hebero_gpu.py export``), so the GPU machine needs no LIBERO assets.
 
 Controller, observation and reward are the CPU env's (:class:`~simkit.envs.hebero.vector_env.HeberoVectorEnv`),
-computed by the same definitions in torch (:mod:`simkit.envs.hebero.torch_kernels`, equal to
-:mod:`simkit.envs.hebero.kernels` to float32 rounding) from the same
+computed by the same array-generic definitions (:mod:`simkit.envs.hebero.kernels`, run here on float32
+CUDA tensors: equal to the CPU env's float64 numpy results to float32 rounding) from the same
 :class:`~simkit.envs.hebero.config.HeberoConfig`: ``control_hz`` gives the physics substeps per
 control step (round(1 / (control_hz * timestep)): 25 steps of 2 ms at 20 Hz), ``pos_scale``,
 ``rot_scale`` and ``ik_damping`` the delta-pose IK, ``reward`` the reward weights, ``horizon`` and
@@ -44,9 +44,8 @@ from typing import Any
 import numpy as np
 
 from simkit.core.errors import InputError
-from simkit.envs.hebero import torch_kernels as tk
+from simkit.envs.hebero import kernels
 from simkit.envs.hebero.config import HeberoConfig, make_config
-from simkit.envs.hebero.kernels import OBS_DIM
 from simkit.envs.hebero.warp_starts import StartPool, StateMap
 from simkit.sims.hebero.layout_models import BANK_KINEMATICS
 
@@ -298,7 +297,7 @@ class HeberoWarpBatch:
         self.task_code = torch.zeros(n, 36, device=dev)
         for grp in self.groups:
             self.task_code[grp.envs] = grp.prog["task_code"].float()
-        self.obs = torch.zeros(n, OBS_DIM, device=dev)
+        self.obs = torch.zeros(n, kernels.OBS_DIM, device=dev)
         self.a_in = torch.zeros(n, 7, device=dev)  # the step's actions as given (static input of the graphs)
         self.a = torch.zeros(n, 7, device=dev)  # clipped to [-1, 1]
         self._graphs: tuple[Any, Any] | None = None
@@ -311,7 +310,7 @@ class HeberoWarpBatch:
         #: set to a dict to accumulate seconds per step phase (synchronises between phases: profiling only)
         self.timings: dict[str, float] | None = None
         self.reward_terms: dict[str, Any] = {}
-        self.final_obs = torch.zeros(n, OBS_DIM, device=dev)  # see WarpEnvConfig.final_obs
+        self.final_obs = torch.zeros(n, kernels.OBS_DIM, device=dev)  # see WarpEnvConfig.final_obs
         self.stream: Any = None  # demo command stream (set_demos)
         self.demo_terms: dict[str, Any] = {}
         self.libero_root: str | Path | None = None  # LIBERO assets of the CPU task models (None: installed)
@@ -342,13 +341,15 @@ class HeberoWarpBatch:
             cur.copy_(torch.where(sel, v[rows].view_as(cur), cur))
 
     def _control(self, g: _Group, a) -> None:
-        """Arm and finger targets of group g's worlds for actions a (W, 7): :func:`torch_kernels.arm_targets`."""
+        """Arm and finger targets of group g's worlds for actions a (W, 7): :func:`kernels.arm_targets`."""
         t, c = g.sim.t, self.config
-        jacp, jacr = tk.hinge_jacobian(
+        jacp, jacr = kernels.hinge_jacobian(
             t["xanchor"][:, g.arm_j], t["xaxis"][:, g.arm_j], t["site_xpos"][:, g.site]
         )
         q = t["qpos"][:, g.arm_q]
-        target, fingers = tk.arm_targets(a, q, jacp, jacr, g.qrange, c.pos_scale, c.rot_scale, c.ik_damping)
+        target, fingers = kernels.arm_targets(
+            a, q, jacp, jacr, g.qrange, c.pos_scale, c.rot_scale, c.ik_damping
+        )
         t["ctrl"][:, g.acts] = target
         t["ctrl"][:, g.facts] = fingers
 
@@ -365,7 +366,7 @@ class HeberoWarpBatch:
         """Proprioception and slot buffer (obs[:, 43:300]) of group g: the CPU env's, in torch."""
         t = g.sim.t
         base = t["xpos"][:, g.base]
-        proprio = tk.proprioception(
+        proprio = kernels.proprioception(
             t["qpos"][:, g.arm_q],
             t["qvel"][:, g.arm_v],
             t["qpos"][:, g.fing_q],
@@ -374,7 +375,7 @@ class HeberoWarpBatch:
             base,
         )
         p = g.prog
-        slots = tk.slot_features(
+        slots = kernels.slot_features(
             t["xpos"],
             t["xmat"],
             t["site_xpos"],
@@ -856,10 +857,10 @@ class HeberoWarpBatch:
         return out
 
     def _reward(self, a, q, qd, success):
-        """Task reward (N,) float32: :func:`torch_kernels.task_reward` with ``HeberoConfig.reward``; the
+        """Task reward (N,) float32: :func:`kernels.task_reward` with ``HeberoConfig.reward``; the
         terms (``r_goal`` ... ``reward``) stay in :attr:`reward_terms`."""
         qrange = self.torch.stack([self.q_lo, self.q_hi], -1)
-        self.reward_terms = tk.task_reward(success, a, self.prev, q, qd, qrange, self.config.reward)
+        self.reward_terms = kernels.task_reward(success, a, self.prev, q, qd, qrange, self.config.reward)
         return self.reward_terms["reward"]
 
 
@@ -968,7 +969,7 @@ class HeberoWarpVecEnv(_vector_env_base()):  # type: ignore[misc]
         self.batch, self.output = batch, output
         self.num_envs = batch.num_envs
         self.task_ids = batch.task_ids
-        self.single_observation_space = gymnasium.spaces.Box(-np.inf, np.inf, (OBS_DIM,), np.float32)
+        self.single_observation_space = gymnasium.spaces.Box(-np.inf, np.inf, (kernels.OBS_DIM,), np.float32)
         self.single_action_space = gymnasium.spaces.Box(-1.0, 1.0, (7,), np.float32)
         self.observation_space = gymnasium.vector.utils.batch_space(
             self.single_observation_space, self.num_envs

@@ -4,30 +4,27 @@
 task model, the fields a batched backend binds: ``qpos`` (n, nq), ``xpos`` (n, nbody, 3),
 ``site_xpos`` (n, nsite, 3), ``site_xmat`` (n, nsite, 9), ``geom_xpos`` (n, ngeom, 3),
 ``geom_xmat`` (n, ngeom, 9), ``sensordata`` (n, nsensordata). The tests and thresholds are those
-of :class:`simkit.sims.hebero.predicates.PredicateEvaluator` (LIBERO's; see that module); "a touches b"
-reads the MuJoCo contact sensor :func:`~simkit.sims.hebero.predicates.touch_pairs` added for the pair
-(number of contacts between the two subtrees > 0) instead of scanning ``data.contact``.
+of :class:`simkit.sims.hebero.predicates.PredicateEvaluator` (LIBERO's; see that module), computed by
+the same functions (:mod:`simkit.sims.hebero.goal_geometry`); "a touches b" reads the MuJoCo contact
+sensor :func:`~simkit.sims.hebero.predicates.touch_pairs` added for the pair (number of contacts
+between the two subtrees > 0) instead of scanning ``data.contact``.
 """
 
 from __future__ import annotations
 
+import functools
+import operator
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 
-from simkit.sims.hebero.predicates import (
-    ARTICULATION,
-    COMPARE,
-    IN_Z_MARGIN,
-    ON_SITE_ABOVE,
-    ON_SITE_BELOW,
-    ON_XY_RADIUS,
-    UP_HEIGHT,
-    Binding,
-)
+from simkit.core.xp import namespace
+from simkit.sims.hebero import goal_geometry as geo
+from simkit.sims.hebero.predicates import ARTICULATION, UP_HEIGHT, Binding
 
-Arrays = Mapping[str, np.ndarray]
-Test = Callable[[Arrays], np.ndarray]
+Arrays = Mapping[str, Any]  # numpy arrays or torch tensors
+Test = Callable[[Arrays], Any]
 
 
 class BatchGoal:
@@ -38,14 +35,15 @@ class BatchGoal:
         binding: the task's :class:`~simkit.sims.hebero.predicates.Binding` (with ``touch`` sensors).
         goal: the descriptor's goal formula.
 
-    ``__call__(arrays)`` returns a bool array (n,): the formula per simulation.
+    ``__call__(arrays)`` returns a bool array (n,): the formula per simulation. The arrays may be
+    numpy arrays (the CPU env) or torch tensors of one device (:mod:`simkit.core.xp`).
     """
 
     def __init__(self, model, binding: Binding, goal: dict):
         self.m, self.b = model, binding
         self.test = self._compile(goal)
 
-    def __call__(self, arrays: Arrays) -> np.ndarray:
+    def __call__(self, arrays: Arrays) -> Any:
         return self.test(arrays)
 
     def _compile(self, f: dict) -> Test:
@@ -54,8 +52,8 @@ class BatchGoal:
             if f["op"] == "not":
                 return lambda a: ~parts[0](a)
             if f["op"] == "and":
-                return lambda a: np.logical_and.reduce([p(a) for p in parts])
-            return lambda a: np.logical_or.reduce([p(a) for p in parts])
+                return lambda a: functools.reduce(operator.and_, [p(a) for p in parts])
+            return lambda a: functools.reduce(operator.or_, [p(a) for p in parts])
         return self._atom(f["predicate"], f["args"])
 
     def _pos(self, name: str) -> Test:
@@ -81,7 +79,7 @@ class BatchGoal:
             return lambda a: pos(a)[:, 2] >= UP_HEIGHT
         if p in ("true", "false"):
             val = p == "true"
-            return lambda a: np.full(len(a["qpos"]), val)
+            return lambda a: namespace(a["qpos"]).full((len(a["qpos"]),), val, like=a["qpos"])
         if p == "incontact":
             return self._touch(*args)
         if p == "stack":
@@ -97,48 +95,37 @@ class BatchGoal:
             parent = self.b.site_parent.get(y)
             touch = self._touch(x, parent) if parent is not None else None
 
-            def on_site(a: Arrays) -> np.ndarray:
+            def on_site(a: Arrays) -> Any:
                 rot = a["site_xmat"][:, sid].reshape(-1, 3, 3)
-                dl = np.einsum("nji,nj->ni", rot, pa(a) - a["site_xpos"][:, sid])  # R^T (p_a - p_r)
-                ok = (dl[:, 2] > s[2] - ON_SITE_BELOW) & (dl[:, 2] < s[2] + ON_SITE_ABOVE)
-                ok &= np.all(np.abs(dl[:, :2]) < s[:2], axis=1)
+                size = namespace(rot).asarray(s, like=rot)
+                ok = geo.on_region(pa(a), a["site_xpos"][:, sid], rot, size)
                 return ok & touch(a) if touch is not None else ok
 
             return on_site
         pb, touch2 = self._pos(y), self._touch(x, y)
-
-        def on_object(a: Arrays) -> np.ndarray:
-            p1, p2 = pa(a), pb(a)
-            near = np.linalg.norm(p1[:, :2] - p2[:, :2], axis=1) < ON_XY_RADIUS
-            return (p2[:, 2] <= p1[:, 2]) & near & touch2(a)
-
-        return on_object
+        return lambda a: geo.on_object(pa(a), pb(a)) & touch2(a)
 
     def _in(self, x: str, y: str) -> Test:
         pa = self._pos(x)
         if y in self.b.sites:
             sid, s = self.b.sites[y], np.asarray(self.b.site_size[y])
 
-            def in_site(a: Arrays) -> np.ndarray:
+            def in_site(a: Arrays) -> Any:
                 rot = a["site_xmat"][:, sid].reshape(-1, 3, 3)
-                half = np.abs(rot @ s)
-                lo, hi = a["site_xpos"][:, sid] - half, a["site_xpos"][:, sid] + half
-                lo[:, 2] -= IN_Z_MARGIN
-                p = pa(a)
-                return np.all((p > lo) & (p < hi), axis=1)
+                size = namespace(rot).asarray(s, like=rot)
+                return geo.in_region(pa(a), a["site_xpos"][:, sid], rot, size)
 
             return in_site
         geoms = np.asarray(self.b.subtree_geoms[y], int)
         centre, half = np.asarray(self.m.geom_aabb[geoms, :3]), np.asarray(self.m.geom_aabb[geoms, 3:])
         touch = self._touch(x, y)
 
-        def in_object(a: Arrays) -> np.ndarray:
+        def in_object(a: Arrays) -> Any:
             rot = a["geom_xmat"][:, geoms].reshape(-1, len(geoms), 3, 3)
-            c = a["geom_xpos"][:, geoms] + np.einsum("ngij,gj->ngi", rot, centre)
-            ext = np.einsum("ngij,gj->ngi", np.abs(rot), half)
-            lo, hi = (c - ext).min(axis=1), (c + ext).max(axis=1)
-            p = pa(a)
-            return touch(a) & np.all((p > lo) & (p < hi), axis=1)
+            xp = namespace(rot)
+            c, h = xp.asarray(centre, like=rot), xp.asarray(half, like=rot)
+            lo, hi = geo.box_bounds(a["geom_xpos"][:, geoms], rot, c, h)
+            return touch(a) & geo.in_box(pa(a), lo, hi)
 
         return in_object
 
@@ -146,8 +133,12 @@ class BatchGoal:
         joints, cat = self.b.joints_of(x)
         spec = ARTICULATION.get(cat, {}).get(pred)
         if spec is None or not joints:
-            return lambda a: np.zeros(len(a["qpos"]), bool)
+            return lambda a: namespace(a["qpos"]).full((len(a["qpos"]),), False, like=a["qpos"])
         adr = np.asarray([self.m.jnt_qposadr[j] for j in joints], int)
-        op, thr = COMPARE[spec[0]], spec[1]
-        reduce = np.any if pred in ("open", "turnon") else np.all
-        return lambda a: reduce(op(a["qpos"][:, adr], thr), axis=1)
+        cmp, thr = geo.CMP_CODES[spec[0]], spec[1]
+        name = "any" if pred in ("open", "turnon") else "all"
+
+        def articulation(a: Arrays) -> Any:
+            return getattr(namespace(a["qpos"]), name)(geo.compare(a["qpos"][:, adr], cmp, thr), axis=1)
+
+        return articulation

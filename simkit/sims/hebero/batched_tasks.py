@@ -9,12 +9,13 @@ fixed number of tensor operations, no Python loop over worlds or tasks and no
 device-to-host copy:
 
 * :func:`touching` -- per-world entity contact matrix from the contact list;
-* :func:`goal_success` -- the goal predicates (LIBERO semantics, the same tests
-  and thresholds as :class:`simkit.sims.hebero.predicates.PredicateEvaluator`);
-* :func:`solve_spd6` -- small SPD solves without library calls (the controller's IK).
+* :func:`goal_success` -- the goal predicates (LIBERO semantics: the tests of
+  :mod:`simkit.sims.hebero.goal_geometry`, which
+  :class:`simkit.sims.hebero.predicates.PredicateEvaluator` and the CPU env's
+  :class:`~simkit.sims.hebero.batch_predicates.BatchGoal` evaluate too).
 
 Controller, observation and reward are the env's own definitions
-(``simkit.envs.hebero.torch_kernels``), fed with these programs' slot tables.
+(``simkit.envs.hebero.kernels``, array-generic), fed with these programs' slot tables.
 
 Atoms supported on batched backends: ``On(a, b)`` (object on object), ``On(a,
 region)``, ``In(a, region)``, ``Open/Close/Turnon/Turnoff(x)``, ``Up(a)`` --
@@ -31,20 +32,13 @@ from typing import Any
 import numpy as np
 
 from simkit.core.errors import InputError
-from simkit.sims.hebero.predicates import (
-    ARTICULATION,
-    IN_Z_MARGIN,
-    ON_SITE_ABOVE,
-    ON_SITE_BELOW,
-    ON_XY_RADIUS,
-    UP_HEIGHT,
-)
+from simkit.core.xp import namespace
+from simkit.sims.hebero import goal_geometry as geo
+from simkit.sims.hebero.goal_geometry import CMP_GE, CMP_GT, CMP_LT  # noqa: F401  (program codes)
+from simkit.sims.hebero.predicates import ARTICULATION, UP_HEIGHT
 
 #: atom kinds of a :class:`TaskProgram`
 ATOM_NONE, ATOM_ON_OBJ, ATOM_ON_REGION, ATOM_IN_REGION, ATOM_JOINT, ATOM_UP = range(6)
-#: joint comparisons: q < t, q > t, q >= t
-CMP_LT, CMP_GT, CMP_GE = range(3)
-_CMP = {"<": CMP_LT, ">": CMP_GT, ">=": CMP_GE}
 #: slot sources
 SLOT_NONE, SLOT_BODY, SLOT_SITE, SLOT_CONST = range(4)
 MAX_ATOMS = 4  #: atoms per goal (the 40 goals use at most 3)
@@ -138,13 +132,13 @@ def goal_atoms(desc: dict) -> list[list]:
     return [[p["predicate"], *p["args"]] for p in parts]
 
 
-def rot6(r: np.ndarray) -> np.ndarray:
-    """6-D rotation feature of rotation matrices (..., 3, 3): the first two columns, (..., 6).
+def rot6(r):
+    """6-D rotation feature of rotation matrices (..., 3, 3) (numpy or torch): the first two columns, (..., 6).
 
     Source: Zhou et al., "On the Continuity of Rotation Representations in Neural Networks",
     CVPR 2019 (the Hebero pose buffer's rotation features).
     """
-    return np.concatenate([r[..., :, 0], r[..., :, 1]], axis=-1)
+    return namespace(r).concat([r[..., :, 0], r[..., :, 1]], axis=-1)
 
 
 def compile_program(
@@ -205,7 +199,7 @@ def compile_program(
                 prog.thr[a] = np.inf  # ... encoded as a height test that never holds
                 prog.body_a[a] = 0
                 continue
-            prog.cmp[a], prog.thr[a] = _CMP[spec[0]], spec[1]
+            prog.cmp[a], prog.thr[a] = geo.CMP_CODES[spec[0]], spec[1]
             prog.any_joint[a] = pred in ("open", "turnon")
             for k, jid in enumerate(joints):
                 prog.qadr[a, k] = _union_qadr(um, task_data, jid, names, desc["task_id"])
@@ -320,7 +314,8 @@ def goal_success(p: dict[str, Any], qpos, xpos, site_xpos, site_xmat, touch):
         qpos: (W, nq); xpos: (W, nbody, 3); site_xpos: (W, nsite, 3); site_xmat: (W, nsite, 3, 3);
         touch: (W, E, E) bool from :func:`touching`. Positions in m, world frame.
 
-    The tests and thresholds are :mod:`simkit.sims.hebero.predicates`' (LIBERO's).
+    The tests and thresholds are :mod:`simkit.sims.hebero.goal_geometry`'s (LIBERO's). Every atom
+    kind is computed for every atom and the kind selects (no branch on values: CUDA-graph safe).
     """
     import torch
 
@@ -333,21 +328,11 @@ def goal_success(p: dict[str, Any], qpos, xpos, site_xpos, site_xmat, touch):
     s = p["region_size"]
     contact = _pair(touch, p["ent_a"], p["ent_b"])
     kind = p["kind"]
-    on_obj = (pb[..., 2] <= pa[..., 2]) & (
-        torch.linalg.norm(pa[..., :2] - pb[..., :2], dim=-1) < ON_XY_RADIUS
-    )
-    on_obj = on_obj & contact
-    dl = torch.einsum("wakj,wak->waj", rr, pa - pr)  # R^T (p_a - p_r)
-    band = (dl[..., 2] > s[..., 2] - ON_SITE_BELOW) & (dl[..., 2] < s[..., 2] + ON_SITE_ABOVE)
-    on_reg = band & (dl[..., :2].abs() < s[..., :2]).all(-1) & ((p["ent_b"] < 0) | contact)
-    half = torch.einsum("wajk,wak->waj", rr, s).abs()
-    lo = pr - half
-    lo = torch.cat([lo[..., :2], lo[..., 2:] - IN_Z_MARGIN], -1)
-    in_reg = ((pa > lo) & (pa < pr + half)).all(-1)
+    on_obj = geo.on_object(pa, pb) & contact
+    on_reg = geo.on_region(pa, pr, rr, s) & ((p["ent_b"] < 0) | contact)
+    in_reg = geo.in_region(pa, pr, rr, s)
     q = torch.gather(qpos, 1, p["qadr"].clamp(min=0).flatten(1)).view_as(p["qadr"]).to(qpos.dtype)
-    t = p["thr"][..., None].to(qpos.dtype)
-    c = p["cmp"][..., None]
-    test = torch.where(c == CMP_LT, q < t, torch.where(c == CMP_GT, q > t, q >= t))
+    test = geo.compare(q, p["cmp"][..., None], p["thr"][..., None].to(qpos.dtype))
     used = p["qadr"] >= 0
     joint = torch.where(p["any_joint"], (test & used).any(-1), (test | ~used).all(-1) & used.any(-1))
     up = pa[..., 2] >= p["thr"]
@@ -357,28 +342,3 @@ def goal_success(p: dict[str, Any], qpos, xpos, site_xpos, site_xmat, touch):
     res = torch.where(kind == ATOM_JOINT, joint, res)
     res = torch.where(kind == ATOM_UP, up, res)
     return res.all(-1)
-
-
-def solve_spd6(a, b):
-    """Solve a batch of small symmetric positive definite systems ``a x = b`` by Gauss-Jordan elimination.
-
-    Unrolled over the n columns with broadcast tensor operations only (no LAPACK/MAGMA call, no
-    host synchronisation, a fixed number of kernels): the batched library solvers of torch carry a
-    large fixed cost per call for tiny matrices on CUDA. No pivoting: valid for SPD matrices
-    (here ``J J^T + lambda^2 I``).
-
-    Args:
-        a: (W, n, n) SPD matrices. b: (W, n) right-hand sides.
-
-    Returns:
-        (W, n) solutions.
-    """
-    import torch
-
-    n = a.shape[-1]
-    m = torch.cat([a, b[..., None]], -1)  # (W, n, n + 1)
-    rows = torch.arange(n, device=a.device)[None, :, None]
-    for k in range(n):
-        row = m[:, k : k + 1, :] / m[:, k : k + 1, k : k + 1]
-        m = torch.where(rows == k, row, m - m[:, :, k : k + 1] * row)
-    return m[..., n]

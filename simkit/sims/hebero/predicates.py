@@ -31,13 +31,13 @@ Each predicate follows LIBERO's definition (``libero/envs/predicates`` and
     (``flat_stove``).
 ``Up(a)``: ``z_a >= 1.0`` m. ``true``/``false``: constants.
 
-Task success is the goal formula (And/Or/Not over these atoms).
+Task success is the goal formula (And/Or/Not over these atoms). The geometric tests are the
+functions of :mod:`simkit.sims.hebero.goal_geometry`, which the batched evaluators (the CPU env's
+numpy batches, the GPU backend's torch worlds) call too.
 """
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,6 +54,7 @@ from simkit.scenes.hebero.predicate_thresholds import (  # noqa: F401  (re-expor
     ZONE_Z_BELOW_TOP,
     thresholds_for,
 )
+from simkit.sims.hebero import goal_geometry as geo
 
 
 def touch_pairs(desc: dict) -> list[tuple[str, str]]:
@@ -89,15 +90,6 @@ def touch_pairs(desc: dict) -> list[tuple[str, str]]:
 
     walk(desc["goal"])
     return out
-
-
-#: the articulation comparisons (:data:`ARTICULATION`) by symbol; elementwise on arrays
-COMPARE: dict[str, Callable[[Any, float], Any]] = {
-    "<": operator.lt,
-    ">": operator.gt,
-    ">=": operator.ge,
-    "<=": operator.le,
-}
 
 
 @dataclass
@@ -175,19 +167,12 @@ class PredicateEvaluator:
         if b in self.b.sites:
             pr = np.asarray(d.site_xpos[self.b.sites[b]])
             rot = np.asarray(d.site_xmat[self.b.sites[b]]).reshape(3, 3)
-            s = self.b.site_size[b]
-            dl = rot.T @ (pa - pr)
-            ok = (s[2] - ON_SITE_BELOW < dl[2] < s[2] + ON_SITE_ABOVE) and bool(
-                np.all(np.abs(dl[:2]) < s[:2])
-            )
+            ok = bool(geo.on_region(pa, pr, rot, np.asarray(self.b.site_size[b])))
             parent = self.b.site_parent.get(b)
             if ok and parent is not None:
                 ok = self.touching(d, parent, a)
-            return bool(ok)
-        pb = self._pos(d, b)
-        return bool(
-            pb[2] <= pa[2] and np.linalg.norm(pa[:2] - pb[:2]) < ON_XY_RADIUS and self.touching(d, a, b)
-        )
+            return ok
+        return bool(geo.on_object(pa, self._pos(d, b))) and self.touching(d, a, b)
 
     def inside(self, d, a: str, b: str) -> bool:
         """In(a, b): b a region site (site_box test) or an entity (contact + collision AABB); see module doc."""
@@ -195,27 +180,18 @@ class PredicateEvaluator:
         if b in self.b.sites:
             pr = np.asarray(d.site_xpos[self.b.sites[b]])
             rot = np.asarray(d.site_xmat[self.b.sites[b]]).reshape(3, 3)
-            half = np.abs(rot @ self.b.site_size[b])
-            lb, ub = pr - half, pr + half
-            lb[2] -= IN_Z_MARGIN
-            return bool(np.all(pa > lb) and np.all(pa < ub))
+            return bool(geo.in_region(pa, pr, rot, np.asarray(self.b.site_size[b])))
         if not self.touching(d, a, b):
             return False
-        lo, hi = self.aabb(d, b)
-        return bool(np.all(pa > lo) and np.all(pa < hi))
+        return bool(geo.in_box(pa, *self.aabb(d, b)))
 
     def aabb(self, d, name: str) -> tuple[np.ndarray, np.ndarray]:
-        """World axis-aligned box (lo, hi) of an entity's collision geoms (from geom AABBs), m."""
-        los, his = [], []
-        for g in self.b.subtree_geoms[name]:
-            c = np.asarray(self.m.geom_aabb[g][:3])
-            h = np.asarray(self.m.geom_aabb[g][3:])
-            rot = np.asarray(d.geom_xmat[g]).reshape(3, 3)
-            centre = d.geom_xpos[g] + rot @ c
-            ext = np.abs(rot) @ h
-            los.append(centre - ext)
-            his.append(centre + ext)
-        return np.min(los, axis=0), np.max(his, axis=0)
+        """World axis-aligned box (lo, hi) (3,) of an entity's collision geoms (from geom AABBs), m:
+        :func:`~simkit.sims.hebero.goal_geometry.box_bounds`."""
+        g = np.asarray(self.b.subtree_geoms[name], int)
+        aabb = np.asarray(self.m.geom_aabb)[g]
+        rot = np.asarray(d.geom_xmat)[g].reshape(-1, 3, 3)
+        return geo.box_bounds(np.asarray(d.geom_xpos)[g], rot, aabb[:, :3], aabb[:, 3:])
 
     def joints_of(self, x: str) -> tuple[list[int], str]:
         """See :meth:`Binding.joints_of`."""
@@ -227,7 +203,7 @@ class PredicateEvaluator:
         spec = ARTICULATION.get(cat, {}).get(pred)
         if spec is None or not joints:
             return False
-        tests = [COMPARE[spec[0]](self.qpos(d, j), spec[1]) for j in joints]
+        tests = [geo.compare(self.qpos(d, j), geo.CMP_CODES[spec[0]], spec[1]) for j in joints]
         return any(tests) if pred in ("open", "turnon") else all(tests)
 
     def atom(self, d, atom: list | tuple) -> bool:
