@@ -67,9 +67,13 @@ class FoaNavEnv(gymnasium.Env):
         wall_loss_db: attenuation per wall crossed by the direct line. sounds: sound bank folder.
         frames: add ``rgb`` and ``depth`` (MuJoCo offscreen rendering). image_size: (W, H) pixels.
         backend: ``poly`` (exact walkable polygons and geodesics) or ``grid`` (cells).
+        scene_reuse: unseeded resets keep the plan, its backend and the sound clip for this many
+            episodes (each with a new start, goal, source height and loudness), so that training
+            on short episodes is not dominated by plan compilation; a seeded reset always draws a
+            new scene. 1 (default): every reset draws a new scene.
 
     Raises:
-        InputError: a bad range or an unknown backend (one line).
+        InputError: a bad range, an unknown backend or ``scene_reuse`` < 1 (one line).
     """
 
     metadata = {"render_modes": []}
@@ -94,6 +98,7 @@ class FoaNavEnv(gymnasium.Env):
         frames: bool = False,
         image_size: tuple[int, int] = (128, 96),
         backend: str = "poly",
+        scene_reuse: int = 1,
     ):
         from simkit.assets.sounds import load_bank
         from simkit.core.errors import InputError
@@ -104,6 +109,9 @@ class FoaNavEnv(gymnasium.Env):
                 None, f"FoaNav-v0 backend must be one of {', '.join(MESH_BACKENDS)}, got {backend!r}"
             )
         self.backend_name = backend
+        if int(scene_reuse) < 1:
+            raise InputError(None, f"FoaNav-v0 scene_reuse must be >= 1, got {scene_reuse!r}")
+        self.scene_reuse, self._scene_uses = int(scene_reuse), 0
 
         self.fs = int(sample_rate)
         self.win = round(window_s * self.fs)
@@ -164,15 +172,25 @@ class FoaNavEnv(gymnasium.Env):
 
         super().reset(seed=seed)
         rng = self.np_random
-        self._new_scene(rng)
+        fresh = seed is not None or self.backend is None or self._scene_uses >= self.scene_reuse
+        if fresh:
+            self._new_scene(rng)
+            self._scene_uses = 0
+        self._scene_uses += 1
         sg = sample_start_goal(self.backend, rng, self.cfg["geodesic_m"], self.cfg["min_ratio"])
         self.task = sg
         self.agent = NavAgent(self.backend, sg.start, sg.start_yaw)
         self.source = np.array([sg.goal[0], sg.goal[1], rng.uniform(0.3, 1.5)])
-        self.label = str(self.bank.labels[int(rng.integers(len(self.bank.labels)))])
-        n = int(STEM_S * self.fs)
-        stem = self.bank.draw(self.label, n, self.fs, rng)
-        self.stem = normalise_loudness(stem, self.fs, float(rng.uniform(*self.cfg["lufs"])))
+        if fresh:
+            self.label = str(self.bank.labels[int(rng.integers(len(self.bank.labels)))])
+            n = int(STEM_S * self.fs)
+            stem = self.bank.draw(self.label, n, self.fs, rng)
+            self._lufs = float(rng.uniform(*self.cfg["lufs"]))
+            self.stem = normalise_loudness(stem, self.fs, self._lufs)
+        else:  # the same clip at a new loudness: a gain (BS.1770 loudness is linear in dB)
+            lufs = float(rng.uniform(*self.cfg["lufs"]))
+            self.stem = self.stem * 10 ** ((lufs - self._lufs) / 20)
+            self._lufs = lufs
         self.steps, self.path_length = 0, 0.0
         self.distance = sg.geodesic_m
         info = {"distance_to_goal": self.distance, "geodesic_start_m": sg.geodesic_m, "label": self.label}
