@@ -148,6 +148,8 @@ class FoaNavEnv(gymnasium.Env):
         self.plan: Any = None
         self.backend: Any = None
         self._camera: Any = None
+        self._slabs: Any = None  # the plan's wall slabs (cross-room gain), built on the first window
+        self._direct: Any = None  # the per-step FOA window renderer
 
     # -- episode setup ----------------------------------------------------------------------
     def _new_scene(self, rng: np.random.Generator) -> None:
@@ -164,6 +166,7 @@ class FoaNavEnv(gymnasium.Env):
             self.backend_name, mesh=plan_mesh(self.plan), agent_radius=self.agent_radius
         )
         self._camera = None
+        self._slabs = None
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         from simkit.assets.sounds import normalise_loudness
@@ -179,6 +182,7 @@ class FoaNavEnv(gymnasium.Env):
         self._scene_uses += 1
         sg = sample_start_goal(self.backend, rng, self.cfg["geodesic_m"], self.cfg["min_ratio"])
         self.task = sg
+        self._start_frame: Any = None
         self.agent = NavAgent(self.backend, sg.start, sg.start_yaw)
         self.source = np.array([sg.goal[0], sg.goal[1], rng.uniform(0.3, 1.5)])
         if fresh:
@@ -198,28 +202,43 @@ class FoaNavEnv(gymnasium.Env):
 
     # -- observation --------------------------------------------------------------------------
     def _foa(self) -> np.ndarray:
-        from simkit.renderers.foa.windows import render_windows
-        from simkit.scenes.nav.floorplan import cross_room_gain
+        """The window at the current pose: :class:`~simkit.renderers.foa.windows.DirectWindow` (the same
+        samples as :func:`~simkit.renderers.foa.windows.render_windows`, without its per-call setup)."""
+        from simkit.renderers.foa.windows import DirectWindow, render_windows
+        from simkit.scenes.nav.floorplan import cross_room_gain, wall_slabs
 
         pad = self.fs // 20
-        idx = (self.steps * self.win + np.arange(self.win + pad)) % self.stem.size
-        gain = (
-            1.0
-            if self.plan is None
-            else cross_room_gain(self.plan, self.agent.position, self.source, self.cfg["wall_loss_db"])
-        )
-        pose = self.agent.pose[None]
-        out = render_windows(self.stem[idx], self.fs, pose, self.source, self.win, listener_height=self.ear_height,
-                             gains=[gain], pad=pad)  # fmt: skip
+        i0, n = (self.steps * self.win) % self.stem.size, self.win + pad
+        if i0 + n <= self.stem.size:
+            sig = self.stem[i0 : i0 + n]
+        else:  # the looped stem wraps inside this window
+            sig = self.stem[(self.steps * self.win + np.arange(n)) % self.stem.size]
+        gain = 1.0
+        if self.plan is not None:
+            if self._slabs is None:
+                self._slabs = wall_slabs(self.plan)
+            gain = cross_room_gain(self.plan, self.agent.position, self.source, self.cfg["wall_loss_db"], self._slabs)
+        if self._direct is None:
+            self._direct = DirectWindow(self.win, pad)
+        pos, yaw = self.agent.position, self.agent.yaw
+        if self._direct.enabled:
+            out = self._direct.render(sig, self.fs, (pos[0], pos[1], self.ear_height), yaw, self.source, gain)
+        else:
+            out = render_windows(sig, self.fs, self.agent.pose[None], self.source, self.win,
+                                 listener_height=self.ear_height, gains=[gain], pad=pad)  # fmt: skip
         return out.astype(np.float32)
 
     def relative_pose(self) -> np.ndarray:
         """``[x, y, yaw]`` of the agent in the start frame (GPS + compass), float32 (3,)."""
-        from simkit.sims.nav.base import to_egocentric, wrap_angle
+        from simkit.sims.nav.base import wrap_angle
 
-        s = np.array([*self.task.start, self.task.start_yaw])
-        xy = to_egocentric(s, self.agent.position)
-        return np.array([xy[0], xy[1], wrap_angle(self.agent.yaw - self.task.start_yaw)], dtype=np.float32)
+        if self._start_frame is None:  # to_egocentric's cos, sin and start point, once per episode
+            s = np.array([*self.task.start, self.task.start_yaw])
+            self._start_frame = (np.cos(s[2]), np.sin(s[2]), s[0], s[1])
+        c, sn, x0, y0 = self._start_frame
+        dx, dy = self.agent.position[0] - x0, self.agent.position[1] - y0
+        yaw = wrap_angle(self.agent.yaw - self.task.start_yaw)
+        return np.array([c * dx + sn * dy, -sn * dx + c * dy, yaw], dtype=np.float32)
 
     def _obs(self) -> dict[str, np.ndarray]:
         obs = {"foa": self._foa(), "pose": self.relative_pose()}

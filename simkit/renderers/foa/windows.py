@@ -100,13 +100,15 @@ class DirectWindow:
     :func:`~simkit.renderers.foa.render_foa` without its general machinery (trajectories, block
     edges, path mixer), for the per-step observation of a navigating agent.
 
-    The same IEEE operations in the same order as the compiled path of ``render_foa`` (the shared
-    distance-gain kernel, then the 4-tap Lagrange read of :func:`~simkit.renderers.foa._kernels.path_kernel`
-    at a constant delay, with its interior and edge forms), so the samples are bit-identical to
-    ``render_foa`` of one static :class:`~simkit.renderers.foa.Source` and a static
-    :class:`~simkit.renderers.foa.ListenerPose` (tests/test_foa_windows.py checks it). ``enabled`` is
-    False when numba is disabled (``SIMKIT_FOA_NUMBA=0``): callers then take ``render_foa``, whose numpy
-    path has its own rounding.
+    The same IEEE operations in the same order as the compiled path of ``render_foa``: the shared
+    distance-gain kernel, then :func:`~simkit.renderers.foa._kernels.path_kernel` itself over the kept
+    samples only (one block at a constant delay and gain; its interior and edge reads depend on the
+    sample, not on the block size), so the samples are bit-identical to ``render_foa`` of one static
+    :class:`~simkit.renderers.foa.Source` and a static :class:`~simkit.renderers.foa.ListenerPose`
+    (tests/test_foa_windows.py). The listener rotation is ``Rz(yaw)`` written out: the entries of
+    :func:`~simkit.renderers.foa.encoding.rotation_matrix` at zero pitch and roll, up to the sign of its
+    zeros (which no output sample carries). ``enabled`` is False when numba is disabled
+    (``SIMKIT_FOA_NUMBA=0``): callers then take ``render_foa``, whose numpy path has its own rounding.
 
     Args:
         window: samples kept per window. pad: samples rendered before the window and dropped.
@@ -117,64 +119,52 @@ class DirectWindow:
         from simkit.renderers.foa._kernels import gains_kernel, path_kernel
 
         self.window, self.pad, self.r_min = int(window), int(pad), float(r_min)
-        self.gk = gains_kernel() if path_kernel() is not None else None
+        self.kernel = path_kernel()
+        self.gk = gains_kernel() if self.kernel is not None else None
         self.enabled = self.gk is not None
-        self.j = np.arange(self.pad, self.pad + self.window, dtype=np.float64)  # kept output samples
         self._v = np.empty((1, 1, 3))
+        self._rot = np.zeros((3, 3))
+        self._rot[2, 2] = 1.0
+        self._yaw = np.empty(1)
+        self._amp = np.empty(1)
         self._g = np.empty((1, 1, 4))
         self._d = np.empty((1, 1))
+        self._gains = np.empty((1, 2, 4))
+        self._delays = np.empty((1, 2))
+        self._ints = np.array([0, self.window + self.pad, -self.pad], dtype=np.int64)  # offset, length, start
+        self._use = np.ones(1, dtype=bool)
 
     def render(self, signal: np.ndarray, fs: int, listener_xyz, yaw: float, source_xyz, gain: float) -> np.ndarray:
         """The kept ``window`` samples, float64 (window, 4) AmbiX / SN3D in the listener frame.
 
         Args:
-            signal: float64 (window + pad,) the source samples emitted from output sample 0.
+            signal: float64 (window + pad,) the source samples emitted from output sample -pad.
             fs: Hz. listener_xyz, source_xyz: world positions, metres. yaw: listener yaw, radians
                 (counter-clockwise about +z, 0 along world +x). gain: linear source gain at 1 m.
+
+        Raises:
+            ValueError: ``signal`` not of ``window + pad`` samples.
         """
-        from simkit.renderers.foa.encoding import rotation_matrix
         from simkit.renderers.foa.render import SPEED_OF_SOUND
 
-        rot = rotation_matrix(np.full(1, yaw, dtype=np.float64), 0.0, 0.0)[0]
+        xs = np.ascontiguousarray(signal, dtype=np.float64).reshape(-1)
+        if xs.size != self.window + self.pad:
+            raise ValueError(f"signal must have window + pad = {self.window + self.pad} samples, got {xs.size}")
+        self._yaw[0] = yaw
+        cy, sy = np.cos(self._yaw)[0], np.sin(self._yaw)[0]  # the (1,)-array ufunc loops of rotation_matrix
+        r = self._rot
+        r[0, 0], r[0, 1], r[1, 0], r[1, 1] = cy, -sy, sy, cy
         for c in range(3):  # (sign * pts + offset) - lis of the images kernel with one identity image
             self._v[0, 0, c] = (1.0 * float(source_xyz[c]) + 0.0) - float(listener_xyz[c])
-        v = self._v @ rot  # render_foa's _to_listener: v_world @ (R^T)^T
-        self.gk(np.ascontiguousarray(v), np.full(1, float(gain)), self.r_min, float(SPEED_OF_SOUND), float(fs),
-                self._g, self._d)  # fmt: skip
-        xs = np.ascontiguousarray(signal, dtype=np.float64)
-        s = _lagrange_kernel_read(xs, self.j, float(self._d[0, 0]))
-        return s[:, None] * self._g[0, 0][None, :] + 0.0  # the mixer adds into zeros
-
-
-def _lagrange_kernel_read(xs: np.ndarray, j: np.ndarray, delay: float) -> np.ndarray:
-    """``xs`` read at output samples ``j`` (float) delayed by ``delay`` samples, as the compiled path
-    kernel does it (Laakso et al. 1996 cubic Lagrange; interior form where all 4 taps lie in ``xs``,
-    the edge form with silent taps elsewhere)."""
-    m = xs.size
-    pos = j - (delay + 0.0 * 0.0)
-    fi = np.floor(pos)
-    i = fi.astype(np.int64)
-    d = pos - fi
-    inside = (i >= 1) & (i + 2 < m)
-    q = np.clip(i, 1, max(m - 3, 1))
-    dm1, dp1, dm2 = d - 1.0, d + 1.0, d - 2.0
-    a, b = d * dm1, dp1 * dm2
-    if m >= 4:
-        s = (xs[q - 1] * (-a * dm2) + xs[q + 2] * (a * dp1)) * (1.0 / 6.0) + (xs[q] * (b * dm1) - xs[q + 1] * (b * d)) * 0.5
-    else:
-        s = np.zeros(j.size)
-    if not inside.all():
-        edge = np.flatnonzero(~inside)
-        ie, de = i[edge], d[edge]
-        em1, ep1, em2 = de - 1.0, de + 1.0, de - 2.0
-        acc = np.zeros(edge.size)
-        for t, w in ((-1, -de * em1 * em2 / 6.0), (0, ep1 * em1 * em2 / 2.0), (1, -ep1 * de * em2 / 2.0),
-                     (2, ep1 * de * em1 / 6.0)):  # fmt: skip
-            k = ie + t
-            ok = (k >= 0) & (k < m)
-            acc = np.where(ok, acc + xs[np.clip(k, 0, m - 1)] * w, acc)
-        s[edge] = acc  # taps all outside the signal read silence (0.0)
-    return s
+        v = self._v @ r  # render_foa's _to_listener: v_world @ (R^T)^T
+        self._amp[0] = float(gain) * 1.0
+        self.gk(v, self._amp, self.r_min, float(SPEED_OF_SOUND), float(fs), self._g, self._d)
+        self._gains[0, 0] = self._gains[0, 1] = self._g[0, 0]
+        self._delays[0, :] = self._d[0, 0]
+        out = np.zeros((self.window, 4))
+        o, n, s0 = self._ints[0:1], self._ints[1:2], self._ints[2:3]
+        self.kernel(out, xs, o, n, s0, self._gains, self._delays, self._use, self.window)
+        return out
 
 
 def intensity_direction(foa: np.ndarray) -> tuple[float, float]:
