@@ -183,6 +183,7 @@ class FoaNavEnv(gymnasium.Env):
         sg = sample_start_goal(self.backend, rng, self.cfg["geodesic_m"], self.cfg["min_ratio"])
         self.task = sg
         self._start_frame: Any = None
+        self._gain_at: Any = None  # ((x, y), cross-room gain) of the last window
         self.agent = NavAgent(self.backend, sg.start, sg.start_yaw)
         self.source = np.array([sg.goal[0], sg.goal[1], rng.uniform(0.3, 1.5)])
         if fresh:
@@ -213,14 +214,18 @@ class FoaNavEnv(gymnasium.Env):
             sig = self.stem[i0 : i0 + n]
         else:  # the looped stem wraps inside this window
             sig = self.stem[(self.steps * self.win + np.arange(n)) % self.stem.size]
+        pos, yaw = self.agent.position, self.agent.yaw
         gain = 1.0
         if self.plan is not None:
             if self._slabs is None:
                 self._slabs = wall_slabs(self.plan)
-            gain = cross_room_gain(self.plan, self.agent.position, self.source, self.cfg["wall_loss_db"], self._slabs)
+            key = (float(pos[0]), float(pos[1]))
+            if self._gain_at is None or self._gain_at[0] != key:  # turns keep the position: same walls
+                g = cross_room_gain(self.plan, pos, self.source, self.cfg["wall_loss_db"], self._slabs)
+                self._gain_at = (key, g)
+            gain = self._gain_at[1]
         if self._direct is None:
             self._direct = DirectWindow(self.win, pad)
-        pos, yaw = self.agent.position, self.agent.yaw
         if self._direct.enabled:
             out = self._direct.render(sig, self.fs, (pos[0], pos[1], self.ear_height), yaw, self.source, gain)
         else:
@@ -261,14 +266,13 @@ class FoaNavEnv(gymnasium.Env):
         from simkit.sims.nav.base import STOP
 
         a = int(action)
-        if not self.action_space.contains(a):
+        if not 0 <= a < 4:  # Discrete(4)
             raise ValueError(
                 f"action must be 0 stop, 1 move_forward, 2 turn_left or 3 turn_right, got {action!r}"
             )
-        before = self.agent.position.copy()
         collided = self.agent.step(a)
         self.steps += 1
-        self.path_length += float(np.linalg.norm(self.agent.position - before))
+        self.path_length += self.agent.last_moved  # |position after - position before|, metres
         prev, self.distance = (
             self.distance,
             self.backend.geodesic_distance(self.agent.position, self.task.goal),

@@ -117,7 +117,9 @@ class DirectWindow:
 
     def __init__(self, window: int, pad: int, r_min: float = 0.3):
         from simkit.renderers.foa._kernels import gains_kernel, path_kernel
+        from simkit.renderers.foa.render import SPEED_OF_SOUND
 
+        self.c = float(SPEED_OF_SOUND)
         self.window, self.pad, self.r_min = int(window), int(pad), float(r_min)
         self.kernel = path_kernel()
         self.gk = gains_kernel() if self.kernel is not None else None
@@ -145,8 +147,6 @@ class DirectWindow:
         Raises:
             ValueError: ``signal`` not of ``window + pad`` samples.
         """
-        from simkit.renderers.foa.render import SPEED_OF_SOUND
-
         xs = np.ascontiguousarray(signal, dtype=np.float64).reshape(-1)
         if xs.size != self.window + self.pad:
             raise ValueError(f"signal must have window + pad = {self.window + self.pad} samples, got {xs.size}")
@@ -158,7 +158,7 @@ class DirectWindow:
             self._v[0, 0, c] = (1.0 * float(source_xyz[c]) + 0.0) - float(listener_xyz[c])
         v = self._v @ r  # render_foa's _to_listener: v_world @ (R^T)^T
         self._amp[0] = float(gain) * 1.0
-        self.gk(v, self._amp, self.r_min, float(SPEED_OF_SOUND), float(fs), self._g, self._d)
+        self.gk(v, self._amp, self.r_min, self.c, float(fs), self._g, self._d)
         self._gains[0, 0] = self._gains[0, 1] = self._g[0, 0]
         self._delays[0, :] = self._d[0, 0]
         out = np.zeros((self.window, 4))
