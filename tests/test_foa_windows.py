@@ -71,3 +71,35 @@ def test_render_windows_direct_path_keeps_the_bytes_and_the_room_path():
         s = Source(stem[k * win : (k + 1) * win + pad], Trajectory.static(src), gain=float(gains[k]))
         want = render_foa([s], fs, win + pad, lis, rooms[k])[pad:]
         assert out[k * win : (k + 1) * win].tobytes() == want.tobytes(), k
+
+
+def test_env_without_numba_takes_render_foa_and_agrees_to_1e12(monkeypatch):
+    """With the kernels disabled the env's window comes from render_foa's numpy path (its own rounding):
+    the same observation within the numpy/compiled tolerance of tests/test_foa_renderer.py."""
+    from simkit.envs.nav.env import FoaNavEnv
+    from simkit.renderers.foa import _kernels
+
+    small = {"width_m": (5.0, 6.0), "depth_m": (4.0, 5.0), "n_rooms": (2, 2), "geodesic_m": (1.5, 4.0)}
+    acts = [1, 1, 2, 1, 3, 1, 1]
+
+    def run():
+        env = FoaNavEnv(**small, window_s=0.1)
+        obs = [env.reset(seed=4)[0]["foa"]] + [env.step(a)[0]["foa"] for a in acts]
+        return env, np.stack(obs)
+
+    monkeypatch.delenv("SIMKIT_FOA_NUMBA", raising=False)
+    _kernels.path_kernel.cache_clear()
+    env, fast = run()
+    assert env._direct.enabled
+    monkeypatch.setenv("SIMKIT_FOA_NUMBA", "0")
+    _kernels.path_kernel.cache_clear()
+    try:
+        env, slow = run()
+        assert not env._direct.enabled
+        with pytest.raises(RuntimeError, match="needs the compiled kernels"):
+            env._direct.render(np.zeros(2400), 16000, (0.0, 0.0, 1.5), 0.0, (1.0, 0.0, 1.5), 1.0)
+    finally:
+        monkeypatch.delenv("SIMKIT_FOA_NUMBA")
+        _kernels.path_kernel.cache_clear()
+    assert np.max(np.abs(fast)) > 1e-4
+    np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-12)

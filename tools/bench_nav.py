@@ -86,7 +86,9 @@ def main() -> None:
     ap.add_argument("--episodes", type=int, default=3)
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--frame-steps", type=int, default=30)
-    ap.add_argument("--repeats", type=int, default=3, help="bare/env pairs measured alternately; best of each")
+    ap.add_argument(
+        "--repeats", type=int, default=3, help="bare/env pairs measured alternately; best of each"
+    )
     ap.add_argument("--backend", default="poly", choices=["poly", "grid"])
     ap.add_argument("--markdown", default=None)
     args = ap.parse_args()

@@ -164,13 +164,18 @@ def _callback(args, curve: dict[str, list], env_kwargs: dict[str, Any]):
                 print(f"[{time.strftime('%H:%M:%S')}] {n} steps: val SR {res['SR']:.3f} SPL {res['SPL']:.3f}"
                       f" (train SR {curve['train'][-1][1] if curve['train'] else float('nan'):.3f})", flush=True)  # fmt: skip
             if n % 10240 < args.n_envs:
-                print(f"[{time.strftime('%H:%M:%S')}] {n} steps, {n / (time.perf_counter() - t0):.0f} steps/s", flush=True)
+                print(
+                    f"[{time.strftime('%H:%M:%S')}] {n} steps, {n / (time.perf_counter() - t0):.0f} steps/s",
+                    flush=True,
+                )
             return time.perf_counter() - t0 < args.max_train_s  # the wall-clock cap ends training early
 
     return Curve()
 
 
-def plot(curve: dict[str, list], random_val: dict[str, Any], final: dict[str, Any], path: str, budget: int) -> None:
+def plot(
+    curve: dict[str, list], random_val: dict[str, Any], final: dict[str, Any], path: str, budget: int
+) -> None:
     """The learning curve PNG: SR and SPL vs env steps (training rolling, validation, random level)."""
     import matplotlib
 
@@ -261,7 +266,9 @@ def main(argv: list[str] | None = None) -> None:
         "sound": evaluate_policy(make_policy("sound", args.seed), seeds, env_kwargs),
     }
     for name, res in final.items():
-        print(f"{name:18s} SR {res['SR']:.3f}  SPL {res['SPL']:.3f}  NE {res['NE']:.2f} m  ({args.eval_episodes} held-out)")
+        print(
+            f"{name:18s} SR {res['SR']:.3f}  SPL {res['SPL']:.3f}  NE {res['NE']:.2f} m  ({args.eval_episodes} held-out)"
+        )
     report = {
         "env": "simkit/FoaNav-v0", "env_kwargs": env_kwargs, "budget_steps": args.budget, "trained_steps": trained,
         "max_train_s": None if args.max_train_s == float("inf") else args.max_train_s, "scene_reuse": args.scene_reuse,
@@ -278,7 +285,9 @@ def main(argv: list[str] | None = None) -> None:
     with open(args.json, "w") as fh:
         json.dump(report, fh, indent=1)
     plot(curve, random_val, final, args.png, max(trained, 1))
-    print(f"wrote {args.json}, {args.png}, {args.model}; {trained} steps trained in {t_train:.0f} s ({trained / t_train:.0f} steps/s)")
+    print(
+        f"wrote {args.json}, {args.png}, {args.model}; {trained} steps trained in {t_train:.0f} s ({trained / t_train:.0f} steps/s)"
+    )
 
 
 if __name__ == "__main__":

@@ -80,7 +80,9 @@ def render_windows(
         if direct is not None and direct.enabled and (rooms is None or rooms[k] is None):
             g = 1.0 if gains is None else float(gains[k])
             seg = s[k * window : (k + 1) * window + pad]
-            out[k * window : (k + 1) * window] = direct.render(seg, fs, (x, y, listener_height), yaw, src_xyz, g)
+            out[k * window : (k + 1) * window] = direct.render(
+                seg, fs, (x, y, listener_height), yaw, src_xyz, g
+            )
             continue
         lis = ListenerPose(position=Trajectory.static((x, y, listener_height)), yaw=np.array([yaw]))
         src = Source(
@@ -138,7 +140,9 @@ class DirectWindow:
         self._ints = np.array([0, self.window + self.pad, -self.pad], dtype=np.int64)  # offset, length, start
         self._use = np.ones(1, dtype=bool)
 
-    def render(self, signal: np.ndarray, fs: int, listener_xyz, yaw: float, source_xyz, gain: float) -> np.ndarray:
+    def render(
+        self, signal: np.ndarray, fs: int, listener_xyz, yaw: float, source_xyz, gain: float
+    ) -> np.ndarray:
         """The kept ``window`` samples, float64 (window, 4) AmbiX / SN3D in the listener frame.
 
         Args:
@@ -148,10 +152,15 @@ class DirectWindow:
 
         Raises:
             ValueError: ``signal`` not of ``window + pad`` samples.
+            RuntimeError: numba disabled (``enabled`` is False).
         """
+        if self.gk is None or self.kernel is None:
+            raise RuntimeError("DirectWindow needs the compiled kernels (numba); use render_windows")
         xs = np.ascontiguousarray(signal, dtype=np.float64).reshape(-1)
         if xs.size != self.window + self.pad:
-            raise ValueError(f"signal must have window + pad = {self.window + self.pad} samples, got {xs.size}")
+            raise ValueError(
+                f"signal must have window + pad = {self.window + self.pad} samples, got {xs.size}"
+            )
         self._yaw[0] = yaw
         cy, sy = np.cos(self._yaw)[0], np.sin(self._yaw)[0]  # the (1,)-array ufunc loops of rotation_matrix
         r = self._rot
