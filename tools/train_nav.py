@@ -23,7 +23,7 @@ Learning curve: success rate and SPL of the training episodes (rolling over 200 
 ``--val-every`` steps, with the random policy's level on the validation episodes.
 Writes ``--json`` and ``--png``; the model to ``--model``. Usage::
 
-    nice -n 10 python tools/train_nav.py --budget 300000 --json docs/nav_ppo.json --png docs/nav_ppo.png
+    nice -n 10 python tools/train_nav.py --budget 500000 --max-train-s 2700 --json docs/nav_ppo.json --png docs/nav_ppo.png
 """
 
 from __future__ import annotations
@@ -203,18 +203,18 @@ def plot(
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    ap.add_argument("--budget", type=int, default=300_000, help="training env steps")
+    ap.add_argument("--budget", type=int, default=500_000, help="training env steps")
     ap.add_argument("--n-envs", type=int, default=4)
     ap.add_argument("--n-steps", type=int, default=256, help="rollout steps per env per PPO update")
     ap.add_argument("--stack", type=int, default=4, help="feature steps concatenated")
     ap.add_argument("--lr", type=float, default=3e-4)
     ap.add_argument("--ent-coef", type=float, default=0.01)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--eval-episodes", type=int, default=200)
+    ap.add_argument("--eval-episodes", type=int, default=100)
     ap.add_argument("--eval-seed", type=int, default=100_000)
-    ap.add_argument("--val-episodes", type=int, default=40)
+    ap.add_argument("--val-episodes", type=int, default=20)
     ap.add_argument("--val-seed", type=int, default=50_000)
-    ap.add_argument("--val-every", type=int, default=25_000, help="env steps between validation evals")
+    ap.add_argument("--val-every", type=int, default=20_000, help="env steps between validation evals")
     ap.add_argument("--max-train-s", type=float, default=float("inf"), help="wall-clock cap on training, s")
     ap.add_argument("--scene-reuse", type=int, default=8, help="training env: episodes per scene (FoaNavEnv)")
     ap.add_argument("--json", default="docs/nav_ppo.json")
