@@ -82,6 +82,32 @@ def test_env_foa_points_at_the_source_and_reward_tracks_the_geodesic():
         assert r == pytest.approx(-0.01)  # turning in place: no geodesic progress
 
 
+def test_scene_reuse_keeps_plan_and_clip_for_unseeded_resets_only():
+    from simkit.assets.sounds import loudness_lufs
+
+    env = FoaNavEnv(**SMALL, scene_reuse=3)
+    env.reset(seed=5)
+    plan, label, stem0, lufs0 = env.plan, env.label, env.stem.copy(), env._lufs
+    goals = {tuple(env.task.goal)}
+    for _ in range(2):
+        env.reset()
+        assert env.plan is plan and env.label == label
+        goals.add(tuple(env.task.goal))
+        # the same clip at the new loudness: a pure gain, and BS.1770 measures the new target
+        ratio = env.stem / stem0
+        np.testing.assert_allclose(ratio, 10 ** ((env._lufs - lufs0) / 20), rtol=1e-9)
+        assert loudness_lufs(env.stem, env.fs) == pytest.approx(env._lufs, abs=1e-6)
+    assert len(goals) == 3  # new episodes in the same plan
+    env.reset()
+    assert env.plan is not plan  # the fourth unseeded reset draws a new scene
+    # a seeded reset is always a new scene, the same bytes as without reuse
+    a, _ = FoaNavEnv(**SMALL).reset(seed=7)
+    b, _ = env.reset(seed=7)
+    np.testing.assert_array_equal(a["foa"], b["foa"])
+    with pytest.raises(SimkitError, match="scene_reuse must be >= 1"):
+        FoaNavEnv(scene_reuse=0)
+
+
 def test_oracle_scores_sr_one_including_goals_behind_walls():
     res = evaluate(
         "oracle",

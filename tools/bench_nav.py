@@ -12,9 +12,10 @@ Measured in one process, one thread, on the same episodes (env seeds 0..E-1):
 
 The stepping policy for the env rows is a walker that never stops (forward 0.7, turns 0.3), so
 episodes run to ``--steps``; resets (plan compile + backend + stem) are timed separately.
-CPU time is ``time.process_time``. Usage::
+CPU time is ``time.process_time``; the bare and env rows are measured alternately ``--repeats``
+times and the best of each is kept (on a shared machine the load drifts between runs). Usage::
 
-    python tools/bench_nav.py [--episodes 3] [--steps 200] [--backend poly|grid] [--markdown out.md]
+    python tools/bench_nav.py [--episodes 3] [--steps 200] [--repeats 3] [--backend poly|grid] [--markdown out.md]
 """
 
 from __future__ import annotations
@@ -85,6 +86,9 @@ def main() -> None:
     ap.add_argument("--episodes", type=int, default=3)
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--frame-steps", type=int, default=30)
+    ap.add_argument(
+        "--repeats", type=int, default=3, help="bare/env pairs measured alternately; best of each"
+    )
     ap.add_argument("--backend", default="poly", choices=["poly", "grid"])
     ap.add_argument("--markdown", default=None)
     args = ap.parse_args()
@@ -93,8 +97,11 @@ def main() -> None:
 
     env = FoaNavEnv(max_steps=10**6, backend=args.backend)
     _walk(env, 1, 5)  # warm-up (imports, numba)
-    t_bare, n_bare = _bare(env, args.episodes, args.steps)
-    t_foa, t_reset, n_foa = _walk(env, args.episodes, args.steps)
+    pairs = []  # bare and env alternately, best of --repeats each (a shared machine's load drifts)
+    for _ in range(args.repeats):
+        pairs.append((*_bare(env, args.episodes, args.steps), *_walk(env, args.episodes, args.steps)))
+    t_bare, n_bare = min(p[0] for p in pairs), pairs[0][1]
+    t_foa, t_reset, n_foa = min(p[2] for p in pairs), min(p[3] for p in pairs), pairs[0][4]
     fenv = FoaNavEnv(max_steps=10**6, frames=True, backend=args.backend)
     t_fr, _, n_fr = _walk(fenv, 1, args.frame_steps)
     t = time.process_time()
@@ -114,9 +121,10 @@ def main() -> None:
         ),
     ]
     lines = [
-        f"`python tools/bench_nav.py --episodes {args.episodes} --steps {args.steps} --backend {args.backend}`, "
-        f"{time.strftime('%Y-%m-%d')}, {platform.processor() or platform.machine()}, "
-        f"{os.cpu_count()} cores, one process, CPU time:",
+        f"`python tools/bench_nav.py --episodes {args.episodes} --steps {args.steps} --backend {args.backend} "
+        f"--repeats {args.repeats}`, {time.strftime('%Y-%m-%d')}, {platform.processor() or platform.machine()}, "
+        f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}, one process, CPU time "
+        f"(bare and env rows: best of {args.repeats} alternating runs):",
         "",
         "| measurement | steps/s per core | ratio to bare |",
         "| --- | ---: | ---: |",

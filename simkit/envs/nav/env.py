@@ -67,9 +67,13 @@ class FoaNavEnv(gymnasium.Env):
         wall_loss_db: attenuation per wall crossed by the direct line. sounds: sound bank folder.
         frames: add ``rgb`` and ``depth`` (MuJoCo offscreen rendering). image_size: (W, H) pixels.
         backend: ``poly`` (exact walkable polygons and geodesics) or ``grid`` (cells).
+        scene_reuse: unseeded resets keep the plan, its backend and the sound clip for this many
+            episodes (each with a new start, goal, source height and loudness), so that training
+            on short episodes is not dominated by plan compilation; a seeded reset always draws a
+            new scene. 1 (default): every reset draws a new scene.
 
     Raises:
-        InputError: a bad range or an unknown backend (one line).
+        InputError: a bad range, an unknown backend or ``scene_reuse`` < 1 (one line).
     """
 
     metadata = {"render_modes": []}
@@ -94,6 +98,7 @@ class FoaNavEnv(gymnasium.Env):
         frames: bool = False,
         image_size: tuple[int, int] = (128, 96),
         backend: str = "poly",
+        scene_reuse: int = 1,
     ):
         from simkit.assets.sounds import load_bank
         from simkit.core.errors import InputError
@@ -104,6 +109,9 @@ class FoaNavEnv(gymnasium.Env):
                 None, f"FoaNav-v0 backend must be one of {', '.join(MESH_BACKENDS)}, got {backend!r}"
             )
         self.backend_name = backend
+        if int(scene_reuse) < 1:
+            raise InputError(None, f"FoaNav-v0 scene_reuse must be >= 1, got {scene_reuse!r}")
+        self.scene_reuse, self._scene_uses = int(scene_reuse), 0
 
         self.fs = int(sample_rate)
         self.win = round(window_s * self.fs)
@@ -140,6 +148,8 @@ class FoaNavEnv(gymnasium.Env):
         self.plan: Any = None
         self.backend: Any = None
         self._camera: Any = None
+        self._slabs: Any = None  # the plan's wall slabs (cross-room gain), built on the first window
+        self._direct: Any = None  # the per-step FOA window renderer
 
     # -- episode setup ----------------------------------------------------------------------
     def _new_scene(self, rng: np.random.Generator) -> None:
@@ -156,6 +166,7 @@ class FoaNavEnv(gymnasium.Env):
             self.backend_name, mesh=plan_mesh(self.plan), agent_radius=self.agent_radius
         )
         self._camera = None
+        self._slabs = None
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         from simkit.assets.sounds import normalise_loudness
@@ -164,15 +175,27 @@ class FoaNavEnv(gymnasium.Env):
 
         super().reset(seed=seed)
         rng = self.np_random
-        self._new_scene(rng)
+        fresh = seed is not None or self.backend is None or self._scene_uses >= self.scene_reuse
+        if fresh:
+            self._new_scene(rng)
+            self._scene_uses = 0
+        self._scene_uses += 1
         sg = sample_start_goal(self.backend, rng, self.cfg["geodesic_m"], self.cfg["min_ratio"])
         self.task = sg
+        self._start_frame: Any = None
+        self._gain_at: Any = None  # ((x, y), cross-room gain) of the last window
         self.agent = NavAgent(self.backend, sg.start, sg.start_yaw)
         self.source = np.array([sg.goal[0], sg.goal[1], rng.uniform(0.3, 1.5)])
-        self.label = str(self.bank.labels[int(rng.integers(len(self.bank.labels)))])
-        n = int(STEM_S * self.fs)
-        stem = self.bank.draw(self.label, n, self.fs, rng)
-        self.stem = normalise_loudness(stem, self.fs, float(rng.uniform(*self.cfg["lufs"])))
+        if fresh:
+            self.label = str(self.bank.labels[int(rng.integers(len(self.bank.labels)))])
+            n = int(STEM_S * self.fs)
+            stem = self.bank.draw(self.label, n, self.fs, rng)
+            self._lufs = float(rng.uniform(*self.cfg["lufs"]))
+            self.stem = normalise_loudness(stem, self.fs, self._lufs)
+        else:  # the same clip at a new loudness: a gain (BS.1770 loudness is linear in dB)
+            lufs = float(rng.uniform(*self.cfg["lufs"]))
+            self.stem = self.stem * 10 ** ((lufs - self._lufs) / 20)
+            self._lufs = lufs
         self.steps, self.path_length = 0, 0.0
         self.distance = sg.geodesic_m
         info = {"distance_to_goal": self.distance, "geodesic_start_m": sg.geodesic_m, "label": self.label}
@@ -180,28 +203,47 @@ class FoaNavEnv(gymnasium.Env):
 
     # -- observation --------------------------------------------------------------------------
     def _foa(self) -> np.ndarray:
-        from simkit.renderers.foa.windows import render_windows
-        from simkit.scenes.nav.floorplan import cross_room_gain
+        """The window at the current pose: :class:`~simkit.renderers.foa.windows.DirectWindow` (the same
+        samples as :func:`~simkit.renderers.foa.windows.render_windows`, without its per-call setup)."""
+        from simkit.renderers.foa.windows import DirectWindow, render_windows
+        from simkit.scenes.nav.floorplan import cross_room_gain, wall_slabs
 
         pad = self.fs // 20
-        idx = (self.steps * self.win + np.arange(self.win + pad)) % self.stem.size
-        gain = (
-            1.0
-            if self.plan is None
-            else cross_room_gain(self.plan, self.agent.position, self.source, self.cfg["wall_loss_db"])
-        )
-        pose = self.agent.pose[None]
-        out = render_windows(self.stem[idx], self.fs, pose, self.source, self.win, listener_height=self.ear_height,
-                             gains=[gain], pad=pad)  # fmt: skip
+        i0, n = (self.steps * self.win) % self.stem.size, self.win + pad
+        if i0 + n <= self.stem.size:
+            sig = self.stem[i0 : i0 + n]
+        else:  # the looped stem wraps inside this window
+            sig = self.stem[(self.steps * self.win + np.arange(n)) % self.stem.size]
+        pos, yaw = self.agent.position, self.agent.yaw
+        gain = 1.0
+        if self.plan is not None:
+            if self._slabs is None:
+                self._slabs = wall_slabs(self.plan)
+            key = (float(pos[0]), float(pos[1]))
+            if self._gain_at is None or self._gain_at[0] != key:  # turns keep the position: same walls
+                g = cross_room_gain(self.plan, pos, self.source, self.cfg["wall_loss_db"], self._slabs)
+                self._gain_at = (key, g)
+            gain = self._gain_at[1]
+        if self._direct is None:
+            self._direct = DirectWindow(self.win, pad)
+        if self._direct.enabled:
+            out = self._direct.render(sig, self.fs, (pos[0], pos[1], self.ear_height), yaw, self.source, gain)
+        else:
+            out = render_windows(sig, self.fs, self.agent.pose[None], self.source, self.win,
+                                 listener_height=self.ear_height, gains=[gain], pad=pad)  # fmt: skip
         return out.astype(np.float32)
 
     def relative_pose(self) -> np.ndarray:
         """``[x, y, yaw]`` of the agent in the start frame (GPS + compass), float32 (3,)."""
-        from simkit.sims.nav.base import to_egocentric, wrap_angle
+        from simkit.sims.nav.base import wrap_angle
 
-        s = np.array([*self.task.start, self.task.start_yaw])
-        xy = to_egocentric(s, self.agent.position)
-        return np.array([xy[0], xy[1], wrap_angle(self.agent.yaw - self.task.start_yaw)], dtype=np.float32)
+        if self._start_frame is None:  # to_egocentric's cos, sin and start point, once per episode
+            s = np.array([*self.task.start, self.task.start_yaw])
+            self._start_frame = (np.cos(s[2]), np.sin(s[2]), s[0], s[1])
+        c, sn, x0, y0 = self._start_frame
+        dx, dy = self.agent.position[0] - x0, self.agent.position[1] - y0
+        yaw = wrap_angle(self.agent.yaw - self.task.start_yaw)
+        return np.array([c * dx + sn * dy, -sn * dx + c * dy, yaw], dtype=np.float32)
 
     def _obs(self) -> dict[str, np.ndarray]:
         obs = {"foa": self._foa(), "pose": self.relative_pose()}
@@ -224,14 +266,13 @@ class FoaNavEnv(gymnasium.Env):
         from simkit.sims.nav.base import STOP
 
         a = int(action)
-        if not self.action_space.contains(a):
+        if not 0 <= a < 4:  # Discrete(4)
             raise ValueError(
                 f"action must be 0 stop, 1 move_forward, 2 turn_left or 3 turn_right, got {action!r}"
             )
-        before = self.agent.position.copy()
         collided = self.agent.step(a)
         self.steps += 1
-        self.path_length += float(np.linalg.norm(self.agent.position - before))
+        self.path_length += self.agent.last_moved  # |position after - position before|, metres
         prev, self.distance = (
             self.distance,
             self.backend.geodesic_distance(self.agent.position, self.task.goal),

@@ -115,17 +115,25 @@ class FloorPlan:
         return -1
 
 
-def walls_between(plan: FloorPlan, a, b) -> int:
+def wall_slabs(plan: FloorPlan) -> tuple[np.ndarray, np.ndarray]:
+    """The wall boxes' (x, y) corners as arrays ``lo``, ``hi`` float64 (W, 2), metres: what
+    :func:`walls_between` tests, built once per plan by callers that test many segments."""
+    walls = [bx for bx in plan.boxes if bx.kind == "wall"]
+    lo = np.array([bx.lo[:2] for bx in walls], dtype=np.float64).reshape(-1, 2)
+    hi = np.array([bx.hi[:2] for bx in walls], dtype=np.float64).reshape(-1, 2)
+    return lo, hi
+
+
+def walls_between(plan: FloorPlan, a, b, slabs: tuple[np.ndarray, np.ndarray] | None = None) -> int:
     """Number of wall boxes the straight segment a-b (world (x, y), metres) crosses (slab test in 2D,
-    vectorised over the boxes); the cross-room attenuation counts them."""
+    vectorised over the boxes); the cross-room attenuation counts them. ``slabs``: the plan's
+    :func:`wall_slabs`, when the caller keeps them."""
     a, b = np.asarray(a, dtype=np.float64)[:2], np.asarray(b, dtype=np.float64)[:2]
     d = b - a
-    walls = [bx for bx in plan.boxes if bx.kind == "wall"]
-    if not walls:
+    lo, hi = wall_slabs(plan) if slabs is None else slabs
+    if not lo.shape[0]:
         return 0
-    lo = np.array([bx.lo[:2] for bx in walls], dtype=np.float64)
-    hi = np.array([bx.hi[:2] for bx in walls], dtype=np.float64)
-    t0, t1 = np.zeros(len(walls)), np.ones(len(walls))
+    t0, t1 = np.zeros(lo.shape[0]), np.ones(lo.shape[0])
     for k in range(2):
         if abs(d[k]) < 1e-12:
             out = ~((lo[:, k] <= a[k]) & (a[k] <= hi[:, k]))
@@ -378,10 +386,12 @@ def room_box(plan: FloorPlan, p) -> tuple[tuple[float, float, float], tuple[floa
     return lo, size
 
 
-def cross_room_gain(plan: FloorPlan, a, b, wall_loss_db: float) -> float:
+def cross_room_gain(
+    plan: FloorPlan, a, b, wall_loss_db: float, slabs: tuple[np.ndarray, np.ndarray] | None = None
+) -> float:
     """Linear amplitude gain ``10 ** (-wall_loss_db * n / 20)`` for the ``n`` walls between ``a`` and ``b``
-    (:func:`walls_between`): a sound-transmission-loss model with one loss per partition."""
-    return float(10 ** (-wall_loss_db * walls_between(plan, a, b) / 20))
+    (:func:`walls_between`, ``slabs`` as there): a sound-transmission-loss model with one loss per partition."""
+    return float(10 ** (-wall_loss_db * walls_between(plan, a, b, slabs) / 20))
 
 
 def ray_distance(plan: FloorPlan, origin, yaw: float, z: float) -> float:
