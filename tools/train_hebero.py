@@ -444,7 +444,9 @@ def plot(results: dict[str, dict], path: Path) -> None:
             label=f"{name}: eval, LIBERO initial states",
         )
         tr = [p for p in r["curve"] if p["train_success"] is not None]
-        k = min(9, len(tr)) or 1  # running mean: single iterations finish few episodes
+        if not tr:
+            continue
+        k = min(9, len(tr))  # running mean: single iterations finish few episodes
         smooth = np.convolve([p["train_success"] for p in tr], np.ones(k) / k, mode="valid")
         ax.plot([p["train_s"] for p in tr][k - 1 :], smooth, ":", color=line[0].get_color(), alpha=0.7,
                 label=f"{name}: training episodes (mean of {k} iterations)")  # fmt: skip
