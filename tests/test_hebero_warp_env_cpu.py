@@ -449,6 +449,14 @@ def test_demo_dataset_pairs_every_demo_state_with_its_action(cache, cpu_env, cpu
         got_s, want_s = got.double().numpy(), want
         got_s, want_s = got_s[np.lexsort(got_s.T[::-1])], want_s[np.lexsort(want_s.T[::-1])]
         assert np.allclose(got_s, want_s, atol=2e-5), np.abs(got_s - want_s).max()
+    # from the first motion: a demo's leading still steps (the settle phase) are left out, nothing else
+    moved = gpu.demo_dataset(from_first_motion=True)
+    for k, tid in enumerate(tasks):
+        first = [int(np.argmax(np.abs(d.actions[:, :6]).sum(1) > 0)) for d in corpus_demos[tid]]
+        assert all(f > 0 for f in first)  # the scripted demos wait while the objects settle
+        rows = moved["task"] == k
+        assert int(rows.sum()) == sum(d.length - f for d, f in zip(corpus_demos[tid], first))
+        assert torch.all(moved["actions"][rows][:, :6].abs().sum(1)[:1] > 0)
 
 
 def test_trainer_clones_the_demos_and_resumes_on_the_gpu_env(

@@ -97,6 +97,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--bc-steps", type=int, default=0, help="demo variant: BC minibatch steps after every PPO update"
     )
     ap.add_argument("--bc-lr", type=float, default=1e-3, help="learning rate of the BC steps")
+    ap.add_argument(
+        "--bc-settle",
+        action="store_true",
+        help="also clone the demos' first steps, where the arm waits for the objects to settle",
+    )
     ap.add_argument("--bc-batch", type=int, default=4096, help="BC minibatch size")
     ap.add_argument(
         "--session-s",
@@ -338,7 +343,7 @@ def _bc_data(args, env, name: str, run: dict[str, Any], actor) -> dict[str, Any]
     if batch is None:
         raise InputError(None, "--bc-epochs/--bc-steps need --backend warp (the GPU env's demo_dataset)")
     t0 = time.perf_counter()
-    data = batch.demo_dataset()
+    data = batch.demo_dataset(from_first_motion=not args.bc_settle)
     if run["bc"] is None:
         losses = behaviour_clone(actor, data, args)
         run["bc"] = {"pairs": int(len(data["obs"])), "epochs": args.bc_epochs, "losses": losses,

@@ -744,12 +744,14 @@ class HeberoWarpBatch:
             self._observe(g)
         return self._started()
 
-    def demo_dataset(self) -> dict[str, Any]:
+    def demo_dataset(self, from_first_motion: bool = False) -> dict[str, Any]:
         """Every attached demo as observation/action pairs, for behaviour cloning: each (task, demo,
         cursor m < T) once, the observation this env returns in the demo's state m (:meth:`reset_to_demo`)
         with the previous-action entries obs[:, :7] set to the demo's action m - 1 (0 at m = 0), as a
-        policy replaying the demo sees it, paired with the demo's action m. Leaves the envs on demo
-        states: reset before stepping on.
+        policy replaying the demo sees it, paired with the demo's action m. With ``from_first_motion``
+        a demo's pairs start at its first action that moves the arm (scripted demos hold the arm still
+        while a reset's objects settle: those states look like the start state, so cloning them teaches
+        a policy to wait there for ever). Leaves the envs on demo states: reset before stepping on.
 
         Returns:
             ``obs`` (M, 300) float32, ``actions`` (M, 7) float32 in [-1, 1], ``task`` (M,) int64 (task
@@ -767,6 +769,8 @@ class HeberoWarpBatch:
         envs_of = onehot.sum(0)  # (K,) envs per task
         per_task, count = envs_of[task], tb.count[task]
         passes = torch.where(envs_of > 0, (tb.count / envs_of.clamp(min=1)).ceil(), 0).max()
+        moving = tb.actions[..., :6].abs().sum(-1) > 0  # (K, D, L)
+        first = moving.int().argmax(-1) if from_first_motion else torch.zeros_like(tb.length)  # (K, D)
         out: dict[str, list[Any]] = {"obs": [], "actions": [], "task": []}
         for p in range(int(passes)):
             demo = rank + p * per_task
@@ -774,7 +778,7 @@ class HeberoWarpBatch:
             demo = torch.where(keep, demo, torch.zeros_like(demo))
             length = tb.length[task, demo]
             for m in range(int(length[keep].max()) if bool(keep.any()) else 0):
-                valid = keep & (m < length)
+                valid = keep & (m < length) & (m >= first[task, demo])
                 obs = self.reset_to_demo(demo, m).clone()
                 obs[:, :7] = tb.actions[task, demo, m - 1] if m > 0 else 0.0
                 out["obs"].append(obs[valid])
