@@ -153,6 +153,7 @@ def test_one_progress_helper_logs_off_a_terminal_and_is_silent_when_quiet(capsys
     assert commands.progress_bar.__module__ == "simkit.core.progress"
     assert issubclass(commands.LateProgress, Progress)
     assert isinstance(run._progress(True, 3, "toy"), Progress)
+    verbosity.set_level("info")  # an earlier command of this module may have run under -q
     with Progress("toy", 3, unit="ep", log_every=0.0) as bar:  # stderr is not a terminal here
         bar.advance()
         bar(3)
