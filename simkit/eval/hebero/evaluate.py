@@ -244,25 +244,28 @@ def evaluate(
 
 
 def bar_chart(result: EvalResult, path: Path) -> Path:
-    """Per-task SR bar chart (PNG) with the Mean SR line."""
+    """Per-task SR chart (PNG): one horizontal bar per task, labelled with the whole task id (suite
+    prefix dropped), best task on top, the Mean SR as a dashed line, the legend above the axes (never on
+    a bar); the figure grows with the number of tasks and the length of their names."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     k = len(result.task_ids)
-    fig, ax = plt.subplots(figsize=(max(6, 0.35 * k + 2), 4))
-    ax.bar(range(k), result.sr, color="#4c72b0")
-    ax.axhline(result.mean_sr, color="#c44e52", ls="--", label=f"Mean SR {result.mean_sr:.3f}")
-    ax.set_xticks(range(k))
-    ax.set_xticklabels(
-        [t.split("/", 1)[1][:28] for t in result.task_ids], rotation=75, ha="right", fontsize=6
-    )
-    ax.set_ylim(0, 1.05)
-    ax.set_ylabel("success rate")
-    ax.set_title(f"policy {result.label}, {result.episodes} episode(s) per task")
-    ax.legend()
-    fig.tight_layout()
+    names = [t.split("/", 1)[-1] for t in result.task_ids]
+    width = 4.5 + 0.075 * max((len(n) for n in names), default=10)  # about 0.075 in per character
+    fig, ax = plt.subplots(figsize=(width, 1.6 + 0.26 * k), layout="constrained")
+    y = np.arange(k)[::-1]  # the first task at the top
+    ax.barh(y, result.sr, color="#4c72b0", height=0.7)
+    ax.axvline(result.mean_sr, color="#c44e52", ls="--", label=f"Mean SR {result.mean_sr:.3f}")
+    ax.set_yticks(y, names, fontsize=8)
+    ax.set_xlim(0, 1.0)
+    ax.set_ylim(-0.6, k - 0.4)
+    ax.set_xlabel("success rate")
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_title(f"policy {result.label}, {result.episodes} episode(s) per task", fontsize=10)
+    fig.legend(loc="outside upper right", fontsize=8, frameon=False)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100)
     plt.close(fig)
