@@ -158,10 +158,11 @@ def progress_bar(label: str, total: int, enabled: bool = True, **kw: Any) -> Ite
         yield lambda *_: bar.advance()
 
 
-def track(items: Any, label: str, **kw: Any) -> Iterator[Any]:
-    """Yield the items of ``items`` under a :class:`Progress` (its total is ``len(items)`` when the
-    iterable has one; a bare iterator draws nothing, having no total). ``kw``: :class:`Progress`'s."""
-    total = len(items) if hasattr(items, "__len__") else 0
+def track(items: Any, label: str, total: int | None = None, **kw: Any) -> Iterator[Any]:
+    """Yield the items of ``items`` under a :class:`Progress` of ``total`` steps (default ``len(items)``
+    when the iterable has one; an iterator without a total draws nothing). ``kw``: :class:`Progress`'s."""
+    if total is None:
+        total = len(items) if hasattr(items, "__len__") else 0
     with Progress(label, total, **kw) as bar:
         for x in items:
             yield x
