@@ -273,7 +273,7 @@ def bar_chart(result: EvalResult, path: Path) -> Path:
     ax.barh(y, result.sr, color="#4c72b0", height=0.7)
     ax.axvline(result.mean_sr, color="#c44e52", ls="--", label=f"Mean SR {result.mean_sr:.3f}")
     ax.set_yticks(y, names, fontsize=8)
-    ax.set_xlim(0, 1.0)
+    ax.set_xlim(0, 1.05)  # room for a Mean SR line at 1
     ax.set_ylim(-0.6, k - 0.4)
     ax.set_xlabel("success rate")
     ax.grid(axis="x", alpha=0.3)
