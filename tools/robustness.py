@@ -303,10 +303,10 @@ BAD_INPUTS: list[Case] = [
     Case(
         "validate missing dir",
         lambda sb: ["validate", str(sb / "in" / "nope")],
-        "fail",
-        "no such directory",
+        "error",  # bad input (exit 2), as for inspect, not a damaged corpus
+        "no such corpus directory",
     ),
-    Case("validate a file", lambda sb: ["validate", str(_file(sb, "f", "x"))], "fail", "f"),
+    Case("validate a file", lambda sb: ["validate", str(_file(sb, "f", "x"))], "error", "not a directory"),
     Case(
         "validate an empty dir",
         lambda sb: ["validate", str(_file(sb, "d/x", "").parent)],
@@ -742,7 +742,7 @@ def _no_partial(sb: Path) -> str:
 
 def _two_parameter_policy(sb: Path) -> list[str]:
     _file(sb, "mypol.py", "def pol(obs, info=None):\n    return 3\n")
-    return ["eval", "nav", "--policy", "mypol:pol", "--episodes", "1"]
+    return ["eval", "nav", "--policy", "mypol:pol", "--episodes", "1", "--max-decisions", "5"]
 
 
 BAD_INPUTS += [
