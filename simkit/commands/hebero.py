@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from simkit.commands import check_out, fail
+from simkit.commands import check_out, fail, info, say
 from simkit.core.extras import needs_extra
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ def register(groups) -> None:
             typer.echo(f"warning: {w}", err=True)
         for e in rep.errors:
             typer.echo(f"error: {e}", err=True)
-        typer.echo(
+        say(
             f"compiled {len(rep.written)} task(s), {len(rep.cached)} cached, {len(rep.errors)} error(s) "
             f"-> {out}"
         )
@@ -183,7 +183,7 @@ def _register_eval_export(groups) -> None:
                 seed,
                 checkpoints,
                 libero_root,
-                progress=lambda m: typer.echo(m, err=True),
+                progress=info,
                 boxes=boxes,
                 init_states=init_states,
             )
@@ -203,7 +203,7 @@ def _register_eval_export(groups) -> None:
 
         written = _run_export(corpus, out, write_libero_hdf5)
         for path, n in written.values():
-            typer.echo(f"wrote {n} demo(s) -> {path}")
+            say(f"wrote {n} demo(s) -> {path}")
 
     @groups["export"].command("hebero-lerobot")
     @needs_extra("hebero")
@@ -215,7 +215,7 @@ def _register_eval_export(groups) -> None:
         from simkit.adapters.hebero.lerobot import write_lerobot
 
         rep = _run_export(corpus, out, write_lerobot)
-        typer.echo(
+        say(
             f"wrote {rep.episodes} episode(s), {rep.frames} frame(s), {rep.tasks} task(s), "
             f"{len(rep.cameras)} camera(s) -> {out}"
         )
@@ -240,13 +240,17 @@ def _run_export(corpus: Path, out: Path, write):
 
 
 def _hebero_samples(corpus: Path):
+    """The demos of a hebero-demos corpus, under a progress bar (demos/s, ETA) as the export reads them."""
     from simkit.core.errors import InputError
+    from simkit.core.progress import track
     from simkit.episodes.reader import corpus_info, iter_corpus
 
-    info = corpus_info(corpus)
-    if info.get("generator") != "hebero-demos":
-        raise InputError(corpus, f"not a hebero-demos corpus (generator {info.get('generator')!r})")
-    return iter_corpus(corpus)
+    meta = corpus_info(corpus)
+    if meta.get("generator") != "hebero-demos":
+        raise InputError(corpus, f"not a hebero-demos corpus (generator {meta.get('generator')!r})")
+    counts = meta.get("counts") or {}
+    n = int(counts.get("ok", counts.get("present", 0)) or 0)
+    return track(iter_corpus(corpus), f"exporting {n} demos", total=n, unit="demo", after_s=2.0)
 
 
 _FACTS: dict = {}
@@ -309,6 +313,7 @@ def _print_report(rep, out: Path | None) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from simkit.core.verbosity import quiet
     from simkit.eval.hebero.evaluate import bar_chart, summary_lines
 
     last = rep.results[-1]
@@ -317,7 +322,8 @@ def _print_report(rep, out: Path | None) -> None:
     table.add_column("SR", justify="right")
     for t, s in zip(last.task_ids, last.sr):
         table.add_row(t, f"{s:.2f}")
-    Console(stderr=True).print(table)
+    if not quiet():
+        Console(stderr=True).print(table)
     for line in summary_lines(rep):
         typer.echo(line)
     if out is not None:
@@ -334,7 +340,7 @@ def _print_report(rep, out: Path | None) -> None:
             for r in rep.results
         ]
         (out / "results.json").write_text(json.dumps({"results": res, "sr_auc": rep.sr_auc}, indent=1))
-        typer.echo(f"wrote {out / 'results.json'} and {png}")
+        say(f"wrote {out / 'results.json'} and {png}")
 
 
 def _installed_root(libero_root: Path | None) -> Path | None:
@@ -363,7 +369,7 @@ def _write_contact_sheet(
         return
     for p in problems:
         typer.echo(f"warning: {p}", err=True)
-    typer.echo(f"wrote {path}")
+    say(f"wrote {path}")
 
 
 def _contact_sheet(desc_dir: Path, libero_root: Path | None, suite: str, seed: int, out: Path | None = None):
@@ -430,14 +436,14 @@ def _report_conversion(rep: ConversionReport, check: bool) -> None:
 
     for w in rep.warnings:
         typer.echo(f"warning: {w}", err=True)
-    typer.echo(
+    say(
         f"wrote {rep.out}: {rep.rigid_bodies} rigid bodies, {rep.collision_geoms} collision and "
         f"{rep.visual_geoms} visual geoms, {rep.joints} joints, "
         f"{len(rep.articulation_roots)} articulation root(s)"
     )
     written = ", ".join(f"{k} x{n}" for k, n in rep.written.items()) or "none"
-    typer.echo(f"joint properties written: {written}")
-    typer.echo(f"not written: {'; '.join(rep.not_written) or 'nothing'}")
+    say(f"joint properties written: {written}")
+    say(f"not written: {'; '.join(rep.not_written) or 'nothing'}")
     if check:
         problems = check_physics(rep.out)
         for p in problems:

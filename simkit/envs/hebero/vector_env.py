@@ -218,11 +218,16 @@ def build_tasks(
     suite: str | None, tasks: Sequence[str] | None, libero_root: str | Path | None, visual: bool = False
 ) -> tuple[list[str], list[TaskModel]]:
     """Task ids and their :class:`TaskModel` (scenes built from the bundled BDDL + installed assets;
-    without ``visual`` the visual meshes are dropped, dynamics unchanged, see ``build_scene``)."""
+    without ``visual`` the visual meshes are dropped, dynamics unchanged, see ``build_scene``). A progress
+    bar (:mod:`simkit.core.progress`, on a terminal, after 2 s) counts the scenes: many tasks take minutes."""
+    from simkit.core.progress import track
+
     ids = task_ids(suite, tasks)
     descs = descriptors(ids, libero_root)
+    label = f"building {len(descs)} Hebero task scenes"
     return ids, [
-        TaskModel(build_scene(d, libero_root, np.random.default_rng(0), visual=visual)) for d in descs
+        TaskModel(build_scene(d, libero_root, np.random.default_rng(0), visual=visual))
+        for d in track(descs, label, unit="task", after_s=2.0)
     ]
 
 
