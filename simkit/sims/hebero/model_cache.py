@@ -87,15 +87,17 @@ def _builder_digest() -> str:
 
 def recipe(desc: dict, libero_root: str | Path, visual: bool, with_robot: bool = True) -> str:
     """sha256 (hex) naming a task model's entry: versions, builder source, descriptor, root, options."""
-    import simkit
+    from simkit._version import __version__
 
     mujoco = import_mujoco()
     h = hashlib.sha256()
     h.update(f"simkit-hebero-model v{MODEL_CACHE_VERSION}\n".encode())
-    h.update(f"simkit {simkit.__version__}\nmujoco {mujoco.__version__}\n".encode())
+    h.update(f"simkit {__version__}\nmujoco {mujoco.__version__}\n".encode())
     h.update(_builder_digest().encode())
     h.update(json.dumps(desc, sort_keys=True, separators=(",", ":")).encode())
-    h.update(f"\nroot {Path(libero_root).resolve()}\nvisual {bool(visual)}\nrobot {bool(with_robot)}".encode())
+    h.update(
+        f"\nroot {Path(libero_root).resolve()}\nvisual {bool(visual)}\nrobot {bool(with_robot)}".encode()
+    )
     return h.hexdigest()
 
 
@@ -304,9 +306,9 @@ def cached_scene(
 ):
     """:func:`~simkit.sims.hebero.scene.build_scene` through the compiled-model cache (module doc).
 
-    Same arguments, returns and raised errors as ``build_scene``; the returned scene's ``spec`` is None
-    when its model was read from the cache. A cache folder that cannot be written costs one warning
-    and nothing else (the scene is built as without a cache).
+    Same arguments, returns and raised errors as ``build_scene``, except that the returned scene has no
+    ``spec`` (None), whether its model was read from the cache or compiled (and stored) now. A cache
+    folder that cannot be written costs one warning and nothing else.
     """
     from simkit.sims.hebero.scene import build_scene, scene_from_model
 
@@ -324,8 +326,54 @@ def cached_scene(
                 desc, model, assets, header["warnings"], with_robot, max_tries, max_layouts, rng
             )
     scene = build_scene(desc, libero_root, rng, with_robot, max_tries, max_layouts, visual)
+    scene.spec = None  # as read from the cache (and its memory back: the spec holds every mesh)
     try:
         store_entry(path, rec, scene)
     except (OSError, ValueError) as exc:
         LOG.warning("compiled-model cache %s not written (%s): %s", path, desc["task_id"], exc)
     return scene
+
+
+def compile_models(
+    descs: list[dict],
+    libero_root: str | Path | None = None,
+    visual: bool = False,
+    force: bool = False,
+    progress=None,
+) -> dict[str, list[str]]:
+    """Fill the cache with the task models of ``descs`` ahead of time (``simkit compile hebero --models``).
+
+    An entry that loads and matches (module doc) is kept unless ``force``; any other is compiled and
+    written. ``progress``: optional callable ``progress(message)`` per task.
+
+    Returns:
+        ``{"compiled": [task ids], "cached": [task ids], "errors": ["task: reason", ...]}``.
+
+    Raises:
+        LiberoAssetsMissing: ``libero_root`` None and the asset tree not installed.
+    """
+    from simkit.core.errors import SimkitError
+    from simkit.sims.hebero.scene import build_scene
+
+    root = _resolve_root(libero_root)
+    out: dict[str, list[str]] = {"compiled": [], "cached": [], "errors": []}
+    for desc in descs:
+        tid = desc["task_id"]
+        rec = recipe(desc, root, visual)
+        path = models_dir() / f"{rec}.entry"
+        if not force and path.is_file():
+            try:
+                load_entry(path, rec)
+                out["cached"].append(tid)
+                continue
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                LOG.warning("compiled-model cache entry %s (%s): %s; rebuilt", path, tid, exc)
+        try:
+            store_entry(path, rec, build_scene(desc, libero_root, visual=visual))
+        except (SimkitError, OSError, ValueError) as exc:
+            out["errors"].append(f"{tid}: {exc}")
+            continue
+        out["compiled"].append(tid)
+        if progress is not None:
+            progress(f"compiled {tid}")
+    return out

@@ -372,6 +372,25 @@ def _freeze_inertia(spec) -> None:
         b.inertia = list(full.body_inertia[i])
 
 
+#: collision extents of loaded assets by :func:`_extent_key`: assets repeat across tasks (the 40 tasks
+#: use 28 assets 256 times) and measuring one compiles it
+_EXTENTS: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _extent_key(loaded) -> tuple:
+    """What an asset's collision extent depends on: its rewritten MJCF text (absolute file names) and
+    the size and modification time of every mesh, texture, height field and skin file it names."""
+    stamps = []
+    for el in (*loaded.spec.meshes, *loaded.spec.textures, *loaded.spec.hfields, *loaded.spec.skins):
+        if el.file:
+            try:
+                st = Path(el.file).stat()
+                stamps.append((el.file, st.st_size, st.st_mtime_ns))
+            except OSError:
+                stamps.append((el.file, -1, -1))
+    return (loaded.xml, tuple(stamps))
+
+
 def _load_assets(
     desc: dict, root: Path, warnings: list[str], where: str = "under --libero-root"
 ) -> dict[str, _Asset]:
@@ -401,10 +420,13 @@ def _load_assets(
         parent = obj.parent
         if parent is not None and hasattr(parent, "pos") and parent.name != "world":
             parent.pos = [0.0, 0.0, 0.0]
-        try:
-            ext = _collision_extent(loaded.spec)
-        except (ValueError, RuntimeError) as exc:
-            raise InputError(path, f"MuJoCo rejects the model: {exc}") from None
+        key = _extent_key(loaded)
+        if key not in _EXTENTS:
+            try:
+                _EXTENTS[key] = _collision_extent(loaded.spec)
+            except (ValueError, RuntimeError) as exc:
+                raise InputError(path, f"MuJoCo rejects the model: {exc}") from None
+        ext = (_EXTENTS[key][0].copy(), _EXTENTS[key][1].copy())
         out[name] = _Asset(
             kind,
             loaded.spec,
@@ -561,7 +583,9 @@ def _input_files(spec, root: Path, desc: dict, with_robot: bool) -> list[str]:
     """Absolute paths of every file a task scene is compiled from: the entities' MJCF files, the
     Panda arm and gripper MJCF files (with the robot) and every mesh and texture file the assembled
     spec references (visual ones included: they count towards the masses)."""
-    files = {str((root / info["asset"]).resolve()) for info in {**desc["fixtures"], **desc["objects"]}.values()}
+    files = {
+        str((root / info["asset"]).resolve()) for info in {**desc["fixtures"], **desc["objects"]}.values()
+    }
     if with_robot:
         pd = panda_dir()
         files |= {str(pd / "robots" / "panda" / "robot.xml"), str(pd / "grippers" / "panda_gripper.xml")}
