@@ -29,7 +29,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
+REPO = Path(__file__).resolve().parents[1]
 CHILD = r"""
 import json, resource, sys, time
 t0, c0 = time.perf_counter(), time.process_time()
@@ -47,6 +49,7 @@ if twice:
     out["second_wall_s"] = time.perf_counter() - t1
     out["second_cpu_s"] = time.process_time() - c1
     out["second_peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+out["simkit"] = simkit.__file__
 print(json.dumps(out))
 """
 
@@ -55,17 +58,19 @@ def build(n: int, suite: str, cache_dir: str, cache: str, twice: bool, src: str 
     """One fresh-process build (see module doc; ``cache`` "1", "0" or "base"); returns its measurements.
     ``src``: a checkout put first on ``PYTHONPATH`` (the baseline build)."""
     env = dict(os.environ, SIMKIT_CACHE=cache_dir)
-    if src is not None:
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH", "")]))
+    first = src if src is not None else str(REPO)  # this checkout's simkit unless a baseline is asked for
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [first, env.get("PYTHONPATH", "")]))
     args = [sys.executable, "-c", CHILD, str(n), suite, cache, "1" if twice else "0"]
-    res = subprocess.run(args, env=env, capture_output=True, text=True)
+    # run in the cache folder: ``python -c`` puts the working directory first on sys.path
+    res = subprocess.run(args, env=env, capture_output=True, text=True, cwd=cache_dir)
     if res.returncode != 0:
         raise SystemExit(f"build failed ({res.returncode}): {res.stderr.strip().splitlines()[-1:]}")
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
 def line(name: str, r: dict, prefix: str = "") -> None:
-    print(f"{name} {r[prefix + 'wall_s']:.2f} {r[prefix + 'cpu_s']:.2f} {r[prefix + 'peak_rss_mib']:.0f}")
+    w, c, m = r[prefix + "wall_s"], r[prefix + "cpu_s"], r[prefix + "peak_rss_mib"]
+    print(f"{name} {w:.2f} {c:.2f} {m:.0f}" + ("" if prefix else f"  ({r['simkit']})"))
 
 
 def main() -> None:
