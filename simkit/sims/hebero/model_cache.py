@@ -3,9 +3,9 @@
 :func:`cached_scene` returns the same :class:`~simkit.sims.hebero.scene.Scene` as
 :func:`~simkit.sims.hebero.scene.build_scene` (model, bindings, goal evaluator, layout sampler, initial
 state), reading the compiled model from the cache when an entry for the task's inputs is there and
-compiling it (and storing the entry) otherwise. Compiling a LIBERO task scene takes seconds (every asset
-is compiled to measure it, the full model once more to freeze its inertias, then the scene); reading
-its binary takes milliseconds. Everything else the env needs (bindings, entity-slot ids, the layout
+compiling it (and storing the entry) otherwise. Compiling a LIBERO task scene takes seconds (each asset
+compiled to measure it, the full model once more to freeze its inertias, then the scene); reading its
+binary takes milliseconds. Everything else the env needs (bindings, entity-slot ids, the layout
 sampler) is derived from the compiled model by the same code in both cases, so an env built from the
 cache is bit-identical to one built afresh.
 
