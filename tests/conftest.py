@@ -4,10 +4,12 @@ Nothing here reads outside the repository and the installed packages. A missing 
 test with one line naming the file or package; it never skips (tests/fixtures/README.md).
 """
 
+import atexit
 import hashlib
 import os
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import NoReturn
 
@@ -17,6 +19,11 @@ import pytest
 # it at collection, before any test that renders runs: headless offscreen EGL for the whole session
 # (set MUJOCO_GL=osmesa to use Mesa's software OSMesa instead)
 os.environ.setdefault("MUJOCO_GL", "egl")
+# simkit's cache folder (compiled Hebero task models, GPU layout groups: simkit.core.paths.user_cache_dir) is
+# a folder of this test session, never the user's; tests that build the same task share its compiled model
+SESSION_CACHE = tempfile.mkdtemp(prefix="simkit-test-cache-")
+os.environ["SIMKIT_CACHE"] = SESSION_CACHE
+atexit.register(shutil.rmtree, SESSION_CACHE, True)
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

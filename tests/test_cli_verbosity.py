@@ -130,7 +130,7 @@ def test_late_progress_appears_only_after_its_delay_and_never_when_quiet(monkeyp
     with LateProgress(after_s=60.0) as quick:
         quick(1, 3, "checking")
         assert quick.bar is None  # a command that ends before the delay draws nothing
-    with LateProgress(after_s=0.0) as slow:
+    with LateProgress(after_s=0.01) as slow:
         slow.timer.join()  # the delay has passed with no report yet: the next report shows the bar
         slow(2, 3, "checking")
         task = slow.bar.tasks[0]
@@ -139,9 +139,35 @@ def test_late_progress_appears_only_after_its_delay_and_never_when_quiet(monkeyp
         assert slow.bar.tasks[0].completed == 3
     assert not slow.bar.live.is_started  # removed on exit
     with LateProgress(after_s=0.0, enabled=False) as off:
-        assert not off.timer.is_alive()  # no timer at all
+        assert off.timer is None  # no timer at all
         off(1, 1, "x")
         assert off.bar is None
+
+
+def test_one_progress_helper_logs_off_a_terminal_and_is_silent_when_quiet(capsys):
+    # generate's episode bar, validate/inspect, the evals and the exports share simkit.core.progress
+    import simkit.commands as commands
+    import simkit.executors.run as run
+    from simkit.core.progress import Progress, track
+
+    assert commands.progress_bar.__module__ == "simkit.core.progress"
+    assert issubclass(commands.LateProgress, Progress)
+    assert isinstance(run._progress(True, 3, "toy"), Progress)
+    verbosity.set_level("info")  # an earlier command of this module may have run under -q
+    with Progress("toy", 3, unit="ep", log_every=0.0) as bar:  # stderr is not a terminal here
+        bar.advance()
+        bar(3)
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("[toy] 1/3 ep, ") and err[-1].startswith("[toy] 3/3 ep, ") and "ETA" in err[0]
+    assert list(track([1, 2], "t", log_every=0.0)) == [1, 2]
+    assert capsys.readouterr().err.count("[t] ") == 2
+    verbosity.set_level("warning")
+    try:
+        with Progress("toy", 3, log_every=0.0) as bar:
+            bar.advance(3)
+        assert capsys.readouterr().err == ""
+    finally:
+        verbosity.set_level("info")
 
 
 def test_say_and_info_lines_are_dropped_under_quiet(capsys):

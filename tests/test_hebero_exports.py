@@ -255,3 +255,30 @@ def test_robomimic_sequence_dataset_reads_the_export_when_installed(libero):
     spec.loader.exec_module(mod)
     files = sorted(libero.rglob("*_demo.hdf5"))
     assert len(files) == 2 and all(mod.check_file(str(p)) for p in files)
+
+
+def test_exports_obey_quiet_and_count_the_demos_they_read(corpus, tmp_path, monkeypatch):
+    # -q: nothing on stdout or stderr; without it, the "wrote" line; on a terminal the export draws one
+    # progress bar over the corpus's demos (simkit.core.progress), whose total is the corpus's count
+    from simkit.commands import hebero as cmd
+    from simkit.core import verbosity
+    from simkit.core.progress import Progress
+
+    for name in ("hebero-hdf5", "hebero-lerobot"):
+        r = CliRunner().invoke(app, ["-q", "export", name, str(corpus[0]), str(tmp_path / f"q-{name}")])
+        assert r.exit_code == 0 and r.output == "", r.output
+        assert any((tmp_path / f"q-{name}").rglob("*.*"))
+    verbosity.set_level("info")
+    r = _cli("export", "hebero-hdf5", corpus[0], tmp_path / "loud")
+    assert r.exit_code == 0 and r.output.startswith("wrote "), r.output
+    bars = []
+    monkeypatch.setattr(verbosity, "show_progress", lambda enabled=True: enabled)  # as on a terminal
+    real = Progress.__init__
+
+    def init(self, *a, **kw):
+        real(self, *a, **kw)
+        bars.append(self)
+
+    monkeypatch.setattr(Progress, "__init__", init)
+    demos = list(cmd._hebero_samples(corpus[0]))
+    assert len(bars) == 1 and bars[0].total == len(demos) > 0 and bars[0].done == len(demos)

@@ -200,3 +200,22 @@ def test_counts_are_sparse_and_memory_is_linear_in_the_votes():
     # a dense (raters, models, models) float64 array alone is 50 * 400 * 400 * 8 = 64 MB; the fit needs
     # a few (models, models) Hessians (1.3 MB each) and arrays of the votes' length
     assert peak < 20 * 2**20, peak
+
+
+def test_batched_bootstrap_matches_a_full_fit_of_each_resample():
+    # the bootstrap fits its resamples in batches with the k-step stops (BOOT_*): each resample must
+    # still agree with a tightly converged single fit of the same rater counts (same seed, same draws)
+    from simkit.eval.wrop.elo import ELO_MEAN, fit_pairs, pair_counts
+
+    rng = np.random.default_rng(3)
+    strengths = {f"m{k:02d}": float(rng.normal(1500, 150)) for k in range(40)}
+    votes = simulate_votes(strengths, n_raters=12, votes_per_rater=150, rng=rng)
+    res = elo_ratings(votes, list(strengths), n_boot=11, seed=4)
+    raters, c = pair_counts(votes, list(strengths))
+    R = len(raters)
+    counts = np.random.default_rng(4).multinomial(R, np.full(R, 1.0 / R), size=11).astype(float)
+    for k in range(11):
+        wij, wji = c.totals(counts[k])
+        ref = ELO_MEAN + ELO_SCALE * fit_pairs(c.models, c.i, c.j, wij, wji, 1000.0, tol=1e-12)
+        np.testing.assert_allclose(res.boot[k], ref, atol=0.05)
+    assert np.ptp(res.boot, axis=0).mean() > 5.0  # the resamples do differ (the test is not trivial)

@@ -55,12 +55,19 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
-def simkit(args: list[str], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
-    """Run ``simkit ARGS``; a run past ``timeout`` seconds is killed and reported as exit 124 (not clear)."""
+def simkit(
+    args: list[str], cwd: Path, timeout: float = 300, path: Path | None = None
+) -> subprocess.CompletedProcess:
+    """Run ``simkit ARGS``; a run past ``timeout`` seconds is killed and reported as exit 124 (not clear).
+    ``path``: a folder put first on the command's PYTHONPATH (a user's policy module)."""
+    env = None
+    if path is not None:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(path), os.environ.get("PYTHONPATH", "")])}
     try:
         return subprocess.run(
             [sys.executable, "-m", "simkit", *args],
             cwd=cwd,
+            env=env,
             capture_output=True,
             text=True,
             timeout=timeout,
@@ -137,9 +144,12 @@ class Case:
 
     name: str
     setup: Callable[[Path], list[str]]
-    expect: str = "error"  # "error": exit != 0 with one 'error:' line; "fail": validate's FAIL; "warn": exit 0 + warning
+    expect: str = "error"  # "error": exit != 0 with one 'error:' line; "fail": validate's FAIL; "warn": exit 0 + warning; "ok": exit 0
     needle: str = ""
     outcome: dict = field(default_factory=dict)
+    #: what must hold after the run (user files kept, no leftovers): ``after(sandbox)`` -> a problem or ""
+    after: Callable[[Path], str] | None = None
+    path_in: bool = False  # sandbox/in first on PYTHONPATH (a user's module)
 
 
 def _good(sb: Path, name: str = "c", **kw) -> Path:
@@ -293,10 +303,10 @@ BAD_INPUTS: list[Case] = [
     Case(
         "validate missing dir",
         lambda sb: ["validate", str(sb / "in" / "nope")],
-        "fail",
-        "no such directory",
+        "error",  # bad input (exit 2), as for inspect, not a damaged corpus
+        "no such corpus directory",
     ),
-    Case("validate a file", lambda sb: ["validate", str(_file(sb, "f", "x"))], "fail", "f"),
+    Case("validate a file", lambda sb: ["validate", str(_file(sb, "f", "x"))], "error", "not a directory"),
     Case(
         "validate an empty dir",
         lambda sb: ["validate", str(_file(sb, "d/x", "").parent)],
@@ -708,6 +718,56 @@ BAD_INPUTS += [
 ]
 
 
+def _user_files(sb: Path) -> list[str]:
+    """A good corpus under out/ with a user's files in shards/ and .partial/; argv of ``--overwrite``."""
+    from simkit.executors.run import generate_corpus
+
+    c = sb / "out" / "c"
+    generate_corpus("toy", 2, c, seed=1, episodes_per_shard=1)
+    (c / "shards" / "notes.txt").write_text("mine")
+    (c / ".partial").mkdir(exist_ok=True)
+    (c / ".partial" / "keep.bin").write_text("mine")
+    return ["generate", "toy", "--n", "2", "--seed", "2", "--out", str(c), "--overwrite", "--no-progress"]
+
+
+def _user_files_kept(sb: Path) -> str:
+    c = sb / "out" / "c"
+    lost = [str(q) for q in (c / "shards" / "notes.txt", c / ".partial" / "keep.bin") if not q.is_file()]
+    return f"--overwrite removed a user's file: {', '.join(lost)}" if lost else ""
+
+
+def _no_partial(sb: Path) -> str:
+    return ".partial/ left in the merged corpus" if (sb / "out" / "m" / ".partial").exists() else ""
+
+
+def _two_parameter_policy(sb: Path) -> list[str]:
+    _file(sb, "mypol.py", "def pol(obs, info=None):\n    return 3\n")
+    return ["eval", "nav", "--policy", "mypol:pol", "--episodes", "1", "--max-decisions", "5"]
+
+
+BAD_INPUTS += [
+    Case(
+        "generate --overwrite over a user's files in shards/ and .partial/",
+        _user_files,
+        expect="ok",
+        after=_user_files_kept,
+    ),
+    Case(
+        "merge leaves no .partial/",
+        lambda sb: ["merge", str(_good(sb)), "--out", str(sb / "out" / "m")],
+        expect="ok",
+        after=_no_partial,
+    ),
+    Case(
+        "eval nav --policy with def pol(obs, info=None)",
+        _two_parameter_policy,
+        expect="ok",
+        needle="SR",
+        path_in=True,
+    ),
+]
+
+
 def _run_case(case: Case, work: Path, idx: int) -> dict:
     sb = work / "bad" / f"{idx:03d}"
     (sb / "in").mkdir(parents=True)
@@ -716,7 +776,7 @@ def _run_case(case: Case, work: Path, idx: int) -> dict:
     argv = case.setup(sb)
     inputs = tree_digest(sb / "in")
     t0 = time.perf_counter()
-    p = simkit(argv, sb / "cwd")
+    p = simkit(argv, sb / "cwd", path=sb / "in" if case.path_in else None)
     text = p.stdout + p.stderr
     lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
     r = {"case": case.name, "rc": p.returncode, "seconds": round(time.perf_counter() - t0, 2)}
@@ -732,22 +792,28 @@ def _run_case(case: Case, work: Path, idx: int) -> dict:
         )  # typer usage error
     elif case.expect == "fail":
         ok = p.returncode == 1 and p.stdout.splitlines()[-1].startswith("FAIL")
+    elif case.expect == "ok":
+        ok = p.returncode == 0 and "Traceback" not in text
     else:
         ok = p.returncode == 0 and any("warning:" in ln for ln in lines)
-    r["clear"] = ok and (not case.needle or case.needle in text)
-    r["silent_bad_output"] = p.returncode == 0 and case.expect != "warn"
+    r["after"] = case.after(sb) if case.after is not None else ""
+    r["clear"] = ok and (not case.needle or case.needle in text) and not r["after"]
+    r["silent_bad_output"] = p.returncode == 0 and case.expect not in ("warn", "ok")
     outside = sorted(set(os.listdir(sb)) - {"in", "out", "cwd"}) + [
         f"cwd/{x}" for x in os.listdir(sb / "cwd")
     ]
-    r["outside_writes"] = outside + (["in/ (inputs changed)"] if tree_digest(sb / "in") != inputs else [])
+    changed = (
+        tree_digest(sb / "in") != inputs and case.expect != "ok"
+    )  # an "ok" run may edit in/ (after checks)
+    r["outside_writes"] = outside + (["in/ (inputs changed)"] if changed else [])
     if not r["clear"]:
         r["output"] = text[-600:]
     shutil.rmtree(sb, ignore_errors=True)
     return r
 
 
-def campaign_bad_inputs(work: Path) -> dict:
-    rows = [_run_case(c, work, i) for i, c in enumerate(BAD_INPUTS)]
+def campaign_bad_inputs(work: Path, only: str = "") -> dict:
+    rows = [_run_case(c, work, i) for i, c in enumerate(BAD_INPUTS) if only in c.name]
     return {
         "cases": len(rows),
         "commands": sorted({r["case"].split()[0] for r in rows}),
@@ -864,6 +930,10 @@ def main() -> int:
         "--work", type=Path, default=Path("/tmp/simkit-robustness"), help="scratch folder (emptied)"
     )
     ap.add_argument("--md", action="store_true", help="also print a markdown table for docs/benchmarks.md")
+    ap.add_argument("--only", default="", help="run only the bad-input cases whose name contains this")
+    ap.add_argument(
+        "--parts", default="kills,bad_inputs,corruption,readers", help="comma-separated parts to run"
+    )
     args = ap.parse_args()
     shutil.rmtree(args.work, ignore_errors=True)
     args.work.mkdir(parents=True)
@@ -875,26 +945,27 @@ def main() -> int:
     }
     for name, fn in (
         ("kills", lambda: campaign_kills(args.work, args.kills, rng)),
-        ("bad_inputs", lambda: campaign_bad_inputs(args.work)),
+        ("bad_inputs", lambda: campaign_bad_inputs(args.work, args.only)),
         ("corruption", lambda: campaign_corruption(args.work)),
         ("readers", lambda: campaign_readers(args.work)),
     ):
+        if name not in args.parts.split(","):
+            continue
         t0 = time.perf_counter()
         rep[name] = fn()
         rep[name]["seconds"] = round(time.perf_counter() - t0, 1)
         print(f"[{name}] done in {rep[name]['seconds']} s", file=sys.stderr, flush=True)
     print(json.dumps(rep, indent=2, default=str))
-    if args.md:
+    if args.md and all(k in rep for k in ("kills", "bad_inputs", "corruption", "readers")):
         print(to_markdown(rep))
-    bad = rep["bad_inputs"]
+    kills, bad, corr = rep.get("kills"), rep.get("bad_inputs"), rep.get("corruption")
     ok = (
-        rep["kills"]["identical"] == rep["kills"]["runs"]
-        and not rep["kills"]["leftovers"]
-        and not rep["kills"]["tracebacks"]
-        and not bad["unclear"]
-        and not bad["silent_bad_outputs"]
-        and not rep["corruption"]["missed"]
-        and not rep["corruption"]["tracebacks"]
+        (
+            kills is None
+            or (kills["identical"] == kills["runs"] and not kills["leftovers"] and not kills["tracebacks"])
+        )
+        and (bad is None or (not bad["unclear"] and not bad["silent_bad_outputs"]))
+        and (corr is None or (not corr["missed"] and not corr["tracebacks"]))
     )
     return 0 if ok else 1
 

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterator
-from typing import Any
-
 import typer
+
+from simkit.core.progress import Progress, progress_bar  # noqa: F401 (the commands' progress, re-exported)
 
 
 def fail(msg: str, code: int = 2) -> None:
@@ -36,94 +34,13 @@ def info(msg: str) -> None:
         typer.echo(msg, err=True)
 
 
-@contextlib.contextmanager
-def progress_bar(label: str, total: int, enabled: bool = True) -> Iterator[Callable[..., None]]:
-    """A transient rich progress bar on stderr while the block runs; yields ``advance(*_)`` (one step per
-    call, arguments ignored, so it can be passed as a per-item callback). Off a terminal, under
-    ``simkit -q`` or with ``enabled=False`` nothing is drawn and ``advance`` does nothing."""
-    from simkit.core.verbosity import show_progress
-
-    if not show_progress(enabled):
-        yield lambda *_: None
-        return
-    from rich.progress import Progress
-
-    with Progress(transient=True) as bar:
-        task = bar.add_task(label, total=total)
-        yield lambda *_: bar.advance(task)
-
-
-class LateProgress:
-    """A progress reporter ``report(done, total, what)`` for library calls that take one (``validate``,
-    ``inspect``): a transient rich bar on stderr (count, percent, elapsed, ETA) that appears once the work
-    has run ``after_s`` seconds (from a timer, so a long step without reports still shows the last state),
-    so a quick command draws nothing. Draws nothing off a terminal or under ``simkit -q``. Use as a context
-    manager (the bar is removed on exit)."""
+class LateProgress(Progress):
+    """The ``progress(done, total, what)`` reporter of ``validate`` and ``inspect``: a
+    :class:`~simkit.core.progress.Progress` (count, percent, elapsed, ETA) that appears once the work has
+    run ``after_s`` seconds, so a quick command draws nothing."""
 
     def __init__(self, after_s: float = 2.0, enabled: bool = True):
-        import threading
-
-        from simkit.core.verbosity import show_progress
-
-        self.on = show_progress(enabled)
-        self.state: tuple[int, int, str] | None = None
-        self.bar: Any = None
-        self.task: Any = None
-        self.due = False  # after_s has passed: the next report shows the bar
-        self.lock = threading.RLock()
-        self.timer = threading.Timer(after_s, self._show)
-        self.timer.daemon = True
-
-    def _show(self) -> None:
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TaskProgressColumn,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-
-        with self.lock:
-            self.due = True
-            if self.state is None or self.bar is not None or not self.on:
-                return
-            done, total, what = self.state
-            self.bar = Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TaskProgressColumn(),
-                TimeElapsedColumn(),
-                TextColumn("ETA"),
-                TimeRemainingColumn(),
-                transient=True,
-            )
-            self.bar.start()
-            self.task = self.bar.add_task(what, total=total, completed=done)
-
-    def __call__(self, done: int, total: int, what: str) -> None:
-        if not self.on:
-            return
-        with self.lock:
-            self.state = (done, total, what)
-            if self.bar is not None:
-                self.bar.update(self.task, completed=done, total=total, description=what)
-            elif self.due:
-                self._show()
-
-    def __enter__(self) -> LateProgress:
-        if self.on:
-            self.timer.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.timer.cancel()
-        with self.lock:
-            if self.bar is not None:
-                self.bar.stop()
-            self.on = False
+        super().__init__("", 0, after_s=after_s, enabled=enabled)
 
 
 def strict_json(obj):

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from simkit.commands import check_out, fail
+from simkit.commands import check_out, fail, info, say
 from simkit.core.extras import needs_extra
 
 if TYPE_CHECKING:
@@ -39,7 +39,19 @@ def register(groups) -> None:
             help="Folder holding bddl_files/ and assets/ (default: simkit's bundled BDDL files and the "
             "installed LIBERO asset tree, pip install 'simkit[libero]').",
         ),
-        out: Path = typer.Option(..., "--out", help="Output folder for the task descriptors (JSON)."),
+        out: Path | None = typer.Option(
+            None, "--out", help="Output folder for the task descriptors (JSON); required without --models."
+        ),
+        models: bool = typer.Option(
+            False,
+            "--models",
+            help="Fill the compiled-model cache ($SIMKIT_CACHE, else $XDG_CACHE_HOME/simkit or "
+            "~/.cache/simkit) with the suite's task models, so that building simkit/Hebero-v0 reads them "
+            "instead of compiling (see docs/hebero.md).",
+        ),
+        visual: bool = typer.Option(
+            False, "--visual", help="With --models: the models with visual meshes (camera observations)."
+        ),
         force: bool = typer.Option(False, "--force", help="Recompile even when the cache is up to date."),
         render: bool = typer.Option(
             False,
@@ -49,12 +61,22 @@ def register(groups) -> None:
         ),
         seed: int = typer.Option(0, "--seed", help="Seed of the region sampling for --render."),
     ) -> None:
-        """Compile LIBERO BDDL tasks into cached Hebero task descriptors (one JSON per task)."""
+        """Compile LIBERO BDDL tasks into cached Hebero task descriptors (one JSON per task) and, with
+        --models, into the compiled-model cache."""
         from simkit.core.errors import SimkitError, require_installed
         from simkit.scenes.hebero import SUITES, compile_suites
 
         if suite not in SUITE_CHOICES:
             fail(f"--suite must be one of {', '.join(SUITE_CHOICES)}, not {suite!r}")
+        if visual and not models:
+            fail("--visual applies to --models only")
+        if out is None:
+            if not models:
+                fail("give --out (the descriptor folder), --models (the compiled-model cache) or both")
+            if render:
+                fail("--render writes to --out: give --out")
+            _compile_models(suite, libero_root, visual, force)
+            return
         check_out(out, folder=True)
         if render:
             require_installed("mujoco")  # before compiling: --render cannot run here
@@ -70,7 +92,7 @@ def register(groups) -> None:
             typer.echo(f"warning: {w}", err=True)
         for e in rep.errors:
             typer.echo(f"error: {e}", err=True)
-        typer.echo(
+        say(
             f"compiled {len(rep.written)} task(s), {len(rep.cached)} cached, {len(rep.errors)} error(s) "
             f"-> {out}"
         )
@@ -79,6 +101,35 @@ def register(groups) -> None:
                 _write_contact_sheet(out, libero_root, s, seed)
         if rep.errors:
             raise typer.Exit(2)
+        if models:
+            _compile_models(suite, libero_root, visual, force)
+
+
+def _compile_models(suite: str, libero_root: Path | None, visual: bool, force: bool) -> None:
+    """``simkit compile hebero --models``: compile the suite's task models into the model cache."""
+    from simkit.core.errors import SimkitError
+    from simkit.envs.hebero.tasks import descriptors, task_ids
+    from simkit.sims.hebero.model_cache import compile_models, models_dir
+
+    try:
+        rep = compile_models(
+            descriptors(task_ids(suite), libero_root),
+            libero_root,
+            visual=visual,
+            force=force,
+            progress=lambda m: typer.echo(m, err=True),
+        )
+    except SimkitError as exc:
+        fail(str(exc))
+        return
+    for e in rep["errors"]:
+        typer.echo(f"error: {e}", err=True)
+    typer.echo(
+        f"compiled {len(rep['compiled'])} task model(s), {len(rep['cached'])} cached, "
+        f"{len(rep['errors'])} error(s) -> {models_dir()}"
+    )
+    if rep["errors"]:
+        raise typer.Exit(2)
 
 
 def _register_convert(groups) -> None:
@@ -183,7 +234,7 @@ def _register_eval_export(groups) -> None:
                 seed,
                 checkpoints,
                 libero_root,
-                progress=lambda m: typer.echo(m, err=True),
+                progress=info,
                 boxes=boxes,
                 init_states=init_states,
             )
@@ -203,7 +254,7 @@ def _register_eval_export(groups) -> None:
 
         written = _run_export(corpus, out, write_libero_hdf5)
         for path, n in written.values():
-            typer.echo(f"wrote {n} demo(s) -> {path}")
+            say(f"wrote {n} demo(s) -> {path}")
 
     @groups["export"].command("hebero-lerobot")
     @needs_extra("hebero")
@@ -215,7 +266,7 @@ def _register_eval_export(groups) -> None:
         from simkit.adapters.hebero.lerobot import write_lerobot
 
         rep = _run_export(corpus, out, write_lerobot)
-        typer.echo(
+        say(
             f"wrote {rep.episodes} episode(s), {rep.frames} frame(s), {rep.tasks} task(s), "
             f"{len(rep.cameras)} camera(s) -> {out}"
         )
@@ -240,13 +291,17 @@ def _run_export(corpus: Path, out: Path, write):
 
 
 def _hebero_samples(corpus: Path):
+    """The demos of a hebero-demos corpus, under a progress bar (demos/s, ETA) as the export reads them."""
     from simkit.core.errors import InputError
+    from simkit.core.progress import track
     from simkit.episodes.reader import corpus_info, iter_corpus
 
-    info = corpus_info(corpus)
-    if info.get("generator") != "hebero-demos":
-        raise InputError(corpus, f"not a hebero-demos corpus (generator {info.get('generator')!r})")
-    return iter_corpus(corpus)
+    meta = corpus_info(corpus)
+    if meta.get("generator") != "hebero-demos":
+        raise InputError(corpus, f"not a hebero-demos corpus (generator {meta.get('generator')!r})")
+    counts = meta.get("counts") or {}
+    n = int(counts.get("ok", counts.get("present", 0)) or 0)
+    return track(iter_corpus(corpus), f"exporting {n} demos", total=n, unit="demo", after_s=2.0)
 
 
 _FACTS: dict = {}
@@ -309,6 +364,7 @@ def _print_report(rep, out: Path | None) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from simkit.core.verbosity import quiet
     from simkit.eval.hebero.evaluate import bar_chart, summary_lines
 
     last = rep.results[-1]
@@ -317,7 +373,8 @@ def _print_report(rep, out: Path | None) -> None:
     table.add_column("SR", justify="right")
     for t, s in zip(last.task_ids, last.sr):
         table.add_row(t, f"{s:.2f}")
-    Console(stderr=True).print(table)
+    if not quiet():
+        Console(stderr=True).print(table)
     for line in summary_lines(rep):
         typer.echo(line)
     if out is not None:
@@ -334,7 +391,7 @@ def _print_report(rep, out: Path | None) -> None:
             for r in rep.results
         ]
         (out / "results.json").write_text(json.dumps({"results": res, "sr_auc": rep.sr_auc}, indent=1))
-        typer.echo(f"wrote {out / 'results.json'} and {png}")
+        say(f"wrote {out / 'results.json'} and {png}")
 
 
 def _installed_root(libero_root: Path | None) -> Path | None:
@@ -363,7 +420,7 @@ def _write_contact_sheet(
         return
     for p in problems:
         typer.echo(f"warning: {p}", err=True)
-    typer.echo(f"wrote {path}")
+    say(f"wrote {path}")
 
 
 def _contact_sheet(desc_dir: Path, libero_root: Path | None, suite: str, seed: int, out: Path | None = None):
@@ -430,14 +487,14 @@ def _report_conversion(rep: ConversionReport, check: bool) -> None:
 
     for w in rep.warnings:
         typer.echo(f"warning: {w}", err=True)
-    typer.echo(
+    say(
         f"wrote {rep.out}: {rep.rigid_bodies} rigid bodies, {rep.collision_geoms} collision and "
         f"{rep.visual_geoms} visual geoms, {rep.joints} joints, "
         f"{len(rep.articulation_roots)} articulation root(s)"
     )
     written = ", ".join(f"{k} x{n}" for k, n in rep.written.items()) or "none"
-    typer.echo(f"joint properties written: {written}")
-    typer.echo(f"not written: {'; '.join(rep.not_written) or 'nothing'}")
+    say(f"joint properties written: {written}")
+    say(f"not written: {'; '.join(rep.not_written) or 'nothing'}")
     if check:
         problems = check_physics(rep.out)
         for p in problems:

@@ -16,14 +16,10 @@ from simkit.core.extras import needs_extra
 
 
 def _track(description: str):
-    """A rich progress wrapper for iterables (stderr), or ``None`` when stderr is not a terminal."""
-    import sys
+    """A progress wrapper for iterables (:func:`simkit.core.progress.track`)."""
+    from simkit.core.progress import track
 
-    if not sys.stderr.isatty():
-        return None
-    from rich.progress import track
-
-    return lambda xs: track(xs, description=description, console=None, transient=True)
+    return lambda xs: track(xs, description)
 
 
 #: summary names as the paper writes them (Ref-* on the shared reference mask, Full-* on the whole image)

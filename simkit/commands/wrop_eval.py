@@ -350,29 +350,12 @@ def _exam(exam: Path, pred: Path) -> tuple[Any, int]:
     return iter_exam(exam), _count(exam)
 
 
-class _bar:
-    """Context manager: a rich progress bar on a terminal (samples/s, ETA); yields a tick(key) callable."""
+def _bar(enabled: bool, total: int, label: str):
+    """The command's progress (:func:`simkit.core.progress.progress_bar`, samples/s and ETA); yields a
+    ``tick(key)`` callable."""
+    from simkit.core.progress import progress_bar
 
-    def __init__(self, enabled: bool, total: int, label: str):
-        import sys
-
-        self.p = None
-        if enabled and sys.stderr.isatty():
-            from rich.progress import Progress
-
-            self.p = Progress(transient=True)
-        self.total, self.label = total, label
-
-    def __enter__(self):
-        if self.p is None:
-            return lambda key: None
-        self.p.start()
-        task = self.p.add_task(self.label, total=self.total or None)
-        return lambda key: self.p.advance(task) if self.p is not None else None
-
-    def __exit__(self, *exc) -> None:
-        if self.p is not None:
-            self.p.stop()
+    return progress_bar(label, total, enabled, unit="samples")
 
 
 def _report(problems: list[str], rows: list[dict[str, Any]], n: int) -> None:

@@ -68,3 +68,19 @@ def same_file(a: Path | str, b: Path | str) -> bool:
         return a.resolve() == b.resolve()
     except OSError:
         return False
+
+
+#: environment variable naming simkit's cache folder (compiled models and other derived files)
+CACHE_ENV = "SIMKIT_CACHE"
+
+
+def user_cache_dir() -> Path:
+    """simkit's per-user cache folder: ``$SIMKIT_CACHE`` when set (used as is), else
+    ``$XDG_CACHE_HOME/simkit``, else ``~/.cache/simkit`` (the XDG base-directory default). Never the
+    current directory or an output folder. The folder may not exist yet."""
+    env = os.environ.get(CACHE_ENV)
+    if env:
+        return Path(env).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg).expanduser() if xdg and Path(xdg).is_absolute() else Path.home() / ".cache"
+    return base / "simkit"

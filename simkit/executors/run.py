@@ -23,6 +23,7 @@ from simkit._version import __version__
 from simkit.core.errors import SimkitError
 from simkit.core.extras import as_extra_missing
 from simkit.core.fields import schema_json
+from simkit.core.progress import Progress
 from simkit.core.registry import load
 from simkit.episodes.corpus import (
     FORMAT,
@@ -250,76 +251,11 @@ def prepare_out(layout: CorpusLayout, identity: dict, overwrite: bool) -> list[i
     return [last] if old_n % eps and last in layout.complete_shards() else []
 
 
-class _Progress:
-    """Progress of a run: a rich bar with episodes/s and ETA on a terminal; on a log (not a terminal),
-    one line every ``log_every`` seconds; nothing when ``show`` is false or under ``simkit -q``."""
-
-    def __init__(self, show: bool, total: int, label: str, log_every: float = 30.0):
-        import sys
-
-        from simkit.core.verbosity import quiet
-
-        show = show and not quiet()
-        self.show, self.total, self.label, self.done = show and total > 0, total, label, 0
-        self.tty = sys.stderr.isatty()
-        self.t0 = self.last = time.perf_counter()
-        self.log_every = log_every
-        if not self.show or not self.tty:
-            return
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TaskProgressColumn,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-
-        class Rate(TextColumn):
-            def render(self, task):
-                from rich.text import Text
-
-                speed = task.finished_speed or task.speed
-                return Text(f"{speed:.2f} ep/s" if speed else "-- ep/s")
-
-        self.p = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TaskProgressColumn(),
-            Rate(""),
-            TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
-            transient=False,
-        )
-        self.p.start()
-        self.task = self.p.add_task(label, total=total)
-
-    def advance(self, n: int = 1) -> None:
-        if not self.show:
-            return
-        self.done += n
-        if self.tty:
-            self.p.advance(self.task, n)
-            return
-        now = time.perf_counter()
-        if now - self.last >= self.log_every or self.done == self.total:
-            import sys
-
-            self.last = now
-            rate = self.done / max(now - self.t0, 1e-9)
-            eta = (self.total - self.done) / rate if rate > 0 else float("inf")
-            print(
-                f"[{self.label}] {self.done}/{self.total} episodes, {rate:.2f} ep/s, ETA {eta:.0f} s",
-                file=sys.stderr,
-                flush=True,
-            )
-
-    def close(self) -> None:
-        if self.show and self.tty:
-            self.p.stop()
+def _progress(show: bool, total: int, label: str, log_every: float = 30.0) -> Progress:
+    """The episodes' progress (:class:`~simkit.core.progress.Progress`): a live bar with episodes/s and ETA
+    on a terminal (left as its last state), else one line every ``log_every`` seconds; nothing when
+    ``show`` is false or under ``simkit -q``."""
+    return Progress(label, total, unit="ep", enabled=show, log_every=log_every, transient=False)
 
 
 def _pool_run(
@@ -548,7 +484,7 @@ class _Run:
         self.summary = RunSummary(out=(dest or layout).root, generator=spec.generator)
         self.pending: dict[int, set[int]] = {}
         self.complete = (dest or layout).complete_shards()
-        self.bar: _Progress | None = None
+        self.bar: Progress | None = None
 
     def indices(self, j: int) -> range:
         return shard_indices(j, self.n, self.spec.episodes_per_shard)
@@ -695,7 +631,7 @@ def _execute(
     run: _Run, executor: str, workers: int, address, preflight, ray_num_cpus, progress: bool
 ) -> None:
     planned, resumed = run.count()
-    run.bar = _Progress(progress, total=planned - resumed, label=run.spec.generator)
+    run.bar = _progress(progress, planned - resumed, run.spec.generator)
     try:
         if executor == "ray" and run.dest is not None:
             shards = list(run.todo_shards())

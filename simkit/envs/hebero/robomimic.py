@@ -202,7 +202,7 @@ def export_facts(task_id: str, libero_root: str | Path | None = None) -> ExportF
     from simkit.envs.hebero.vector_env import build_tasks
     from simkit.scenes.hebero import suite_files, task_table
 
-    ids, (task,) = build_tasks(None, [task_id], libero_root)
+    ids, (task,) = build_tasks(None, [task_id], libero_root, cache=False)  # the MJCF text needs the spec
     suite, name = ids[0].split("/", 1)
     path = next(p for _, p in suite_files(libero_root, suite) if p.stem == name)
     text = path.read_text(encoding="utf-8")

@@ -215,14 +215,29 @@ def _stack(tasks: list[TaskModel], idx: np.ndarray, attr: str) -> np.ndarray:
 
 
 def build_tasks(
-    suite: str | None, tasks: Sequence[str] | None, libero_root: str | Path | None, visual: bool = False
+    suite: str | None,
+    tasks: Sequence[str] | None,
+    libero_root: str | Path | None,
+    visual: bool = False,
+    cache: bool = True,
 ) -> tuple[list[str], list[TaskModel]]:
     """Task ids and their :class:`TaskModel` (scenes built from the bundled BDDL + installed assets;
-    without ``visual`` the visual meshes are dropped, dynamics unchanged, see ``build_scene``)."""
+    without ``visual`` the visual meshes are dropped, dynamics unchanged, see ``build_scene``). A progress
+    bar (:mod:`simkit.core.progress`, on a terminal, after 2 s) counts the scenes: many tasks take minutes.
+
+    With ``cache`` the compiled models come from the compiled-model cache
+    (:func:`~simkit.sims.hebero.model_cache.cached_scene`: compiled and stored on a miss; the scenes
+    then have no ``spec``); without, every scene is compiled afresh and keeps its ``MjSpec``."""
+    from simkit.core.progress import track
+    from simkit.sims.hebero.model_cache import cached_scene
+
     ids = task_ids(suite, tasks)
     descs = descriptors(ids, libero_root)
+    make = cached_scene if cache else build_scene
+    label = f"building {len(descs)} Hebero task scenes"
     return ids, [
-        TaskModel(build_scene(d, libero_root, np.random.default_rng(0), visual=visual)) for d in descs
+        TaskModel(make(d, libero_root, np.random.default_rng(0), visual=visual))
+        for d in track(descs, label, unit="task", after_s=2.0)
     ]
 
 
@@ -272,6 +287,8 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
         cameras: the cameras of the image observations (``agentview``, ``eye_in_hand``).
         equal_groups: require N to be a multiple of K (every task gets the same number of envs).
         libero_root: a LIBERO checkout instead of the bundled BDDL files + installed assets.
+        model_cache: read and fill the compiled-model cache (:mod:`simkit.sims.hebero.model_cache`,
+            ``docs/hebero.md``); False compiles every task model afresh (seconds per task).
         config: :class:`HeberoConfig` or a dict of its fields; keyword arguments of the same
             names override it (``max_episode_steps`` is an alias of ``horizon``).
 
@@ -297,6 +314,7 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
         config: HeberoConfig | dict | None = None,
         obs_mode: str = "state",
         cameras: Sequence[str] = CAMERA_NAMES,
+        model_cache: bool = True,
         **overrides: Any,
     ):
         self.cfg = make_config(config, overrides)
@@ -318,7 +336,7 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
             raise InputError(
                 None, f"num_envs={num_envs} is not a multiple of the {k} tasks (equal_groups=True)"
             )
-        self.task_names, self.tasks = build_tasks(suite, tasks, libero_root, visual=visual)
+        self.task_names, self.tasks = build_tasks(suite, tasks, libero_root, visual, model_cache)
         self.num_envs = num_envs
         self.render_mode = render_mode
         self.task_of = np.arange(num_envs) % k

@@ -872,16 +872,20 @@ def default_cache_dir(task_ids: list[str]) -> Path:
     """Where :func:`make_warp_vector_env` keeps the layout-group cache of a task list.
 
     ``$SIMKIT_HEBERO_GPU_CACHE`` when set (used as is), else
-    ``~/.cache/simkit/hebero_gpu/<sha256 of the task ids, 12 hex>``.
+    ``<cache>/hebero_gpu/<sha256 of the task ids, 12 hex>`` with ``<cache>`` simkit's cache folder
+    (:func:`simkit.core.paths.user_cache_dir`: ``$SIMKIT_CACHE``, else ``$XDG_CACHE_HOME/simkit``, else
+    ``~/.cache/simkit``).
     """
     import hashlib
     import os
+
+    from simkit.core.paths import user_cache_dir
 
     env = os.environ.get("SIMKIT_HEBERO_GPU_CACHE")
     if env:
         return Path(env)
     key = hashlib.sha256("\n".join(task_ids).encode()).hexdigest()[:12]
-    return Path.home() / ".cache" / "simkit" / "hebero_gpu" / key
+    return user_cache_dir() / "hebero_gpu" / key
 
 
 def make_warp_vector_env(

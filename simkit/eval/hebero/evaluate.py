@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from simkit.core.errors import InputError
+from simkit.core.progress import Progress
 
 Policy = Callable[[np.ndarray, dict], np.ndarray]
 COVERAGE_SR = 0.8  #: a task is covered when its SR reaches this (Hebero paper)
@@ -107,25 +108,32 @@ def _builtin(name: str, seed: int) -> Policy:
     return lambda obs, info: rng.uniform(-1.0, 1.0, (len(obs), 7))
 
 
-def run_policy(env, policy: Policy, max_steps: int, seed: int = 0, options: dict | None = None) -> np.ndarray:
+def run_policy(
+    env, policy: Policy, max_steps: int, seed: int = 0, options: dict | None = None, label: str = "policy"
+) -> np.ndarray:
     """Run every env of ``env`` for one episode from ``reset(seed=seed, options=options)``; (N,) True
-    where the goal held."""
+    where the goal held. A progress bar (:mod:`simkit.core.progress`) counts the control steps."""
     env.cfg.terminate_on_success = True
     env.cfg.horizon = max_steps
     obs, info = env.reset(seed=seed, options=options)
     success = np.zeros(env.num_envs, bool)
     finished = np.zeros(env.num_envs, bool)
-    for _ in range(max_steps):
-        acts = np.asarray(policy(obs, info), np.float64)
-        if acts.shape != (env.num_envs, 7) or not np.all(np.isfinite(acts)):
-            raise InputError(
-                None, f"the policy returned actions of shape {acts.shape} (need ({env.num_envs}, 7), finite)"
-            )
-        obs, _, term, trunc, info = env.step(acts)
-        success |= info["success"] & ~finished
-        finished |= term | trunc
-        if finished.all():
-            break
+    with Progress(
+        f"{label}: control steps of {env.num_envs} envs", max_steps, unit="step", after_s=2.0
+    ) as bar:
+        for _ in range(max_steps):
+            acts = np.asarray(policy(obs, info), np.float64)
+            if acts.shape != (env.num_envs, 7) or not np.all(np.isfinite(acts)):
+                raise InputError(
+                    None,
+                    f"the policy returned actions of shape {acts.shape} (need ({env.num_envs}, 7), finite)",
+                )
+            obs, _, term, trunc, info = env.step(acts)
+            success |= info["success"] & ~finished
+            finished |= term | trunc
+            bar.advance()
+            if finished.all():
+                break
     return success
 
 
@@ -136,26 +144,31 @@ def run_demos(env, seed: int, episodes: int, max_steps: int) -> np.ndarray:
     k = len(env.tasks)
     demos = []
     envs: dict[int, Any] = {}
-    for i in range(env.num_envs):
-        t, e = i % k, i // k
-        if t not in envs:
-            envs[t] = demo_env(env.task_names[t])
-        denv = envs[t]
-        demos.append(
-            record_demo(denv, int(np.random.SeedSequence([seed, t, e]).generate_state(1)[0]), max_steps)
-        )
-    env.cfg.terminate_on_success = False
-    env.cfg.horizon = max_steps + 1
-    env.reset(seed=seed)
-    for g, grp in enumerate(env.backend.groups):
-        env.backend.set_state(
-            g, np.arange(len(grp.env_ids)), np.stack([demos[i].states[0] for i in grp.env_ids])
-        )
+    with Progress("recording the demos", env.num_envs, unit="demo", after_s=2.0) as bar:
+        for i in range(env.num_envs):
+            t, e = i % k, i // k
+            if t not in envs:
+                envs[t] = demo_env(env.task_names[t])
+            denv = envs[t]
+            demos.append(
+                record_demo(denv, int(np.random.SeedSequence([seed, t, e]).generate_state(1)[0]), max_steps)
+            )
+            bar.advance()
+        env.cfg.terminate_on_success = False
+        env.cfg.horizon = max_steps + 1
+        env.reset(seed=seed)
+        for g, grp in enumerate(env.backend.groups):
+            env.backend.set_state(
+                g, np.arange(len(grp.env_ids)), np.stack([demos[i].states[0] for i in grp.env_ids])
+            )
     success = np.zeros(env.num_envs, bool)
-    for t in range(max(d.length for d in demos)):
-        acts = np.array([d.actions[t] if t < d.length else np.zeros(7) for d in demos])
-        _, _, _, _, info = env.step(acts)
-        success |= info["success"]
+    steps = max(d.length for d in demos)
+    with Progress(f"demo: control steps of {env.num_envs} envs", steps, unit="step", after_s=2.0) as bar:
+        for t in range(steps):
+            acts = np.array([d.actions[t] if t < d.length else np.zeros(7) for d in demos])
+            _, _, _, _, info = env.step(acts)
+            success |= info["success"]
+            bar.advance()
     return success
 
 
@@ -235,7 +248,7 @@ def evaluate(
         ok = (
             run_demos(env, seed, episodes, max_steps)
             if pol is None
-            else run_policy(env, pol, max_steps, seed, options)
+            else run_policy(env, pol, max_steps, seed, options, label=label)
         )
         sr = ok.reshape(episodes, len(ids)).mean(axis=0)
         report.results.append(EvalResult(ids, sr, episodes, label=label))
@@ -244,25 +257,28 @@ def evaluate(
 
 
 def bar_chart(result: EvalResult, path: Path) -> Path:
-    """Per-task SR bar chart (PNG) with the Mean SR line."""
+    """Per-task SR chart (PNG): one horizontal bar per task, labelled with the whole task id (suite
+    prefix dropped), best task on top, the Mean SR as a dashed line, the legend above the axes (never on
+    a bar); the figure grows with the number of tasks and the length of their names."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     k = len(result.task_ids)
-    fig, ax = plt.subplots(figsize=(max(6, 0.35 * k + 2), 4))
-    ax.bar(range(k), result.sr, color="#4c72b0")
-    ax.axhline(result.mean_sr, color="#c44e52", ls="--", label=f"Mean SR {result.mean_sr:.3f}")
-    ax.set_xticks(range(k))
-    ax.set_xticklabels(
-        [t.split("/", 1)[1][:28] for t in result.task_ids], rotation=75, ha="right", fontsize=6
-    )
-    ax.set_ylim(0, 1.05)
-    ax.set_ylabel("success rate")
-    ax.set_title(f"policy {result.label}, {result.episodes} episode(s) per task")
-    ax.legend()
-    fig.tight_layout()
+    names = [t.split("/", 1)[-1] for t in result.task_ids]
+    width = 4.5 + 0.075 * max((len(n) for n in names), default=10)  # about 0.075 in per character
+    fig, ax = plt.subplots(figsize=(width, 1.6 + 0.26 * k), layout="constrained")
+    y = np.arange(k)[::-1]  # the first task at the top
+    ax.barh(y, result.sr, color="#4c72b0", height=0.7)
+    ax.axvline(result.mean_sr, color="#c44e52", ls="--", label=f"Mean SR {result.mean_sr:.3f}")
+    ax.set_yticks(y, names, fontsize=8)
+    ax.set_xlim(0, 1.05)  # room for a Mean SR line at 1
+    ax.set_ylim(-0.6, k - 0.4)
+    ax.set_xlabel("success rate")
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_title(f"policy {result.label}, {result.episodes} episode(s) per task", fontsize=10)
+    fig.legend(loc="outside upper right", fontsize=8, frameon=False)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100)
     plt.close(fig)

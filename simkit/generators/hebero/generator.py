@@ -266,7 +266,12 @@ def draw_demo(smp: dict[str, Any], out_dir: Path) -> Path:
     ee, fingers = np.asarray(smp["ee_pos"]), np.asarray(smp["gripper_states"])
     objs = np.asarray(smp["object_poses"]).reshape(len(ee), -1, 7)
     names = list(meta.get("object_names") or [f"object {i}" for i in range(objs.shape[1])])
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 4.5), dpi=100)
+    joints = list(meta.get("articulation_names") or [])[:4]  # drawers, doors, knobs
+    rewards = smp.get("rewards")
+    rows = 1 + bool(joints) + (rewards is not None)  # one panel per unit: metres, joint units, reward
+    fig = plt.figure(figsize=(12, 2.2 * rows + 1.4), dpi=100)
+    grid = fig.add_gridspec(rows, 2, width_ratios=(1, 1.15))
+    ax = fig.add_subplot(grid[:, 0])
     ax.plot(ee[:, 0], ee[:, 1], "k-", lw=1, label="gripper")
     for i in range(objs.shape[1]):
         line = ax.plot(
@@ -279,14 +284,29 @@ def draw_demo(smp: dict[str, Any], out_dir: Path) -> Path:
     )
     ax.legend(fontsize=7, loc="best")
     t = np.arange(len(ee))
-    ax2.plot(t, ee[:, 2], label="gripper height z (m)")
-    ax2.plot(t, fingers.sum(axis=1), label="finger opening (m)")
-    for j, name in enumerate((meta.get("articulation_names") or [])[:4]):  # drawers, doors, knobs
-        ax2.plot(t, np.asarray(smp["articulation"])[:, j], ls=":", label=f"{name} (rad or m)")
-    if smp.get("rewards") is not None:
-        ax2.plot(t[1:], np.asarray(smp["rewards"]), label="reward")
-    ax2.set(xlabel="step")
-    ax2.legend(fontsize=7)
+    panels = [fig.add_subplot(grid[0, 1])]
+    panels += [fig.add_subplot(grid[k, 1], sharex=panels[0]) for k in range(1, rows)]
+    panels[0].plot(t, ee[:, 2], label="gripper height z")
+    panels[0].set(ylabel="gripper height z (m)")
+    mm = panels[0].twinx()  # centimetres of opening would be flat on the metre scale of the height
+    # the two finger joints move in opposite senses (LIBERO's robot0_gripper_qpos: +q, -q), so the
+    # opening between the fingers is their difference, not their sum (which stays near 0)
+    mm.plot(t, 1000.0 * (fingers[:, 0] - fingers[:, 1]), color="#dd8452", label="finger opening")
+    mm.set_ylabel("finger opening (mm)", color="#dd8452")
+    mm.legend(fontsize=7, loc="upper right")
+    k = 1
+    if joints:
+        for j, name in enumerate(joints):
+            panels[k].plot(t, np.asarray(smp["articulation"])[:, j], label=name)
+        panels[k].set(ylabel="fixture joint\n(rad: hinge, m: slide)")
+        k += 1
+    if rewards is not None:
+        panels[k].plot(t[1:], np.asarray(rewards), color="#c44e52", label="reward per step")
+        panels[k].set(ylabel="reward")
+    for axk in panels:
+        axk.legend(fontsize=7, loc="upper left")
+        axk.grid(alpha=0.3)
+    panels[-1].set(xlabel="control step")
     key = smp.get("__key__", "demo")
     fig.suptitle(
         f"{key}: {meta.get('task_id', '?')} (success {meta.get('success')})\n{meta.get('instruction', '')}"

@@ -4,7 +4,8 @@ A :class:`~simkit.sims.hebero.layout_groups.LayoutGroup` becomes one compiled Mu
 model (:func:`build_group_model`: the union scene, every entity parked) plus,
 per member task, a *layout bank* (:func:`task_layouts`): B initial states drawn
 by the task's own scene compiler (:func:`~simkit.sims.hebero.scene.build_scene`
-with seeds ``seed0 .. seed0 + B - 1``: region sampling, collision rejection,
+with seeds ``seed0 .. seed0 + B - 1``, the task model compiled once through the compiled-model
+cache, :mod:`~simkit.sims.hebero.model_cache`: region sampling, collision rejection,
 init joint states), copied onto the union model by entity name. A world of
 the group starts (and autoresets) from one bank entry of its task: qpos,
 the fixtures' mocap poses (``mocap_pos``/``mocap_quat``, state, not model) and per-world ``body_gravcomp``
@@ -25,6 +26,7 @@ import numpy as np
 from simkit.core.errors import InputError, require
 from simkit.sims.hebero.batched_tasks import TaskProgram, compile_program
 from simkit.sims.hebero.layout_groups import LayoutGroup, parking_slots, union_descriptor
+from simkit.sims.hebero.model_cache import cached_scene
 from simkit.sims.hebero.scene import ROBOT_BASE, Scene, build_scene, subtree_bodies
 
 #: m, height above the arena's support surface at which parked free bodies float
@@ -153,7 +155,10 @@ def task_layouts(
 ) -> LayoutBank:
     """Draw ``n`` initial layouts of one member task and express them on the union model.
 
-    Each layout is ``build_scene(desc, libero_root, np.random.default_rng(seed0 + b))``; the robot
+    Layout b is the initial state ``build_scene(desc, libero_root, np.random.default_rng(seed0 + b))``
+    starts from: the task's scene is compiled once (through the compiled-model cache,
+    :func:`~simkit.sims.hebero.model_cache.cached_scene`, without visual meshes: the same bodies,
+    joints, sites, masses and collision geometry, so the same layouts) and reset with each seed; the robot
     keeps the union scene's home pose (the same ``ROBOT_HOME``); entities the task does not use
     stay parked (free bodies at :attr:`GroupModel.park_pos`, at rest).
 
@@ -182,8 +187,10 @@ def task_layouts(
     warnings: list[str] = []
     prog = None
     ents = [e.name for e in gm.group.entities]
+    sc = cached_scene(desc, libero_root, np.random.default_rng(seed0), visual=False)
     for b in range(n):
-        sc = build_scene(desc, libero_root, np.random.default_rng(seed0 + b))
+        if b:
+            sc.reset(np.random.default_rng(seed0 + b))
         warnings += sc.warnings
         task_state_on_union(gm, sc, qpos[b], bpos[b], bquat[b])
         if prog is None:

@@ -149,6 +149,10 @@ class Scene:
     warnings: list[str] = field(default_factory=list)
     arm_qpos_adr: list[int] = field(default_factory=list)
     layout: Layout | None = None
+    #: absolute paths of the files the model was compiled from (asset MJCF, meshes, textures)
+    inputs: list[str] = field(default_factory=list)
+    #: the warnings of loading and binding the model (``warnings`` adds those of the layouts drawn)
+    compile_warnings: list[str] = field(default_factory=list)
 
     def reset(self, rng: np.random.Generator) -> None:
         """Draw a new initial state into ``data``: robot home, ``:init`` joints, region layout (seeded by ``rng``)."""
@@ -325,7 +329,7 @@ def _new_spec(desc: dict):
 @dataclass
 class _Asset:
     kind: str  # "fixture" | "object"
-    spec: object
+    spec: object  # the loaded MjSpec while the scene is assembled, then None
     extent: tuple[np.ndarray, np.ndarray]
     radius: float
     category: str = ""
@@ -368,6 +372,25 @@ def _freeze_inertia(spec) -> None:
         b.inertia = list(full.body_inertia[i])
 
 
+#: collision extents of loaded assets by :func:`_extent_key`: assets repeat across tasks (the 40 tasks
+#: use 28 assets 256 times) and measuring one compiles it
+_EXTENTS: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _extent_key(loaded) -> tuple:
+    """What an asset's collision extent depends on: its rewritten MJCF text (absolute file names) and
+    the size and modification time of every mesh, texture, height field and skin file it names."""
+    stamps = []
+    for el in (*loaded.spec.meshes, *loaded.spec.textures, *loaded.spec.hfields, *loaded.spec.skins):
+        if el.file:
+            try:
+                st = Path(el.file).stat()
+                stamps.append((el.file, st.st_size, st.st_mtime_ns))
+            except OSError:
+                stamps.append((el.file, -1, -1))
+    return (loaded.xml, tuple(stamps))
+
+
 def _load_assets(
     desc: dict, root: Path, warnings: list[str], where: str = "under --libero-root"
 ) -> dict[str, _Asset]:
@@ -397,10 +420,13 @@ def _load_assets(
         parent = obj.parent
         if parent is not None and hasattr(parent, "pos") and parent.name != "world":
             parent.pos = [0.0, 0.0, 0.0]
-        try:
-            ext = _collision_extent(loaded.spec)
-        except (ValueError, RuntimeError) as exc:
-            raise InputError(path, f"MuJoCo rejects the model: {exc}") from None
+        key = _extent_key(loaded)
+        if key not in _EXTENTS:
+            try:
+                _EXTENTS[key] = _collision_extent(loaded.spec)
+            except (ValueError, RuntimeError) as exc:
+                raise InputError(path, f"MuJoCo rejects the model: {exc}") from None
+        ext = (_EXTENTS[key][0].copy(), _EXTENTS[key][1].copy())
         out[name] = _Asset(
             kind,
             loaded.spec,
@@ -445,14 +471,8 @@ def _bind(desc: dict, model, names: list[str], categories: dict[str, str], warni
         bid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, name)
         binding.bodies[name] = bid
         sub = subtree_bodies(model, bid)
-        binding.subtree_geoms[name] = np.array(
-            [
-                g
-                for g in range(model.ngeom)
-                if model.geom_bodyid[g] in sub and (model.geom_contype[g] or model.geom_conaffinity[g])
-            ],
-            int,
-        )
+        collide = (model.geom_contype != 0) | (model.geom_conaffinity != 0)
+        binding.subtree_geoms[name] = np.flatnonzero(np.isin(model.geom_bodyid, sub) & collide).astype(int)
         binding.joints[name] = [
             j
             for j in range(model.njnt)
@@ -519,7 +539,7 @@ def build_scene(
     warnings: list[str] = []
     assets = _load_assets(desc, Path(libero_root), warnings, where)
     names = list(assets)
-    ws_plan, deferred = _placement_plan(desc, names)
+    _placement_plan(desc, names)  # an entity without a placement atom fails before the compile
     spec = _new_spec(desc)
     for i, name in enumerate(names):  # provisional poses; the layout below moves them
         a = assets[name]
@@ -543,6 +563,7 @@ def build_scene(
         top = desc["arena"]["offset"][2]
         _add_panda(spec, ROBOT_BASE.get(desc["arena"]["problem"].lower(), (-0.66, 0.0, top)))
     add_cameras(spec, desc["arena"]["problem"], with_robot)
+    inputs = _input_files(spec, Path(libero_root), desc, with_robot)
     if not visual:
         _freeze_inertia(spec)
         strip_visuals(spec)
@@ -551,20 +572,64 @@ def build_scene(
     except (ValueError, RuntimeError) as exc:
         raise InputError(None, f"task {desc['task_id']}: scene does not compile: {exc}") from None
     set_clip_planes(model)
+    for a in assets.values():  # the asset specs (visual meshes included) are no longer needed
+        a.spec = None
+    scene = scene_from_model(desc, model, assets, warnings, with_robot, max_tries, max_layouts, rng, spec)
+    scene.inputs = inputs
+    return scene
+
+
+def _input_files(spec, root: Path, desc: dict, with_robot: bool) -> list[str]:
+    """Absolute paths of every file a task scene is compiled from: the entities' MJCF files, the
+    Panda arm and gripper MJCF files (with the robot) and every mesh and texture file the assembled
+    spec references (visual ones included: they count towards the masses)."""
+    files = {
+        str((root / info["asset"]).resolve()) for info in {**desc["fixtures"], **desc["objects"]}.values()
+    }
+    if with_robot:
+        pd = panda_dir()
+        files |= {str(pd / "robots" / "panda" / "robot.xml"), str(pd / "grippers" / "panda_gripper.xml")}
+    for el in (*spec.meshes, *spec.textures, *spec.hfields, *spec.skins):
+        if el.file:
+            files.add(str(Path(el.file).resolve()))
+    return sorted(files)
+
+
+def scene_from_model(
+    desc: dict,
+    model,
+    assets: dict[str, _Asset],
+    warnings: list[str],
+    with_robot: bool = True,
+    max_tries: int = 1000,
+    max_layouts: int = 10,
+    rng: np.random.Generator | None = None,
+    spec=None,
+) -> Scene:
+    """The :class:`Scene` of a compiled task model (from :func:`build_scene` or a compiled-model cache):
+    bindings, goal evaluator and layout sampler derived from ``model``, then ``reset(rng)`` (default
+    ``np.random.default_rng(0)``). ``assets``: entity -> :class:`_Asset` (its ``spec`` may be None);
+    ``spec``: the ``MjSpec`` compiled, None for a model read from a binary."""
+    mujoco = import_mujoco()
+    names = list(assets)
+    ws_plan, deferred = _placement_plan(desc, names)
     data = mujoco.MjData(model)
+    found: list[str] = []
     binding = _bind(
         desc,
         model,
         names,
         {n: v["category"] for n, v in {**desc["fixtures"], **desc["objects"]}.items()},
-        warnings,
+        found,
     )
+    warnings = list(warnings) + [w for w in found if w not in warnings]
     for a_name, b_name in touch_pairs(desc):
         sid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SENSOR, f"touch:{a_name}:{b_name}")
         binding.touch[(a_name, b_name)] = binding.touch[(b_name, a_name)] = int(model.sensor_adr[sid])
     layout = Layout(desc, model, assets, ws_plan, deferred, with_robot, max_tries, max_layouts)
     scene = Scene(model, data, spec, binding, PredicateEvaluator(model, binding), desc, layout=layout)
     scene.warnings = warnings
+    scene.compile_warnings = list(warnings)
     scene.arm_qpos_adr = layout.arm_qpos_adr
     scene.reset(rng if rng is not None else np.random.default_rng(0))
     return scene
