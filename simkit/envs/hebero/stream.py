@@ -381,7 +381,7 @@ def save_demo_pack(demos: dict[str, list[Demo]], path: str | Path) -> Path:
     import json
 
     arrays: dict[str, np.ndarray] = {}
-    meta = []
+    meta: list[dict[str, Any]] = []
     for task_id, pool in demos.items():
         for d in pool:
             i = len(meta)
