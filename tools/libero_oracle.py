@@ -15,15 +15,20 @@ models and data. Per task it reports:
 * ``ent``: objects and fixtures present in one and not the other (name, kind and category);
 * ``in_range``: the fraction of sampled start positions (x, y of each object's root body over
   ``--resets`` resets) inside LIBERO's sampler boxes (after its radius shrink; 0.1 mm slack);
-  objects LIBERO places on a site or another object are checked against the box spanned by
-  LIBERO's own draws (2 mm slack);
+  for an object LIBERO places on a site or another object, its offset from that parent (the
+  site's world x, y or the parent's body x, y in simkit's state) inside the box LIBERO draws that
+  offset in (0.1 mm slack; dumps without ``parent_samplers``: inside the span of LIBERO's draws,
+  2 mm slack);
 * ``up``: the largest angle (deg) between LIBERO's and simkit's object up axes (the object
   frame's direction that points to world +z);
 * ``table``: simkit minus LIBERO table-top height (mm), ``fix``: the largest |difference| of a
   fixture body height (mm), ``site``: of a fixture region site height (mm);
 * ``succ``: success at reset in LIBERO / in simkit (any of the resets);
 * ``init``: LIBERO's fixed initial states loaded, the largest object position difference after
-  mapping (mm) and the deepest penetration between two entities (mm).
+  mapping (mm) and the deepest penetration between two entities (mm), in simkit and in LIBERO's
+  own model (``pen_L``); then, after the wait LIBERO's evaluation takes before its policy acts
+  (``SETTLE_STEPS`` zero-action steps, 0.25 s), the deepest penetration in simkit and the largest
+  object position difference from LIBERO's own settled state (mm).
 
 Exit status 0; the table goes to stdout (``--markdown`` for docs/hebero.md).
 """
@@ -40,6 +45,7 @@ import numpy as np
 
 RANGE_SLACK = 1e-4  #: m, slack of the sampler-box test (float rounding of region edges)
 DRAW_SLACK = 2e-3  #: m, slack of the test against LIBERO's empirical draws
+SETTLE_STEPS = 5  #: zero-action steps LIBERO's evaluation waits after loading a state (tools/libero_dump.py)
 
 
 def up_axis(quat_wxyz) -> np.ndarray:
@@ -90,20 +96,38 @@ def in_box(xy, boxes, slack) -> bool:
     )
 
 
-def reference_boxes(rec: dict) -> dict[str, list]:
-    """Object -> boxes its start x, y must lie in: LIBERO's sampler boxes, else its draws' span."""
-    out = {}
+def reference_boxes(rec: dict) -> dict[str, tuple]:
+    """Object -> how its start x, y is checked: ("sampler", LIBERO's world boxes), ("parent", its
+    parent sampler record: offset box from a site or object), or ("draws", span of LIBERO's draws)."""
+    out: dict[str, tuple] = {}
+    parents = rec.get("parent_samplers", {})
     for name, ent in rec["entities"].items():
         if ent["kind"] != "object":
             continue
         s = rec["samplers"].get(name)
         if s is not None:
             out[name] = ("sampler", s["boxes_world"])
+        elif name in parents:
+            out[name] = ("parent", parents[name])
         elif name in rec["samples"]:
             p = np.asarray(rec["samples"][name])[:, :2]
             lo, hi = p.min(axis=0), p.max(axis=0)
             out[name] = ("draws", [[lo[0], lo[1], hi[0], hi[1]]])
     return out
+
+
+def parent_xy(model, data, rec: dict, ps: dict) -> np.ndarray | None:
+    """World x, y (2,) in simkit's state of the parent LIBERO draws an object's offset from: the site
+    (LIBERO ``<entity>_<site>`` -> simkit ``<entity>/<site>``) or the parent object's body."""
+    import mujoco
+
+    if ps["kind"] == "object":
+        p = body_pose(model, data, ps["reference"])
+        return None if p is None else p[:2]
+    ref = ps["reference"]
+    sname = f"{ref}/{ps['site'][len(ref) + 1 :]}"
+    sid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SITE, sname)
+    return None if sid < 0 else np.array(data.site_xpos[sid][:2])
 
 
 def entity_mismatch(rec: dict, desc: dict) -> list[str]:
@@ -134,7 +158,11 @@ class TaskStats:
             p = body_pose(model, data, name)
             if p is None:
                 continue
-            ok = in_box(p[:2], boxes, RANGE_SLACK if kind == "sampler" else DRAW_SLACK)
+            if kind == "parent":
+                at = parent_xy(model, data, self.rec, boxes)
+                ok = at is not None and in_box(p[:2] - at, [boxes["offset_box"]], RANGE_SLACK)
+            else:
+                ok = in_box(p[:2], boxes, RANGE_SLACK if kind == "sampler" else DRAW_SLACK)
             self.inside += ok
             self.total += 1
             ref = self.rec["reset_pose"].get(name)
@@ -188,31 +216,51 @@ def penetration_mm(model, data, roots: list[str]) -> float:
     return worst
 
 
-def init_state_stats(venv, rec_by_env: list[dict]) -> list[tuple[int, float, float]]:
-    """Per env: (initial states loaded, largest object position difference mm, deepest penetration mm)."""
+def init_state_stats(venv, rec_by_env: list[dict]) -> list[dict]:
+    """Per env over LIBERO's fixed initial states: loaded count; as loaded, the largest object position
+    difference (mm) and the deepest entity penetration in simkit and in LIBERO (mm); after
+    ``SETTLE_STEPS`` zero-action steps, simkit's deepest penetration and the largest object position
+    difference from LIBERO's settled state (mm; NaN when the dump has no settled states)."""
     n = min(r["init_states"]["count"] for r in rec_by_env)
-    out = [[0, 0.0, 0.0] for _ in rec_by_env]
+    keys = ("loaded", "pos", "pen", "pen_libero", "pen_settled", "pos_settled")
+    out = [dict.fromkeys(keys, 0.0) for _ in rec_by_env]
+    for o, r in zip(out, rec_by_env, strict=True):
+        o["pen_libero"] = 1e3 * max(r["init_states"].get("pen_load", [0.0]))
+        if "settled_pose" not in r["init_states"]:
+            o["pos_settled"] = float("nan")
     if "init_state" not in getattr(venv, "reset_options", ()):
-        return [tuple(o) for o in out]  # type: ignore[misc]  # this simkit cannot load them
+        return out  # this simkit cannot load them
+    zero = np.zeros((venv.num_envs, 7))
     for k in range(n):
         try:
             venv.reset(options={"init_state": k})
         except Exception as exc:  # reported, the table still prints
             print(f"init_state {k}: {exc}", file=sys.stderr)
-            return [tuple(o) for o in out]  # type: ignore[misc]
+            return out
         for e, (model, data) in enumerate(env_views(venv)):
-            rec = rec_by_env[e]
-            poses = rec["init_states"]["object_pose"]
-            d = 0.0
-            for name, seq in poses.items():
-                p = body_pose(model, data, name)
-                if p is not None and seq[k] is not None:
-                    d = max(d, float(np.linalg.norm(p[:3] - np.asarray(seq[k][:3]))) * 1e3)
-            pen = penetration_mm(model, data, list(rec["entities"]))
-            o = out[e]
-            o[0] += 1
-            o[1], o[2] = max(o[1], d), max(o[2], pen)
-    return [tuple(o) for o in out]  # type: ignore[misc]
+            rec, o = rec_by_env[e], out[e]
+            o["loaded"] += 1
+            o["pos"] = max(o["pos"], _pos_diff(model, data, rec["init_states"]["object_pose"], k))
+            o["pen"] = max(o["pen"], penetration_mm(model, data, list(rec["entities"])))
+        for _ in range(SETTLE_STEPS):
+            venv.step(zero)
+        for e, (model, data) in enumerate(env_views(venv)):
+            rec, o = rec_by_env[e], out[e]
+            o["pen_settled"] = max(o["pen_settled"], penetration_mm(model, data, list(rec["entities"])))
+            if "settled_pose" in rec["init_states"]:
+                d = _pos_diff(model, data, rec["init_states"]["settled_pose"], k)
+                o["pos_settled"] = max(o["pos_settled"], d)
+    return out
+
+
+def _pos_diff(model, data, poses: dict, k: int) -> float:
+    """Largest distance (mm) between simkit's object positions and LIBERO's poses[name][k]."""
+    d = 0.0
+    for name, seq in poses.items():
+        p = body_pose(model, data, name)
+        if p is not None and seq[k] is not None:
+            d = max(d, float(np.linalg.norm(p[:3] - np.asarray(seq[k][:3]))) * 1e3)
+    return d
 
 
 def compare(dump: dict, task_ids: list[str], resets: int) -> list[dict]:
@@ -247,10 +295,13 @@ def compare(dump: dict, task_ids: list[str], resets: int) -> list[dict]:
                 "site_mm": st.site,
                 "success_libero": recs[e]["success_at_reset"],
                 "success_simkit": st.success,
-                "init_loaded": inits[e][0],
+                "init_loaded": int(inits[e]["loaded"]),
                 "init_count": recs[e]["init_states"]["count"],
-                "init_pos_mm": inits[e][1],
-                "init_pen_mm": inits[e][2],
+                "init_pos_mm": inits[e]["pos"],
+                "init_pen_mm": inits[e]["pen"],
+                "init_pen_libero_mm": inits[e]["pen_libero"],
+                "settled_pen_mm": inits[e]["pen_settled"],
+                "settled_pos_mm": inits[e]["pos_settled"],
             }
         )
     env.close()
@@ -270,8 +321,15 @@ def print_table(rows: list[dict], markdown: bool) -> None:
         "init",
         "init_pos",
         "init_pen",
+        "pen_L",
+        "set_pen",
+        "set_pos",
     ]
-    fmt = "| " + " | ".join(["{}"] * len(head)) + " |" if markdown else "  ".join(["{:<60}"] + ["{:>9}"] * 10)
+    fmt = (
+        "| " + " | ".join(["{}"] * len(head)) + " |"
+        if markdown
+        else "  ".join(["{:<60}"] + ["{:>9}"] * (len(head) - 1))
+    )
     print(fmt.format(*head))
     if markdown:
         print("|" + "|".join(["---"] * len(head)) + "|")
@@ -289,6 +347,9 @@ def print_table(rows: list[dict], markdown: bool) -> None:
                 f"{r['init_loaded']}/{r['init_count']}",
                 f"{r['init_pos_mm']:.2f}",
                 f"{r['init_pen_mm']:.2f}",
+                f"{r['init_pen_libero_mm']:.2f}",
+                f"{r['settled_pen_mm']:.2f}",
+                f"{r['settled_pos_mm']:.2f}",
             )
         )
     n = len(rows)
@@ -304,7 +365,10 @@ def print_table(rows: list[dict], markdown: bool) -> None:
         f"{sum(r['success_simkit'] for r in rows)}, "
         f"initial states loaded {sum(r['init_loaded'] for r in rows)}/{sum(r['init_count'] for r in rows)}, "
         f"max init position diff {max(r['init_pos_mm'] for r in rows):.2f} mm, "
-        f"max init penetration {max(r['init_pen_mm'] for r in rows):.2f} mm"
+        f"max init penetration {max(r['init_pen_mm'] for r in rows):.2f} mm "
+        f"(in LIBERO's own model {max(r['init_pen_libero_mm'] for r in rows):.2f} mm); after "
+        f"{SETTLE_STEPS} zero-action steps: max penetration {max(r['settled_pen_mm'] for r in rows):.2f} mm, "
+        f"max position diff from LIBERO's settled state {max(r['settled_pos_mm'] for r in rows):.2f} mm"
     )
 
 
