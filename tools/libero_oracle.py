@@ -263,6 +263,49 @@ def _pos_diff(model, data, poses: dict, k: int) -> float:
     return d
 
 
+def _simkit_name(libero_name: str) -> str:
+    """simkit's name of a robot joint or body of the dump (``robot/...``, ``gripper/...``)."""
+    return "robot/" + libero_name if libero_name.startswith("gripper/") else libero_name
+
+
+def robot_diff(rec: dict, model, data) -> dict | None:
+    """simkit's Panda against LIBERO's compiled robot (``robot_model`` of the dump), in the reset state:
+    base position difference (mm), largest |difference| of joint damping, armature (kg m^2), friction
+    loss and range, of the home pose (rad or m), of body masses (kg), and the robot bodies only
+    LIBERO has (its mount)."""
+    import mujoco
+
+    rm = rec.get("robot_model")
+    if rm is None:
+        return None
+    out = dict.fromkeys(("damping", "armature", "frictionloss", "range", "home", "mass"), 0.0)
+    for n, j in rm["joints"].items():
+        jid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, _simkit_name(n))
+        if jid < 0:
+            continue
+        v, q = int(model.jnt_dofadr[jid]), int(model.jnt_qposadr[jid])
+        for key, ours in (
+            ("damping", model.dof_damping[v]),
+            ("armature", model.dof_armature[v]),
+            ("frictionloss", model.dof_frictionloss[v]),
+            ("home", data.qpos[q]),
+        ):
+            theirs = j["qpos"] if key == "home" else j[key]
+            out[key] = max(out[key], abs(float(ours) - theirs))
+        out["range"] = max(out["range"], float(np.abs(model.jnt_range[jid] - j["range"]).max()))
+    missing = []
+    for n, b in rm["bodies"].items():
+        bid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, _simkit_name(n))
+        if bid < 0:
+            missing.append(n)
+            continue
+        out["mass"] = max(out["mass"], abs(float(model.body_mass[bid]) - b["mass"]))
+    base = body_pose(model, data, "robot/base")
+    out["base_mm"] = float(np.abs(base[:3] - rec["robot_base"][:3]).max()) * 1e3 if base is not None else None
+    out["libero_only"] = missing
+    return out
+
+
 def compare(dump: dict, task_ids: list[str], resets: int) -> list[dict]:
     import gymnasium
 
@@ -278,8 +321,10 @@ def compare(dump: dict, task_ids: list[str], resets: int) -> list[dict]:
         views = env_views(venv)
         for e, (model, data) in enumerate(views):
             stats[e].add_reset(model, data, info["success"][e])
+    robots = []
     for e, (model, data) in enumerate(views):
         stats[e].add_heights(model, data)
+        robots.append(robot_diff(recs[e], model, data))
     inits = init_state_stats(venv, recs)
     rows = []
     for e, t in enumerate(task_ids):
@@ -302,6 +347,7 @@ def compare(dump: dict, task_ids: list[str], resets: int) -> list[dict]:
                 "init_pen_libero_mm": inits[e]["pen_libero"],
                 "settled_pen_mm": inits[e]["pen_settled"],
                 "settled_pos_mm": inits[e]["pos_settled"],
+                "robot": robots[e],
             }
         )
     env.close()
@@ -372,6 +418,25 @@ def print_table(rows: list[dict], markdown: bool) -> None:
     )
 
 
+def print_robot(rows: list[dict]) -> None:
+    """One line per LIBERO problem class: simkit's Panda minus LIBERO's (see :func:`robot_diff`)."""
+    seen = set()
+    for r in rows:
+        rb = r.get("robot")
+        if rb is None:
+            continue
+        key = (round(rb["base_mm"] or 0.0, 2), tuple(rb["libero_only"]))
+        if key in seen:
+            continue
+        seen.add(key)
+        print(
+            f"robot ({r['task']}): base {rb['base_mm']:.2f} mm, |d damping| {rb['damping']:.3g}, "
+            f"|d armature| {rb['armature']:.3g} kg m^2, |d frictionloss| {rb['frictionloss']:.3g}, "
+            f"|d range| {rb['range']:.3g}, |d home| {rb['home']:.3g}, |d mass| {rb['mass']:.3g} kg; "
+            f"LIBERO only: {', '.join(rb['libero_only']) or '-'}"
+        )
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dump", help="JSON written by tools/libero_dump.py")
@@ -396,6 +461,7 @@ def main(argv=None) -> int:
     rows = compare(dump, ids, args.resets)
     print(f"LIBERO {dump['versions']} vs simkit")
     print_table(rows, args.markdown)
+    print_robot(rows)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     return 0
