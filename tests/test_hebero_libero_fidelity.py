@@ -277,7 +277,7 @@ def test_bowls_on_sites_and_objects_are_placed_as_libero_does(spatial_env):
     assert spread[0] > 0.02 and spread[1] > 0.01  # drawn over the box, not centred
 
 
-def test_panda_is_robosuite_s_loaded_model(stove_env):
+def test_panda_base_home_and_damping_are_libero_s(stove_env):
     import mujoco
 
     venv = stove_env.unwrapped
@@ -289,12 +289,12 @@ def test_panda_is_robosuite_s_loaded_model(stove_env):
         j = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, name)
         return int(model.jnt_dofadr[j]), int(model.jnt_qposadr[j])
 
-    # values of LIBERO's compiled model (robosuite 1.4.0 RobotModel + MountedPanda, tools/libero_dump.py)
+    # values of LIBERO's compiled model (robosuite 1.4.0 RobotModel + MountedPanda, tools/libero_dump.py);
+    # its arm armature 5 / (i + 1) and friction loss 0.1 are a documented difference (docs/hebero.md)
     for i in range(7):
         v, _ = dof(f"robot/joint{i + 1}")
-        assert model.dof_armature[v] == pytest.approx(5.0 / (i + 1))
-        assert model.dof_frictionloss[v] == pytest.approx(0.1)
         assert model.dof_damping[v] == pytest.approx(0.1 if i < 5 else 0.01)
+        assert model.dof_armature[v] == 0.0 and model.dof_frictionloss[v] == 0.0
     for name, q in (("robot/gripper/finger_joint1", 0.020833), ("robot/gripper/finger_joint2", -0.020833)):
         v, a = dof(name)
         assert data.qpos[a] == pytest.approx(q) and model.dof_damping[v] == pytest.approx(100.0)

@@ -67,8 +67,8 @@ class HeberoDemosGenerator(Generator):
 
     name = "hebero-demos"
     #: 2: LIBERO's placement semantics; 3: closed-loop per-atom planner, demos end on a held goal;
-    #: 4: objects on sites/objects as LIBERO's samplers place them, the Panda's robosuite armature,
-    #: friction loss, finger home and base height
+    #: 4: objects on sites/objects as LIBERO's samplers place them, the Panda's finger home and
+    #: base height (LIBERO's)
     version = "4"
     description = "scripted demonstrations of the Hebero/LIBERO tasks (MuJoCo states, actions, success)"
     extra = "hebero"

@@ -33,10 +33,10 @@
 * robot: the Franka Panda arm and gripper shipped in the ``robosuite`` wheel's
   package data (read as files; robosuite itself is not imported), base at
   :data:`ROBOT_BASE` (LIBERO's base offsets per problem class),
-  gravity-compensated, with the joint armature and friction loss robosuite's ``RobotModel``
-  adds on load (:data:`ARM_ARMATURE`, :data:`ARM_FRICTIONLOSS`), joint position actuators
-  (:data:`ARM_KP`) holding LIBERO's home pose :data:`ROBOT_HOME` and the fingers at robosuite's
-  :data:`GRIPPER_HOME`; zero action = hold. Actuators:
+  gravity-compensated, with joint position actuators (:data:`ARM_KP`) holding LIBERO's home
+  pose :data:`ROBOT_HOME` and the fingers at robosuite's :data:`GRIPPER_HOME`; zero action =
+  hold. The arm joints carry the XML's damping but not the armature and friction loss
+  robosuite's ``RobotModel`` adds on load (docs/hebero.md, Limitations, measured). Actuators:
   ``robot/act1..7`` (arm joint targets, rad) and
   ``robot/gripper/finger_joint{1,2}_act`` (finger targets, m);
 * cameras: LIBERO's ``agentview`` of the problem class and the wrist camera ``eye_in_hand`` on
@@ -85,10 +85,6 @@ ARM_KP = 400.0  #: N m / rad, joint position gain (with gravity compensation)
 GRIPPER_OPEN = 0.04  #: m, finger opening of each finger when open
 #: m, each finger's opening at reset: robosuite's ``PandaGripper.init_qpos`` (1.4.0 and 1.5)
 GRIPPER_HOME = 0.020833
-#: kg m^2, the arm joints' armature robosuite's ``RobotModel`` sets on load (5 / (i + 1), joint i from 0;
-#: robosuite 1.4.0 and 1.5 alike), which the robot XML read here does not carry
-ARM_ARMATURE = tuple(5.0 / (i + 1) for i in range(7))
-ARM_FRICTIONLOSS = 0.1  #: N m, the arm joints' friction loss robosuite's ``RobotModel`` sets on load
 PLACE_CLEARANCE = 0.001  #: m, gap between an object's lowest collision point and its support when placed
 PENETRATION_TOL = 0.001  #: m, contact depth between two entities that rejects a layout
 LIFT_STEP = 0.005  #: m, lift step when regions force an overlap
@@ -246,8 +242,6 @@ def _add_panda(spec, base_pos) -> None:
     frame = spec.worldbody.add_frame(pos=list(base_pos))
     frame.attach_body(arm.worldbody.first_body(), "robot/", "")
     for i, _q in enumerate(ROBOT_HOME, start=1):
-        joint = spec.joint(f"robot/joint{i}")
-        joint.armature, joint.frictionloss = ARM_ARMATURE[i - 1], ARM_FRICTIONLOSS
         spec.add_actuator(
             name=f"robot/act{i}",
             target=f"robot/joint{i}",
