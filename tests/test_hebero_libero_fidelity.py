@@ -226,6 +226,9 @@ def test_oracle_against_libero(tmp_path):
     assert abs(row["table_mm"]) < 2 and abs(row["fixture_mm"]) < 2 and abs(row["site_mm"]) < 2
     assert not row["success_libero"] and not row["success_simkit"]
     assert row["init_loaded"] == 50 and row["init_pos_mm"] < 2 and row["init_pen_mm"] < 1
+    assert row["settled_pen_mm"] < 1 and row["settled_pos_mm"] < 2
+    rb = row["robot"]
+    assert rb["base_mm"] < 1e-6 and rb["damping"] < 1e-9 and rb["home"] < 1e-6 and rb["mass"] < 1e-9
 
 
 SPATIAL_STOVE = "spatial/pick_up_the_black_bowl_on_the_stove_and_place_it_on_the_plate"

@@ -1,7 +1,7 @@
 """LIBERO as the oracle: compare simkit's Hebero initial states with LIBERO's own, task by task.
 
 Two steps, two Python environments (LIBERO needs robosuite 1.4.0, simkit's Panda comes from
-robosuite 1.5.2)::
+robosuite 1.5.1)::
 
     # 1. where LIBERO is installed (see docs/hebero.md, "LIBERO as the oracle")
     LIBERO_CONFIG_PATH=CFG MUJOCO_GL=egl python tools/libero_dump.py libero.json
