@@ -32,7 +32,7 @@ def test_spaces_task_assignment_and_observation_layout(env):
         assert np.array_equal(obs[i, 7:43], t.desc["task_code"])  # task code slot
         q = obs[i, 43:50]
         assert np.allclose(q, [0.0, -0.161037389, 0.0, -2.44459747, 0.0, 2.2267522, np.pi / 4], atol=1e-6)
-        assert np.allclose(obs[i, 57:59], [0.04, -0.04])  # fingers open
+        assert np.allclose(obs[i, 57:59], [0.020833, -0.020833])  # robosuite's PandaGripper.init_qpos
     # slot 0 of put_the_bowl_on_the_plate is the bowl: its position relative to the robot base
     sc = env.tasks[0].scene
     grp = env.backend.groups[0]

@@ -25,6 +25,7 @@ from simkit.scenes.hebero.placement import (
     TABLE_TOP,
     fixture_z,
     object_quat,
+    parent_offset_box,
     shrunk_ranges,
 )
 
@@ -78,6 +79,16 @@ def test_region_shrinks_by_radius_and_crossed_bounds_sort():
     box = shrunk_ranges([(-0.21, -0.06, -0.19, -0.04)], 0.025)[0]
     assert np.allclose(box, (-0.215, -0.065, -0.185, -0.035))
     assert np.allclose(shrunk_ranges([(0.0, 0.0, 0.2, 0.1)], 0.03)[0], (0.03, 0.03, 0.17, 0.07))
+
+
+def test_parent_offset_box_is_libero_s_site_sampler():
+    # SiteRegionRandomSampler: ranges +-size/2 (size = MJCF half extents), shrunk by the radius
+    box = parent_offset_box("on", (0.12534, 0.09438), 0.025)  # wooden cabinet top_side, black bowl
+    assert np.allclose(box, (-0.03767, -0.02219, 0.03767, 0.02219))
+    assert np.allclose(parent_offset_box("on", (0.075, 0.075), 0.025), (-0.0125, -0.0125, 0.0125, 0.0125))
+    # narrower than 4 r: the bounds cross and numpy draws between them
+    assert np.allclose(parent_offset_box("on", (0.03, 0.03), 0.05), (-0.035, -0.035, 0.035, 0.035))
+    assert parent_offset_box("in", (0.2, 0.2), 0.05) == (0.0, 0.0, 0.0, 0.0)  # InSiteRegionRandomSampler
 
 
 def test_fixture_and_table_heights_are_libero_s():
@@ -215,3 +226,80 @@ def test_oracle_against_libero(tmp_path):
     assert abs(row["table_mm"]) < 2 and abs(row["fixture_mm"]) < 2 and abs(row["site_mm"]) < 2
     assert not row["success_libero"] and not row["success_simkit"]
     assert row["init_loaded"] == 50 and row["init_pos_mm"] < 2 and row["init_pen_mm"] < 1
+    assert row["settled_pen_mm"] < 1 and row["settled_pos_mm"] < 2
+    rb = row["robot"]
+    assert rb["base_mm"] < 1e-6 and rb["damping"] < 1e-9 and rb["home"] < 1e-6 and rb["mass"] < 1e-9
+
+
+SPATIAL_STOVE = "spatial/pick_up_the_black_bowl_on_the_stove_and_place_it_on_the_plate"
+SPATIAL_COOKIES = "spatial/pick_up_the_black_bowl_on_the_cookie_box_and_place_it_on_the_plate"
+
+
+@pytest.fixture(scope="module")
+def spatial_env():
+    import gymnasium
+
+    import simkit.envs  # noqa: F401
+
+    env = gymnasium.make_vec("simkit/Hebero-v0", num_envs=2, tasks=[SPATIAL_STOVE, SPATIAL_COOKIES])
+    yield env
+    env.close()
+
+
+def _site_xy(venv, e: int, site: str) -> np.ndarray:
+    import mujoco
+
+    g = next(g for g, grp in enumerate(venv.backend.groups) if e in grp.env_ids)
+    local = int(np.flatnonzero(venv.backend.groups[g].env_ids == e)[0])
+    model, data = venv.backend.get_data(g, local)
+    return np.array(data.site_xpos[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SITE, site)][:2])
+
+
+def test_bowls_on_sites_and_objects_are_placed_as_libero_does(spatial_env):
+    venv = spatial_env.unwrapped
+    ids = [venv.tasks[int(venv.task_of[e])].desc["task_id"] for e in range(2)]
+    e_stove, e_cookies = ids.index(SPATIAL_STOVE), ids.index(SPATIAL_COOKIES)
+    # LIBERO's offset boxes (tools/libero_dump.py, parent_samplers): stove cook_region +-12.5 mm,
+    # cabinet top_side +-37.7 x +-22.2 mm (world axes, whatever the cabinet's yaw)
+    seen = []
+    for s in range(12):
+        spatial_env.reset(seed=s)
+        d1 = _pose(venv, e_stove, "akita_black_bowl_1")[:2] - _site_xy(
+            venv, e_stove, "flat_stove_1/cook_region"
+        )
+        d2 = _pose(venv, e_stove, "akita_black_bowl_2")[:2] - _site_xy(
+            venv, e_stove, "wooden_cabinet_1/top_side"
+        )
+        assert np.all(np.abs(d1) <= 0.0125 + 1e-9), d1
+        assert abs(d2[0]) <= 0.03767 + 1e-6 and abs(d2[1]) <= 0.02219 + 1e-6, d2
+        seen.append(d2)
+        # ObjectBasedSampler: the bowl's body straight over the cookie box's body
+        bowl, box = _pose(venv, e_cookies, "akita_black_bowl_1"), _pose(venv, e_cookies, "cookies_1")
+        assert np.allclose(bowl[:2], box[:2], atol=1e-9) and bowl[2] > box[2]
+    spread = np.ptp(np.array(seen), axis=0)
+    assert spread[0] > 0.02 and spread[1] > 0.01  # drawn over the box, not centred
+
+
+def test_panda_base_home_and_damping_are_libero_s(stove_env):
+    import mujoco
+
+    venv = stove_env.unwrapped
+    stove_env.reset(seed=0)
+    g = next(g for g, grp in enumerate(venv.backend.groups) if 0 in grp.env_ids)
+    model, data = venv.backend.get_data(g, 0)
+
+    def dof(name):
+        j = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, name)
+        return int(model.jnt_dofadr[j]), int(model.jnt_qposadr[j])
+
+    # values of LIBERO's compiled model (robosuite 1.4.0 RobotModel + MountedPanda, tools/libero_dump.py);
+    # its arm armature 5 / (i + 1) and friction loss 0.1 are a documented difference (docs/hebero.md)
+    for i in range(7):
+        v, _ = dof(f"robot/joint{i + 1}")
+        assert model.dof_damping[v] == pytest.approx(0.1 if i < 5 else 0.01)
+        assert model.dof_armature[v] == 0.0 and model.dof_frictionloss[v] == 0.0
+    for name, q in (("robot/gripper/finger_joint1", 0.020833), ("robot/gripper/finger_joint2", -0.020833)):
+        v, a = dof(name)
+        assert data.qpos[a] == pytest.approx(q) and model.dof_damping[v] == pytest.approx(100.0)
+    base = data.xpos[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, "robot/base")]
+    assert np.allclose(base, (-0.66, 0.0, 0.912), atol=1e-9)

@@ -12,7 +12,11 @@ the world frame after LIBERO's radius shrink, rotation and rotation axis, z), ``
 draws of LIBERO's placement samplers (positions and quaternions), the state after ``reset()``
 (every entity's ``object`` body pose, every region site, the table's collision top, the robot
 base, ``_check_success()``), the joint layout of LIBERO's flattened state (name, type, qpos and
-qvel address), and the object poses of its 50 fixed initial states (``init_files``).
+qvel address), the object poses of its 50 fixed initial states (``init_files``) as loaded and
+after ``SETTLE_STEPS`` zero-action steps (LIBERO's own evaluation waits that long,
+``libero/lifelong/metric.py``) with the deepest entity-entity penetration at both times, and
+the robot as compiled (``robot_model``: mount, base, joint damping/armature/friction loss and
+ranges, body masses and local poses, collision geoms, actuator gains).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+SETTLE_STEPS = 5  #: zero-action env steps LIBERO's evaluation takes after loading a state (20 Hz)
 SUITES = {"goal": "libero_goal", "object": "libero_object", "spatial": "libero_spatial", "long": "libero_10"}
 
 
@@ -82,12 +87,77 @@ def sampler_info(inner) -> dict:
     return out
 
 
+class _ResetSites:
+    """Stands in for the sim in LIBERO's site samplers: ``data.get_site_xpos`` answers the site positions
+    those samplers read during the last ``reset()`` (after a hard reset: every fixture at the origin,
+    unrotated, every free object at its ``qpos0``), not the positions in the sim after it."""
+
+    seen: dict[str, np.ndarray] = {}
+
+    def __init__(self):
+        self.data = self
+
+    def get_site_xpos(self, name):
+        return _ResetSites.seen[name]
+
+
+def record_reset_sites() -> None:
+    """Wrap LIBERO's site samplers so that each ``sample`` call notes the site position it reads."""
+    from libero.libero.envs.regions import base_region_sampler as brs
+
+    for cls in (brs.SiteRegionRandomSampler, brs.InSiteRegionRandomSampler):
+        if getattr(cls.sample, "_noted", False):
+            continue
+        orig = cls.sample
+
+        def sample(self, sim, *a, _orig=orig, **kw):
+            name = kw.get("site_name", a[2] if len(a) > 2 else "")
+            if not isinstance(sim, _ResetSites):
+                _ResetSites.seen[name] = np.array(sim.data.get_site_xpos(name))
+            return _orig(self, sim, *a, **kw)
+
+        sample._noted = True  # type: ignore[attr-defined]
+        cls.sample = sample
+
+
+def parent_samplers(inner) -> dict:
+    """Objects LIBERO places on a site or on another object: name -> the parent (site or object), the
+    sampler and the box (x_min, y_min, x_max, y_max) its offset from the parent is drawn in (m, world
+    axes; after the radius shrink, crossed bounds sorted as numpy draws between them)."""
+    out = {}
+    chains = (
+        (inner.conditional_placement_initializer, "site"),
+        (inner.conditional_placement_on_objects_initializer, "object"),
+    )
+    for chain, kind in chains:
+        for name, s in chain.samplers.items():
+            args = chain.sample_args.get(name) or {}
+            for obj in s.mujoco_objects:
+                r = float(obj.horizontal_radius) if s.ensure_object_boundary_in_range else 0.0
+                if type(s).__name__ == "InSiteRegionRandomSampler":
+                    r = 0.0  # it draws with radius 0 (libero/envs/regions/base_region_sampler.py)
+                (x0, x1), (y0, y1) = s.x_ranges[0], s.y_ranges[0]
+                xa, xb = sorted((x0 + r, x1 - r))
+                ya, yb = sorted((y0 + r, y1 - r))
+                out[obj.name] = {
+                    "kind": kind,
+                    "sampler": type(s).__name__,
+                    "reference": args.get("reference"),
+                    "site": args.get("site_name"),
+                    "offset_box": [xa, ya, xb, yb],
+                    "radius": float(obj.horizontal_radius),
+                }
+    return out
+
+
 def draw_samples(inner, n: int) -> dict:
-    """``n`` draws of LIBERO's placement chain (first stage, sites, objects): name -> (n, 7) pos + quat wxyz."""
+    """``n`` draws of LIBERO's placement chain (first stage, sites, objects): name -> (n, 7) pos + quat
+    wxyz. The site stage reads the site positions of the reset (:class:`_ResetSites`), as it does in
+    ``reset()``."""
     out: dict[str, list] = {}
     for _ in range(n):
         p = inner.placement_initializer.sample()
-        p = inner.conditional_placement_initializer.sample(inner.sim, p)
+        p = inner.conditional_placement_initializer.sample(_ResetSites(), p)
         p = inner.conditional_placement_on_objects_initializer.sample(p)
         for name, (pos, quat, _obj) in p.items():
             out.setdefault(name, []).append([*map(float, pos), *map(float, quat)])
@@ -132,6 +202,131 @@ def joint_layout(sim) -> list[list]:
     ]
 
 
+def entity_owner(sim, names) -> np.ndarray:
+    """Body id -> index of the entity (``<name>_main`` subtree) it belongs to, -1 for none."""
+    m = sim.model._model
+    roots = {sim.model.body_name2id(f"{n}_main"): k for k, n in enumerate(names)}
+    owner = np.full(m.nbody, -1)
+    for b in range(m.nbody):
+        p = b
+        while p > 0 and p not in roots:
+            p = int(m.body_parentid[p])
+        owner[b] = roots.get(p, -1)
+    return owner
+
+
+def deepest_penetration(sim, owner) -> float:
+    """Deepest contact (m, >= 0) between geoms of two different entities in the current state."""
+    m, d = sim.model._model, sim.data._data
+    worst = 0.0
+    for c in d.contact[: d.ncon]:
+        a, b = owner[m.geom_bodyid[c.geom1]], owner[m.geom_bodyid[c.geom2]]
+        if a >= 0 and b >= 0 and a != b:
+            worst = max(worst, -float(c.dist))
+    return worst
+
+
+def robot_model(sim) -> dict:
+    """The robot of LIBERO's compiled model, prefix-free names: joints, bodies, collision geoms, actuators."""
+    import mujoco
+
+    m, d = sim.model._model, sim.data._data
+    pref = ("robot0_", "gripper0_", "mount0_")
+
+    def nm(kind, i):
+        return mujoco.mj_id2name(m, kind, i) or ""
+
+    def strip(n):
+        for p in pref:
+            if n.startswith(p):
+                return p[:-2] + "/" + n[len(p) :]
+        return None
+
+    out: dict = {"joints": {}, "bodies": {}, "geoms": {}, "actuators": {}}
+    for j in range(m.njnt):
+        n = strip(nm(mujoco.mjtObj.mjOBJ_JOINT, j))
+        if n is None:
+            continue
+        v = int(m.jnt_dofadr[j])
+        out["joints"][n] = {
+            "damping": float(m.dof_damping[v]),
+            "armature": float(m.dof_armature[v]),
+            "frictionloss": float(m.dof_frictionloss[v]),
+            "stiffness": float(m.jnt_stiffness[j]),
+            "range": [float(x) for x in m.jnt_range[j]],
+            "qpos": float(d.qpos[m.jnt_qposadr[j]]),
+        }
+    for b in range(m.nbody):
+        n = strip(nm(mujoco.mjtObj.mjOBJ_BODY, b))
+        if n is None:
+            continue
+        out["bodies"][n] = {
+            "mass": float(m.body_mass[b]),
+            "inertia": [float(x) for x in m.body_inertia[b]],
+            "pos": [float(x) for x in m.body_pos[b]],
+            "quat": [float(x) for x in m.body_quat[b]],
+            "xpos": [float(x) for x in d.xpos[b]],
+        }
+    for g in range(m.ngeom):
+        n = strip(nm(mujoco.mjtObj.mjOBJ_BODY, int(m.geom_bodyid[g])))
+        if n is None or not (m.geom_contype[g] or m.geom_conaffinity[g]):
+            continue
+        out["geoms"][f"{n}#{g}"] = {
+            "type": int(m.geom_type[g]),
+            "size": [float(x) for x in m.geom_size[g]],
+            "friction": [float(x) for x in m.geom_friction[g]],
+            "solref": [float(x) for x in m.geom_solref[g]],
+            "condim": int(m.geom_condim[g]),
+            "xpos": [float(x) for x in d.geom_xpos[g]],
+        }
+    for a in range(m.nu):
+        out["actuators"][nm(mujoco.mjtObj.mjOBJ_ACTUATOR, a)] = {
+            "gain": [float(x) for x in m.actuator_gainprm[a][:3]],
+            "bias": [float(x) for x in m.actuator_biasprm[a][:3]],
+            "ctrlrange": [float(x) for x in m.actuator_ctrlrange[a]],
+            "forcerange": [float(x) for x in m.actuator_forcerange[a]],
+        }
+    out["gravity_compensation"] = [float(x) for x in m.body_gravcomp] if hasattr(m, "body_gravcomp") else None
+    out["timestep"] = float(m.opt.timestep)
+    out["integrator"] = int(m.opt.integrator)
+    return out
+
+
+def init_state_physics(env, inner, states, names) -> dict:
+    """Per fixed initial state: deepest entity penetration (m) as loaded and after the wait LIBERO's
+    evaluation takes (``SETTLE_STEPS`` control steps of 0.05 s), and each object's pose after it.
+
+    The wait is simulated with ``mj_step`` and the robot's joints pinned at the loaded state (robosuite's
+    controller holds them at zero action; stepping the env itself costs seconds per step here)."""
+    import mujoco
+
+    sim = inner.sim
+    m, d = sim.model._model, sim.data._data
+    owner = entity_owner(sim, names)
+    robot = [
+        j
+        for j in range(m.njnt)
+        if (mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, j) or "").startswith(("robot0_", "gripper0_"))
+    ]
+    qa, va = m.jnt_qposadr[robot], m.jnt_dofadr[robot]
+    n = int(round(SETTLE_STEPS * inner.control_timestep / m.opt.timestep))
+    rec: dict = {"pen_load": [], "pen_settled": [], "settled_pose": {k: [] for k in inner.objects_dict}}
+    rec["settle_s"] = n * float(m.opt.timestep)
+    for st in states:
+        env.set_init_state(st)
+        rec["pen_load"].append(deepest_penetration(sim, owner))
+        q = d.qpos[qa].copy()
+        d.ctrl[:] = 0
+        for _ in range(n):
+            mujoco.mj_step(m, d)
+            d.qpos[qa], d.qvel[va] = q, 0.0
+        mujoco.mj_forward(m, d)
+        rec["pen_settled"].append(deepest_penetration(sim, owner))
+        for k in rec["settled_pose"]:
+            rec["settled_pose"][k].append(body_pose(sim, f"{k}_main"))
+    return rec
+
+
 class _NumpyOnly:
     """Restricted unpickler: numpy arrays and dtypes only (no torch, no arbitrary code)."""
 
@@ -171,6 +366,7 @@ def dump_task(tid: str, sdir: str, stem: str, n: int) -> dict:
     import libero.libero as L
 
     bddl = os.path.join(L.get_libero_path("bddl_files"), sdir, f"{stem}.bddl")
+    record_reset_sites()
     env = make_env(bddl)
     inner = env.env
     env.reset()
@@ -180,6 +376,7 @@ def dump_task(tid: str, sdir: str, stem: str, n: int) -> dict:
         "task_id": tid,
         "entities": {k: {"kind": v, "category": inner.get_object(k).category_name} for k, v in names.items()},
         "samplers": sampler_info(inner),
+        "parent_samplers": parent_samplers(inner),
         "reset_pose": {k: body_pose(sim, f"{k}_main") for k in names},
         "sites": {},
         "success_at_reset": bool(inner._check_success()),
@@ -189,6 +386,7 @@ def dump_task(tid: str, sdir: str, stem: str, n: int) -> dict:
         "joints": joint_layout(sim),
         "nq": int(sim.model.nq),
         "nv": int(sim.model.nv),
+        "robot_model": robot_model(sim),
     }
     for s in range(sim.model._model.nsite):
         nm = sim.model.site_id2name(s)
@@ -202,6 +400,7 @@ def dump_task(tid: str, sdir: str, stem: str, n: int) -> dict:
         for k in poses:
             poses[k].append(body_pose(sim, f"{k}_main"))
     rec["init_states"] = {"count": len(states), "width": int(states.shape[1]), "object_pose": poses}
+    rec["init_states"].update(init_state_physics(env, inner, states, list(names)))
     env.close()
     return rec
 

@@ -1,7 +1,7 @@
 """LIBERO as the oracle: compare simkit's Hebero initial states with LIBERO's own, task by task.
 
 Two steps, two Python environments (LIBERO needs robosuite 1.4.0, simkit's Panda comes from
-robosuite 1.5.2)::
+robosuite 1.5.1)::
 
     # 1. where LIBERO is installed (see docs/hebero.md, "LIBERO as the oracle")
     LIBERO_CONFIG_PATH=CFG MUJOCO_GL=egl python tools/libero_dump.py libero.json
@@ -15,15 +15,20 @@ models and data. Per task it reports:
 * ``ent``: objects and fixtures present in one and not the other (name, kind and category);
 * ``in_range``: the fraction of sampled start positions (x, y of each object's root body over
   ``--resets`` resets) inside LIBERO's sampler boxes (after its radius shrink; 0.1 mm slack);
-  objects LIBERO places on a site or another object are checked against the box spanned by
-  LIBERO's own draws (2 mm slack);
+  for an object LIBERO places on a site or another object, its offset from that parent (the
+  site's world x, y or the parent's body x, y in simkit's state) inside the box LIBERO draws that
+  offset in (0.1 mm slack; dumps without ``parent_samplers``: inside the span of LIBERO's draws,
+  2 mm slack);
 * ``up``: the largest angle (deg) between LIBERO's and simkit's object up axes (the object
   frame's direction that points to world +z);
 * ``table``: simkit minus LIBERO table-top height (mm), ``fix``: the largest |difference| of a
   fixture body height (mm), ``site``: of a fixture region site height (mm);
 * ``succ``: success at reset in LIBERO / in simkit (any of the resets);
 * ``init``: LIBERO's fixed initial states loaded, the largest object position difference after
-  mapping (mm) and the deepest penetration between two entities (mm).
+  mapping (mm) and the deepest penetration between two entities (mm), in simkit and in LIBERO's
+  own model (``pen_L``); then, after the wait LIBERO's evaluation takes before its policy acts
+  (``SETTLE_STEPS`` zero-action steps, 0.25 s), the deepest penetration in simkit and the largest
+  object position difference from LIBERO's own settled state (mm).
 
 Exit status 0; the table goes to stdout (``--markdown`` for docs/hebero.md).
 """
@@ -40,6 +45,7 @@ import numpy as np
 
 RANGE_SLACK = 1e-4  #: m, slack of the sampler-box test (float rounding of region edges)
 DRAW_SLACK = 2e-3  #: m, slack of the test against LIBERO's empirical draws
+SETTLE_STEPS = 5  #: zero-action steps LIBERO's evaluation waits after loading a state (tools/libero_dump.py)
 
 
 def up_axis(quat_wxyz) -> np.ndarray:
@@ -90,20 +96,38 @@ def in_box(xy, boxes, slack) -> bool:
     )
 
 
-def reference_boxes(rec: dict) -> dict[str, list]:
-    """Object -> boxes its start x, y must lie in: LIBERO's sampler boxes, else its draws' span."""
-    out = {}
+def reference_boxes(rec: dict) -> dict[str, tuple]:
+    """Object -> how its start x, y is checked: ("sampler", LIBERO's world boxes), ("parent", its
+    parent sampler record: offset box from a site or object), or ("draws", span of LIBERO's draws)."""
+    out: dict[str, tuple] = {}
+    parents = rec.get("parent_samplers", {})
     for name, ent in rec["entities"].items():
         if ent["kind"] != "object":
             continue
         s = rec["samplers"].get(name)
         if s is not None:
             out[name] = ("sampler", s["boxes_world"])
+        elif name in parents:
+            out[name] = ("parent", parents[name])
         elif name in rec["samples"]:
             p = np.asarray(rec["samples"][name])[:, :2]
             lo, hi = p.min(axis=0), p.max(axis=0)
             out[name] = ("draws", [[lo[0], lo[1], hi[0], hi[1]]])
     return out
+
+
+def parent_xy(model, data, rec: dict, ps: dict) -> np.ndarray | None:
+    """World x, y (2,) in simkit's state of the parent LIBERO draws an object's offset from: the site
+    (LIBERO ``<entity>_<site>`` -> simkit ``<entity>/<site>``) or the parent object's body."""
+    import mujoco
+
+    if ps["kind"] == "object":
+        p = body_pose(model, data, ps["reference"])
+        return None if p is None else p[:2]
+    ref = ps["reference"]
+    sname = f"{ref}/{ps['site'][len(ref) + 1 :]}"
+    sid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SITE, sname)
+    return None if sid < 0 else np.array(data.site_xpos[sid][:2])
 
 
 def entity_mismatch(rec: dict, desc: dict) -> list[str]:
@@ -134,7 +158,11 @@ class TaskStats:
             p = body_pose(model, data, name)
             if p is None:
                 continue
-            ok = in_box(p[:2], boxes, RANGE_SLACK if kind == "sampler" else DRAW_SLACK)
+            if kind == "parent":
+                at = parent_xy(model, data, self.rec, boxes)
+                ok = at is not None and in_box(p[:2] - at, [boxes["offset_box"]], RANGE_SLACK)
+            else:
+                ok = in_box(p[:2], boxes, RANGE_SLACK if kind == "sampler" else DRAW_SLACK)
             self.inside += ok
             self.total += 1
             ref = self.rec["reset_pose"].get(name)
@@ -188,31 +216,94 @@ def penetration_mm(model, data, roots: list[str]) -> float:
     return worst
 
 
-def init_state_stats(venv, rec_by_env: list[dict]) -> list[tuple[int, float, float]]:
-    """Per env: (initial states loaded, largest object position difference mm, deepest penetration mm)."""
+def init_state_stats(venv, rec_by_env: list[dict]) -> list[dict]:
+    """Per env over LIBERO's fixed initial states: loaded count; as loaded, the largest object position
+    difference (mm) and the deepest entity penetration in simkit and in LIBERO (mm); after
+    ``SETTLE_STEPS`` zero-action steps, simkit's deepest penetration and the largest object position
+    difference from LIBERO's settled state (mm; NaN when the dump has no settled states)."""
     n = min(r["init_states"]["count"] for r in rec_by_env)
-    out = [[0, 0.0, 0.0] for _ in rec_by_env]
+    keys = ("loaded", "pos", "pen", "pen_libero", "pen_settled", "pos_settled")
+    out = [dict.fromkeys(keys, 0.0) for _ in rec_by_env]
+    for o, r in zip(out, rec_by_env, strict=True):
+        o["pen_libero"] = 1e3 * max(r["init_states"].get("pen_load", [0.0]))
+        if "settled_pose" not in r["init_states"]:
+            o["pos_settled"] = float("nan")
     if "init_state" not in getattr(venv, "reset_options", ()):
-        return [tuple(o) for o in out]  # type: ignore[misc]  # this simkit cannot load them
+        return out  # this simkit cannot load them
+    zero = np.zeros((venv.num_envs, 7))
     for k in range(n):
         try:
             venv.reset(options={"init_state": k})
         except Exception as exc:  # reported, the table still prints
             print(f"init_state {k}: {exc}", file=sys.stderr)
-            return [tuple(o) for o in out]  # type: ignore[misc]
+            return out
         for e, (model, data) in enumerate(env_views(venv)):
-            rec = rec_by_env[e]
-            poses = rec["init_states"]["object_pose"]
-            d = 0.0
-            for name, seq in poses.items():
-                p = body_pose(model, data, name)
-                if p is not None and seq[k] is not None:
-                    d = max(d, float(np.linalg.norm(p[:3] - np.asarray(seq[k][:3]))) * 1e3)
-            pen = penetration_mm(model, data, list(rec["entities"]))
-            o = out[e]
-            o[0] += 1
-            o[1], o[2] = max(o[1], d), max(o[2], pen)
-    return [tuple(o) for o in out]  # type: ignore[misc]
+            rec, o = rec_by_env[e], out[e]
+            o["loaded"] += 1
+            o["pos"] = max(o["pos"], _pos_diff(model, data, rec["init_states"]["object_pose"], k))
+            o["pen"] = max(o["pen"], penetration_mm(model, data, list(rec["entities"])))
+        for _ in range(SETTLE_STEPS):
+            venv.step(zero)
+        for e, (model, data) in enumerate(env_views(venv)):
+            rec, o = rec_by_env[e], out[e]
+            o["pen_settled"] = max(o["pen_settled"], penetration_mm(model, data, list(rec["entities"])))
+            if "settled_pose" in rec["init_states"]:
+                d = _pos_diff(model, data, rec["init_states"]["settled_pose"], k)
+                o["pos_settled"] = max(o["pos_settled"], d)
+    return out
+
+
+def _pos_diff(model, data, poses: dict, k: int) -> float:
+    """Largest distance (mm) between simkit's object positions and LIBERO's poses[name][k]."""
+    d = 0.0
+    for name, seq in poses.items():
+        p = body_pose(model, data, name)
+        if p is not None and seq[k] is not None:
+            d = max(d, float(np.linalg.norm(p[:3] - np.asarray(seq[k][:3]))) * 1e3)
+    return d
+
+
+def _simkit_name(libero_name: str) -> str:
+    """simkit's name of a robot joint or body of the dump (``robot/...``, ``gripper/...``)."""
+    return "robot/" + libero_name if libero_name.startswith("gripper/") else libero_name
+
+
+def robot_diff(rec: dict, model, data) -> dict | None:
+    """simkit's Panda against LIBERO's compiled robot (``robot_model`` of the dump), in the reset state:
+    base position difference (mm), largest |difference| of joint damping, armature (kg m^2), friction
+    loss and range, of the home pose (rad or m), of body masses (kg), and the robot bodies only
+    LIBERO has (its mount)."""
+    import mujoco
+
+    rm = rec.get("robot_model")
+    if rm is None:
+        return None
+    out = dict.fromkeys(("damping", "armature", "frictionloss", "range", "home", "mass"), 0.0)
+    for n, j in rm["joints"].items():
+        jid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, _simkit_name(n))
+        if jid < 0:
+            continue
+        v, q = int(model.jnt_dofadr[jid]), int(model.jnt_qposadr[jid])
+        for key, ours in (
+            ("damping", model.dof_damping[v]),
+            ("armature", model.dof_armature[v]),
+            ("frictionloss", model.dof_frictionloss[v]),
+            ("home", data.qpos[q]),
+        ):
+            theirs = j["qpos"] if key == "home" else j[key]
+            out[key] = max(out[key], abs(float(ours) - theirs))
+        out["range"] = max(out["range"], float(np.abs(model.jnt_range[jid] - j["range"]).max()))
+    missing = []
+    for n, b in rm["bodies"].items():
+        bid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, _simkit_name(n))
+        if bid < 0:
+            missing.append(n)
+            continue
+        out["mass"] = max(out["mass"], abs(float(model.body_mass[bid]) - b["mass"]))
+    base = body_pose(model, data, "robot/base")
+    out["base_mm"] = float(np.abs(base[:3] - rec["robot_base"][:3]).max()) * 1e3 if base is not None else None
+    out["libero_only"] = missing
+    return out
 
 
 def compare(dump: dict, task_ids: list[str], resets: int) -> list[dict]:
@@ -230,8 +321,10 @@ def compare(dump: dict, task_ids: list[str], resets: int) -> list[dict]:
         views = env_views(venv)
         for e, (model, data) in enumerate(views):
             stats[e].add_reset(model, data, info["success"][e])
+    robots = []
     for e, (model, data) in enumerate(views):
         stats[e].add_heights(model, data)
+        robots.append(robot_diff(recs[e], model, data))
     inits = init_state_stats(venv, recs)
     rows = []
     for e, t in enumerate(task_ids):
@@ -247,10 +340,14 @@ def compare(dump: dict, task_ids: list[str], resets: int) -> list[dict]:
                 "site_mm": st.site,
                 "success_libero": recs[e]["success_at_reset"],
                 "success_simkit": st.success,
-                "init_loaded": inits[e][0],
+                "init_loaded": int(inits[e]["loaded"]),
                 "init_count": recs[e]["init_states"]["count"],
-                "init_pos_mm": inits[e][1],
-                "init_pen_mm": inits[e][2],
+                "init_pos_mm": inits[e]["pos"],
+                "init_pen_mm": inits[e]["pen"],
+                "init_pen_libero_mm": inits[e]["pen_libero"],
+                "settled_pen_mm": inits[e]["pen_settled"],
+                "settled_pos_mm": inits[e]["pos_settled"],
+                "robot": robots[e],
             }
         )
     env.close()
@@ -270,8 +367,15 @@ def print_table(rows: list[dict], markdown: bool) -> None:
         "init",
         "init_pos",
         "init_pen",
+        "pen_L",
+        "set_pen",
+        "set_pos",
     ]
-    fmt = "| " + " | ".join(["{}"] * len(head)) + " |" if markdown else "  ".join(["{:<60}"] + ["{:>9}"] * 10)
+    fmt = (
+        "| " + " | ".join(["{}"] * len(head)) + " |"
+        if markdown
+        else "  ".join(["{:<60}"] + ["{:>9}"] * (len(head) - 1))
+    )
     print(fmt.format(*head))
     if markdown:
         print("|" + "|".join(["---"] * len(head)) + "|")
@@ -289,6 +393,9 @@ def print_table(rows: list[dict], markdown: bool) -> None:
                 f"{r['init_loaded']}/{r['init_count']}",
                 f"{r['init_pos_mm']:.2f}",
                 f"{r['init_pen_mm']:.2f}",
+                f"{r['init_pen_libero_mm']:.2f}",
+                f"{r['settled_pen_mm']:.2f}",
+                f"{r['settled_pos_mm']:.2f}",
             )
         )
     n = len(rows)
@@ -304,8 +411,30 @@ def print_table(rows: list[dict], markdown: bool) -> None:
         f"{sum(r['success_simkit'] for r in rows)}, "
         f"initial states loaded {sum(r['init_loaded'] for r in rows)}/{sum(r['init_count'] for r in rows)}, "
         f"max init position diff {max(r['init_pos_mm'] for r in rows):.2f} mm, "
-        f"max init penetration {max(r['init_pen_mm'] for r in rows):.2f} mm"
+        f"max init penetration {max(r['init_pen_mm'] for r in rows):.2f} mm "
+        f"(in LIBERO's own model {max(r['init_pen_libero_mm'] for r in rows):.2f} mm); after "
+        f"{SETTLE_STEPS} zero-action steps: max penetration {max(r['settled_pen_mm'] for r in rows):.2f} mm, "
+        f"max position diff from LIBERO's settled state {max(r['settled_pos_mm'] for r in rows):.2f} mm"
     )
+
+
+def print_robot(rows: list[dict]) -> None:
+    """One line per LIBERO problem class: simkit's Panda minus LIBERO's (see :func:`robot_diff`)."""
+    seen = set()
+    for r in rows:
+        rb = r.get("robot")
+        if rb is None:
+            continue
+        key = (round(rb["base_mm"] or 0.0, 2), tuple(rb["libero_only"]))
+        if key in seen:
+            continue
+        seen.add(key)
+        print(
+            f"robot ({r['task']}): base {rb['base_mm']:.2f} mm, |d damping| {rb['damping']:.3g}, "
+            f"|d armature| {rb['armature']:.3g} kg m^2, |d frictionloss| {rb['frictionloss']:.3g}, "
+            f"|d range| {rb['range']:.3g}, |d home| {rb['home']:.3g}, |d mass| {rb['mass']:.3g} kg; "
+            f"LIBERO only: {', '.join(rb['libero_only']) or '-'}"
+        )
 
 
 def main(argv=None) -> int:
@@ -332,6 +461,7 @@ def main(argv=None) -> int:
     rows = compare(dump, ids, args.resets)
     print(f"LIBERO {dump['versions']} vs simkit")
     print_table(rows, args.markdown)
+    print_robot(rows)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     return 0

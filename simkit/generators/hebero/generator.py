@@ -66,9 +66,10 @@ class HeberoDemosGenerator(Generator):
     """Scripted LIBERO demonstrations (states, actions, trajectories, success) per task."""
 
     name = "hebero-demos"
-    version = (
-        "3"  # 2: LIBERO's placement semantics; 3: closed-loop per-atom planner, demos end on a held goal
-    )
+    #: 2: LIBERO's placement semantics; 3: closed-loop per-atom planner, demos end on a held goal;
+    #: 4: objects on sites/objects as LIBERO's samplers place them, the Panda's finger home and
+    #: base height (LIBERO's)
+    version = "4"
     description = "scripted demonstrations of the Hebero/LIBERO tasks (MuJoCo states, actions, success)"
     extra = "hebero"
     requires = ("mujoco", "gymnasium", "scipy")

@@ -19,6 +19,17 @@ Constants and formulas read from LIBERO (``hf-libero`` 0.1.4 on ``robosuite`` 1.
   drawn in ``[min + r, max - r]``, r = x of the asset's ``horizontal_radius_site``); the kitchen,
   living-room and study classes use ``Libero100TableRegionSampler`` (no shrink); fixtures are never
   shrunk. When a region is narrower than 2 r the bounds cross and numpy draws between them;
+* objects on a site or on another object (``libero/envs/bddl_base_domain.py``,
+  ``_setup_placement_initializer`` and ``_reset_internal``): ``On(e, site)`` uses
+  ``SiteRegionRandomSampler`` with ``x_ranges = [-size_x / 2, size_x / 2]`` (``size`` = the MJCF
+  ``size`` of the site, a box's half extents, so a quarter of its width on each side) shrunk by
+  e's radius: e's ``object`` body is drawn at the site's world x, y plus that offset (world axes;
+  where the site is narrower than 4 r the bounds cross and the offset reaches ``r - size / 2`` on
+  both sides); ``In(e, site)`` (``InSiteRegionRandomSampler``) draws with radius 0 and ranges
+  ``[0, 0]``: the body at the site's x, y; ``On(e, object b)`` (``ObjectBasedSampler``, ranges
+  ``[0, 0]``): the body at b's body x, y. (The site samplers read the site position of the freshly
+  loaded model, every fixture at the origin, and turn it by the parent's sampled orientation: that
+  is the site's world position after the reset);
 * fixture heights: ``MultiRegionRandomSampler`` puts a fixture's ``object`` body at
   ``offset_z + z_offset - bottom_site_z`` with the problem class's ``z_offset``
   (``0.01 - table thickness`` for table arenas, -0.025 m on the floor);
@@ -139,7 +150,8 @@ def quat_multiply_xyzw(q1: np.ndarray, q0: np.ndarray) -> np.ndarray:
     )
 
 
-def _uniform(rng: np.random.Generator, lo_hi) -> float:
+def draw_between(rng: np.random.Generator, lo_hi) -> float:
+    """One uniform draw between the two numbers of ``lo_hi`` (in either order; no draw when equal)."""
     a, b = float(min(lo_hi)), float(max(lo_hi))
     return a if a == b else float(rng.uniform(a, b))
 
@@ -157,9 +169,9 @@ def object_quat(category: str, rng: np.random.Generator) -> tuple[float, float, 
     if isinstance(spec, Mapping):
         q = np.array([0.0, 0.0, 0.0, 1.0])
         for ax, lo_hi in spec.items():
-            q = quat_multiply_xyzw(_axis_xyzw(ax, _uniform(rng, lo_hi)), q)
+            q = quat_multiply_xyzw(_axis_xyzw(ax, draw_between(rng, lo_hi)), q)
     else:
-        q = _axis_xyzw(axis, _uniform(rng, spec))
+        q = _axis_xyzw(axis, draw_between(rng, spec))
     q = q / np.linalg.norm(q)
     return (float(q[0]), float(q[1]), float(q[2]), float(q[3]))  # xyzw numbers, read by MuJoCo as wxyz
 
@@ -179,6 +191,19 @@ def shrunk_ranges(ranges, radius: float) -> list[tuple[float, float, float, floa
         c, d = sorted((y0 + radius, y1 - radius))
         out.append((a, c, b, d))
     return out
+
+
+def parent_offset_box(pred: str, site_half_xy, radius: float) -> tuple[float, float, float, float]:
+    """Box (x_min, y_min, x_max, y_max), m, world axes, that LIBERO draws an object's offset from its
+    parent site's world x, y in: ``pred == "on"``: ``[-h / 2 + r, h / 2 - r]`` per axis (h = the
+    site's MJCF half size), crossed bounds sorted; ``"in"``: the zero box.
+    Source: ``SiteRegionRandomSampler`` / ``InSiteRegionRandomSampler`` (hf-libero 0.1.4)."""
+    if pred != "on":
+        return (0.0, 0.0, 0.0, 0.0)
+    hx, hy = float(site_half_xy[0]), float(site_half_xy[1])
+    a, b = sorted((-hx / 2 + radius, hx / 2 - radius))
+    c, d = sorted((-hy / 2 + radius, hy / 2 - radius))
+    return (a, c, b, d)
 
 
 def fixture_z(problem: str, offset_z: float, bottom_site_z: float) -> float:

@@ -33,8 +33,10 @@
 * robot: the Franka Panda arm and gripper shipped in the ``robosuite`` wheel's
   package data (read as files; robosuite itself is not imported), base at
   :data:`ROBOT_BASE` (LIBERO's base offsets per problem class),
-  gravity-compensated, with joint position actuators (:data:`ARM_KP`) holding
-  LIBERO's home pose :data:`ROBOT_HOME`; zero action = hold. Actuators:
+  gravity-compensated, with joint position actuators (:data:`ARM_KP`) holding LIBERO's home
+  pose :data:`ROBOT_HOME` and the fingers at robosuite's :data:`GRIPPER_HOME`; zero action =
+  hold. The arm joints carry the XML's damping but not the armature and friction loss
+  robosuite's ``RobotModel`` adds on load (docs/hebero.md, Limitations, measured). Actuators:
   ``robot/act1..7`` (arm joint targets, rad) and
   ``robot/gripper/finger_joint{1,2}_act`` (finger targets, m);
 * cameras: LIBERO's ``agentview`` of the problem class and the wrist camera ``eye_in_hand`` on
@@ -61,8 +63,10 @@ from simkit.scenes.hebero.placement import (
     SHRINK_PROBLEMS,
     TABLE_FRICTION,
     TABLE_TOP,
+    draw_between,
     fixture_z,
     object_quat,
+    parent_offset_box,
     shrunk_ranges,
     yaw_quat,
 )
@@ -78,7 +82,9 @@ from simkit.sims.hebero.predicates import (
 #: LIBERO MountedPanda init_qpos (rad), the arm's home pose
 ROBOT_HOME = (0.0, -0.161037389, 0.0, -2.44459747, 0.0, 2.2267522, math.pi / 4.0)
 ARM_KP = 400.0  #: N m / rad, joint position gain (with gravity compensation)
-GRIPPER_OPEN = 0.04  #: m, finger opening of each finger at rest
+GRIPPER_OPEN = 0.04  #: m, finger opening of each finger when open
+#: m, each finger's opening at reset: robosuite's ``PandaGripper.init_qpos`` (1.4.0 and 1.5)
+GRIPPER_HOME = 0.020833
 PLACE_CLEARANCE = 0.001  #: m, gap between an object's lowest collision point and its support when placed
 PENETRATION_TOL = 0.001  #: m, contact depth between two entities that rejects a layout
 LIFT_STEP = 0.005  #: m, lift step when regions force an overlap
@@ -87,12 +93,13 @@ SIM_DT = 0.002  #: s, physics time step (robosuite/LIBERO's 500 Hz)
 
 #: world position (m) of the Panda base per LIBERO problem class: x from LIBERO's base_xpos_offset
 #: (0.16 m + half the table length behind the table centre; 0.25 m for the study table; (-0.6, 0) on the
-#: floor), z = the arm's mount height (0.913 m for the mounted arm, the table height for the arm standing
-#: on the ground beside the low living-room / coffee tables, 0 on the floor)
+#: floor), z = where LIBERO's compiled model has ``robot0_base`` (0.912 m on robosuite's RethinkMount for
+#: the mounted arm, the ``base_xpos_offset`` height for the arm standing on the ground beside the low
+#: living-room / coffee tables, 0 on the floor; measured with tools/libero_dump.py)
 ROBOT_BASE = {
-    "libero_tabletop_manipulation": (-0.66, 0.0, 0.913),
-    "libero_kitchen_tabletop_manipulation": (-0.66, 0.0, 0.913),
-    "libero_study_tabletop_manipulation": (-0.75, 0.0, 0.913),
+    "libero_tabletop_manipulation": (-0.66, 0.0, 0.912),
+    "libero_kitchen_tabletop_manipulation": (-0.66, 0.0, 0.912),
+    "libero_study_tabletop_manipulation": (-0.75, 0.0, 0.912),
     "libero_living_room_tabletop_manipulation": (-0.51, 0.0, 0.42),
     "libero_coffee_table_manipulation": (-0.51, 0.0, 0.41),
     "libero_floor_manipulation": (-0.6, 0.0, 0.0),
@@ -675,8 +682,8 @@ class Layout:
         if with_robot:
             joints = [(f"robot/joint{i}", f"robot/act{i}", q) for i, q in enumerate(ROBOT_HOME, start=1)]
             joints += [
-                ("robot/gripper/finger_joint1", "robot/gripper/finger_joint1_act", GRIPPER_OPEN),
-                ("robot/gripper/finger_joint2", "robot/gripper/finger_joint2_act", -GRIPPER_OPEN),
+                ("robot/gripper/finger_joint1", "robot/gripper/finger_joint1_act", GRIPPER_HOME),
+                ("robot/gripper/finger_joint2", "robot/gripper/finger_joint2_act", -GRIPPER_HOME),
             ]
             for jn, an, q in joints:
                 adr = int(model.jnt_qposadr[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, jn)])
@@ -811,21 +818,25 @@ class Layout:
     def _place_on_parent(
         self, data, pred: str, ent: str, reg: str, rng: np.random.Generator | None = None
     ) -> bool:
+        """Put ``ent`` on / in its parent as LIBERO's site and object samplers do
+        (:func:`~simkit.scenes.hebero.placement.parent_offset_box`): its root body at the parent
+        site's world x, y plus an offset drawn in the box, or at the parent object's body x, y; its
+        lowest collision point :data:`PLACE_CLEARANCE` above the surface there (the site's top face
+        or the parent's highest collision box under that point for ``On``, the site's bottom face
+        for ``In``). False while the parent is not placed yet."""
         import mujoco
 
         model = self.model
+        rng = rng or np.random.default_rng(0)
         a = self.assets[ent]
-        quat = (
-            object_quat(a.category, rng or np.random.default_rng(0)) if a.kind == "object" else yaw_quat(0.0)
-        )
-        lo, hi = self.extent_at(ent, quat)
-        cx, cy = (lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2
-        if reg in self.assets:  # On(a, b), b an asset: on top of b's collision box, centred on b
+        quat = object_quat(a.category, rng) if a.kind == "object" else yaw_quat(0.0)
+        lo, _ = self.extent_at(ent, quat)
+        if reg in self.assets:  # On(a, b), b an asset: at b's body x, y, on top of b's collision box
             if reg not in self.placed:
                 return False
             _, phi = _entity_aabb(model, data, reg)
             bx, by = data.xpos[self.bodies[reg]][:2]
-            self.placed[ent] = (float(bx - cx), float(by - cy), float(phi[2] - lo[2] + PLACE_CLEARANCE), quat)
+            self.placed[ent] = (float(bx), float(by), float(phi[2] - lo[2] + PLACE_CLEARANCE), quat)
             self.set_pose(data, ent, *self.placed[ent])
             return True
         r = self.desc["regions"].get(reg)
@@ -838,12 +849,14 @@ class Layout:
                 self.desc["fixtures"].get(parent, self.desc["objects"].get(parent, {})).get("asset"),
                 f"site {r['site']!r} (region {reg}) not found",
             )
-        sp = data.site_xpos[sid]
+        x0, y0, x1, y1 = parent_offset_box(pred, model.site_size[sid][:2], a.radius)
+        sp = np.array(data.site_xpos[sid])
+        x, y = float(sp[0] + draw_between(rng, (x0, x1))), float(sp[1] + draw_between(rng, (y0, y1)))
         half = np.abs(data.site_xmat[sid].reshape(3, 3) @ model.site_size[sid])
         base = sp[2] + half[2] if pred == "on" else sp[2] - half[2]
-        if pred == "on":  # rest on the parent's highest collision surface under the site centre
-            base = max(base, _surface_below(model, data, parent, sp))
-        self.placed[ent] = (float(sp[0] - cx), float(sp[1] - cy), float(base - lo[2] + PLACE_CLEARANCE), quat)
+        if pred == "on":  # rest on the parent's highest collision surface under the new centre
+            base = max(base, _surface_below(model, data, parent, (x, y, sp[2])))
+        self.placed[ent] = (x, y, float(base - lo[2] + PLACE_CLEARANCE), quat)
         self.set_pose(data, ent, *self.placed[ent])
         return True
 
