@@ -187,6 +187,29 @@ def _touching_points(
     return [(float(x), float(y)) for x, y in world[dist <= tol][:, :2]]
 
 
+def _contacts(
+    obbs: list[_OBB], cs: np.ndarray, hs: np.ndarray, tol: float
+) -> tuple[list[list[bool]], list[Violation]]:
+    """Pairs in contact (penetration > -``tol``) and overlapping (> ``tol``) among ``obbs`` (centres ``cs``,
+    AABB half extents ``hs``, (n, 3) m): the separating-axis test of every pair whose AABBs come within
+    ``tol``, all in one batch."""
+    n = len(obbs)
+    out: list[Violation] = []
+    contact = [[False] * n for _ in range(n)]
+    ii, jj = np.triu_indices(n, 1)
+    near = np.all(np.abs(cs[jj] - cs[ii]) <= hs[jj] + hs[ii] + tol, axis=1)
+    ii, jj = ii[near], jj[near]  # pairs (i < j, in order) whose AABBs come within tol
+    if len(ii):
+        Rs, hh = np.array([o.R for o in obbs]), np.array([o.h for o in obbs])
+        depth = penetration_depths(cs[ii], Rs[ii], hh[ii], cs[jj], Rs[jj], hh[jj])
+        for i, j, d in zip(ii.tolist(), jj.tolist(), depth.tolist(), strict=True):
+            if d > -tol:
+                contact[i][j] = contact[j][i] = True
+            if d > tol:
+                out.append(Violation("overlap", (obbs[i].id, obbs[j].id), d))
+    return contact, out
+
+
 def check_packing(
     container: Container,
     boxes: list[tuple[Box, Pose]],
@@ -216,18 +239,8 @@ def check_packing(
     # pairwise interpenetration, with an AABB prefilter
     cs = np.array([o.c for o in obbs]).reshape(n, 3)
     hs = np.array([o.aabb_half for o in obbs]).reshape(n, 3)
-    contact = [[False] * n for _ in range(n)]
-    ii, jj = np.triu_indices(n, 1)
-    near = np.all(np.abs(cs[jj] - cs[ii]) <= hs[jj] + hs[ii] + tol, axis=1)
-    ii, jj = ii[near], jj[near]  # pairs (i < j, in order) whose AABBs come within tol
-    if len(ii):
-        Rs, hh = np.array([o.R for o in obbs]), np.array([o.h for o in obbs])
-        depth = penetration_depths(cs[ii], Rs[ii], hh[ii], cs[jj], Rs[jj], hh[jj])
-        for i, j, d in zip(ii.tolist(), jj.tolist(), depth.tolist(), strict=True):
-            if d > -tol:
-                contact[i][j] = contact[j][i] = True
-            if d > tol:
-                out.append(Violation("overlap", (obbs[i].id, obbs[j].id), d))
+    contact, overlaps = _contacts(obbs, cs, hs, tol)
+    out += overlaps
     # containment
     for o in obbs:
         cr = o.corners
