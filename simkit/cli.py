@@ -351,7 +351,11 @@ def generate(
     seed: int = typer.Option(
         0, "--seed", help="Master seed; episode i depends only on (seed, generator, i)."
     ),
-    workers: int = typer.Option(1, "--workers", help="Worker processes (local executor)."),
+    workers: int = typer.Option(
+        1,
+        "--workers",
+        help="Worker processes (local executor), one BLAS/OpenMP thread each (SIMKIT_WORKER_THREADS).",
+    ),
     shard: str | None = typer.Option(None, "--shard", help="K/N: produce only shards j with j % N == K."),
     executor: str = typer.Option("local", "--executor", help="local | ray"),
     address: str | None = typer.Option(None, "--address", help="Ray cluster address (with --executor ray)."),

@@ -46,6 +46,7 @@ def bench_layout_first(tier: str, n: int, seed: int = 0) -> dict:
 
     rejected = failed_checks = 0
     steps = 0
+    physics = _time_physics()
     t0 = time.process_time()
     for i in range(n):
         redraw = 0
@@ -62,15 +63,40 @@ def bench_layout_first(tier: str, n: int, seed: int = 0) -> dict:
         steps += len(ep.fields["steps"])
     cpu = time.process_time() - t0
     gen.teardown()
+    physics_s = physics()
     return {
         "trajectories": n,
         "cpu_s": cpu,
+        "physics_s_per_traj": physics_s / n,
         "per_core_traj_s": n / cpu,
         "s_per_traj": cpu / n,
         "rejections": rejected,
         "failed_checks": failed_checks,
         "steps": steps,
     }
+
+
+def _time_physics():
+    """Count the CPU seconds spent in ``PackingPhysics.place`` (pybullet drop and settle) from now on;
+    returns a function that stops counting and gives the total."""
+    from simkit.sims.packing.physics import PackingPhysics
+
+    orig, total = PackingPhysics.place, [0.0]
+
+    def place(self, *a, **k):
+        t = time.process_time()
+        try:
+            return orig(self, *a, **k)
+        finally:
+            total[0] += time.process_time() - t
+
+    PackingPhysics.place = place  # type: ignore[method-assign]
+
+    def stop() -> float:
+        PackingPhysics.place = orig  # type: ignore[method-assign]
+        return total[0]
+
+    return stop
 
 
 def _random_rollout(case: PackingCase, rng: np.random.Generator):
@@ -187,6 +213,33 @@ def render_md(info: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _layout_only(args) -> None:
+    """``--layout-only``: per tier, CPU seconds per valid trajectory (generate + encode/decode + check) and
+    the share spent in the physics replay; one JSON line per tier on stdout (and in ``--json``)."""
+    import simkit
+
+    rows = {}
+    for tier in args.tiers.split(","):
+        lf = bench_layout_first(tier, args.n)
+        rows[tier] = lf
+        print(
+            json.dumps(
+                {
+                    "tier": tier,
+                    "simkit": str(Path(simkit.__file__).parent),
+                    "s_per_traj": round(lf["s_per_traj"], 4),
+                    "physics_s_per_traj": round(lf["physics_s_per_traj"], 4),
+                    "rejections": lf["rejections"],
+                    "failed_checks": lf["failed_checks"],
+                    "load": round(os.getloadavg()[0], 1),
+                }
+            ),
+            flush=True,
+        )
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=20, help="layout-first trajectories per tier")
@@ -197,7 +250,15 @@ def main() -> None:
     ap.add_argument("--json", type=Path, default=None, help="write the raw numbers here")
     ap.add_argument("--md", type=Path, default=None, help="write a markdown report here")
     ap.add_argument("--render", type=Path, default=None, help="only re-render --md from this --json file")
+    ap.add_argument(
+        "--layout-only",
+        action="store_true",
+        help="layout-first only (no forward sampling): the cost per trajectory",
+    )
     args = ap.parse_args()
+    if args.layout_only:
+        _layout_only(args)
+        return
     if args.render:
         info = json.loads(args.render.read_text())
         (args.md or Path("bench_packing.md")).write_text(render_md(info))

@@ -46,6 +46,7 @@ from simkit.episodes.corpus import (
     write_manifest,
 )
 from simkit.episodes.storage import corpus_path, is_remote, make_stage
+from simkit.executors.threads import limited_threads, worker_threads
 from simkit.executors.worker import (
     RunSpec,
     Worker,
@@ -276,7 +277,7 @@ def _pool_run(
             max_workers=workers,
             mp_context=mp.get_context("spawn"),
             initializer=init_process,
-            initargs=(spec, os.getpid()),
+            initargs=(spec, os.getpid(), worker_threads()),
         ) as pool:
             for i in todo:
                 in_flight[pool.submit(produce_in_process, i)] = i
@@ -309,14 +310,19 @@ def execute_local(
     worker that dies (segfault in a backend, out-of-memory kill) does not end the run: the episodes it
     had in flight are retried one at a time on a fresh single-worker pool, and an episode that kills its
     worker again is recorded as failed.
+
+    Each producer uses :func:`~simkit.executors.threads.worker_threads` threads per native pool (BLAS,
+    OpenMP, numba; one by default): in each pool worker for its life, in this process for the run (then
+    restored).
     """
     if workers <= 1:
-        worker = worker or Worker(spec)
-        try:
-            for i in indices:
-                on_row(worker.produce(i))
-        finally:
-            worker.close()
+        with limited_threads(worker_threads()):
+            worker = worker or Worker(spec)
+            try:
+                for i in indices:
+                    on_row(worker.produce(i))
+            finally:
+                worker.close()
         return
     todo = iter(indices)
     broken = True
@@ -705,6 +711,7 @@ def generate_corpus(
             ``out`` holds a different corpus (each differing setting named) or cannot be written.
     """
     check_run_args(n, seed, episodes_per_shard, workers, retries, max_shard_bytes)
+    worker_threads()  # a bad SIMKIT_WORKER_THREADS is one clear error before anything is written
     if executor not in ("local", "ray"):
         raise SimkitError(f"unknown executor {executor!r}; choose local or ray")
     if address and executor != "ray":

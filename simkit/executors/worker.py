@@ -184,19 +184,24 @@ def _exit_with_parent(parent: int) -> None:
 _WORKER: Worker | None = None
 
 
-def init_process(spec: RunSpec, parent_pid: int) -> None:
+def init_process(spec: RunSpec, parent_pid: int, threads: int = 1) -> None:
     """Pool initializer: build and set up this process's generator; tear it down at process exit.
 
     ``parent_pid``: the pid of the process that owns the pool; the worker exits when it dies.
+    ``threads``: threads per native pool (BLAS, OpenMP, numba) in this worker
+    (:mod:`simkit.executors.threads`): one core per worker by default.
     """
     global _WORKER
     from multiprocessing.util import Finalize
 
     from simkit.core.verbosity import apply_env
+    from simkit.executors.threads import limit_loaded, set_thread_env
 
     apply_env()  # log at the level of the command that started the pool
     _exit_with_parent(parent_pid)
+    set_thread_env(threads)  # for the libraries the generator loads from here on
     _WORKER = Worker(spec)
+    limit_loaded(threads)  # numpy's and scipy's BLAS, loaded before this initializer ran
     Finalize(_WORKER, _WORKER.close, exitpriority=10)
 
 

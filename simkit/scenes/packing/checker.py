@@ -90,20 +90,44 @@ class _OBB:
 
 def penetration_depth(a: _OBB, b: _OBB) -> float:
     """Minimum overlap (m) of two oriented boxes over the 15 SAT axes; <= 0 means separated (gap = -value)."""
-    axes = [a.R[:, i] for i in range(3)] + [b.R[:, i] for i in range(3)]
-    for i in range(3):
-        for j in range(3):
-            n = np.cross(a.R[:, i], b.R[:, j])
-            nn = np.linalg.norm(n)
-            if nn > 1e-6:
-                axes.append(n / nn)
-    d = b.c - a.c
-    best = math.inf
-    for n in axes:
-        ra = float(np.sum(a.h * np.abs(a.R.T @ n)))
-        rb = float(np.sum(b.h * np.abs(b.R.T @ n)))
-        best = min(best, ra + rb - abs(float(d @ n)))
-    return best
+    return float(penetration_depths(a.c[None], a.R[None], a.h[None], b.c[None], b.R[None], b.h[None])[0])
+
+
+def penetration_depths(
+    ca: np.ndarray, Ra: np.ndarray, ha: np.ndarray, cb: np.ndarray, Rb: np.ndarray, hb: np.ndarray
+) -> np.ndarray:
+    """:func:`penetration_depth` of P box pairs at once: centres ``ca``/``cb`` (P, 3) m, rotations
+    ``Ra``/``Rb`` (P, 3, 3) (columns = local axes in the world frame), half extents ``ha``/``hb`` (P, 3) m.
+
+    Returns float64 (P,): per pair, the minimum over the 15 separating-axis candidates (the 6 face normals
+    and the 9 edge cross products longer than 1e-6; Gottschalk, Lin & Manocha 1996) of
+    ``ra + rb - |d . n|``; <= 0 means separated.
+    """
+    P = len(ca)
+    A = np.swapaxes(Ra, 1, 2)  # rows: a's local axes
+    B = np.swapaxes(Rb, 1, 2)
+    u, v = (
+        A[:, :, None, :],
+        B[:, None, :, :],
+    )  # every (a axis i, b axis j): the cross product by its components
+    cross = np.stack(
+        [
+            u[..., 1] * v[..., 2] - u[..., 2] * v[..., 1],
+            u[..., 2] * v[..., 0] - u[..., 0] * v[..., 2],
+            u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0],
+        ],
+        axis=-1,
+    ).reshape(P, 9, 3)
+    nn = np.sqrt(np.einsum("pkj,pkj->pk", cross, cross))
+    valid = nn > 1e-6
+    cross /= np.where(valid, nn, 1.0)[..., None]
+    axes = np.concatenate([A, B, cross], axis=1)  # (P, 15, 3) unit axes
+    ra = np.einsum("pkj,pj->pk", np.abs(axes @ Ra), ha)  # |R^T n| . h per axis
+    rb = np.einsum("pkj,pj->pk", np.abs(axes @ Rb), hb)
+    sep = np.abs(np.einsum("pkj,pj->pk", axes, cb - ca))
+    over = ra + rb - sep
+    over[:, 6:][~valid] = np.inf  # a degenerate cross product (parallel edges) is no candidate
+    return over.min(axis=1)
 
 
 def _cross2(o, a, b) -> float:
@@ -163,6 +187,29 @@ def _touching_points(
     return [(float(x), float(y)) for x, y in world[dist <= tol][:, :2]]
 
 
+def _contacts(
+    obbs: list[_OBB], cs: np.ndarray, hs: np.ndarray, tol: float
+) -> tuple[list[list[bool]], list[Violation]]:
+    """Pairs in contact (penetration > -``tol``) and overlapping (> ``tol``) among ``obbs`` (centres ``cs``,
+    AABB half extents ``hs``, (n, 3) m): the separating-axis test of every pair whose AABBs come within
+    ``tol``, all in one batch."""
+    n = len(obbs)
+    out: list[Violation] = []
+    contact = [[False] * n for _ in range(n)]
+    ii, jj = np.triu_indices(n, 1)
+    near = np.all(np.abs(cs[jj] - cs[ii]) <= hs[jj] + hs[ii] + tol, axis=1)
+    ii, jj = ii[near], jj[near]  # pairs (i < j, in order) whose AABBs come within tol
+    if len(ii):
+        Rs, hh = np.array([o.R for o in obbs]), np.array([o.h for o in obbs])
+        depth = penetration_depths(cs[ii], Rs[ii], hh[ii], cs[jj], Rs[jj], hh[jj])
+        for i, j, d in zip(ii.tolist(), jj.tolist(), depth.tolist(), strict=True):
+            if d > -tol:
+                contact[i][j] = contact[j][i] = True
+            if d > tol:
+                out.append(Violation("overlap", (obbs[i].id, obbs[j].id), d))
+    return contact, out
+
+
 def check_packing(
     container: Container,
     boxes: list[tuple[Box, Pose]],
@@ -192,15 +239,8 @@ def check_packing(
     # pairwise interpenetration, with an AABB prefilter
     cs = np.array([o.c for o in obbs]).reshape(n, 3)
     hs = np.array([o.aabb_half for o in obbs]).reshape(n, 3)
-    contact = [[False] * n for _ in range(n)]
-    for i in range(n):
-        near = np.nonzero(np.all(np.abs(cs[i + 1 :] - cs[i]) <= hs[i + 1 :] + hs[i] + tol, axis=1))[0] + i + 1
-        for j in near:
-            d = penetration_depth(obbs[i], obbs[j])
-            if d > -tol:
-                contact[i][j] = contact[j][i] = True
-            if d > tol:
-                out.append(Violation("overlap", (obbs[i].id, obbs[j].id), d))
+    contact, overlaps = _contacts(obbs, cs, hs, tol)
+    out += overlaps
     # containment
     for o in obbs:
         cr = o.corners
