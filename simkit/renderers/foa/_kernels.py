@@ -109,26 +109,28 @@ def _block_kernels():
 
     import numba
 
-    # no fastmath: IEEE order of operations keeps the bytes identical across CPUs (README.md, determinism)
     @numba.njit(cache=True, nogil=True, inline="always")
-    def interior_block(out, xs, off, base, j0, j1, d0, dd, ga, gb, inv, tmp, frac, idx):  # pragma: no cover
-        """One block of one path that reads only inside its signal: sample index and fraction, the
-        4-tap Lagrange read into a scratch buffer (gathers), then the ramped gains into ``out``.
-        ``base`` = j0 - start (integers below 2**53: exact); ``ga``/``gb`` the gains (4,) at the
-        block's two edges."""
-        g0, g1, g2, g3 = ga[0], ga[1], ga[2], ga[3]
-        e0 = (gb[0] - g0) * inv
-        e1 = (gb[1] - g1) * inv
-        e2 = (gb[2] - g2) * inv
-        e3 = (gb[3] - g3) * inv
-        for f in range(j1 - j0):
-            pos = (base + f) - (d0 + dd * f)
-            fi = math.floor(pos)
-            idx[f] = int(fi) + off
-            frac[f] = pos - fi
-        for f in range(j1 - j0):
+    def lagrange_run(x, frac, tmp, nf):  # pragma: no cover
+        """``tmp[g] =`` the 4-tap Lagrange read at ``x[g + 1]`` + ``frac[g]`` for 0 <= g < nf, with ``x``
+        the signal from one sample before the run's first read: views indexed by loop counters only
+        (no wrap-around checks, so the loop vectorises)."""
+        for g in range(nf):
+            d = frac[g]
+            dm1 = d - 1.0
+            dp1 = d + 1.0
+            dm2 = d - 2.0
+            a = d * dm1
+            b = dp1 * dm2
+            tmp[g] = (x[g] * (-a * dm2) + x[g + 3] * (a * dp1)) * (1.0 / 6.0) + (
+                x[g + 1] * (b * dm1) - x[g + 2] * (b * d)
+            ) * 0.5
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def gather_read(xs, idx, frac, tmp, nf):  # pragma: no cover
+        """``tmp[f] =`` the 4-tap Lagrange read of ``xs`` at ``idx[f] + f`` + ``frac[f]`` (any offsets)."""
+        for f in range(nf):
             d = frac[f]
-            q = idx[f]
+            q = idx[f] + f
             dm1 = d - 1.0
             dp1 = d + 1.0
             dm2 = d - 2.0
@@ -137,13 +139,52 @@ def _block_kernels():
             tmp[f] = (xs[q - 1] * (-a * dm2) + xs[q + 2] * (a * dp1)) * (1.0 / 6.0) + (
                 xs[q] * (b * dm1) - xs[q + 1] * (b * d)
             ) * 0.5
-        for j in range(j0, j1):
-            f = j - j0
+
+    # no fastmath: IEEE order of operations keeps the bytes identical across CPUs (README.md, determinism)
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def interior_block(out, xs, off, base, j0, j1, d0, dd, gains, tmp, frac, idx):  # pragma: no cover
+        """One block of one path that reads only inside its signal: sample index and fraction, the
+        4-tap Lagrange read into a scratch buffer, then the ramped gains into ``out`` (4, n).
+        ``base`` = j0 - start (integers below 2**53: exact); ``gains`` = (g0, g1, g2, g3, e0, e1, e2,
+        e3), the four gains at the block's first edge and their per-sample increments. Where the read
+        index advances by one sample per output sample (the delay's integer part is constant, or
+        changes once, in the block), the read takes contiguous loads instead of gathers: the same
+        values and operations, hence the same result."""
+        g0, g1, g2, g3, e0, e1, e2, e3 = gains
+        nf = j1 - j0
+        q0 = int(math.floor(base - d0)) + off  # the read offset at f = 0 (pos there is base - d0)
+        c = 0  # how many samples read at that offset (all of them: one contiguous run)
+        for f in range(nf):
+            pos = (base + f) - (d0 + dd * f)
+            fi = math.floor(pos)
+            v = int(fi) + off - f
+            idx[f] = v
+            frac[f] = pos - fi
+            c += v == q0
+        if c == nf:
+            lagrange_run(xs[q0 - 1 : q0 + nf + 2], frac, tmp, nf)
+        else:
+            q1 = idx[nf - 1]
+            bad = 0
+            for f in range(c):  # two runs (the delay's integer part changes once)?
+                bad += idx[f] != q0
+            for f in range(c, nf):
+                bad += idx[f] != q1
+            if bad == 0:
+                lagrange_run(xs[q0 - 1 : q0 + c + 2], frac, tmp, c)
+                lagrange_run(xs[q1 + c - 1 : q1 + nf + 2], frac[c:], tmp[c:], nf - c)
+            else:
+                gather_read(xs, idx, frac, tmp, nf)
+        o0 = out[0, j0:j1]
+        o1 = out[1, j0:j1]
+        o2 = out[2, j0:j1]
+        o3 = out[3, j0:j1]
+        for f in range(nf):  # views indexed from 0: no wrap-around checks, the loop vectorises
             s = tmp[f]
-            out[j, 0] += s * (g0 + e0 * f)
-            out[j, 1] += s * (g1 + e1 * f)
-            out[j, 2] += s * (g2 + e2 * f)
-            out[j, 3] += s * (g3 + e3 * f)
+            o0[f] += s * (g0 + e0 * f)
+            o1[f] += s * (g1 + e1 * f)
+            o2[f] += s * (g2 + e2 * f)
+            o3[f] += s * (g3 + e3 * f)
 
     @numba.njit(cache=True, nogil=True, inline="always")
     def edge_read(xs, off, m, i, d):  # pragma: no cover
@@ -187,7 +228,7 @@ def path_kernel():
     # no fastmath: IEEE order of operations keeps the bytes identical across CPUs (README.md, determinism)
     @numba.njit(cache=True, nogil=True)
     def add_paths(out, xs, offsets, lengths, starts, gains, delays, use_delay, block):  # pragma: no cover
-        n = out.shape[0]
+        n = out.shape[1]
         n_paths = gains.shape[0]
         nb = gains.shape[1] - 1
         inv = 1.0 / block
@@ -229,9 +270,7 @@ def path_kernel():
                         j1,
                         d0,
                         dd,
-                        gains[p, k],
-                        gains[p, k + 1],
-                        inv,
+                        (g0, g1, g2, g3, e0, e1, e2, e3),
                         tmp,
                         frac,
                         idx,
@@ -257,9 +296,9 @@ def path_kernel():
                         continue
                     else:
                         s = edge_read(xs, off, m, i, d)
-                    out[j, 0] += s * (g0 + e0 * f)
-                    out[j, 1] += s * (g1 + e1 * f)
-                    out[j, 2] += s * (g2 + e2 * f)
-                    out[j, 3] += s * (g3 + e3 * f)
+                    out[0, j] += s * (g0 + e0 * f)
+                    out[1, j] += s * (g1 + e1 * f)
+                    out[2, j] += s * (g2 + e2 * f)
+                    out[3, j] += s * (g3 + e3 * f)
 
     return add_paths

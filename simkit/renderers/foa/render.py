@@ -144,11 +144,13 @@ class _PathMixer:
     def _run_kernel(self) -> None:
         # one call per queued signal, in queue order: every output sample receives the paths'
         # contributions in the same order as a single call over all paths would add them, and
-        # no signal, gain or delay array is copied
+        # no signal, gain or delay array is copied; the kernel adds into a channel-major copy of
+        # the output (contiguous rows per channel), copied back unchanged in value
+        out_t = np.ascontiguousarray(self.out.T)
         for sig, start, gains, delays, use in self.queued:
             p = gains.shape[0]
             self.kernel(
-                self.out,
+                out_t,
                 np.ascontiguousarray(sig, dtype=np.float64),
                 np.zeros(p, np.int64),
                 np.full(p, sig.size, np.int64),
@@ -158,6 +160,7 @@ class _PathMixer:
                 use,
                 self.block,
             )
+        self.out[:] = out_t.T
         self.queued = []
 
     def flush(self) -> None:
