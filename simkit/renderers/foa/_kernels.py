@@ -302,3 +302,53 @@ def path_kernel():
                     out[3, j] += s * (g3 + e3 * f)
 
     return add_paths
+
+
+@lru_cache(maxsize=1)
+def static_kernel():
+    """The compiled kernel of static paths (constant gains and delays), or ``None`` (see module doc).
+
+    Signature: ``add_static(out (4, n) channel-major output, xp (n + span + 4,) the signal padded
+    with silence, first (P,) int index into ``xp`` of the read of path p's last tap at output
+    sample 0, w (P, 4) the Lagrange tap weights of each path (tap t delays by t samples more than
+    tap 0), g (P, 4) the SN3D gains of each path, block)``. Output sample j of path p is
+    ``g[p] * sum_t w[p, t] * xp[first[p] + 3 - t + j]``: the sparse impulse response of the static
+    paths applied in the time domain, without the FFT of :func:`render._add_static_rir` (equal to
+    it to rounding). Blocks of ``block`` output samples keep the output in cache for all paths.
+    """
+    if not _enabled():
+        return None
+    import numba
+    import numpy as np
+
+    @numba.njit(cache=True, nogil=True)
+    def add_static(out, xp, first, w, g, block):  # pragma: no cover
+        n = out.shape[1]
+        tmp = np.empty(block)
+        for j0 in range(0, n, block):
+            nf = min(block, n - j0)
+            o0 = out[0, j0 : j0 + nf]
+            o1 = out[1, j0 : j0 + nf]
+            o2 = out[2, j0 : j0 + nf]
+            o3 = out[3, j0 : j0 + nf]
+            for p in range(first.shape[0]):
+                u = first[p] + j0
+                x = xp[u : u + nf + 3]  # a view indexed by loop counters only: the loops vectorise
+                w0 = w[p, 0]
+                w1 = w[p, 1]
+                w2 = w[p, 2]
+                w3 = w[p, 3]
+                for f in range(nf):
+                    tmp[f] = x[f] * w3 + x[f + 1] * w2 + x[f + 2] * w1 + x[f + 3] * w0
+                g0 = g[p, 0]
+                g1 = g[p, 1]
+                g2 = g[p, 2]
+                g3 = g[p, 3]
+                for f in range(nf):
+                    s = tmp[f]
+                    o0[f] += s * g0
+                    o1[f] += s * g1
+                    o2[f] += s * g2
+                    o3[f] += s * g3
+
+    return add_static
