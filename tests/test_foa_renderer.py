@@ -364,9 +364,10 @@ def _reference_image_render(sig, pts_at, lis, room, n, block=32):
     for m in range(amp.size):
         v = img[:, m] - lis
         r = np.linalg.norm(v, axis=1)
-        g = np.column_stack([np.ones_like(r), v[:, 1] / r, v[:, 2] / r, v[:, 0] / r]) * (
-            amp[m] / np.maximum(r, 0.3)
-        )[:, None]
+        g = (
+            np.column_stack([np.ones_like(r), v[:, 1] / r, v[:, 2] / r, v[:, 0] / r])
+            * (amp[m] / np.maximum(r, 0.3))[:, None]
+        )
         dl = r / SPEED_OF_SOUND * FS
         for j in range(n):
             k, f = divmod(j, block)

@@ -102,11 +102,9 @@ def images_kernel():
 
 
 @lru_cache(maxsize=1)
-def _block_kernels():
-    """The compiled pieces of :func:`path_kernel` (inlined there by numba): the block that reads only
-    inside its signal, and the read next to a signal's ends; call only when numba is enabled."""
-    import math
-
+def _read_kernels():
+    """The 4-tap Lagrange reads of :func:`_block_kernels` (inlined there by numba): along a contiguous
+    run of read positions, and at arbitrary ones (gathers); call only when numba is enabled."""
     import numba
 
     @numba.njit(cache=True, nogil=True, inline="always")
@@ -139,6 +137,19 @@ def _block_kernels():
             tmp[f] = (xs[q - 1] * (-a * dm2) + xs[q + 2] * (a * dp1)) * (1.0 / 6.0) + (
                 xs[q] * (b * dm1) - xs[q + 1] * (b * d)
             ) * 0.5
+
+    return lagrange_run, gather_read
+
+
+@lru_cache(maxsize=1)
+def _block_kernels():
+    """The compiled pieces of :func:`path_kernel` (inlined there by numba): the block that reads only
+    inside its signal, and the read next to a signal's ends; call only when numba is enabled."""
+    import math
+
+    import numba
+
+    lagrange_run, gather_read = _read_kernels()
 
     # no fastmath: IEEE order of operations keeps the bytes identical across CPUs (README.md, determinism)
     @numba.njit(cache=True, nogil=True, inline="always")
