@@ -391,11 +391,11 @@ def _distance_range(p: DirectorParams, room: dict | None) -> tuple[float, float]
     return float(lo), float(hi)
 
 
-def _timing_capacity(t: np.ndarray, busy: np.ndarray, p: DirectorParams, need: int) -> int:
-    """How many more activities of ``TIMING_SLACK * MIN_ACTIVE_S`` (counting up to ``need``) fit the timeline (10 ms
+def _timing_capacity(t: np.ndarray, busy: np.ndarray, p: DirectorParams, need: int, slack: float) -> int:
+    """How many more activities of ``slack * MIN_ACTIVE_S`` (counting up to ``need``) fit the timeline (10 ms
     grid ``t``, ``busy`` = sources sounding per grid point) with at most ``max_concurrent`` at once,
     each placed at the earliest window that fits (greedy; optimal for activities of equal length)."""
-    width = int(round(TIMING_SLACK * MIN_ACTIVE_S / 0.01)) + 1  # with slack: random draws rarely pack tightly
+    width = int(round(slack * MIN_ACTIVE_S / 0.01)) + 1  # slack > 1: random draws rarely pack tightly
     busy = busy.copy()
     for k in range(need):
         fits = busy < int(p.max_concurrent or 1)
@@ -417,9 +417,9 @@ def _draw_timing(
     the clip inside a stretch of time (10 ms grid) where fewer than ``max_concurrent`` sources
     already sound (stretches chosen in proportion to their usable length), so that no more than
     ``max_concurrent`` sources (this one included) sound at any instant. With ``n_after`` sources
-    still to be placed, an activity that leaves them too little room (:func:`_timing_capacity`) is
-    drawn again (up to ``TIMING_DRAWS`` times; foa-qa v6), so that scenes seldom fail later for want
-    of time.
+    still to be placed, an activity that leaves them less than ``TIMING_SLACK * MIN_ACTIVE_S`` each
+    (:func:`_timing_capacity`) is drawn again (up to ``TIMING_DRAWS`` times; the last draw needs only
+    ``MIN_ACTIVE_S`` each; foa-qa v6), so that scenes seldom fail later for want of time.
     """
     if p.max_concurrent is None:
         onset = _r(rng.uniform(0.0, min(0.25 * duration, duration - MIN_ACTIVE_S)), 2)
@@ -436,7 +436,8 @@ def _draw_timing(
         return None
     lengths = np.array([b - a - MIN_ACTIVE_S for a, b in runs]) + 1e-3
     longest = max(MIN_ACTIVE_S, 0.5 * duration)
-    for _ in range(TIMING_DRAWS if n_after > 0 else 1):
+    draws = TIMING_DRAWS if n_after > 0 else 1
+    for k in range(draws):
         a, b = runs[int(rng.choice(len(runs), p=lengths / lengths.sum()))]
         onset = _r(rng.uniform(a, b - MIN_ACTIVE_S), 2)
         if min(b, onset + longest) < onset + MIN_ACTIVE_S:  # the onset rounded past b - MIN_ACTIVE_S
@@ -445,8 +446,10 @@ def _draw_timing(
         if offset - onset < MIN_ACTIVE_S - 1e-9:
             return None
         after = busy + ((t >= onset) & (t < offset))
-        if n_after == 0 or _timing_capacity(t, after, p, n_after) >= n_after:
+        if n_after == 0 or _timing_capacity(t, after, p, n_after, TIMING_SLACK) >= n_after:
             return onset, offset
+        if k == draws - 1 and _timing_capacity(t, after, p, n_after, 1.0) >= n_after:
+            return onset, offset  # a timeline too tight for the slack: room without it is enough
     return None
 
 
