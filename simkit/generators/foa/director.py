@@ -218,6 +218,10 @@ def _yaw_at(cam: dict, t: np.ndarray) -> np.ndarray:
 RADIAL_MIN_SPAN_M = 1.5
 #: shortest activity (s) of a source in mode qa (a motion needs time to be heard)
 MIN_ACTIVE_S = 1.0
+#: proposals of one source's activity that must leave room for the sources after it (mode qa)
+TIMING_DRAWS = 40
+#: the room left for each later source, in units of MIN_ACTIVE_S
+TIMING_SLACK = 1.25
 
 
 def foreground_elevation_limit(fov_deg: float, width: int, height: int) -> float:
@@ -337,7 +341,9 @@ def direct_scene(rng: np.random.Generator, p: DirectorParams) -> dict:
     sources: list[dict] = []
     for i in range(n_total):
         role = "source" if static else "foreground" if i < n_fg else "offscreen"
-        src = _draw_source(rng, p, i, role, str(picked[i]), cam, duration, dist_range, room, sources)
+        src = _draw_source(
+            rng, p, i, role, str(picked[i]), cam, duration, dist_range, room, sources, n_total - i - 1
+        )
         sources.append(src)
     scene = {
         "mode": p.mode,
@@ -385,14 +391,35 @@ def _distance_range(p: DirectorParams, room: dict | None) -> tuple[float, float]
     return float(lo), float(hi)
 
 
-def _draw_timing(rng, p: DirectorParams, duration: float, placed: list[dict]) -> tuple[float, float] | None:
+def _timing_capacity(t: np.ndarray, busy: np.ndarray, p: DirectorParams, need: int, slack: float) -> int:
+    """How many more activities of ``slack * MIN_ACTIVE_S`` (counting up to ``need``) fit the timeline (10 ms
+    grid ``t``, ``busy`` = sources sounding per grid point) with at most ``max_concurrent`` at once,
+    each placed at the earliest window that fits (greedy; optimal for activities of equal length)."""
+    width = int(round(slack * MIN_ACTIVE_S / 0.01)) + 1  # slack > 1: random draws rarely pack tightly
+    busy = busy.copy()
+    for k in range(need):
+        fits = busy < int(p.max_concurrent or 1)
+        ok = np.convolve(fits.astype(int), np.ones(width, dtype=int), mode="valid") == width
+        if not ok.any():
+            return k
+        start = int(np.argmax(ok))
+        busy[start : start + width - 1] += 1
+    return need
+
+
+def _draw_timing(
+    rng, p: DirectorParams, duration: float, placed: list[dict], n_after: int = 0
+) -> tuple[float, float] | None:
     """Onset and offset (s) of a source in mode qa, or None when ``p.max_concurrent`` is exceeded.
 
     Without ``max_concurrent``: onset in the first quarter, offset after 70 % of the clip (long,
     overlapping activities). With it: an activity of at least ``MIN_ACTIVE_S`` and at most 50 % of
     the clip inside a stretch of time (10 ms grid) where fewer than ``max_concurrent`` sources
     already sound (stretches chosen in proportion to their usable length), so that no more than
-    ``max_concurrent`` sources (this one included) sound at any instant.
+    ``max_concurrent`` sources (this one included) sound at any instant. With ``n_after`` sources
+    still to be placed, an activity that leaves them less than ``TIMING_SLACK * MIN_ACTIVE_S`` each
+    (:func:`_timing_capacity`) is drawn again (up to ``TIMING_DRAWS`` times; the last draw needs only
+    ``MIN_ACTIVE_S`` each; foa-qa v6), so that scenes seldom fail later for want of time.
     """
     if p.max_concurrent is None:
         onset = _r(rng.uniform(0.0, min(0.25 * duration, duration - MIN_ACTIVE_S)), 2)
@@ -408,17 +435,29 @@ def _draw_timing(rng, p: DirectorParams, duration: float, placed: list[dict]) ->
     if not runs:
         return None
     lengths = np.array([b - a - MIN_ACTIVE_S for a, b in runs]) + 1e-3
-    a, b = runs[int(rng.choice(len(runs), p=lengths / lengths.sum()))]
-    onset = _r(rng.uniform(a, b - MIN_ACTIVE_S), 2)
     longest = max(MIN_ACTIVE_S, 0.5 * duration)
-    offset = _r(rng.uniform(onset + MIN_ACTIVE_S, min(b, onset + longest)), 2)
-    return (onset, offset) if offset - onset >= MIN_ACTIVE_S - 1e-9 else None
+    draws = TIMING_DRAWS if n_after > 0 else 1
+    for k in range(draws):
+        a, b = runs[int(rng.choice(len(runs), p=lengths / lengths.sum()))]
+        onset = _r(rng.uniform(a, b - MIN_ACTIVE_S), 2)
+        if min(b, onset + longest) < onset + MIN_ACTIVE_S:  # the onset rounded past b - MIN_ACTIVE_S
+            return None
+        offset = _r(rng.uniform(onset + MIN_ACTIVE_S, min(b, onset + longest)), 2)
+        if offset - onset < MIN_ACTIVE_S - 1e-9:
+            return None
+        after = busy + ((t >= onset) & (t < offset))
+        if n_after == 0 or _timing_capacity(t, after, p, n_after, TIMING_SLACK) >= n_after:
+            return onset, offset
+        if k == draws - 1 and _timing_capacity(t, after, p, n_after, 1.0) >= n_after:
+            return onset, offset  # a timeline too tight for the slack: room without it is enough
+    return None
 
 
 def _draw_source(
-    rng, p: DirectorParams, i: int, role: str, label: str, cam, duration, dist_range, room, placed
+    rng, p: DirectorParams, i: int, role: str, label: str, cam, duration, dist_range, room, placed, n_after=0
 ):
-    """One source (timing, motion, keyframes, track) meeting its role's constraints (60 attempts).
+    """One source (timing, motion, keyframes, track) meeting its role's constraints (60 attempts);
+    ``n_after`` sources are still to be placed after it (its timing leaves them room).
 
     Raises:
         DirectorFailed: no attempt met the constraints.
@@ -431,7 +470,7 @@ def _draw_source(
         if static:
             onset, offset, motion = 0.0, duration, "static"
         else:
-            timing = _draw_timing(rng, p, duration, placed)
+            timing = _draw_timing(rng, p, duration, placed, n_after)
             if timing is None:
                 continue
             onset, offset = timing

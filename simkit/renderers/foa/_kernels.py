@@ -102,33 +102,33 @@ def images_kernel():
 
 
 @lru_cache(maxsize=1)
-def _block_kernels():
-    """The compiled pieces of :func:`path_kernel` (inlined there by numba): the block that reads only
-    inside its signal, and the read next to a signal's ends; call only when numba is enabled."""
-    import math
-
+def _read_kernels():
+    """The 4-tap Lagrange reads of :func:`_block_kernels` (inlined there by numba): along a contiguous
+    run of read positions, and at arbitrary ones (gathers); call only when numba is enabled."""
     import numba
 
-    # no fastmath: IEEE order of operations keeps the bytes identical across CPUs (README.md, determinism)
     @numba.njit(cache=True, nogil=True, inline="always")
-    def interior_block(out, xs, off, base, j0, j1, d0, dd, ga, gb, inv, tmp, frac, idx):  # pragma: no cover
-        """One block of one path that reads only inside its signal: sample index and fraction, the
-        4-tap Lagrange read into a scratch buffer (gathers), then the ramped gains into ``out``.
-        ``base`` = j0 - start (integers below 2**53: exact); ``ga``/``gb`` the gains (4,) at the
-        block's two edges."""
-        g0, g1, g2, g3 = ga[0], ga[1], ga[2], ga[3]
-        e0 = (gb[0] - g0) * inv
-        e1 = (gb[1] - g1) * inv
-        e2 = (gb[2] - g2) * inv
-        e3 = (gb[3] - g3) * inv
-        for f in range(j1 - j0):
-            pos = (base + f) - (d0 + dd * f)
-            fi = math.floor(pos)
-            idx[f] = int(fi) + off
-            frac[f] = pos - fi
-        for f in range(j1 - j0):
+    def lagrange_run(x, frac, tmp, nf):  # pragma: no cover
+        """``tmp[g] =`` the 4-tap Lagrange read at ``x[g + 1]`` + ``frac[g]`` for 0 <= g < nf, with ``x``
+        the signal from one sample before the run's first read: views indexed by loop counters only
+        (no wrap-around checks, so the loop vectorises)."""
+        for g in range(nf):
+            d = frac[g]
+            dm1 = d - 1.0
+            dp1 = d + 1.0
+            dm2 = d - 2.0
+            a = d * dm1
+            b = dp1 * dm2
+            tmp[g] = (x[g] * (-a * dm2) + x[g + 3] * (a * dp1)) * (1.0 / 6.0) + (
+                x[g + 1] * (b * dm1) - x[g + 2] * (b * d)
+            ) * 0.5
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def gather_read(xs, idx, frac, tmp, nf):  # pragma: no cover
+        """``tmp[f] =`` the 4-tap Lagrange read of ``xs`` at ``idx[f] + f`` + ``frac[f]`` (any offsets)."""
+        for f in range(nf):
             d = frac[f]
-            q = idx[f]
+            q = idx[f] + f
             dm1 = d - 1.0
             dp1 = d + 1.0
             dm2 = d - 2.0
@@ -137,13 +137,65 @@ def _block_kernels():
             tmp[f] = (xs[q - 1] * (-a * dm2) + xs[q + 2] * (a * dp1)) * (1.0 / 6.0) + (
                 xs[q] * (b * dm1) - xs[q + 1] * (b * d)
             ) * 0.5
-        for j in range(j0, j1):
-            f = j - j0
+
+    return lagrange_run, gather_read
+
+
+@lru_cache(maxsize=1)
+def _block_kernels():
+    """The compiled pieces of :func:`path_kernel` (inlined there by numba): the block that reads only
+    inside its signal, and the read next to a signal's ends; call only when numba is enabled."""
+    import math
+
+    import numba
+
+    lagrange_run, gather_read = _read_kernels()
+
+    # no fastmath: IEEE order of operations keeps the bytes identical across CPUs (README.md, determinism)
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def interior_block(out, xs, off, base, j0, j1, d0, dd, gains, tmp, frac, idx):  # pragma: no cover
+        """One block of one path that reads only inside its signal: sample index and fraction, the
+        4-tap Lagrange read into a scratch buffer, then the ramped gains into ``out`` (4, n).
+        ``base`` = j0 - start (integers below 2**53: exact); ``gains`` = (g0, g1, g2, g3, e0, e1, e2,
+        e3), the four gains at the block's first edge and their per-sample increments. Where the read
+        index advances by one sample per output sample (the delay's integer part is constant, or
+        changes once, in the block), the read takes contiguous loads instead of gathers: the same
+        values and operations, hence the same result."""
+        g0, g1, g2, g3, e0, e1, e2, e3 = gains
+        nf = j1 - j0
+        q0 = int(math.floor(base - d0)) + off  # the read offset at f = 0 (pos there is base - d0)
+        c = 0  # how many samples read at that offset (all of them: one contiguous run)
+        for f in range(nf):
+            pos = (base + f) - (d0 + dd * f)
+            fi = math.floor(pos)
+            v = int(fi) + off - f
+            idx[f] = v
+            frac[f] = pos - fi
+            c += v == q0
+        if c == nf:
+            lagrange_run(xs[q0 - 1 : q0 + nf + 2], frac, tmp, nf)
+        else:
+            q1 = idx[nf - 1]
+            bad = 0
+            for f in range(c):  # two runs (the delay's integer part changes once)?
+                bad += idx[f] != q0
+            for f in range(c, nf):
+                bad += idx[f] != q1
+            if bad == 0:
+                lagrange_run(xs[q0 - 1 : q0 + c + 2], frac, tmp, c)
+                lagrange_run(xs[q1 + c - 1 : q1 + nf + 2], frac[c:], tmp[c:], nf - c)
+            else:
+                gather_read(xs, idx, frac, tmp, nf)
+        o0 = out[0, j0:j1]
+        o1 = out[1, j0:j1]
+        o2 = out[2, j0:j1]
+        o3 = out[3, j0:j1]
+        for f in range(nf):  # views indexed from 0: no wrap-around checks, the loop vectorises
             s = tmp[f]
-            out[j, 0] += s * (g0 + e0 * f)
-            out[j, 1] += s * (g1 + e1 * f)
-            out[j, 2] += s * (g2 + e2 * f)
-            out[j, 3] += s * (g3 + e3 * f)
+            o0[f] += s * (g0 + e0 * f)
+            o1[f] += s * (g1 + e1 * f)
+            o2[f] += s * (g2 + e2 * f)
+            o3[f] += s * (g3 + e3 * f)
 
     @numba.njit(cache=True, nogil=True, inline="always")
     def edge_read(xs, off, m, i, d):  # pragma: no cover
@@ -187,7 +239,7 @@ def path_kernel():
     # no fastmath: IEEE order of operations keeps the bytes identical across CPUs (README.md, determinism)
     @numba.njit(cache=True, nogil=True)
     def add_paths(out, xs, offsets, lengths, starts, gains, delays, use_delay, block):  # pragma: no cover
-        n = out.shape[0]
+        n = out.shape[1]
         n_paths = gains.shape[0]
         nb = gains.shape[1] - 1
         inv = 1.0 / block
@@ -229,9 +281,7 @@ def path_kernel():
                         j1,
                         d0,
                         dd,
-                        gains[p, k],
-                        gains[p, k + 1],
-                        inv,
+                        (g0, g1, g2, g3, e0, e1, e2, e3),
                         tmp,
                         frac,
                         idx,
@@ -257,9 +307,59 @@ def path_kernel():
                         continue
                     else:
                         s = edge_read(xs, off, m, i, d)
-                    out[j, 0] += s * (g0 + e0 * f)
-                    out[j, 1] += s * (g1 + e1 * f)
-                    out[j, 2] += s * (g2 + e2 * f)
-                    out[j, 3] += s * (g3 + e3 * f)
+                    out[0, j] += s * (g0 + e0 * f)
+                    out[1, j] += s * (g1 + e1 * f)
+                    out[2, j] += s * (g2 + e2 * f)
+                    out[3, j] += s * (g3 + e3 * f)
 
     return add_paths
+
+
+@lru_cache(maxsize=1)
+def static_kernel():
+    """The compiled kernel of static paths (constant gains and delays), or ``None`` (see module doc).
+
+    Signature: ``add_static(out (4, n) channel-major output, xp (n + span + 4,) the signal padded
+    with silence, first (P,) int index into ``xp`` of the read of path p's last tap at output
+    sample 0, w (P, 4) the Lagrange tap weights of each path (tap t delays by t samples more than
+    tap 0), g (P, 4) the SN3D gains of each path, block)``. Output sample j of path p is
+    ``g[p] * sum_t w[p, t] * xp[first[p] + 3 - t + j]``: the sparse impulse response of the static
+    paths applied in the time domain, without the FFT of :func:`render._add_static_rir` (equal to
+    it to rounding). Blocks of ``block`` output samples keep the output in cache for all paths.
+    """
+    if not _enabled():
+        return None
+    import numba
+    import numpy as np
+
+    @numba.njit(cache=True, nogil=True)
+    def add_static(out, xp, first, w, g, block):  # pragma: no cover
+        n = out.shape[1]
+        tmp = np.empty(block)
+        for j0 in range(0, n, block):
+            nf = min(block, n - j0)
+            o0 = out[0, j0 : j0 + nf]
+            o1 = out[1, j0 : j0 + nf]
+            o2 = out[2, j0 : j0 + nf]
+            o3 = out[3, j0 : j0 + nf]
+            for p in range(first.shape[0]):
+                u = first[p] + j0
+                x = xp[u : u + nf + 3]  # a view indexed by loop counters only: the loops vectorise
+                w0 = w[p, 0]
+                w1 = w[p, 1]
+                w2 = w[p, 2]
+                w3 = w[p, 3]
+                for f in range(nf):
+                    tmp[f] = x[f] * w3 + x[f + 1] * w2 + x[f + 2] * w1 + x[f + 3] * w0
+                g0 = g[p, 0]
+                g1 = g[p, 1]
+                g2 = g[p, 2]
+                g3 = g[p, 3]
+                for f in range(nf):
+                    s = tmp[f]
+                    o0[f] += s * g0
+                    o1[f] += s * g1
+                    o2[f] += s * g2
+                    o3[f] += s * g3
+
+    return add_static

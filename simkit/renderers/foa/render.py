@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simkit.renderers.foa._kernels import gains_kernel, images_kernel, path_kernel
+from simkit.renderers.foa._kernels import gains_kernel, images_kernel, path_kernel, static_kernel
 from simkit.renderers.foa.geometry import ListenerPose, Trajectory
 from simkit.renderers.foa.room import ShoeboxRoom, diffuse_tail, diffuse_tail_bands
 
@@ -113,6 +113,7 @@ class _PathMixer:
 
     def __init__(self, out: np.ndarray, block: int, chunk: int = 16):
         self.kernel = path_kernel()
+        self.static_kernel = static_kernel() if self.kernel is not None else None
         self.queued: list[tuple] = []
         self.out, self.block, self.chunk = out, block, chunk
         self.n = out.shape[0]
@@ -141,14 +142,32 @@ class _PathMixer:
         (ignored where ``use_delay`` (P,) is False)."""
         self.queued.append((sig, start, gains, delays, use_delay))
 
+    def queue_static(self, sig: np.ndarray, start: int, gains: np.ndarray, delays: np.ndarray) -> None:
+        """Queue P static paths of one signal for the compiled static kernel: gains (P, 4), delays (P,)
+        in samples; the same 4-tap Lagrange taps as :func:`_add_static_rir`, applied in the time domain."""
+        base, rows, w = _static_taps(delays)
+        r_lo, r_hi = int(rows.min()), int(rows.max())
+        shift = start + base + r_hi + 3  # xp[u] = sig[u - shift]: every read of every path lies in xp
+        xp = np.zeros(self.n + r_hi - r_lo + 3)
+        lo, hi = max(shift, 0), min(shift + sig.size, xp.size)
+        if hi > lo:
+            xp[lo:hi] = sig[lo - shift : hi - shift]
+        self.queued.append((xp, (r_hi - rows).astype(np.int64), w, np.ascontiguousarray(gains)))
+
     def _run_kernel(self) -> None:
         # one call per queued signal, in queue order: every output sample receives the paths'
         # contributions in the same order as a single call over all paths would add them, and
-        # no signal, gain or delay array is copied
-        for sig, start, gains, delays, use in self.queued:
+        # no signal, gain or delay array is copied; the kernel adds into a channel-major copy of
+        # the output (contiguous rows per channel), copied back unchanged in value
+        out_t = np.ascontiguousarray(self.out.T)
+        for item in self.queued:
+            if len(item) == 4:  # static paths (queue_static)
+                self.static_kernel(out_t, *item, 512)
+                continue
+            sig, start, gains, delays, use = item
             p = gains.shape[0]
             self.kernel(
-                self.out,
+                out_t,
                 np.ascontiguousarray(sig, dtype=np.float64),
                 np.zeros(p, np.int64),
                 np.full(p, sig.size, np.int64),
@@ -158,6 +177,7 @@ class _PathMixer:
                 use,
                 self.block,
             )
+        self.out[:] = out_t.T
         self.queued = []
 
     def flush(self) -> None:
@@ -336,7 +356,9 @@ def _mix_paths(
     """Add one source's M paths into ``out``: one convolution for a static scene with reflections,
     the compiled mixer's batch where it exists, else path by path (the direct path undelayed when
     ``delay`` is False)."""
-    if static and m_paths > 1:
+    if static and m_paths > 1 and mixer.static_kernel is not None:
+        mixer.queue_static(sig, start, g[:, 0], d[:, 0])
+    elif static and m_paths > 1:
         _add_static_rir(out, sig, start, g[:, 0], d[:, 0])
     elif mixer.kernel is not None:  # all paths of this source in one batch, no copies
         use = np.ones(m_paths, dtype=bool)
@@ -420,15 +442,11 @@ def _edges(values: np.ndarray, nb: int, static: bool) -> np.ndarray:
     return np.broadcast_to(values, (nb + 1, values.shape[-1])) if static else values
 
 
-def _add_static_rir(
-    out: np.ndarray, signal: np.ndarray, start: int, gains: np.ndarray, delays: np.ndarray
-) -> None:
-    """Static geometry: build the sparse FOA impulse response of all paths and convolve once."""
+def _static_taps(delays: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+    """The 4 Lagrange taps of static paths with ``delays`` (M,) samples (the weights of
+    :func:`_lagrange_read`, Laakso et al. 1996): ``(base, rows (M,) int, weights (M, 4))``, path m's
+    tap t at sample ``base + rows[m] + t`` of the impulse response (first tap at floor(delay) - 1)."""
     base = int(np.floor(delays.min())) - 1
-    length = int(np.ceil(delays.max())) - base + 3
-    h = np.zeros((length, 4))
-    # the 4 Lagrange taps of all paths at once (the weights of _lagrange_read, Laakso et al. 1996,
-    # first tap at floor(delay) - 1); np.add.at adds them in path order, as a loop would
     x = delays - base
     i = np.floor(x)
     d = x - i
@@ -441,7 +459,18 @@ def _add_static_rir(
         ],
         axis=1,
     )  # (M, 4)
-    rows = (i.astype(np.int64) - 1)[:, None] + np.arange(4)[None, :]
+    return base, i.astype(np.int64) - 1, w
+
+
+def _add_static_rir(
+    out: np.ndarray, signal: np.ndarray, start: int, gains: np.ndarray, delays: np.ndarray
+) -> None:
+    """Static geometry: build the sparse FOA impulse response of all paths and convolve once."""
+    base, first, w = _static_taps(delays)
+    length = int(np.ceil(delays.max())) - base + 3
+    h = np.zeros((length, 4))
+    # np.add.at adds the taps of all paths in path order, as a loop would
+    rows = first[:, None] + np.arange(4)[None, :]
     np.add.at(h, rows.ravel(), (w[:, :, None] * gains[:, None, :]).reshape(-1, 4))
     _add_convolved(out, signal, start + base, h)
 
