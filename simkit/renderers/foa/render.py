@@ -161,7 +161,8 @@ class _PathMixer:
         # the output (contiguous rows per channel), copied back unchanged in value
         out_t = np.ascontiguousarray(self.out.T)
         for item in self.queued:
-            if len(item) == 4:  # static paths (queue_static)
+            if len(item) == 4:  # static paths (queue_static, only queued where the kernel exists)
+                assert self.static_kernel is not None
                 self.static_kernel(out_t, *item, 512)
                 continue
             sig, start, gains, delays, use = item
