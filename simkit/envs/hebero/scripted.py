@@ -40,6 +40,8 @@ class Waypoint:
     hold: int = 0
     yaw: float = 0.0
     tilt: float = 0.0  #: rad, rotation about world x applied before the yaw (-pi/2: fingers point along -y)
+    #: world rotation vector (3,), rad, applied after the yaw: the hand leaned towards a far target
+    lean: np.ndarray | None = None
     #: (entity, z) when reaching this waypoint means the entity's root body must be above z (m): a
     #: grasp that did not lift it aborts the plan (:class:`ScriptedPolicy` replans)
     lifted: tuple[str, float] | None = None
@@ -70,6 +72,10 @@ class Tracker:
         ct, st = np.cos(wp.tilt), np.sin(wp.tilt)
         tilt = np.array([[1.0, 0.0, 0.0], [0.0, ct, -st], [0.0, st, ct]])
         target = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]) @ tilt @ self.rot0
+        if wp.lean is not None:
+            target = (
+                _axis_rotation(wp.lean / np.linalg.norm(wp.lean), float(np.linalg.norm(wp.lean))) @ target
+            )
         a[3:6] = np.clip(_rotvec(target @ rot.T) / self.s_R, -1.0, 1.0)
         a[6] = wp.grip
         self.steps += 1
@@ -93,22 +99,25 @@ def pick_place(
     carry_z: float,
     yaw: float = 0.0,
     lifted: tuple[str, float] | None = None,
+    lean: np.ndarray | None = None,
 ) -> list[Waypoint]:
     """Grasp at ``grasp`` (3,), release with the grip site at ``place`` (3,), carrying at ``carry_z``;
-    the gripper turned by ``yaw`` rad about z throughout; ``lifted`` the check once lifted."""
+    the gripper turned by ``yaw`` rad about z (and leaned by ``lean``, :func:`lean_for`) throughout;
+    ``lifted`` the check once lifted."""
     up = np.array([0.0, 0.0, APPROACH])
     lift = np.array([grasp[0], grasp[1], carry_z])
     over = np.array([place[0], place[1], carry_z])
+    k = {"yaw": yaw, "lean": lean}
     return [
-        Waypoint(grasp + up, -1.0, tol=0.01, budget=60, yaw=yaw),
-        Waypoint(grasp, -1.0, tol=0.004, budget=60, yaw=yaw),
-        Waypoint(grasp, 1.0, tol=1.0, budget=1, hold=10, yaw=yaw),
-        Waypoint(grasp + up / 2, 1.0, tol=0.02, budget=20, yaw=yaw, lifted=lifted),
-        Waypoint(lift, 1.0, tol=0.02, budget=50, yaw=yaw),
-        Waypoint(over, 1.0, tol=0.015, budget=70, yaw=yaw),
-        Waypoint(place, 1.0, tol=0.008, budget=40, hold=3, yaw=yaw),
-        Waypoint(place, -1.0, tol=1.0, budget=1, hold=8, yaw=yaw),
-        Waypoint(over, -1.0, tol=0.015, budget=50, yaw=yaw),
+        Waypoint(grasp + up, -1.0, tol=0.01, budget=60, **k),
+        Waypoint(grasp, -1.0, tol=0.004, budget=60, **k),
+        Waypoint(grasp, 1.0, tol=1.0, budget=1, hold=10, **k),
+        Waypoint(grasp + up / 2, 1.0, tol=0.02, budget=20, lifted=lifted, **k),
+        Waypoint(lift, 1.0, tol=0.02, budget=50, **k),
+        Waypoint(over, 1.0, tol=0.015, budget=70, **k),
+        Waypoint(place, 1.0, tol=0.008, budget=40, hold=3, **k),
+        Waypoint(place, -1.0, tol=1.0, budget=1, hold=8, **k),
+        Waypoint(over, -1.0, tol=0.015, budget=50, **k),
     ]
 
 
@@ -177,8 +186,78 @@ SETTLE_STEPS = 15  #: still steps (0.75 s at 20 Hz) before the first plan, while
 GRIP_WIDTH = 0.072  #: m, widest span the fingers close across with margin (Panda: 0.08 m fully open)
 RIM_INSET = 0.008  #: m, grasp point inside a rim's outer edge (the wall of a bowl or mug)
 SURFACE_CATEGORIES = ("table", "floor")  #: entities that are the ground, never obstacles
+#: m, grip site to the wrist centre (the Panda's joint-6 axis) with the gripper pointing down at yaw 0,
+#: world frame (measured on simkit's Panda); at yaw psi it turns by Rz(psi)
+WRIST_OFFSET = np.array([-0.078, 0.004, 0.208])
+#: m, farthest the wrist centre gets from the shoulder (joint-2 axis) with margin: the Panda's links
+#: sqrt(0.316^2 + 0.0825^2) + sqrt(0.384^2 + 0.0825^2) = 0.719 m (Franka Emika DH parameters) less 15 mm
+REACH = 0.704
 
 _CORNER_SIGNS = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float)
+
+
+def _shoulder(scene, data) -> np.ndarray | None:
+    """World position (3,) of the arm's shoulder (joint-2 anchor), m; None without the Panda."""
+    import mujoco
+
+    j = mujoco.mj_name2id(scene.model, mujoco.mjtObj.mjOBJ_JOINT, "robot/joint2")
+    return None if j < 0 else np.array(data.xanchor[j])
+
+
+def _wrist_offset(yaw: float, lean: np.ndarray | None = None) -> np.ndarray:
+    """:data:`WRIST_OFFSET` (3,) turned by ``yaw`` rad about z, then by the rotation vector ``lean``."""
+    c, n = np.cos(yaw), np.sin(yaw)
+    w = WRIST_OFFSET
+    o = np.array([c * w[0] - n * w[1], n * w[0] + c * w[1], w[2]])
+    if lean is None or not np.any(lean):
+        return o
+    return _axis_rotation(lean / np.linalg.norm(lean), float(np.linalg.norm(lean))) @ o
+
+
+def reach_margin(scene, data, p: np.ndarray, yaw: float = 0.0, lean: np.ndarray | None = None) -> float:
+    """How far (m) inside the arm's reach (:data:`REACH`) the wrist is with the grip site at ``p``
+    (3,) and the gripper pointing down turned by ``yaw`` rad (leaned by ``lean``); negative: out of
+    reach."""
+    s = _shoulder(scene, data)
+    if s is None:
+        return 1.0
+    return REACH - float(np.linalg.norm(p + _wrist_offset(yaw, lean) - s))
+
+
+LEAN_DEG = (0.0, 10.0, 20.0, 30.0)  #: hand leans (degrees from vertical) tried for far grasps
+
+
+def lean_for(scene, data, points: list[np.ndarray], yaw: float) -> tuple[np.ndarray | None, float]:
+    """The smallest lean of :data:`LEAN_DEG` (fingertips tilted away from the shoulder, the wrist
+    drawn back towards it) that brings every grip-site point (3,) within reach at ``yaw``, else the
+    one reaching farthest: (rotation vector (3,) rad or None for upright, least reach margin m)."""
+    s = _shoulder(scene, data)
+    if s is None:
+        return None, 1.0
+    d = np.mean(points, axis=0)[:2] - s[:2]
+    axis = np.array([d[1], -d[0], 0.0]) / (np.linalg.norm(d) + 1e-12)  # d x z: fingertips lean along d
+    best: tuple[np.ndarray | None, float] | None = None
+    for deg in LEAN_DEG:
+        lean = None if deg == 0 else axis * np.deg2rad(deg)
+        m = min(reach_margin(scene, data, p, yaw, lean) for p in points)
+        if m >= 0:
+            return lean, m
+        if best is None or m > best[1]:
+            best = (lean, m)
+    assert best is not None
+    return best
+
+
+def reach_top(scene, data, xy: np.ndarray, yaw: float = 0.0, lean: np.ndarray | None = None) -> float:
+    """Highest grip-site z (m) over ``xy`` (2,) that the arm reaches with the gripper down at ``yaw``
+    (and ``lean``; the wrist on the sphere of radius :data:`REACH` about the shoulder); +inf without
+    the Panda, the shoulder's height less the wrist offset where ``xy`` is out of reach at any height."""
+    s = _shoulder(scene, data)
+    if s is None:
+        return np.inf
+    o = _wrist_offset(yaw, lean)
+    h2 = float(np.sum((xy + o[:2] - s[:2]) ** 2))
+    return float(s[2] - o[2] + np.sqrt(max(REACH**2 - h2, 0.0)))
 
 
 def _atoms(f: dict) -> list[dict]:
@@ -241,10 +320,11 @@ def grasp_pose(scene, data, obj: str) -> tuple[np.ndarray, float]:
         across = np.array([-np.sin(yaw), np.cos(yaw)])  # fingers close along world y at yaw 0
         along = np.array([np.cos(yaw), np.sin(yaw)])
         w = pts[:, :2] @ across
-        score = (w.max() - w.min()) + 0.002 * abs(yaw)
+        v = pts[:, :2] @ along
+        mid = across * (w.max() + w.min()) / 2 + along * (v.max() + v.min()) / 2
+        short = max(0.0, -lean_for(scene, data, [np.array([mid[0], mid[1], z])], float(yaw))[1])
+        score = (w.max() - w.min()) + 0.002 * abs(yaw) + 10.0 * short  # out of reach: turn the wrist in
         if best is None or score < best[0]:
-            v = pts[:, :2] @ along
-            mid = across * (w.max() + w.min()) / 2 + along * (v.max() + v.min()) / 2
             best = (score, w.max() - w.min(), float(yaw), mid)
     assert best is not None
     cat = scene.binding.categories.get(obj, "")
@@ -278,9 +358,16 @@ def rim_grasp(scene, data, obj: str) -> tuple[np.ndarray, float]:
         p[axis] = root[axis] + sign * (r - RIM_INSET)
         outer = p.copy()
         outer[axis] += sign * 0.03
-        room = _clearance(outer, boxes, z - 0.01)
-        if best is None or room > best[0] + 1e-3:
-            best = (room, p, 0.0 if axis == 1 else np.pi / 2)
+        yaw = 0.0 if axis == 1 else np.pi / 2
+        # sides the arm reaches (with APPROACH above) first, then the most room
+        ok = lean_for(scene, data, [p, p + [0, 0, APPROACH]], yaw)[1]
+        key = (min(ok, 0.0), _clearance(outer, boxes, z - 0.01))
+        if (
+            best is None
+            or key[0] > best[0][0] + 1e-3
+            or (abs(key[0] - best[0][0]) <= 1e-3 and key[1] > best[0][1] + 1e-3)
+        ):
+            best = (key, p, yaw)
     assert best is not None
     return best[1], best[2]
 
@@ -354,11 +441,29 @@ def _floor_below(scene, data, entity: str, xy: np.ndarray, top: float) -> float:
     return best
 
 
-def _carry_height(scene, data, obj: str, a: np.ndarray, b: np.ndarray, hang: float) -> float:
+def _carry_height(
+    scene,
+    data,
+    obj: str,
+    a: np.ndarray,
+    b: np.ndarray,
+    hang: float,
+    yaw: float = 0.0,
+    lean: np.ndarray | None = None,
+) -> float:
     """Grip-site height (m) to carry ``obj`` from ``a`` to ``b`` (3,): the highest entity top in a
     12 cm wide corridor between them plus the ``hang`` (m, grip site to the object's bottom) and
-    :data:`CARRY_CLEARANCE` / 2, at least :data:`CARRY_CLEARANCE` above both ends."""
-    top = max(a[2], b[2]) + CARRY_CLEARANCE - hang
+    :data:`CARRY_CLEARANCE` / 2, at least :data:`CARRY_CLEARANCE` above both ends; lowered to what
+    the arm reaches over both ends (:func:`reach_top`, gripper at ``yaw``) but kept 3 cm over that
+    highest top and 6 cm over both ends."""
+    want = _corridor_top(scene, data, obj, a, b, max(a[2], b[2]) + CARRY_CLEARANCE - hang)
+    need = _corridor_top(scene, data, obj, a, b, max(a[2], b[2]) + 0.06 - hang) + hang + 0.03
+    cap = min(reach_top(scene, data, a[:2], yaw, lean), reach_top(scene, data, b[:2], yaw, lean))
+    return max(need, min(want + hang + CARRY_CLEARANCE / 2, cap))
+
+
+def _corridor_top(scene, data, obj: str, a: np.ndarray, b: np.ndarray, top: float) -> float:
+    """The highest entity top (m) in a 12 cm wide corridor from ``a`` to ``b`` (3,), at least ``top``."""
     seg = b[:2] - a[:2]
     length = float(np.linalg.norm(seg))
     for lo, hi in _obstacles(scene, data, (obj,)):
@@ -368,7 +473,17 @@ def _carry_height(scene, data, obj: str, a: np.ndarray, b: np.ndarray, hang: flo
         d = np.maximum(np.maximum(lo[:2] - p, p - hi[:2]), 0.0)
         if float(np.hypot(*d)) < 0.06:
             top = max(top, float(hi[2]))
-    return top + hang + CARRY_CLEARANCE / 2
+    return top
+
+
+def _pick_place_within_reach(
+    scene, data, obj: str, grasp: np.ndarray, place: np.ndarray, hang: float, yaw: float, lifted
+) -> list[Waypoint]:
+    """:func:`pick_place` with the hand leaned (:func:`lean_for`) so that the grasp, the point above
+    it and the place are within the arm's reach, and the carry height (:func:`_carry_height`) too."""
+    lean, _ = lean_for(scene, data, [grasp, grasp + [0.0, 0.0, APPROACH], place], yaw)
+    carry = _carry_height(scene, data, obj, grasp, place, hang, yaw, lean)
+    return pick_place(grasp, place, carry, yaw, lifted, lean)
 
 
 def plan_place(scene, data, pred: str, obj: str, target: str) -> list[Waypoint]:
@@ -383,9 +498,7 @@ def plan_place(scene, data, pred: str, obj: str, target: str) -> list[Waypoint]:
     offset = grasp[:2] - np.asarray(data.xpos[b.bodies[obj]])[:2]  # grip site vs the object's root body
     place = np.array([spot[0] + offset[0], spot[1] + offset[1], support + hang + 0.02])
     z0 = float(data.xpos[b.bodies[obj]][2])
-    return pick_place(
-        grasp, place, _carry_height(scene, data, obj, grasp, place, hang), yaw, (obj, z0 + LIFT_CHECK)
-    )
+    return _pick_place_within_reach(scene, data, obj, grasp, place, hang, yaw, (obj, z0 + LIFT_CHECK))
 
 
 def plan_atom(scene, data, pred: str, args: list[str]) -> list[Waypoint]:
@@ -470,9 +583,7 @@ def _clear_of_sweep(scene, data, obj: str, region: str) -> list[Waypoint]:
     hang = float(grasp[2] - olo[2])
     place = np.array([spot[0] + grasp[0] - root[0], spot[1] + grasp[1] - root[1], olo[2] + hang + 0.01])
     z0 = float(root[2])
-    return pick_place(
-        grasp, place, _carry_height(scene, data, obj, grasp, place, hang), yaw, (obj, z0 + LIFT_CHECK)
-    )
+    return _pick_place_within_reach(scene, data, obj, grasp, place, hang, yaw, (obj, z0 + LIFT_CHECK))
 
 
 def plan_task(scene, data) -> list[Waypoint]:
