@@ -100,24 +100,27 @@ def pick_place(
     yaw: float = 0.0,
     lifted: tuple[str, float] | None = None,
     lean: np.ndarray | None = None,
+    turn: float = 0.0,
 ) -> list[Waypoint]:
     """Grasp at ``grasp`` (3,), release with the grip site at ``place`` (3,), carrying at ``carry_z``;
-    the gripper turned by ``yaw`` rad about z (and leaned by ``lean``, :func:`lean_for`) throughout;
+    the gripper turned by ``yaw`` rad about z (and leaned by ``lean``, :func:`lean_for`) throughout,
+    by ``turn`` rad more from above the place on (the object turned to fit its target);
     ``lifted`` the check once lifted."""
     up = np.array([0.0, 0.0, APPROACH])
     lift = np.array([grasp[0], grasp[1], carry_z])
     over = np.array([place[0], place[1], carry_z])
     k = {"yaw": yaw, "lean": lean}
+    t = {"yaw": yaw + turn, "lean": lean}
     return [
         Waypoint(grasp + up, -1.0, tol=0.01, budget=60, **k),
         Waypoint(grasp, -1.0, tol=0.004, budget=60, **k),
         Waypoint(grasp, 1.0, tol=1.0, budget=1, hold=10, **k),
         Waypoint(grasp + up / 2, 1.0, tol=0.02, budget=20, lifted=lifted, **k),
         Waypoint(lift, 1.0, tol=0.02, budget=50, **k),
-        Waypoint(over, 1.0, tol=0.015, budget=70, **k),
-        Waypoint(place, 1.0, tol=0.008, budget=40, hold=3, **k),
-        Waypoint(place, -1.0, tol=1.0, budget=1, hold=8, **k),
-        Waypoint(over, -1.0, tol=0.015, budget=50, **k),
+        Waypoint(over, 1.0, tol=0.015, budget=70, **t),
+        Waypoint(place, 1.0, tol=0.008, budget=40, hold=3, **t),
+        Waypoint(place, -1.0, tol=1.0, budget=1, hold=8, **t),
+        Waypoint(over, -1.0, tol=0.015, budget=50, **t),
     ]
 
 
@@ -292,6 +295,26 @@ def _obstacles(scene, data, skip: tuple[str, ...]) -> list[tuple[np.ndarray, np.
     ]
 
 
+def _geom_room(scene, data, skip: tuple[str, ...], point: np.ndarray, above: float) -> float:
+    """Distance (m, at most 1) from ``point`` (3,) to the nearest oriented collision box of every
+    entity but the ground and ``skip`` whose top is above z = ``above`` (finer than the entities'
+    AABBs of :func:`_obstacles`: a turned drawer's walls, not the whole cabinet's box)."""
+    b, m = scene.binding, scene.model
+    best = 1.0
+    for n in b.bodies:
+        if n in skip or any(s in b.categories.get(n, "") for s in SURFACE_CATEGORIES):
+            continue
+        for g in b.subtree_geoms[n]:
+            rot = np.asarray(data.geom_xmat[g]).reshape(3, 3)
+            c = np.asarray(data.geom_xpos[g]) + rot @ m.geom_aabb[g][:3]
+            h = np.asarray(m.geom_aabb[g][3:])
+            if c[2] + float(np.abs(rot[2]) @ h) <= above:
+                continue
+            q = np.maximum(np.abs(rot.T @ (point - c)) - h, 0.0)
+            best = min(best, float(np.linalg.norm(q)))
+    return best
+
+
 def _clearance(point: np.ndarray, boxes: list[tuple[np.ndarray, np.ndarray]], above: float) -> float:
     """Horizontal distance (m) from ``point`` (3,) to the nearest box whose top is above z = ``above``."""
     best = 1.0
@@ -349,7 +372,6 @@ def rim_grasp(scene, data, obj: str) -> tuple[np.ndarray, float]:
         (0, -1): root[0] - lo[0],
     }
     r = min(reach.values())
-    boxes = _obstacles(scene, data, (obj,))
     best = None
     for (axis, sign), extent in reach.items():
         if extent > r + 0.01:
@@ -361,7 +383,7 @@ def rim_grasp(scene, data, obj: str) -> tuple[np.ndarray, float]:
         yaw = 0.0 if axis == 1 else np.pi / 2
         # sides the arm reaches (with APPROACH above) first, then the most room
         ok = lean_for(scene, data, [p, p + [0, 0, APPROACH]], yaw)[1]
-        key = (min(ok, 0.0), _clearance(outer, boxes, z - 0.01))
+        key = (min(ok, 0.0), _geom_room(scene, data, (obj,), outer, z - 0.01))
         if (
             best is None
             or key[0] > best[0][0] + 1e-3
@@ -477,13 +499,55 @@ def _corridor_top(scene, data, obj: str, a: np.ndarray, b: np.ndarray, top: floa
 
 
 def _pick_place_within_reach(
-    scene, data, obj: str, grasp: np.ndarray, place: np.ndarray, hang: float, yaw: float, lifted
+    scene,
+    data,
+    obj: str,
+    grasp: np.ndarray,
+    place: np.ndarray,
+    hang: float,
+    yaw: float,
+    lifted,
+    turn: float = 0.0,
 ) -> list[Waypoint]:
     """:func:`pick_place` with the hand leaned (:func:`lean_for`) so that the grasp, the point above
     it and the place are within the arm's reach, and the carry height (:func:`_carry_height`) too."""
     lean, _ = lean_for(scene, data, [grasp, grasp + [0.0, 0.0, APPROACH], place], yaw)
     carry = _carry_height(scene, data, obj, grasp, place, hang, yaw, lean)
-    return pick_place(grasp, place, carry, yaw, lifted, lean)
+    return pick_place(grasp, place, carry, yaw, lifted, lean, turn)
+
+
+def _rot2(a: float) -> np.ndarray:
+    c, s = np.cos(a), np.sin(a)
+    return np.array([[c, -s], [s, c]])
+
+
+def _turn_to_fit(
+    scene, data, obj: str, target: str, spot: np.ndarray, grasp: np.ndarray, yaw: float
+) -> float:
+    """Turn (rad, about the grip site) that makes ``obj``'s footprint (its collision-box corners)
+    fit best inside region ``target``'s box with its root body at ``spot`` (2,): 0, or the turn in
+    (-pi/2, pi/2] that lines the fingers' closing direction (across the object's narrow side) up with
+    the region's narrow axis, when that leaves at least 5 mm less of the footprint outside."""
+    if target not in scene.binding.sites:
+        return 0.0
+    sid = scene.binding.sites[target]
+    rs = np.asarray(data.site_xmat[sid]).reshape(3, 3)[:2, :2]
+    half = np.asarray(scene.binding.site_size[target])[:2]
+    centre = np.asarray(data.site_xpos[sid])[:2]
+    root = np.asarray(data.xpos[scene.binding.bodies[obj]])[:2]
+    q = corners(scene, data, obj)[:, :2] - grasp[:2]
+    narrow = rs[:, int(np.argmin(half))]  # world direction of the region's narrow axis
+    across = np.array([-np.sin(yaw), np.cos(yaw)])
+    align = float(np.arctan2(across[0] * narrow[1] - across[1] * narrow[0], across @ narrow))
+    align = (align + np.pi / 2) % np.pi - np.pi / 2  # the fingers are symmetric: mod pi
+
+    def excess(turn: float) -> float:
+        r = _rot2(turn)
+        place = spot + r @ (grasp[:2] - root)
+        local = (place + q @ r.T - centre) @ rs
+        return float(np.max(np.abs(local) - half))
+
+    return align if excess(align) < excess(0.0) - 0.005 else 0.0
 
 
 def plan_place(scene, data, pred: str, obj: str, target: str) -> list[Waypoint]:
@@ -495,10 +559,12 @@ def plan_place(scene, data, pred: str, obj: str, target: str) -> list[Waypoint]:
     grasp, yaw = grasp_pose(scene, data, obj)
     hang = float(grasp[2] - lo[2])
     spot, support = _place_target(scene, data, pred, obj, target)
-    offset = grasp[:2] - np.asarray(data.xpos[b.bodies[obj]])[:2]  # grip site vs the object's root body
+    turn = _turn_to_fit(scene, data, obj, target, spot, grasp, yaw)
+    # grip site vs the object's root body, turned with the object
+    offset = _rot2(turn) @ (grasp[:2] - np.asarray(data.xpos[b.bodies[obj]])[:2])
     place = np.array([spot[0] + offset[0], spot[1] + offset[1], support + hang + 0.02])
     z0 = float(data.xpos[b.bodies[obj]][2])
-    return _pick_place_within_reach(scene, data, obj, grasp, place, hang, yaw, (obj, z0 + LIFT_CHECK))
+    return _pick_place_within_reach(scene, data, obj, grasp, place, hang, yaw, (obj, z0 + LIFT_CHECK), turn)
 
 
 def plan_atom(scene, data, pred: str, args: list[str]) -> list[Waypoint]:
