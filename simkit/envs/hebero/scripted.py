@@ -550,6 +550,34 @@ def _turn_to_fit(
     return align if excess(align) < excess(0.0) - 0.005 else 0.0
 
 
+FINGER_DEPTH = 0.02  #: m, how far the fingertips reach below the grip site (Panda hand)
+SLOT_SLACK = 0.03  #: m, a region narrower than the object's narrow side plus this is a slot
+
+
+def _tight_rim(scene, data, obj: str, target: str) -> float | None:
+    """For a region ``target`` of an entity whose narrow side leaves less than :data:`SLOT_SLACK`
+    beside ``obj``'s narrow side (a caddy compartment), the highest top (m) of that entity's collision
+    boxes over the region grown by 2 cm (its walls); None for other targets."""
+    b = scene.binding
+    parent = b.site_parent.get(target) if target in b.sites else None
+    if parent is None:
+        return None
+    pts = corners(scene, data, obj)[:, :2]
+    narrow = min(float(np.ptp(pts @ [np.cos(a), np.sin(a)])) for a in np.deg2rad(np.arange(0, 180, 15)))
+    _, half = _region_box(scene, data, target)
+    if 2 * float(np.min(np.asarray(b.site_size[target])[:2])) > narrow + SLOT_SLACK:
+        return None
+    centre = np.asarray(data.site_xpos[b.sites[target]])
+    top = -np.inf
+    for g in b.subtree_geoms[parent]:
+        c = corners_of_geom(scene.model, data, g)
+        if np.all(c.min(axis=0)[:2] < centre[:2] + half[:2] + 0.02) and np.all(
+            c.max(axis=0)[:2] > centre[:2] - half[:2] - 0.02
+        ):
+            top = max(top, float(c[:, 2].max()))
+    return top if np.isfinite(top) else None
+
+
 def plan_place(scene, data, pred: str, obj: str, target: str) -> list[Waypoint]:
     """Pick ``obj`` and put it On/In ``target`` (an entity or a region site) from the current state."""
     b = scene.binding
@@ -560,9 +588,14 @@ def plan_place(scene, data, pred: str, obj: str, target: str) -> list[Waypoint]:
     hang = float(grasp[2] - lo[2])
     spot, support = _place_target(scene, data, pred, obj, target)
     turn = _turn_to_fit(scene, data, obj, target, spot, grasp, yaw)
-    # grip site vs the object's root body, turned with the object
-    offset = _rot2(turn) @ (grasp[:2] - np.asarray(data.xpos[b.bodies[obj]])[:2])
+    root = np.asarray(data.xpos[b.bodies[obj]])[:2]
+    offset = _rot2(turn) @ (grasp[:2] - root)  # grip site vs the object's root body, turned with it
     place = np.array([spot[0] + offset[0], spot[1] + offset[1], support + hang + 0.02])
+    rim = _tight_rim(scene, data, obj, target)
+    if rim is not None:  # a slot: centre the footprint, not the root; fingertips above its walls
+        pts = corners(scene, data, obj)[:, :2]
+        place[:2] -= _rot2(turn) @ ((pts.min(axis=0) + pts.max(axis=0)) / 2 - root)
+        place[2] = max(place[2], rim + FINGER_DEPTH + 0.01)
     z0 = float(data.xpos[b.bodies[obj]][2])
     return _pick_place_within_reach(scene, data, obj, grasp, place, hang, yaw, (obj, z0 + LIFT_CHECK), turn)
 
