@@ -67,7 +67,8 @@ class HeberoDemosGenerator(Generator):
 
     name = "hebero-demos"
     version = (
-        "3"  # 2: LIBERO's placement semantics; 3: closed-loop per-atom planner, demos end on a held goal
+        "4"  # 2: LIBERO's placement semantics; 3: closed-loop per-atom planner, demos end on a held goal;
+        # 4: grasps and carries within the arm's reach, objects turned to fit slots, wall side by room
     )
     description = "scripted demonstrations of the Hebero/LIBERO tasks (MuJoCo states, actions, success)"
     extra = "hebero"
