@@ -17,6 +17,12 @@ drawer pull (the gripper turned horizontal, closing on the handle bar, pulled al
 opening direction), drawer push (closed fingers against the handle, back to the closed limit),
 door swing (closed fingers along the arc about the hinge), knob turn (grasp the knob, rotate
 the gripper about z) and clearing (an object set aside from where a drawer will open).
+Pick-and-place stays within the arm's reach (:func:`reach_margin`: the wrist within
+:data:`REACH` of the shoulder): a wall grasp takes a side the arm reaches, the hand leans towards
+a far grasp or place (:func:`lean_for`), the carry height is capped where the arm would stretch
+out (:func:`reach_top`); an object is turned about the grip site to fit a narrow region
+(:func:`_turn_to_fit`), and a slot (a caddy compartment) gets the footprint centred and the
+fingertips kept above its walls (:func:`_tight_rim`).
 """
 
 from __future__ import annotations
@@ -109,18 +115,17 @@ def pick_place(
     up = np.array([0.0, 0.0, APPROACH])
     lift = np.array([grasp[0], grasp[1], carry_z])
     over = np.array([place[0], place[1], carry_z])
-    k = {"yaw": yaw, "lean": lean}
-    t = {"yaw": yaw + turn, "lean": lean}
+    y, t = yaw, yaw + turn
     return [
-        Waypoint(grasp + up, -1.0, tol=0.01, budget=60, **k),
-        Waypoint(grasp, -1.0, tol=0.004, budget=60, **k),
-        Waypoint(grasp, 1.0, tol=1.0, budget=1, hold=10, **k),
-        Waypoint(grasp + up / 2, 1.0, tol=0.02, budget=20, lifted=lifted, **k),
-        Waypoint(lift, 1.0, tol=0.02, budget=50, **k),
-        Waypoint(over, 1.0, tol=0.015, budget=70, **t),
-        Waypoint(place, 1.0, tol=0.008, budget=40, hold=3, **t),
-        Waypoint(place, -1.0, tol=1.0, budget=1, hold=8, **t),
-        Waypoint(over, -1.0, tol=0.015, budget=50, **t),
+        Waypoint(grasp + up, -1.0, tol=0.01, budget=60, yaw=y, lean=lean),
+        Waypoint(grasp, -1.0, tol=0.004, budget=60, yaw=y, lean=lean),
+        Waypoint(grasp, 1.0, tol=1.0, budget=1, hold=10, yaw=y, lean=lean),
+        Waypoint(grasp + up / 2, 1.0, tol=0.02, budget=20, lifted=lifted, yaw=y, lean=lean),
+        Waypoint(lift, 1.0, tol=0.02, budget=50, yaw=y, lean=lean),
+        Waypoint(over, 1.0, tol=0.015, budget=70, yaw=t, lean=lean),
+        Waypoint(place, 1.0, tol=0.008, budget=40, hold=3, yaw=t, lean=lean),
+        Waypoint(place, -1.0, tol=1.0, budget=1, hold=8, yaw=t, lean=lean),
+        Waypoint(over, -1.0, tol=0.015, budget=50, yaw=t, lean=lean),
     ]
 
 
