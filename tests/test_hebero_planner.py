@@ -165,8 +165,3 @@ def test_a_book_is_turned_to_fit_the_caddy_slot_and_dropped_in_from_above_its_wa
     assert abs(turned - yaw) > np.deg2rad(30) and abs(across @ narrow) > 0.99
     rim = _tight_rim(scene, data, "black_book_1", region)
     assert rim is not None and plan[6].pos[2] >= rim + FINGER_DEPTH  # fingertips above the walls
-
-
-def test_book_demo_ends_in_the_caddy_slot():
-    demo = record_demo(demo_env(STUDY), seed=0)
-    assert demo.success and goal_on_state(STUDY, demo.states[-1])
