@@ -592,11 +592,11 @@ def plan_place(scene, data, pred: str, obj: str, target: str) -> list[Waypoint]:
     grasp, yaw = grasp_pose(scene, data, obj)
     hang = float(grasp[2] - lo[2])
     spot, support = _place_target(scene, data, pred, obj, target)
-    turn = _turn_to_fit(scene, data, obj, target, spot, grasp, yaw)
+    turn = _turn_to_fit(scene, data, obj, target, spot, grasp, yaw) if pred == "in" else 0.0
     root = np.asarray(data.xpos[b.bodies[obj]])[:2]
     offset = _rot2(turn) @ (grasp[:2] - root)  # grip site vs the object's root body, turned with it
     place = np.array([spot[0] + offset[0], spot[1] + offset[1], support + hang + 0.02])
-    rim = _tight_rim(scene, data, obj, target)
+    rim = _tight_rim(scene, data, obj, target) if pred == "in" else None
     if rim is not None:  # a slot: centre the footprint, not the root; fingertips above its walls
         pts = corners(scene, data, obj)[:, :2]
         place[:2] -= _rot2(turn) @ ((pts.min(axis=0) + pts.max(axis=0)) / 2 - root)
