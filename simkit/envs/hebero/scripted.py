@@ -194,8 +194,9 @@ SETTLE_STEPS = 15  #: still steps (0.75 s at 20 Hz) before the first plan, while
 GRIP_WIDTH = 0.072  #: m, widest span the fingers close across with margin (Panda: 0.08 m fully open)
 RIM_INSET = 0.008  #: m, grasp point inside a rim's outer edge (the wall of a bowl or mug)
 SURFACE_CATEGORIES = ("table", "floor")  #: entities that are the ground, never obstacles
-#: m, grip site to the wrist centre (the Panda's joint-6 axis) with the gripper pointing down at yaw 0,
-#: world frame (measured on simkit's Panda); at yaw psi it turns by Rz(psi)
+#: m, grip site to the wrist centre (the Panda's joint-6 axis) with the gripper pointing down at home,
+#: world frame (measured on simkit's Panda); its horizontal part, the 0.088 m link offset, can point
+#: any way (joint 7 takes the gripper's yaw), :func:`_wrist_offset` turns it towards the shoulder
 WRIST_OFFSET = np.array([-0.078, 0.004, 0.208])
 #: m, farthest the wrist centre gets from the shoulder (joint-2 axis) with margin: the Panda's links
 #: sqrt(0.316^2 + 0.0825^2) + sqrt(0.384^2 + 0.0825^2) = 0.719 m (Franka Emika DH parameters) less 15 mm
@@ -212,11 +213,13 @@ def _shoulder(scene, data) -> np.ndarray | None:
     return None if j < 0 else np.array(data.xanchor[j])
 
 
-def _wrist_offset(yaw: float, lean: np.ndarray | None = None) -> np.ndarray:
-    """:data:`WRIST_OFFSET` (3,) turned by ``yaw`` rad about z, then by the rotation vector ``lean``."""
-    c, n = np.cos(yaw), np.sin(yaw)
-    w = WRIST_OFFSET
-    o = np.array([c * w[0] - n * w[1], n * w[0] + c * w[1], w[2]])
+def _wrist_offset(p: np.ndarray, shoulder: np.ndarray, lean: np.ndarray | None = None) -> np.ndarray:
+    """Grip site to wrist centre (3,), m, with the grip site over ``p`` (3,): the arm turns the
+    :data:`WRIST_OFFSET` link offset towards the ``shoulder`` (3,) whatever the gripper's yaw (joint 7
+    takes the yaw), then the rotation vector ``lean`` tilts it."""
+    u = shoulder[:2] - p[:2]
+    u = u / (np.linalg.norm(u) + 1e-12)
+    o = np.array([u[0] * np.hypot(*WRIST_OFFSET[:2]), u[1] * np.hypot(*WRIST_OFFSET[:2]), WRIST_OFFSET[2]])
     if lean is None or not np.any(lean):
         return o
     return _axis_rotation(lean / np.linalg.norm(lean), float(np.linalg.norm(lean))) @ o
@@ -229,7 +232,7 @@ def reach_margin(scene, data, p: np.ndarray, yaw: float = 0.0, lean: np.ndarray 
     s = _shoulder(scene, data)
     if s is None:
         return 1.0
-    return REACH - float(np.linalg.norm(p + _wrist_offset(yaw, lean) - s))
+    return REACH - float(np.linalg.norm(p + _wrist_offset(p, s, lean) - s))
 
 
 LEAN_DEG = (0.0, 10.0, 20.0, 30.0)  #: hand leans (degrees from vertical) tried for far grasps
@@ -263,7 +266,7 @@ def reach_top(scene, data, xy: np.ndarray, yaw: float = 0.0, lean: np.ndarray | 
     s = _shoulder(scene, data)
     if s is None:
         return np.inf
-    o = _wrist_offset(yaw, lean)
+    o = _wrist_offset(np.array([xy[0], xy[1], s[2]]), s, lean)
     h2 = float(np.sum((xy + o[:2] - s[:2]) ** 2))
     return float(s[2] - o[2] + np.sqrt(max(REACH**2 - h2, 0.0)))
 
@@ -481,10 +484,10 @@ def _carry_height(
     """Grip-site height (m) to carry ``obj`` from ``a`` to ``b`` (3,): the highest entity top in a
     12 cm wide corridor between them plus the ``hang`` (m, grip site to the object's bottom) and
     :data:`CARRY_CLEARANCE` / 2, at least :data:`CARRY_CLEARANCE` above both ends; lowered to what
-    the arm reaches over both ends (:func:`reach_top`, gripper at ``yaw``) but kept 3 cm over that
-    highest top and 6 cm over both ends."""
+    the arm reaches over both ends (:func:`reach_top`, gripper at ``yaw``) but kept
+    :data:`CARRY_CLEARANCE` / 2 over that highest top and 6 cm over both ends."""
     want = _corridor_top(scene, data, obj, a, b, max(a[2], b[2]) + CARRY_CLEARANCE - hang)
-    need = _corridor_top(scene, data, obj, a, b, max(a[2], b[2]) + 0.06 - hang) + hang + 0.03
+    need = _corridor_top(scene, data, obj, a, b, max(a[2], b[2]) + 0.06 - hang) + hang + CARRY_CLEARANCE / 2
     cap = min(reach_top(scene, data, a[:2], yaw, lean), reach_top(scene, data, b[:2], yaw, lean))
     return max(need, min(want + hang + CARRY_CLEARANCE / 2, cap))
 
