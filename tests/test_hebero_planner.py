@@ -14,7 +14,11 @@ TASKS = [
     "spatial/pick_up_the_black_bowl_next_to_the_plate_and_place_it_on_the_plate",
     "long/LIVING_ROOM_SCENE2_put_both_the_alphabet_soup_and_the_tomato_sauce_in_the_basket",
     "goal/put_the_bowl_on_the_plate",
+    # failed before the planner kept grasps within the arm's reach (the bowl stands 0.8 m out)
+    "spatial/pick_up_the_black_bowl_next_to_the_cookie_box_and_place_it_on_the_plate",
 ]
+COOKIE = TASKS[4]
+STUDY = "long/STUDY_SCENE1_pick_up_the_book_and_place_it_in_the_back_compartment_of_the_caddy"
 
 
 _DEMOS: dict = {}
@@ -105,3 +109,59 @@ def test_generated_corpus_json_carries_the_success_summary(tmp_path):
     assert summary.notes[0].startswith("planner success ") and summary.notes[0].endswith(
         "goal/turn_on_the_stove"
     )
+
+
+def _settled(task: str, seed: int = 0):
+    """(scene, data) of ``task`` after ``reset(seed)`` and the planner's still settling steps."""
+    from simkit.envs.hebero.scripted import SETTLE_STEPS
+
+    env = demo_env(task)
+    env.reset(seed=seed)
+    for _ in range(SETTLE_STEPS):
+        env.step(np.array([[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1.0]]))
+    return env.tasks[0].scene, env.backend.get_data(0, 0)[1]
+
+
+def test_a_far_wall_grasp_is_out_of_upright_reach_and_the_hand_leans_into_it():
+    from simkit.envs.hebero.scripted import (
+        APPROACH,
+        REACH,
+        _axis_rotation,
+        lean_for,
+        reach_margin,
+        reach_top,
+        rim_grasp,
+    )
+
+    scene, data = _settled(COOKIE)
+    grasp, yaw = rim_grasp(scene, data, "akita_black_bowl_1")
+    assert reach_margin(scene, data, grasp, yaw) < 0  # upright, the wrist would be past REACH
+    lean, margin = lean_for(scene, data, [grasp, grasp + [0, 0, APPROACH]], yaw)
+    assert lean is not None and margin >= 0 and np.linalg.norm(lean) <= np.deg2rad(30) + 1e-9
+    tips = _axis_rotation(lean / np.linalg.norm(lean), float(np.linalg.norm(lean))) @ [0.0, 0.0, -1.0]
+    assert tips[0] > 0  # the fingertips lean away from the robot (it stands at -x)
+    # reach_top: out of reach at any height here, so the height where the wrist comes closest
+    top = reach_top(scene, data, grasp[:2], yaw)
+    at = [reach_margin(scene, data, np.array([grasp[0], grasp[1], top + dz]), yaw) for dz in (-0.05, 0, 0.05)]
+    assert at[1] > max(at[0], at[2]) and at[1] < 0
+    near = grasp + [-0.2, 0.0, 0.0]  # 20 cm nearer the robot: reachable, reach_top on the sphere
+    top = reach_top(scene, data, near[:2], yaw)
+    assert abs(reach_margin(scene, data, np.array([near[0], near[1], top]), yaw)) < 1e-9
+    assert REACH < 0.719  # inside the Panda's geometric limit
+
+
+def test_a_book_is_turned_to_fit_the_caddy_slot_and_dropped_in_from_above_its_walls():
+    from simkit.envs.hebero.scripted import FINGER_DEPTH, _tight_rim, grasp_pose, plan_place
+
+    scene, data = _settled(STUDY)
+    region = "desk_caddy_1_back_contain_region"
+    _, yaw = grasp_pose(scene, data, "black_book_1")
+    plan = plan_place(scene, data, "in", "black_book_1", region)
+    turned = plan[5].yaw  # the carry over the place and everything after use the turned yaw
+    across = np.array([-np.sin(turned), np.cos(turned)])
+    sid = scene.binding.sites[region]
+    rs = np.asarray(data.site_xmat[sid]).reshape(3, 3)
+    narrow = rs[:2, int(np.argmin(scene.binding.site_size[region][:2]))]
+    assert abs(turned - yaw) > np.deg2rad(30) and abs(across @ narrow) > 0.99
+    rim = _tight_rim(scene, data, "black_book_1", region)
+    assert rim is not None and plan[6].pos[2] >= rim + FINGER_DEPTH  # fingertips above the walls

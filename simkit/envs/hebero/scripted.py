@@ -17,6 +17,12 @@ drawer pull (the gripper turned horizontal, closing on the handle bar, pulled al
 opening direction), drawer push (closed fingers against the handle, back to the closed limit),
 door swing (closed fingers along the arc about the hinge), knob turn (grasp the knob, rotate
 the gripper about z) and clearing (an object set aside from where a drawer will open).
+Pick-and-place stays within the arm's reach (:func:`reach_margin`: the wrist within
+:data:`REACH` of the shoulder): a wall grasp takes a side the arm reaches, the hand leans towards
+a far grasp or place (:func:`lean_for`), the carry height is capped where the arm would stretch
+out (:func:`reach_top`); an object is turned about the grip site to fit a narrow region
+(:func:`_turn_to_fit`), and a slot (a caddy compartment) gets the footprint centred and the
+fingertips kept above its walls (:func:`_tight_rim`).
 """
 
 from __future__ import annotations
@@ -40,6 +46,8 @@ class Waypoint:
     hold: int = 0
     yaw: float = 0.0
     tilt: float = 0.0  #: rad, rotation about world x applied before the yaw (-pi/2: fingers point along -y)
+    #: world rotation vector (3,), rad, applied after the yaw: the hand leaned towards a far target
+    lean: np.ndarray | None = None
     #: (entity, z) when reaching this waypoint means the entity's root body must be above z (m): a
     #: grasp that did not lift it aborts the plan (:class:`ScriptedPolicy` replans)
     lifted: tuple[str, float] | None = None
@@ -70,6 +78,10 @@ class Tracker:
         ct, st = np.cos(wp.tilt), np.sin(wp.tilt)
         tilt = np.array([[1.0, 0.0, 0.0], [0.0, ct, -st], [0.0, st, ct]])
         target = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]) @ tilt @ self.rot0
+        if wp.lean is not None:
+            target = (
+                _axis_rotation(wp.lean / np.linalg.norm(wp.lean), float(np.linalg.norm(wp.lean))) @ target
+            )
         a[3:6] = np.clip(_rotvec(target @ rot.T) / self.s_R, -1.0, 1.0)
         a[6] = wp.grip
         self.steps += 1
@@ -93,22 +105,27 @@ def pick_place(
     carry_z: float,
     yaw: float = 0.0,
     lifted: tuple[str, float] | None = None,
+    lean: np.ndarray | None = None,
+    turn: float = 0.0,
 ) -> list[Waypoint]:
     """Grasp at ``grasp`` (3,), release with the grip site at ``place`` (3,), carrying at ``carry_z``;
-    the gripper turned by ``yaw`` rad about z throughout; ``lifted`` the check once lifted."""
+    the gripper turned by ``yaw`` rad about z (and leaned by ``lean``, :func:`lean_for`) throughout,
+    by ``turn`` rad more from above the place on (the object turned to fit its target);
+    ``lifted`` the check once lifted."""
     up = np.array([0.0, 0.0, APPROACH])
     lift = np.array([grasp[0], grasp[1], carry_z])
     over = np.array([place[0], place[1], carry_z])
+    y, t = yaw, yaw + turn
     return [
-        Waypoint(grasp + up, -1.0, tol=0.01, budget=60, yaw=yaw),
-        Waypoint(grasp, -1.0, tol=0.004, budget=60, yaw=yaw),
-        Waypoint(grasp, 1.0, tol=1.0, budget=1, hold=10, yaw=yaw),
-        Waypoint(grasp + up / 2, 1.0, tol=0.02, budget=20, yaw=yaw, lifted=lifted),
-        Waypoint(lift, 1.0, tol=0.02, budget=50, yaw=yaw),
-        Waypoint(over, 1.0, tol=0.015, budget=70, yaw=yaw),
-        Waypoint(place, 1.0, tol=0.008, budget=40, hold=3, yaw=yaw),
-        Waypoint(place, -1.0, tol=1.0, budget=1, hold=8, yaw=yaw),
-        Waypoint(over, -1.0, tol=0.015, budget=50, yaw=yaw),
+        Waypoint(grasp + up, -1.0, tol=0.01, budget=60, yaw=y, lean=lean),
+        Waypoint(grasp, -1.0, tol=0.004, budget=60, yaw=y, lean=lean),
+        Waypoint(grasp, 1.0, tol=1.0, budget=1, hold=10, yaw=y, lean=lean),
+        Waypoint(grasp + up / 2, 1.0, tol=0.02, budget=20, lifted=lifted, yaw=y, lean=lean),
+        Waypoint(lift, 1.0, tol=0.02, budget=50, yaw=y, lean=lean),
+        Waypoint(over, 1.0, tol=0.015, budget=70, yaw=t, lean=lean),
+        Waypoint(place, 1.0, tol=0.008, budget=40, hold=3, yaw=t, lean=lean),
+        Waypoint(place, -1.0, tol=1.0, budget=1, hold=8, yaw=t, lean=lean),
+        Waypoint(over, -1.0, tol=0.015, budget=50, yaw=t, lean=lean),
     ]
 
 
@@ -177,8 +194,81 @@ SETTLE_STEPS = 15  #: still steps (0.75 s at 20 Hz) before the first plan, while
 GRIP_WIDTH = 0.072  #: m, widest span the fingers close across with margin (Panda: 0.08 m fully open)
 RIM_INSET = 0.008  #: m, grasp point inside a rim's outer edge (the wall of a bowl or mug)
 SURFACE_CATEGORIES = ("table", "floor")  #: entities that are the ground, never obstacles
+#: m, grip site to the wrist centre (the Panda's joint-6 axis) with the gripper pointing down at home,
+#: world frame (measured on simkit's Panda); its horizontal part, the 0.088 m link offset, can point
+#: any way (joint 7 takes the gripper's yaw), :func:`_wrist_offset` turns it towards the shoulder
+WRIST_OFFSET = np.array([-0.078, 0.004, 0.208])
+#: m, farthest the wrist centre gets from the shoulder (joint-2 axis) with margin: the Panda's links
+#: sqrt(0.316^2 + 0.0825^2) + sqrt(0.384^2 + 0.0825^2) = 0.719 m (Franka Emika DH parameters) less 15 mm
+REACH = 0.704
 
 _CORNER_SIGNS = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float)
+
+
+def _shoulder(scene, data) -> np.ndarray | None:
+    """World position (3,) of the arm's shoulder (joint-2 anchor), m; None without the Panda."""
+    import mujoco
+
+    j = mujoco.mj_name2id(scene.model, mujoco.mjtObj.mjOBJ_JOINT, "robot/joint2")
+    return None if j < 0 else np.array(data.xanchor[j])
+
+
+def _wrist_offset(p: np.ndarray, shoulder: np.ndarray, lean: np.ndarray | None = None) -> np.ndarray:
+    """Grip site to wrist centre (3,), m, with the grip site over ``p`` (3,): the arm turns the
+    :data:`WRIST_OFFSET` link offset towards the ``shoulder`` (3,) whatever the gripper's yaw (joint 7
+    takes the yaw), then the rotation vector ``lean`` tilts it."""
+    u = shoulder[:2] - p[:2]
+    u = u / (np.linalg.norm(u) + 1e-12)
+    o = np.array([u[0] * np.hypot(*WRIST_OFFSET[:2]), u[1] * np.hypot(*WRIST_OFFSET[:2]), WRIST_OFFSET[2]])
+    if lean is None or not np.any(lean):
+        return o
+    return _axis_rotation(lean / np.linalg.norm(lean), float(np.linalg.norm(lean))) @ o
+
+
+def reach_margin(scene, data, p: np.ndarray, yaw: float = 0.0, lean: np.ndarray | None = None) -> float:
+    """How far (m) inside the arm's reach (:data:`REACH`) the wrist is with the grip site at ``p``
+    (3,) and the gripper pointing down turned by ``yaw`` rad (leaned by ``lean``); negative: out of
+    reach."""
+    s = _shoulder(scene, data)
+    if s is None:
+        return 1.0
+    return REACH - float(np.linalg.norm(p + _wrist_offset(p, s, lean) - s))
+
+
+LEAN_DEG = (0.0, 10.0, 20.0, 30.0)  #: hand leans (degrees from vertical) tried for far grasps
+
+
+def lean_for(scene, data, points: list[np.ndarray], yaw: float) -> tuple[np.ndarray | None, float]:
+    """The smallest lean of :data:`LEAN_DEG` (fingertips tilted away from the shoulder, the wrist
+    drawn back towards it) that brings every grip-site point (3,) within reach at ``yaw``, else the
+    one reaching farthest: (rotation vector (3,) rad or None for upright, least reach margin m)."""
+    s = _shoulder(scene, data)
+    if s is None:
+        return None, 1.0
+    d = np.mean(points, axis=0)[:2] - s[:2]
+    axis = np.array([d[1], -d[0], 0.0]) / (np.linalg.norm(d) + 1e-12)  # d x z: fingertips lean along d
+    best: tuple[np.ndarray | None, float] | None = None
+    for deg in LEAN_DEG:
+        lean = None if deg == 0 else axis * np.deg2rad(deg)
+        m = min(reach_margin(scene, data, p, yaw, lean) for p in points)
+        if m >= 0:
+            return lean, m
+        if best is None or m > best[1]:
+            best = (lean, m)
+    assert best is not None
+    return best
+
+
+def reach_top(scene, data, xy: np.ndarray, yaw: float = 0.0, lean: np.ndarray | None = None) -> float:
+    """Highest grip-site z (m) over ``xy`` (2,) that the arm reaches with the gripper down at ``yaw``
+    (and ``lean``; the wrist on the sphere of radius :data:`REACH` about the shoulder); +inf without
+    the Panda, the shoulder's height less the wrist offset where ``xy`` is out of reach at any height."""
+    s = _shoulder(scene, data)
+    if s is None:
+        return np.inf
+    o = _wrist_offset(np.array([xy[0], xy[1], s[2]]), s, lean)
+    h2 = float(np.sum((xy + o[:2] - s[:2]) ** 2))
+    return float(s[2] - o[2] + np.sqrt(max(REACH**2 - h2, 0.0)))
 
 
 def _atoms(f: dict) -> list[dict]:
@@ -213,6 +303,26 @@ def _obstacles(scene, data, skip: tuple[str, ...]) -> list[tuple[np.ndarray, np.
     ]
 
 
+def _geom_room(scene, data, skip: tuple[str, ...], point: np.ndarray, above: float) -> float:
+    """Distance (m, at most 1) from ``point`` (3,) to the nearest oriented collision box of every
+    entity but the ground and ``skip`` whose top is above z = ``above`` (finer than the entities'
+    AABBs of :func:`_obstacles`: a turned drawer's walls, not the whole cabinet's box)."""
+    b, m = scene.binding, scene.model
+    best = 1.0
+    for n in b.bodies:
+        if n in skip or any(s in b.categories.get(n, "") for s in SURFACE_CATEGORIES):
+            continue
+        for g in b.subtree_geoms[n]:
+            rot = np.asarray(data.geom_xmat[g]).reshape(3, 3)
+            c = np.asarray(data.geom_xpos[g]) + rot @ m.geom_aabb[g][:3]
+            h = np.asarray(m.geom_aabb[g][3:])
+            if c[2] + float(np.abs(rot[2]) @ h) <= above:
+                continue
+            q = np.maximum(np.abs(rot.T @ (point - c)) - h, 0.0)
+            best = min(best, float(np.linalg.norm(q)))
+    return best
+
+
 def _clearance(point: np.ndarray, boxes: list[tuple[np.ndarray, np.ndarray]], above: float) -> float:
     """Horizontal distance (m) from ``point`` (3,) to the nearest box whose top is above z = ``above``."""
     best = 1.0
@@ -241,10 +351,11 @@ def grasp_pose(scene, data, obj: str) -> tuple[np.ndarray, float]:
         across = np.array([-np.sin(yaw), np.cos(yaw)])  # fingers close along world y at yaw 0
         along = np.array([np.cos(yaw), np.sin(yaw)])
         w = pts[:, :2] @ across
-        score = (w.max() - w.min()) + 0.002 * abs(yaw)
+        v = pts[:, :2] @ along
+        mid = across * (w.max() + w.min()) / 2 + along * (v.max() + v.min()) / 2
+        short = max(0.0, -lean_for(scene, data, [np.array([mid[0], mid[1], z])], float(yaw))[1])
+        score = (w.max() - w.min()) + 0.002 * abs(yaw) + 10.0 * short  # out of reach: turn the wrist in
         if best is None or score < best[0]:
-            v = pts[:, :2] @ along
-            mid = across * (w.max() + w.min()) / 2 + along * (v.max() + v.min()) / 2
             best = (score, w.max() - w.min(), float(yaw), mid)
     assert best is not None
     cat = scene.binding.categories.get(obj, "")
@@ -269,7 +380,6 @@ def rim_grasp(scene, data, obj: str) -> tuple[np.ndarray, float]:
         (0, -1): root[0] - lo[0],
     }
     r = min(reach.values())
-    boxes = _obstacles(scene, data, (obj,))
     best = None
     for (axis, sign), extent in reach.items():
         if extent > r + 0.01:
@@ -278,9 +388,16 @@ def rim_grasp(scene, data, obj: str) -> tuple[np.ndarray, float]:
         p[axis] = root[axis] + sign * (r - RIM_INSET)
         outer = p.copy()
         outer[axis] += sign * 0.03
-        room = _clearance(outer, boxes, z - 0.01)
-        if best is None or room > best[0] + 1e-3:
-            best = (room, p, 0.0 if axis == 1 else np.pi / 2)
+        yaw = 0.0 if axis == 1 else np.pi / 2
+        # sides the arm reaches (with APPROACH above) first, then the most room
+        ok = lean_for(scene, data, [p, p + [0, 0, APPROACH]], yaw)[1]
+        key = (min(ok, 0.0), _geom_room(scene, data, (obj,), outer, z - 0.01))
+        if (
+            best is None
+            or key[0] > best[0][0] + 1e-3
+            or (abs(key[0] - best[0][0]) <= 1e-3 and key[1] > best[0][1] + 1e-3)
+        ):
+            best = (key, p, yaw)
     assert best is not None
     return best[1], best[2]
 
@@ -354,11 +471,29 @@ def _floor_below(scene, data, entity: str, xy: np.ndarray, top: float) -> float:
     return best
 
 
-def _carry_height(scene, data, obj: str, a: np.ndarray, b: np.ndarray, hang: float) -> float:
+def _carry_height(
+    scene,
+    data,
+    obj: str,
+    a: np.ndarray,
+    b: np.ndarray,
+    hang: float,
+    yaw: float = 0.0,
+    lean: np.ndarray | None = None,
+) -> float:
     """Grip-site height (m) to carry ``obj`` from ``a`` to ``b`` (3,): the highest entity top in a
     12 cm wide corridor between them plus the ``hang`` (m, grip site to the object's bottom) and
-    :data:`CARRY_CLEARANCE` / 2, at least :data:`CARRY_CLEARANCE` above both ends."""
-    top = max(a[2], b[2]) + CARRY_CLEARANCE - hang
+    :data:`CARRY_CLEARANCE` / 2, at least :data:`CARRY_CLEARANCE` above both ends; lowered to what
+    the arm reaches over both ends (:func:`reach_top`, gripper at ``yaw``) but kept
+    :data:`CARRY_CLEARANCE` / 2 over that highest top and 6 cm over both ends."""
+    want = _corridor_top(scene, data, obj, a, b, max(a[2], b[2]) + CARRY_CLEARANCE - hang)
+    need = _corridor_top(scene, data, obj, a, b, max(a[2], b[2]) + 0.06 - hang) + hang + CARRY_CLEARANCE / 2
+    cap = min(reach_top(scene, data, a[:2], yaw, lean), reach_top(scene, data, b[:2], yaw, lean))
+    return max(need, min(want + hang + CARRY_CLEARANCE / 2, cap))
+
+
+def _corridor_top(scene, data, obj: str, a: np.ndarray, b: np.ndarray, top: float) -> float:
+    """The highest entity top (m) in a 12 cm wide corridor from ``a`` to ``b`` (3,), at least ``top``."""
     seg = b[:2] - a[:2]
     length = float(np.linalg.norm(seg))
     for lo, hi in _obstacles(scene, data, (obj,)):
@@ -368,7 +503,87 @@ def _carry_height(scene, data, obj: str, a: np.ndarray, b: np.ndarray, hang: flo
         d = np.maximum(np.maximum(lo[:2] - p, p - hi[:2]), 0.0)
         if float(np.hypot(*d)) < 0.06:
             top = max(top, float(hi[2]))
-    return top + hang + CARRY_CLEARANCE / 2
+    return top
+
+
+def _pick_place_within_reach(
+    scene,
+    data,
+    obj: str,
+    grasp: np.ndarray,
+    place: np.ndarray,
+    hang: float,
+    yaw: float,
+    lifted,
+    turn: float = 0.0,
+) -> list[Waypoint]:
+    """:func:`pick_place` with the hand leaned (:func:`lean_for`) so that the grasp, the point above
+    it and the place are within the arm's reach, and the carry height (:func:`_carry_height`) too."""
+    lean, _ = lean_for(scene, data, [grasp, grasp + [0.0, 0.0, APPROACH], place], yaw)
+    carry = _carry_height(scene, data, obj, grasp, place, hang, yaw, lean)
+    return pick_place(grasp, place, carry, yaw, lifted, lean, turn)
+
+
+def _rot2(a: float) -> np.ndarray:
+    c, s = np.cos(a), np.sin(a)
+    return np.array([[c, -s], [s, c]])
+
+
+def _turn_to_fit(
+    scene, data, obj: str, target: str, spot: np.ndarray, grasp: np.ndarray, yaw: float
+) -> float:
+    """Turn (rad, about the grip site) that makes ``obj``'s footprint (its collision-box corners)
+    fit best inside region ``target``'s box with its root body at ``spot`` (2,): 0, or the turn in
+    (-pi/2, pi/2] that lines the fingers' closing direction (across the object's narrow side) up with
+    the region's narrow axis, when that leaves at least 5 mm less of the footprint outside."""
+    if target not in scene.binding.sites:
+        return 0.0
+    sid = scene.binding.sites[target]
+    rs = np.asarray(data.site_xmat[sid]).reshape(3, 3)[:2, :2]
+    half = np.asarray(scene.binding.site_size[target])[:2]
+    centre = np.asarray(data.site_xpos[sid])[:2]
+    root = np.asarray(data.xpos[scene.binding.bodies[obj]])[:2]
+    q = corners(scene, data, obj)[:, :2] - grasp[:2]
+    narrow = rs[:, int(np.argmin(half))]  # world direction of the region's narrow axis
+    across = np.array([-np.sin(yaw), np.cos(yaw)])
+    align = float(np.arctan2(across[0] * narrow[1] - across[1] * narrow[0], across @ narrow))
+    align = (align + np.pi / 2) % np.pi - np.pi / 2  # the fingers are symmetric: mod pi
+
+    def excess(turn: float) -> float:
+        r = _rot2(turn)
+        place = spot + r @ (grasp[:2] - root)
+        local = (place + q @ r.T - centre) @ rs
+        return float(np.max(np.abs(local) - half))
+
+    return align if excess(align) < excess(0.0) - 0.005 else 0.0
+
+
+FINGER_DEPTH = 0.02  #: m, how far the fingertips reach below the grip site (Panda hand)
+SLOT_SLACK = 0.03  #: m, a region narrower than the object's narrow side plus this is a slot
+
+
+def _tight_rim(scene, data, obj: str, target: str) -> float | None:
+    """For a region ``target`` of an entity whose narrow side leaves less than :data:`SLOT_SLACK`
+    beside ``obj``'s narrow side (a caddy compartment), the highest top (m) of that entity's collision
+    boxes over the region grown by 2 cm (its walls); None for other targets."""
+    b = scene.binding
+    parent = b.site_parent.get(target) if target in b.sites else None
+    if parent is None:
+        return None
+    pts = corners(scene, data, obj)[:, :2]
+    narrow = min(float(np.ptp(pts @ [np.cos(a), np.sin(a)])) for a in np.deg2rad(np.arange(0, 180, 15)))
+    _, half = _region_box(scene, data, target)
+    if 2 * float(np.min(np.asarray(b.site_size[target])[:2])) > narrow + SLOT_SLACK:
+        return None
+    centre = np.asarray(data.site_xpos[b.sites[target]])
+    top = -np.inf
+    for g in b.subtree_geoms[parent]:
+        c = corners_of_geom(scene.model, data, g)
+        if np.all(c.min(axis=0)[:2] < centre[:2] + half[:2] + 0.02) and np.all(
+            c.max(axis=0)[:2] > centre[:2] - half[:2] - 0.02
+        ):
+            top = max(top, float(c[:, 2].max()))
+    return top if np.isfinite(top) else None
 
 
 def plan_place(scene, data, pred: str, obj: str, target: str) -> list[Waypoint]:
@@ -380,12 +595,17 @@ def plan_place(scene, data, pred: str, obj: str, target: str) -> list[Waypoint]:
     grasp, yaw = grasp_pose(scene, data, obj)
     hang = float(grasp[2] - lo[2])
     spot, support = _place_target(scene, data, pred, obj, target)
-    offset = grasp[:2] - np.asarray(data.xpos[b.bodies[obj]])[:2]  # grip site vs the object's root body
+    turn = _turn_to_fit(scene, data, obj, target, spot, grasp, yaw) if pred == "in" else 0.0
+    root = np.asarray(data.xpos[b.bodies[obj]])[:2]
+    offset = _rot2(turn) @ (grasp[:2] - root)  # grip site vs the object's root body, turned with it
     place = np.array([spot[0] + offset[0], spot[1] + offset[1], support + hang + 0.02])
+    rim = _tight_rim(scene, data, obj, target) if pred == "in" else None
+    if rim is not None:  # a slot: centre the footprint, not the root; fingertips above its walls
+        pts = corners(scene, data, obj)[:, :2]
+        place[:2] -= _rot2(turn) @ ((pts.min(axis=0) + pts.max(axis=0)) / 2 - root)
+        place[2] = max(place[2], rim + FINGER_DEPTH + 0.01)
     z0 = float(data.xpos[b.bodies[obj]][2])
-    return pick_place(
-        grasp, place, _carry_height(scene, data, obj, grasp, place, hang), yaw, (obj, z0 + LIFT_CHECK)
-    )
+    return _pick_place_within_reach(scene, data, obj, grasp, place, hang, yaw, (obj, z0 + LIFT_CHECK), turn)
 
 
 def plan_atom(scene, data, pred: str, args: list[str]) -> list[Waypoint]:
@@ -470,9 +690,7 @@ def _clear_of_sweep(scene, data, obj: str, region: str) -> list[Waypoint]:
     hang = float(grasp[2] - olo[2])
     place = np.array([spot[0] + grasp[0] - root[0], spot[1] + grasp[1] - root[1], olo[2] + hang + 0.01])
     z0 = float(root[2])
-    return pick_place(
-        grasp, place, _carry_height(scene, data, obj, grasp, place, hang), yaw, (obj, z0 + LIFT_CHECK)
-    )
+    return _pick_place_within_reach(scene, data, obj, grasp, place, hang, yaw, (obj, z0 + LIFT_CHECK))
 
 
 def plan_task(scene, data) -> list[Waypoint]:
