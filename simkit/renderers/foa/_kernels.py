@@ -222,7 +222,7 @@ def _block_kernels():
 def path_kernel():
     """The compiled kernel, or ``None`` when numba is unavailable or disabled.
 
-    Signature: ``add_paths(out (n, 4), xs (sum of lengths,) signals concatenated, offsets (P,),
+    Signature: ``add_paths(out (4, n) channel-major, xs (sum of lengths,) signals concatenated, offsets (P,),
     lengths (P,), starts (P,) output sample of each signal's first sample, gains (P, nb+1, 4),
     delays (P, nb+1) samples, use_delay (P,) bool, block)``; gains and delays are given at block
     edges and ramped linearly in between.

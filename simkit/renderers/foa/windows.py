@@ -172,10 +172,10 @@ class DirectWindow:
         self.gk(v, self._amp, self.r_min, self.c, float(fs), self._g, self._d)
         self._gains[0] = self._g[0, 0]  # constant along the window: every block edge alike
         self._delays[0] = self._d[0, 0]
-        out = np.zeros((self.window, 4))
+        out = np.zeros((4, self.window))  # the kernel adds into channel-major rows
         o, n, s0 = self._ints[0:1], self._ints[1:2], self._ints[2:3]
         self.kernel(out, xs, o, n, s0, self._gains, self._delays, self._use, self.block)
-        return out
+        return np.ascontiguousarray(out.T)
 
 
 def intensity_direction(foa: np.ndarray) -> tuple[float, float]:
