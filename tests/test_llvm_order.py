@@ -22,6 +22,7 @@ import json, logging, os, sys
 root, which, steps = sys.argv[1], sys.argv[2], sys.argv[3:]
 sys.path.insert(0, root)
 logging.basicConfig(level=logging.WARNING, format="LOG %(message)s")
+import numpy  # the stand-ins copy one of numpy's modules, which links numpy's bundled OpenBLAS
 from simkit.core import llvm
 one, two = (("standin1", "_C/libstandin*.so"),), (("standin2", "_C/libstandin*.so"),)
 if which == "standin":
