@@ -8,6 +8,7 @@ import mujoco
 import numpy as np
 import pytest
 import torch
+from hebero_goal_states import place_goal
 
 from simkit.envs.hebero import kernels
 from simkit.scenes.hebero import compile_task, suite_files
@@ -34,21 +35,8 @@ from simkit.sims.hebero.scene import build_scene
 
 def _drive_to_goal(sc):
     """Put the task's goal atoms' entities where the goal holds (then settle 0.2 s)."""
-    m, d, b = sc.model, sc.data, sc.binding
-    for pred, *args in goal_atoms(sc.descriptor):
-        if pred in ("open", "close", "turnon", "turnoff"):
-            x = args[0]
-            joints = b.site_joints[x] if x in b.sites else b.joints[x]
-            val = {"open": -0.16, "close": 0.005, "turnon": 0.8, "turnoff": -0.01}[pred]
-            for j in joints:
-                d.qpos[m.jnt_qposadr[j]] = val
-            continue
-        mujoco.mj_forward(m, d)
-        target = d.site_xpos[b.sites[args[1]]] if args[1] in b.sites else d.xpos[b.bodies[args[1]]]
-        lift = 0.0 if pred == "in" else (0.06 if args[1] in b.bodies else 0.03)
-        adr = m.jnt_qposadr[m.body_jntadr[b.bodies[args[0]]]]
-        d.qpos[adr : adr + 3] = [target[0], target[1], target[2] + lift]
-        d.qpos[adr + 3 : adr + 7] = [1, 0, 0, 0]
+    m, d = sc.model, sc.data
+    place_goal(sc, goal_atoms(sc.descriptor))
     d.qvel[:] = 0
     for _ in range(100):
         mujoco.mj_step(m, d)

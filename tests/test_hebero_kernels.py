@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from hebero_goal_states import place_goal
 
 from simkit.envs.hebero import kernels
 from simkit.envs.hebero.config import RewardWeights
@@ -77,23 +78,7 @@ def rollout(env, steps: int = 10) -> dict[str, np.ndarray]:
 
 def drive_to_goal(sc, atoms) -> None:
     """Set the goal atoms' joints and object poses of scene ``sc`` where the goal holds (kinematics only)."""
-    import mujoco
-
-    m, d, b = sc.model, sc.data, sc.binding
-    for pred, *args in atoms:
-        if pred in ("open", "close", "turnon", "turnoff"):
-            joints = b.site_joints[args[0]] if args[0] in b.sites else b.joints[args[0]]
-            val = {"open": -0.16, "close": 0.005, "turnon": 0.8, "turnoff": -0.01}[pred]
-            for j in joints:
-                d.qpos[m.jnt_qposadr[j]] = val
-            continue
-        mujoco.mj_forward(m, d)
-        target = d.site_xpos[b.sites[args[1]]] if args[1] in b.sites else d.xpos[b.bodies[args[1]]]
-        lift = 0.0 if pred == "in" else (0.06 if args[1] in b.bodies else 0.03)
-        adr = m.jnt_qposadr[m.body_jntadr[b.bodies[args[0]]]]
-        d.qpos[adr : adr + 3] = [target[0], target[1], target[2] + lift]
-        d.qpos[adr + 3 : adr + 7] = [1, 0, 0, 0]
-    mujoco.mj_forward(m, d)
+    place_goal(sc, atoms)
 
 
 def jittered(data, rng: np.random.Generator) -> dict[str, np.ndarray]:
