@@ -479,7 +479,7 @@ def test_trainer_clones_the_demos_and_resumes_on_the_gpu_env(
     argv = ["--tasks", ",".join(tasks), "--backend", "warp", "--cache", str(cache_dir), "--num-envs", "2",
             "--budget-s", "0.01", "--horizon", "4", "--steps-per-env", "2", "--variants", "demo",
             "--demos", str(corpus_path), "--bc-epochs", "40", "--bc-steps", "2", "--bc-batch", "64",
-            "--init-std", "0.2", "--out", str(out)]  # fmt: skip
+            "--init-std", "0.2", "--curriculum", "--p-demo", "0.5", "--out", str(out)]  # fmt: skip
     assert trainer.main([*argv, "--session-s", "1e-9"]) == 0
     state = json.loads((out / "demo" / "state.json").read_text())
     assert state["it"] == 0 and not (out / "results.json").exists()
@@ -491,6 +491,8 @@ def test_trainer_clones_the_demos_and_resumes_on_the_gpu_env(
     assert trainer.main([*argv, "--resume"]) == 0
     res = json.loads((out / "results.json").read_text())["results"]["demo"]
     assert res["iterations"] == 1 and res["bc"] == bc and list(res["tasks"]) == tasks
+    assert res["p_demo"] == 0.5 and len(res["start_lo"]) == len(tasks)  # the curriculum's windows
+    assert all(0.65 - 1e-9 <= lo <= 0.75 for lo in res["start_lo"])  # one update at most moved each
     assert (
         res["curve"][-1]["eval_sr"] == res["tasks"] and (out / "demo" / "checkpoints" / "policy.pt").exists()
     )
@@ -524,6 +526,43 @@ def test_demo_start_autoreset_and_final_info_on_the_gpu_env(cache, cpu_env, cpu_
             assert np.allclose(info["final_obs"][0][:7], 0.1) and np.allclose(obs[0, :7], 0.0)
             assert np.array_equal(info["final_info"]["phi"], info["phi"])
     assert len(seen) > 4  # fresh draws of demo and cursor at every reset
+
+
+def test_reverse_curriculum_narrows_demo_starts_on_both_backends(cache, cpu_env, cpu_backend, corpus_demos):
+    """StartCurriculum's window on both command streams: lo = 1 puts every demo start at the demo's
+    last state (r_e = T - 1, the arm where the demo ends), p_demo = 0 gives the env's own starts
+    (r_e = 0, not from a demo); the demo-started episodes' ends are counted per task."""
+    from simkit.envs.hebero.stream import StartCurriculum
+
+    out, tasks = cache
+    batch = hw.HeberoWarpBatch(out, 2, config={"horizon": 2, "terminate_on_success": False})
+    gpu = hw.HeberoWarpVecEnv(_shared_models(batch, cpu_env), "numpy")
+    gpu.set_demos(corpus_demos, demo_start=True)
+    cpu_env.set_demos(corpus_demos, demo_start=True)
+    for env, st_of in ((gpu, lambda: batch.stream), (cpu_env, lambda: cpu_env.stream)):
+        st_of().set_start_curriculum([1.0, 1.0], 1.0)
+        obs, _ = env.reset(seed=3)
+        st = st_of()
+        for e in range(2):
+            d = corpus_demos[tasks[e]][int(st.demo[e])]
+            assert int(st.r[e]) == d.length - 1 and bool(st.from_demo[e])
+            assert np.allclose(obs[e, 43:50], d.joint_states[d.length - 1], atol=1e-5)
+        if env is cpu_env:  # this env's horizon is 10**6: one step before it, so both episodes end
+            cpu_env.elapsed[:] = cpu_env.cfg.horizon - 1
+        for _ in range(2 if env is gpu else 1):  # the GPU env's horizon is 2
+            env.step(np.zeros((2, 7), np.float32))
+        stats = st.pop_demo_start_stats()
+        assert stats[:, 0].tolist() == [1, 1] and (stats[:, 1] <= 1).all()
+        assert st.pop_demo_start_stats().sum() == 0  # popped
+        st.set_start_curriculum([0.5, 0.5], 0.0)
+        env.reset(seed=3)
+        assert not np.asarray(st.from_demo).any() and np.asarray(st.r).tolist() == [0, 0]
+    cur = StartCurriculum(3, start=0.75, step=0.1, threshold=0.6, min_episodes=8)
+    lo = cur.update(np.array([[10, 7], [10, 5], [4, 4]]))  # passes; below the rate; too few episodes
+    assert np.allclose(lo, [0.65, 0.75, 0.75])
+    for _ in range(10):
+        lo = cur.update(np.array([[8, 8], [0, 0], [0, 0]]))
+    assert np.allclose(lo, [0.0, 0.75, 0.75])
 
 
 def test_init_states_and_reset_boxes_on_the_gpu_env(cache, cpu_env, cpu_backend, corpus_demos):

@@ -13,7 +13,10 @@ evaluations not counted):
   with ``--generate-demos N`` demos per task when the folder does not exist); on the GPU backend
   optionally behaviour cloning first (``--bc-epochs``: the actor's mean fitted to every demo
   state's action, ``HeberoWarpBatch.demo_dataset``) and BC steps between PPO updates
-  (``--bc-steps``), as demo-augmented policy gradients do.
+  (``--bc-steps``), as demo-augmented policy gradients do; ``--curriculum`` narrows the demo starts to
+  each demo's tail first and widens them towards its start as the task's demo-started episodes
+  succeed (:class:`~simkit.envs.hebero.stream.StartCurriculum`, RFCL's reverse curriculum), and
+  ``--p-demo P`` starts only that share of episodes on demo states (the rest from the env's own starts).
 
 Evaluation (every ``--eval-every-s`` seconds of training, and at the end): the deterministic policy,
 one episode per env from LIBERO's fixed initial states (env e starts from state (e // K) mod 50),
@@ -58,6 +61,23 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--variants", default="env,demo", help="comma-separated: env, demo")
     ap.add_argument("--r-demo-weight", type=float, default=0.1)
     ap.add_argument("--no-demo-start", action="store_true", help="demo variant: keep the env's resets")
+    ap.add_argument(
+        "--curriculum",
+        action="store_true",
+        help="demo variant: reverse curriculum over the demo starts (StartCurriculum: each task's start "
+        "window moves from the demos' tail towards their start as its episodes succeed)",
+    )
+    ap.add_argument("--start-lo", type=float, default=0.75, help="--curriculum: first window start (0-1)")
+    ap.add_argument("--lo-step", type=float, default=0.1, help="--curriculum: window move per pass")
+    ap.add_argument(
+        "--lo-threshold", type=float, default=0.6, help="--curriculum: success rate that moves a window"
+    )
+    ap.add_argument(
+        "--p-demo",
+        type=float,
+        default=1.0,
+        help="demo variant: share of resets that start on a demo state (the rest: the env's own starts)",
+    )
     ap.add_argument(
         "--demos", default="", help="a hebero-demos corpus or a demo pack .npz (needed by the demo variant)"
     )
@@ -235,6 +255,9 @@ def _setup(args, name: str, tasks: list[str], demos: dict | None):
     if name == "demo":
         assert demos is not None
         env.set_demos(demos, demo_start=not args.no_demo_start)
+        if args.curriculum or args.p_demo < 1.0:
+            lo = args.start_lo if args.curriculum else 0.0
+            _stream(env).set_start_curriculum(np.full(len(tasks), lo), args.p_demo)
         w = env.cfg.demo_reward
         weight = args.r_demo_weight
         offset = w.ee_pos + w.arm_qpos + w.arm_qvel + w.gripper + w.objects + w.articulation
@@ -283,6 +306,7 @@ def run_variant(args, name: str, tasks: list[str], demos: dict | None, out: Path
             print(f"[{name}] behaviour-cloned policy: eval mean SR {sr.mean():.3f}", flush=True)
     obs = venv.get_observations().to(device)
     alg.train_mode()
+    curriculum = _curriculum(args, name, tasks, run)
     while run["it"] == 0 or run["train_s"] < args.budget_s:  # at least one iteration and evaluation
         if args.session_s and time.perf_counter() - wall0 > args.session_s:
             _save_state(runner, run, out / name)
@@ -299,6 +323,10 @@ def run_variant(args, name: str, tasks: list[str], demos: dict | None, out: Path
         run["it"] += 1
         run["env_steps"] += args.steps_per_env * venv.num_envs
         stats = venv.pop_episode_stats()
+        if curriculum is not None:
+            lo = curriculum.update(_stream(env).pop_demo_start_stats())
+            _stream(env).set_start_curriculum(lo, args.p_demo)
+            run["start_lo"], losses["start_lo"] = lo, float(lo.mean())
         eps, ok = sum(v[0] for v in stats.values()), sum(v[1] for v in stats.values())
         point: dict[str, Any] = {"it": run["it"], "train_s": round(run["train_s"], 2),
                                  "env_steps": run["env_steps"], "train_success": ok / eps if eps else None}  # fmt: skip
@@ -318,13 +346,34 @@ def run_variant(args, name: str, tasks: list[str], demos: dict | None, out: Path
     return {"tasks": final, "mean_sr": float(np.mean(list(final.values()))), "iterations": run["it"],
             "env_steps": run["env_steps"], "train_s": run["train_s"], "r_demo_weight": weight,
             "demo_start": name == "demo" and not args.no_demo_start, "bc": run["bc"],
+            "start_lo": np.asarray(run.get("start_lo", [])).tolist(), "p_demo": args.p_demo,
             "num_envs": args.num_envs, "curve": run["curve"]}  # fmt: skip
+
+
+def _stream(env):
+    """The demo command stream of either backend's vector env (the GPU env keeps it on its batch)."""
+    return env.batch.stream if hasattr(env, "batch") else env.stream
+
+
+def _curriculum(args, name: str, tasks: list[str], run: dict[str, Any]):
+    """The demo variant's :class:`StartCurriculum` (None without ``--curriculum``); its window starts
+    live in ``run["start_lo"]`` (kept by ``--session-s``/``--resume``)."""
+    if name != "demo" or not args.curriculum or args.no_demo_start:
+        return None
+    from simkit.envs.hebero.stream import StartCurriculum
+
+    cur = StartCurriculum(len(tasks), args.start_lo, args.lo_step, args.lo_threshold)
+    if run.get("start_lo"):
+        cur.lo = np.asarray(run["start_lo"], float)
+    run["start_lo"] = cur.lo
+    return cur
 
 
 def _save_state(runner, run: dict[str, Any], folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     runner.save(str(folder / "model.pt"))
-    (folder / "state.json").write_text(json.dumps(run))
+    state = {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in run.items()}
+    (folder / "state.json").write_text(json.dumps(state))
 
 
 def _load_state(folder: Path) -> dict[str, Any] | None:

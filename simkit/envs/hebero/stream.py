@@ -102,7 +102,11 @@ class CommandStream:
         demo_start: reset envs to a demo state at a random cursor r_e (demo-start resets) instead
             of the env's own initial-state sampler; r_e = 0 otherwise.
 
-    Arrays (N,): ``demo`` (index into ``demos[task]``), ``r`` (r_e), ``t`` (steps since reset).
+    Arrays (N,): ``demo`` (index into ``demos[task]``), ``r`` (r_e), ``t`` (steps since reset),
+    ``from_demo`` (bool: the running episode started on a demo state). A reverse curriculum over the
+    demo starts (:meth:`set_start_curriculum`, :class:`StartCurriculum`) narrows r_e to the demo's
+    tail and mixes in the env's own starts; :meth:`pop_demo_start_stats` counts how the demo-started
+    episodes ended.
     """
 
     def __init__(self, demos: dict[int, list[Demo]], task_of: np.ndarray, demo_start: bool = False):
@@ -112,22 +116,49 @@ class CommandStream:
         if missing:
             raise InputError(None, f"the command stream has no demo for task index(es) {missing}")
         self.demos, self.task_of, self.demo_start = demos, np.asarray(task_of), demo_start
-        n = len(task_of)
+        n, k = len(task_of), max(demos) + 1
         self.demo = np.zeros(n, int)
         self.r = np.zeros(n, int)
         self.t = np.zeros(n, int)
+        self.from_demo = np.zeros(n, bool)
+        self.start_lo, self.p_demo = np.zeros(k), 1.0
+        self.ends = np.zeros((k, 2), np.int64)
+
+    def set_start_curriculum(self, start_lo: Any, p_demo: float = 1.0) -> None:
+        """Demo-start resets from the next reset on: r_e uniform in [floor(lo_k T), T) of the drawn
+        demo (lo_k = ``start_lo[k]`` in [0, 1] per task index k; 0 = the whole demo), and a demo start
+        with probability ``p_demo`` (else the env's own initial state, r_e = 0)."""
+        self.start_lo[:] = np.clip(np.asarray(start_lo, float), 0.0, 1.0)
+        self.p_demo = float(p_demo)
+
+    def record_ends(self, envs: np.ndarray, success: np.ndarray) -> None:
+        """Count the episodes ending in ``envs`` that started on a demo state: per task index
+        [episodes, successes] (``success`` (N,) bool of this step)."""
+        e = np.asarray(envs, int)[self.from_demo[envs]]
+        np.add.at(self.ends, (self.task_of[e], 0), 1)
+        np.add.at(self.ends, (self.task_of[e], 1), success[e].astype(np.int64))
+
+    def pop_demo_start_stats(self) -> np.ndarray:
+        """(K, 2) int64 [episodes, successes] of the demo-started episodes ended since the last call."""
+        out, self.ends = self.ends, np.zeros_like(self.ends)
+        return out
 
     def on_reset(self, envs: np.ndarray, rngs: list[np.random.Generator]) -> dict[int, np.ndarray]:
         """Pick each reset env's demo (and r_e for demo-start resets); return env -> state to load
         (only with ``demo_start``; otherwise the env samples its own initial state)."""
         out: dict[int, np.ndarray] = {}
         for e in envs:
-            pool = self.demos[int(self.task_of[e])]
+            k = int(self.task_of[e])
+            pool = self.demos[k]
             self.demo[e] = int(rngs[e].integers(len(pool)))
             d = pool[self.demo[e]]
-            self.r[e] = int(rngs[e].integers(d.length)) if self.demo_start and d.length else 0
-            self.t[e] = 0
-            if self.demo_start:
+            start = self.demo_start and d.length > 0
+            if start and self.p_demo < 1.0:  # the draw only when mixing, so that p_demo = 1 keeps the stream
+                start = bool(rngs[e].random() < self.p_demo)
+            lo = min(int(self.start_lo[k] * d.length), d.length - 1) if start else 0
+            self.r[e] = int(rngs[e].integers(lo, d.length)) if start else 0
+            self.t[e], self.from_demo[e] = 0, start
+            if start:
                 out[int(e)] = d.states[self.r[e]]
         return out
 
@@ -237,9 +268,11 @@ class TorchCommandStream:
         table: the demos (:class:`TorchDemoTable`). task_of: (N,) int64 tensor, task index per env.
         demo_start: draw r_e uniformly in [0, T) of the drawn demo on reset (else r_e = 0).
 
-    Tensors (N,) int64: ``demo``, ``r`` (r_e), ``t`` (steps since reset), as :class:`CommandStream`.
-    The draws (demo uniform among the task's demos, then r_e) use ``generator``; they are not the
-    CPU stream's numpy draws, so the two backends pick different demos for the same seed.
+    Tensors (N,) int64: ``demo``, ``r`` (r_e), ``t`` (steps since reset), ``from_demo`` (N,) bool,
+    as :class:`CommandStream`; the reverse curriculum's ``start_lo`` (K,) float32 and ``p_demo`` ()
+    float32 are tensors updated in place, so captured graphs see new values. The draws (demo uniform
+    among the task's demos, then r_e) use ``generator``; they are not the CPU stream's numpy draws,
+    so the two backends pick different demos for the same seed.
     """
 
     def __init__(self, table: TorchDemoTable, task_of: Any, demo_start: bool = False):
@@ -249,20 +282,52 @@ class TorchCommandStream:
         self.demo = torch.zeros_like(task_of)
         self.r = torch.zeros_like(task_of)
         self.t = torch.zeros_like(task_of)
+        self.from_demo = torch.zeros_like(task_of, dtype=torch.bool)
+        k = table.count.shape[0]
+        self.start_lo = torch.zeros(k, device=task_of.device)
+        self.p_demo = torch.ones((), device=task_of.device)
+        self.ends = torch.zeros((k, 2), dtype=torch.int64, device=task_of.device)
+
+    def set_start_curriculum(self, start_lo: Any, p_demo: float = 1.0) -> None:
+        """:meth:`CommandStream.set_start_curriculum` (written into the tensors in place)."""
+        import torch
+
+        lo = torch.as_tensor(np.asarray(start_lo, np.float32), device=self.start_lo.device)
+        self.start_lo.copy_(lo.clamp(0.0, 1.0))
+        self.p_demo.fill_(float(p_demo))
+
+    def record_ends(self, done: Any, success: Any) -> None:
+        """Count the demo-started episodes ending where ``done`` (N,) bool (no host sync)."""
+        import torch
+
+        ended = done & self.from_demo
+        rows = torch.stack([ended.long(), (ended & success).long()], dim=1)
+        self.ends.index_add_(0, self.task_of, rows)
+
+    def pop_demo_start_stats(self) -> np.ndarray:
+        """:meth:`CommandStream.pop_demo_start_stats` (one host sync)."""
+        out = self.ends.cpu().numpy().copy()
+        self.ends.zero_()
+        return out
 
     def on_reset(self, mask: Any, generator: Any) -> None:
         """Draw a demo (and r_e with ``demo_start``) for the envs where ``mask`` (N,) bool is True; t = 0."""
         import torch
 
-        u = torch.rand((2, len(mask)), device=mask.device, generator=generator)
+        u = torch.rand((3, len(mask)), device=mask.device, generator=generator)
         count = self.table.count[self.task_of]
         demo = torch.minimum((u[0] * count).long(), count - 1)
         r = torch.zeros_like(demo)
+        start = torch.zeros_like(mask)
         if self.demo_start:
             length = self.table.length[self.task_of, demo]
-            r = torch.minimum((u[1] * length).long(), length - 1)
+            lo = self.start_lo[self.task_of]
+            start = u[2] < self.p_demo
+            frac = lo + u[1] * (1 - lo)
+            r = torch.where(start, torch.minimum((frac * length).long(), length - 1), r)
         self.demo.copy_(torch.where(mask, demo, self.demo))
         self.r.copy_(torch.where(mask, r, self.r))
+        self.from_demo.copy_(torch.where(mask, start, self.from_demo))
         self.t.copy_(torch.where(mask, torch.zeros_like(self.t), self.t))
 
     def set(self, demo: Any, r: Any) -> None:
@@ -270,6 +335,7 @@ class TorchCommandStream:
         self.demo.copy_(demo)
         self.r.copy_(r)
         self.t.zero_()
+        self.from_demo.fill_(True)
 
     def advance(self) -> None:
         """One control step passed in every env."""
@@ -427,3 +493,41 @@ def load_demo_pack(path: str | Path) -> dict[str, list[Demo]]:
             )
         )
     return out
+
+
+@dataclass
+class StartCurriculum:
+    """Reverse curriculum over demo-start resets (the reverse curriculum of RFCL, Tao et al., ICLR
+    2024, with one start window per task instead of one per demo): episodes of task k start at a cursor uniform in the tail
+    [lo_k T, T) of a demo; once those episodes succeed often enough, lo_k moves towards the demo's
+    start, so the policy learns a task backwards from its end, and from lo_k = 0 on it starts from
+    anywhere in the demos, its first state included.
+
+    Args:
+        num_tasks: K. start: initial lo_k in [0, 1] (1 - the share of each demo's tail first used).
+        step: how far lo_k moves per update that passes. threshold: success rate of the demo-started
+            episodes of a task since the last update that moves its lo_k. min_episodes: fewer
+            finished episodes than this leave lo_k where it is.
+
+    Attributes:
+        lo: (K,) float64, the current window starts.
+    """
+
+    num_tasks: int
+    start: float = 0.75
+    step: float = 0.1
+    threshold: float = 0.6
+    min_episodes: int = 8
+    lo: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.lo = np.full(self.num_tasks, float(np.clip(self.start, 0.0, 1.0)))
+
+    def update(self, stats: np.ndarray) -> np.ndarray:
+        """New lo (K,) from ``stats`` (K, 2) [episodes, successes] of the demo-started episodes
+        (:meth:`CommandStream.pop_demo_start_stats`)."""
+        eps, ok = np.asarray(stats, float).T
+        rate = np.divide(ok, eps, out=np.zeros_like(ok), where=eps > 0)
+        passed = (eps >= self.min_episodes) & (rate >= self.threshold)
+        self.lo = np.where(passed, np.maximum(self.lo - self.step, 0.0), self.lo)
+        return self.lo

@@ -451,6 +451,8 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
                     for i in range(self.num_envs)
                 ]
             info.update(final_infos(final, info, terminated | truncated))
+            if self.stream is not None:
+                self.stream.record_ends(done, success)
             self._reset_envs(done)
             new_obs, _, _ = self._observe(np.zeros((self.num_envs, 7)))
             obs[done] = new_obs[done]

@@ -333,7 +333,9 @@ class HeberoWarpBatch:
             u = torch.rand(mask.shape[0], device=self.device, generator=self.gen)
             rows = g.pool.draw(g.source, g.wtask, u)
             if self.stream is not None and self.stream.demo_start:
-                rows = g.pool.at("demo", g.wtask, self.stream.demo[g.envs], self.stream.r[g.envs])
+                st = self.stream
+                demo_rows = g.pool.at("demo", g.wtask, st.demo[g.envs], st.r[g.envs])
+                rows = torch.where(st.from_demo[g.envs], demo_rows, rows)
         t = g.sim.t
         for k, v in g.pool.rows.items():
             cur = t[k]
@@ -536,6 +538,7 @@ class HeberoWarpBatch:
             self.obs[:, :7] = a
             self.final_obs.copy_(self.obs)
         if self.stream is not None:
+            self.stream.record_ends(done, success)
             self.stream.on_reset(done, self.gen)
         for g in self.groups:
             self._reset_worlds(g, done[g.envs])
@@ -837,6 +840,7 @@ class HeberoWarpBatch:
         if self.stream is not None:
             self.stream.on_reset(torch.ones(self.num_envs, dtype=torch.bool, device=self.device), self.gen)
             self.stream.r.zero_()
+            self.stream.from_demo.zero_()
         for g in self.groups:
             rows = g.pool.at(section, g.wtask, torch.zeros_like(g.wtask), index[g.envs])
             self._reset_worlds(g, torch.ones(g.sim.nworld, dtype=torch.bool, device=self.device), rows)
