@@ -540,7 +540,7 @@ def test_reverse_curriculum_narrows_demo_starts_on_both_backends(cache, cpu_env,
     gpu.set_demos(corpus_demos, demo_start=True)
     cpu_env.set_demos(corpus_demos, demo_start=True)
     for env, st_of in ((gpu, lambda: batch.stream), (cpu_env, lambda: cpu_env.stream)):
-        st_of().set_start_curriculum([1.0, 1.0], 1.0)
+        st_of().set_start_window([1.0, 1.0], 1.0, 1.0)
         obs, _ = env.reset(seed=3)
         st = st_of()
         for e in range(2):
@@ -554,12 +554,18 @@ def test_reverse_curriculum_narrows_demo_starts_on_both_backends(cache, cpu_env,
         stats = st.pop_demo_start_stats()
         assert stats[:, 0].tolist() == [1, 1] and (stats[:, 1] <= 1).all()
         assert st.pop_demo_start_stats().sum() == 0  # popped
-        st.set_start_curriculum([0.5, 0.5], 0.0)
+        st.set_start_window([0.5, 0.5], 0.8, 1.0)
+        for seed in range(4):  # a window in the middle: r_e in [floor(0.5 T), ceil(0.8 T))
+            env.reset(seed=seed)
+            for e in range(2):
+                T = corpus_demos[tasks[e]][int(st.demo[e])].length
+                assert int(np.floor(0.5 * T)) <= int(st.r[e]) < int(np.ceil(0.8 * T)), (seed, e, T)
+        st.set_start_window([0.5, 0.5], 0.8, 0.0)
         env.reset(seed=3)
         assert not np.asarray(st.from_demo).any() and np.asarray(st.r).tolist() == [0, 0]
-    cur = StartCurriculum(3, start=0.75, step=0.1, threshold=0.6, min_episodes=8)
+    cur = StartCurriculum(3, start=0.75, width=0.3, step=0.1, threshold=0.6, min_episodes=8)
     lo = cur.update(np.array([[10, 7], [10, 5], [4, 4]]))  # passes; below the rate; too few episodes
-    assert np.allclose(lo, [0.65, 0.75, 0.75])
+    assert np.allclose(lo, [0.65, 0.75, 0.75]) and np.allclose(cur.hi, [0.95, 1.0, 1.0])
     for _ in range(10):
         lo = cur.update(np.array([[8, 8], [0, 0], [0, 0]]))
     assert np.allclose(lo, [0.0, 0.75, 0.75])

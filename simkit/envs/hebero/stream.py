@@ -104,8 +104,8 @@ class CommandStream:
 
     Arrays (N,): ``demo`` (index into ``demos[task]``), ``r`` (r_e), ``t`` (steps since reset),
     ``from_demo`` (bool: the running episode started on a demo state). A reverse curriculum over the
-    demo starts (:meth:`set_start_curriculum`, :class:`StartCurriculum`) narrows r_e to the demo's
-    tail and mixes in the env's own starts; :meth:`pop_demo_start_stats` counts how the demo-started
+    demo starts (:meth:`set_start_window`, :class:`StartCurriculum`) narrows r_e to a window of the
+    demo and mixes in the env's own starts; :meth:`pop_demo_start_stats` counts how the demo-started
     episodes ended.
     """
 
@@ -121,14 +121,16 @@ class CommandStream:
         self.r = np.zeros(n, int)
         self.t = np.zeros(n, int)
         self.from_demo = np.zeros(n, bool)
-        self.start_lo, self.p_demo = np.zeros(k), 1.0
+        self.start_lo, self.start_hi, self.p_demo = np.zeros(k), np.ones(k), 1.0
         self.ends = np.zeros((k, 2), np.int64)
 
-    def set_start_curriculum(self, start_lo: Any, p_demo: float = 1.0) -> None:
-        """Demo-start resets from the next reset on: r_e uniform in [floor(lo_k T), T) of the drawn
-        demo (lo_k = ``start_lo[k]`` in [0, 1] per task index k; 0 = the whole demo), and a demo start
-        with probability ``p_demo`` (else the env's own initial state, r_e = 0)."""
-        self.start_lo[:] = np.clip(np.asarray(start_lo, float), 0.0, 1.0)
+    def set_start_window(self, lo: Any, hi: Any = 1.0, p_demo: float = 1.0) -> None:
+        """Demo-start resets from the next reset on: r_e uniform in [floor(lo_k T), ceil(hi_k T)) of
+        the drawn demo (``lo``, ``hi``: (K,) or scalars in [0, 1] per task index k, at least one cursor
+        wide; 0, 1 = the whole demo), and a demo start with probability ``p_demo`` (else the env's own
+        initial state, r_e = 0)."""
+        self.start_lo[:] = np.clip(np.asarray(lo, float), 0.0, 1.0)
+        self.start_hi[:] = np.clip(np.asarray(hi, float), 0.0, 1.0)
         self.p_demo = float(p_demo)
 
     def record_ends(self, envs: np.ndarray, success: np.ndarray) -> None:
@@ -156,7 +158,8 @@ class CommandStream:
             if start and self.p_demo < 1.0:  # the draw only when mixing, so that p_demo = 1 keeps the stream
                 start = bool(rngs[e].random() < self.p_demo)
             lo = min(int(self.start_lo[k] * d.length), d.length - 1) if start else 0
-            self.r[e] = int(rngs[e].integers(lo, d.length)) if start else 0
+            hi = min(max(int(np.ceil(self.start_hi[k] * d.length)), lo + 1), d.length) if start else 1
+            self.r[e] = int(rngs[e].integers(lo, hi)) if start else 0
             self.t[e], self.from_demo[e] = 0, start
             if start:
                 out[int(e)] = d.states[self.r[e]]
@@ -285,15 +288,17 @@ class TorchCommandStream:
         self.from_demo = torch.zeros_like(task_of, dtype=torch.bool)
         k = table.count.shape[0]
         self.start_lo = torch.zeros(k, device=task_of.device)
+        self.start_hi = torch.ones(k, device=task_of.device)
         self.p_demo = torch.ones((), device=task_of.device)
         self.ends = torch.zeros((k, 2), dtype=torch.int64, device=task_of.device)
 
-    def set_start_curriculum(self, start_lo: Any, p_demo: float = 1.0) -> None:
-        """:meth:`CommandStream.set_start_curriculum` (written into the tensors in place)."""
+    def set_start_window(self, lo: Any, hi: Any = 1.0, p_demo: float = 1.0) -> None:
+        """:meth:`CommandStream.set_start_window` (written into the tensors in place)."""
         import torch
 
-        lo = torch.as_tensor(np.asarray(start_lo, np.float32), device=self.start_lo.device)
-        self.start_lo.copy_(lo.clamp(0.0, 1.0))
+        for dst, v in ((self.start_lo, lo), (self.start_hi, hi)):
+            x = np.broadcast_to(np.asarray(v, np.float32), dst.shape)
+            dst.copy_(torch.as_tensor(x, device=dst.device).clamp(0.0, 1.0))
         self.p_demo.fill_(float(p_demo))
 
     def record_ends(self, done: Any, success: Any) -> None:
@@ -321,10 +326,12 @@ class TorchCommandStream:
         start = torch.zeros_like(mask)
         if self.demo_start:
             length = self.table.length[self.task_of, demo]
-            lo = self.start_lo[self.task_of]
+            lo, hi = self.start_lo[self.task_of], self.start_hi[self.task_of]
             start = u[2] < self.p_demo
-            frac = lo + u[1] * (1 - lo)
-            r = torch.where(start, torch.minimum((frac * length).long(), length - 1), r)
+            first = torch.minimum((lo * length).long(), length - 1)
+            span = torch.maximum(torch.ceil(hi * length).long() - first, torch.ones_like(first))
+            cur = torch.minimum(first + (u[1] * span).long(), length - 1)
+            r = torch.where(start, cur, r)
         self.demo.copy_(torch.where(mask, demo, self.demo))
         self.r.copy_(torch.where(mask, r, self.r))
         self.from_demo.copy_(torch.where(mask, start, self.from_demo))
@@ -504,17 +511,19 @@ class StartCurriculum:
     anywhere in the demos, its first state included.
 
     Args:
-        num_tasks: K. start: initial lo_k in [0, 1] (1 - the share of each demo's tail first used).
+        num_tasks: K. start: initial lo_k in [0, 1]. width: the window [lo_k, lo_k + width) (capped at
+            1), so that the success rate measures the frontier, not the tail already learned.
         step: how far lo_k moves per update that passes. threshold: success rate of the demo-started
             episodes of a task since the last update that moves its lo_k. min_episodes: fewer
             finished episodes than this leave lo_k where it is.
 
     Attributes:
-        lo: (K,) float64, the current window starts.
+        lo: (K,) float64, the current window starts; :attr:`hi` their ends.
     """
 
     num_tasks: int
     start: float = 0.75
+    width: float = 0.3
     step: float = 0.1
     threshold: float = 0.6
     min_episodes: int = 8
@@ -522,6 +531,11 @@ class StartCurriculum:
 
     def __post_init__(self) -> None:
         self.lo = np.full(self.num_tasks, float(np.clip(self.start, 0.0, 1.0)))
+
+    @property
+    def hi(self) -> np.ndarray:
+        """(K,) window ends, min(lo + width, 1)."""
+        return np.minimum(self.lo + self.width, 1.0)
 
     def update(self, stats: np.ndarray) -> np.ndarray:
         """New lo (K,) from ``stats`` (K, 2) [episodes, successes] of the demo-started episodes
