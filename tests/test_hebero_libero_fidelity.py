@@ -202,6 +202,48 @@ def test_libero_initial_states_load_by_joint_name(stove_env):
         stove_env.reset(options={"init_state": 50})
 
 
+def _backend_state(venv, e: int) -> np.ndarray:
+    g = next(g for g, grp in enumerate(venv.backend.groups) if e in grp.env_ids)
+    return venv.backend.states(g)[int(np.flatnonzero(venv.backend.groups[g].env_ids == e)[0])].copy()
+
+
+def test_libero_wait_is_five_held_control_steps(stove_env):
+    """``init_wait`` = LIBERO's evaluation's 5 zero-action steps after ``set_init_state``: the state
+    the env starts from is the loaded state stepped by the env's own batch backend for 5 control
+    periods with the arm held at its joint positions and the fingers at LIBERO's zero gripper action
+    (0.02 m); the episode still starts at step 0 with a zero previous action. The recorded objects
+    above their support drop during the wait and rest without penetrating anything by 1 mm."""
+    from simkit.envs.hebero.init_wait import LIBERO_WAIT_STEPS, LIBERO_ZERO_FINGERS
+
+    venv = stove_env.unwrapped
+    tm = venv.tasks[0]
+    assert LIBERO_WAIT_STEPS == 5
+    venv.cfg.init_wait = 0
+    stove_env.reset(options={"init_state": [3, 49]})
+    z0 = [_pose(venv, e, "akita_black_bowl_1")[2] for e in (0, 1)]
+    for _ in range(LIBERO_WAIT_STEPS):  # the wait by hand, on the batch backend
+        for g in range(len(venv.backend.groups)):
+            arr = venv.backend.arrays(g)
+            arr["ctrl"][:, tm.arm_act] = np.clip(arr["qpos"][:, tm.arm_q], tm.qrange[:, 0], tm.qrange[:, 1])
+            arr["ctrl"][:, tm.grip_act] = LIBERO_ZERO_FINGERS
+        venv.backend.step(venv.substeps)
+    by_hand = [_backend_state(venv, e) for e in (0, 1)]
+    venv.cfg.init_wait = LIBERO_WAIT_STEPS
+    try:
+        obs, info = stove_env.reset(options={"init_state": [3, 49]})
+    finally:
+        venv.cfg.init_wait = 0
+    assert not info["success"].any() and np.all(obs[:, :7] == 0) and np.all(venv.elapsed == 0)
+    for e in (0, 1):
+        assert np.allclose(_backend_state(venv, e), by_hand[e], rtol=0, atol=1e-9)
+        assert _pose(venv, e, "akita_black_bowl_1")[2] < z0[e] - 1e-4  # dropped from LIBERO's height
+    for g in range(len(venv.backend.groups)):
+        for j in range(len(venv.backend.groups[g].env_ids)):
+            model, data = venv.backend.get_data(g, j)
+            pen = [-c.dist for c in data.contact[: data.ncon]]
+            assert max(pen, default=0.0) < 1e-3
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not os.environ.get("SIMKIT_LIBERO_PYTHON"), reason="needs LIBERO (SIMKIT_LIBERO_PYTHON)")
 def test_oracle_against_libero(tmp_path):
