@@ -242,8 +242,7 @@ def init_state_stats(venv, rec_by_env: list[dict]) -> list[dict]:
             o["loaded"] += 1
             o["pos"] = max(o["pos"], _pos_diff(model, data, rec["init_states"]["object_pose"], k))
             o["pen"] = max(o["pen"], penetration_mm(model, data, list(rec["entities"])))
-        for _ in range(SETTLE_STEPS):
-            venv.step(zero)
+        _settle(venv, k, zero)
         for e, (model, data) in enumerate(env_views(venv)):
             rec, o = rec_by_env[e], out[e]
             o["pen_settled"] = max(o["pen_settled"], penetration_mm(model, data, list(rec["entities"])))
@@ -251,6 +250,21 @@ def init_state_stats(venv, rec_by_env: list[dict]) -> list[dict]:
                 d = _pos_diff(model, data, rec["init_states"]["settled_pose"], k)
                 o["pos_settled"] = max(o["pos_settled"], d)
     return out
+
+
+def _settle(venv, k: int, zero: np.ndarray) -> None:
+    """Every env at LIBERO's state k after LIBERO's wait: the env's own wait (``init_wait``, the arm
+    held and the fingers at LIBERO's zero gripper action) where this simkit has one, else
+    ``SETTLE_STEPS`` zero-action steps (simkit's zero action opens the gripper)."""
+    if "init_wait" not in type(venv.cfg).model_fields:
+        for _ in range(SETTLE_STEPS):
+            venv.step(zero)
+        return
+    venv.cfg.init_wait = SETTLE_STEPS
+    try:
+        venv.reset(options={"init_state": k})
+    finally:
+        venv.cfg.init_wait = 0
 
 
 def _pos_diff(model, data, poses: dict, k: int) -> float:
