@@ -345,3 +345,43 @@ def test_panda_base_home_and_damping_are_libero_s(stove_env):
         assert data.qpos[a] == pytest.approx(q) and model.dof_damping[v] == pytest.approx(100.0)
     base = data.xpos[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, "robot/base")]
     assert np.allclose(base, (-0.66, 0.0, 0.912), atol=1e-9)
+
+
+#: entity masses (kg) of LIBERO's own compiled model of SPATIAL_STOVE (tools/libero_dump.py, hf-libero
+#: 0.1.4 on robosuite 1.4.0, 2026-12-02): robosuite's base.xml compiles every scene with
+#: inertiagrouprange "0 0", so only collision geoms count
+LIBERO_MASS = {
+    "akita_black_bowl_1": 0.005591296580799999,
+    "cookies_1": 0.009642613248,
+    "glazed_rim_porcelain_ramekin_1": 0.009659550681600003,
+    "plate_1": 0.011522081577600004,
+    "wooden_cabinet_1": 9.1762386449728,
+    "flat_stove_1": 4.4801,
+}
+
+
+def test_masses_are_libero_s_and_a_bowl_rests_on_the_stove(spatial_env):
+    """Entity masses equal LIBERO's (collision geoms only); the bowl LIBERO's states drop onto the
+    flat stove (about 1.2 m/s at impact) rests on the burner plate after LIBERO's wait, at the height
+    LIBERO's own model settles it (0.92889 m, state 0) and without penetrating it, not 3 mm inside."""
+    import mujoco
+
+    from simkit.envs.hebero.init_wait import LIBERO_WAIT_STEPS
+
+    venv = spatial_env.unwrapped
+    e = next(i for i in range(2) if venv.tasks[int(venv.task_of[i])].desc["task_id"] == SPATIAL_STOVE)
+    tm = venv.tasks[int(venv.task_of[e])]
+    m = tm.model
+    for name, kg in LIBERO_MASS.items():
+        b = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, name)
+        assert m.body_subtreemass[b] == pytest.approx(kg, rel=1e-9), name
+    plate = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_GEOM, "flat_stove_1/collision_burner")
+    assert 2 * m.geom_size[plate][2] == pytest.approx(0.01)
+    data = mujoco.MjData(m)
+    mujoco.mj_setState(m, data, tm.libero_state(0, LIBERO_WAIT_STEPS, venv.substeps), tm.state_spec)
+    mujoco.mj_forward(m, data)
+    top = data.geom_xpos[plate][2] + m.geom_size[plate][2]
+    assert top == pytest.approx(0.905 + 0.0255, abs=1e-9)  # the plate's top face as LIBERO's
+    bowl = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, "akita_black_bowl_1")
+    assert data.xpos[bowl][2] == pytest.approx(0.92889, abs=5e-4)
+    assert max((-c.dist for c in data.contact[: data.ncon]), default=0.0) < 1e-3

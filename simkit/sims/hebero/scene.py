@@ -199,9 +199,12 @@ def _collision_extent(spec_child) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _thicken_plates(child_spec, path) -> list[str]:
-    """Give every thin horizontal collision plate of a fixture asset (a box whose smallest half extent,
-    below :data:`THIN_PLATE_HALF`, points along z, on a body rigidly attached to the asset's root) the
-    half thickness :data:`PLATE_HALF`, grown downwards: its top face, footprint and mass stay.
+    """Give every thin horizontal collision plate of a fixture asset that lies on a collision box of
+    its own body (a box whose smallest half extent, below :data:`THIN_PLATE_HALF`, points along z, on
+    a body rigidly attached to the asset's root, with a box of the same body under its whole
+    footprint whose top is less than 2 :data:`PLATE_HALF` below the plate) the half thickness
+    :data:`PLATE_HALF`, grown downwards into that box: its top face, footprint and mass stay, and
+    nothing outside the fixture's collision volume changes.
 
     Why: an object LIBERO's initial states drop from its sampler height (up to 7 cm, about 1.2 m/s at
     impact, 2.3 mm per 2 ms step) passes the 1 mm plate over the flat stove's burner beyond its
@@ -214,30 +217,22 @@ def _thicken_plates(child_spec, path) -> list[str]:
     m = child_spec.compile()
     d = mujoco.MjData(m)
     mujoco.mj_kinematics(m, d)
-    bodies = list(child_spec.bodies)
     notes = []
-    for b, body in enumerate(bodies):
-        p, rigid = b, True
-        while p > 0 and rigid:  # no joint between the body and the asset's root
-            rigid = m.body_jntnum[p] == 0
-            p = int(m.body_parentid[p])
-        for j, geom in enumerate(body.geoms if rigid and b > 0 else []):
+    for b, body in enumerate(child_spec.bodies):
+        if b == 0 or any(m.body_jntnum[p] for p in _chain(m, b)):
+            continue  # the world, or a body that moves against the asset's root
+        for j, geom in enumerate(body.geoms):
             g = int(m.body_geomadr[b]) + j
-            if m.geom_type[g] != mujoco.mjtGeom.mjGEOM_BOX or not (
-                m.geom_contype[g] or m.geom_conaffinity[g]
-            ):
-                continue
-            size = np.array(m.geom_size[g])
-            i = int(np.argmin(size))
-            up = d.geom_xmat[g].reshape(3, 3)[:, i]  # the thin axis in the asset frame
-            if size[i] >= THIN_PLATE_HALF or abs(up[2]) < 0.999:
+            lo, hi, i, up = _plate(m, d, g)
+            if i < 0 or not _supported(m, d, b, g, lo, hi):
                 continue
             rot = np.zeros(9)
             mujoco.mju_quat2Mat(rot, m.geom_quat[g])
             axis = rot.reshape(3, 3)[:, i]  # the thin axis in the body frame
-            if geom.mass <= 0:  # keep the plate's mass: LIBERO's density times its own volume
+            size = np.array(m.geom_size[g])
+            if not geom.mass > 0:  # unset (NaN): keep LIBERO's density times the plate's own volume
                 geom.mass = float(geom.density * 8 * np.prod(size))
-            geom.pos = list(m.geom_pos[g] - np.sign(up[2]) * (PLATE_HALF - size[i]) * axis)
+            geom.pos = list(m.geom_pos[g] - np.sign(up) * (PLATE_HALF - size[i]) * axis)
             size[i] = PLATE_HALF
             geom.size = list(size)
             notes.append(
@@ -245,6 +240,51 @@ def _thicken_plates(child_spec, path) -> list[str]:
                 f"made {2e3 * PLATE_HALF:.0f} mm downwards (top face kept)"
             )
     return notes
+
+
+def _chain(m, b: int) -> list[int]:
+    """Body b and its ancestors up to (not including) the world."""
+    out = []
+    while b > 0:
+        out.append(b)
+        b = int(m.body_parentid[b])
+    return out
+
+
+def _plate(m, d, g: int) -> tuple[np.ndarray, np.ndarray, int, float]:
+    """(AABB lo, hi (3,) in the asset frame, thin axis index, its z component) of a thin horizontal
+    collision box; index -1 for any other geom."""
+    import mujoco
+
+    none = (np.zeros(3), np.zeros(3), -1, 0.0)
+    if m.geom_type[g] != mujoco.mjtGeom.mjGEOM_BOX or not (m.geom_contype[g] or m.geom_conaffinity[g]):
+        return none
+    i = int(np.argmin(m.geom_size[g]))
+    rot = d.geom_xmat[g].reshape(3, 3)
+    if m.geom_size[g][i] >= THIN_PLATE_HALF or abs(rot[2, i]) < 0.999:
+        return none
+    half = np.abs(rot) @ m.geom_size[g]
+    return d.geom_xpos[g] - half, d.geom_xpos[g] + half, i, float(rot[2, i])
+
+
+def _supported(m, d, b: int, g: int, lo: np.ndarray, hi: np.ndarray) -> bool:
+    """True where another collision box of body b covers the plate's footprint (1 mm slack) with its
+    top between the plate's bottom and 2 :data:`PLATE_HALF` below its top."""
+    import mujoco
+
+    for h in range(int(m.body_geomadr[b]), int(m.body_geomadr[b] + m.body_geomnum[b])):
+        if (
+            h == g
+            or m.geom_type[h] != mujoco.mjtGeom.mjGEOM_BOX
+            or not (m.geom_contype[h] or m.geom_conaffinity[h])
+        ):
+            continue
+        half = np.abs(d.geom_xmat[h].reshape(3, 3)) @ m.geom_size[h]
+        blo, bhi = d.geom_xpos[h] - half, d.geom_xpos[h] + half
+        covers = np.all(blo[:2] <= lo[:2] + 1e-3) and np.all(bhi[:2] >= hi[:2] - 1e-3)
+        if covers and hi[2] - 2 * PLATE_HALF <= bhi[2] <= lo[2] + 1e-9:
+            return True
+    return False
 
 
 def _horizontal_radius(child_spec, lo, hi) -> float:
