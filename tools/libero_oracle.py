@@ -28,7 +28,8 @@ models and data. Per task it reports:
   mapping (mm) and the deepest penetration between two entities (mm), in simkit and in LIBERO's
   own model (``pen_L``); then, after the wait LIBERO's evaluation takes before its policy acts
   (``SETTLE_STEPS`` zero-action steps, 0.25 s), the deepest penetration in simkit and the largest
-  object position difference from LIBERO's own settled state (mm).
+  object position difference from LIBERO's own settled state (mm);
+* ``mass``: the largest relative difference of an entity's mass (its body subtree) from LIBERO's.
 
 Exit status 0; the table goes to stdout (``--markdown`` for docs/hebero.md).
 """
@@ -282,6 +283,21 @@ def _simkit_name(libero_name: str) -> str:
     return "robot/" + libero_name if libero_name.startswith("gripper/") else libero_name
 
 
+def mass_diff(rec: dict, model) -> float | None:
+    """Largest relative |simkit - LIBERO| entity mass (subtree of the entity's root body; None for a
+    dump without masses)."""
+    import mujoco
+
+    if "mass" not in rec:
+        return None
+    worst = 0.0
+    for name, kg in rec["mass"].items():
+        b = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, name)
+        if b >= 0 and kg > 0:
+            worst = max(worst, abs(float(model.body_subtreemass[b]) - kg) / kg)
+    return worst
+
+
 def robot_diff(rec: dict, model, data) -> dict | None:
     """simkit's Panda against LIBERO's compiled robot (``robot_model`` of the dump), in the reset state:
     base position difference (mm), largest |difference| of joint damping, armature (kg m^2), friction
@@ -335,10 +351,11 @@ def compare(dump: dict, task_ids: list[str], resets: int) -> list[dict]:
         views = env_views(venv)
         for e, (model, data) in enumerate(views):
             stats[e].add_reset(model, data, info["success"][e])
-    robots = []
+    robots, masses = [], []
     for e, (model, data) in enumerate(views):
         stats[e].add_heights(model, data)
         robots.append(robot_diff(recs[e], model, data))
+        masses.append(mass_diff(recs[e], model))
     inits = init_state_stats(venv, recs)
     rows = []
     for e, t in enumerate(task_ids):
@@ -362,6 +379,7 @@ def compare(dump: dict, task_ids: list[str], resets: int) -> list[dict]:
                 "settled_pen_mm": inits[e]["pen_settled"],
                 "settled_pos_mm": inits[e]["pos_settled"],
                 "robot": robots[e],
+                "mass_rel": masses[e],
             }
         )
     env.close()
@@ -384,6 +402,7 @@ def print_table(rows: list[dict], markdown: bool) -> None:
         "pen_L",
         "set_pen",
         "set_pos",
+        "mass",
     ]
     fmt = (
         "| " + " | ".join(["{}"] * len(head)) + " |"
@@ -410,6 +429,7 @@ def print_table(rows: list[dict], markdown: bool) -> None:
                 f"{r['init_pen_libero_mm']:.2f}",
                 f"{r['settled_pen_mm']:.2f}",
                 f"{r['settled_pos_mm']:.2f}",
+                "-" if r["mass_rel"] is None else f"{100 * r['mass_rel']:.2f}%",
             )
         )
     n = len(rows)
@@ -428,7 +448,8 @@ def print_table(rows: list[dict], markdown: bool) -> None:
         f"max init penetration {max(r['init_pen_mm'] for r in rows):.2f} mm "
         f"(in LIBERO's own model {max(r['init_pen_libero_mm'] for r in rows):.2f} mm); after "
         f"{SETTLE_STEPS} zero-action steps: max penetration {max(r['settled_pen_mm'] for r in rows):.2f} mm, "
-        f"max position diff from LIBERO's settled state {max(r['settled_pos_mm'] for r in rows):.2f} mm"
+        f"max position diff from LIBERO's settled state {max(r['settled_pos_mm'] for r in rows):.2f} mm, "
+        f"max entity mass diff {100 * max(r['mass_rel'] or 0.0 for r in rows):.2f}%"
     )
 
 
