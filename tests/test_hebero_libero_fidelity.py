@@ -202,6 +202,48 @@ def test_libero_initial_states_load_by_joint_name(stove_env):
         stove_env.reset(options={"init_state": 50})
 
 
+def _backend_state(venv, e: int) -> np.ndarray:
+    g = next(g for g, grp in enumerate(venv.backend.groups) if e in grp.env_ids)
+    return venv.backend.states(g)[int(np.flatnonzero(venv.backend.groups[g].env_ids == e)[0])].copy()
+
+
+def test_libero_wait_is_five_held_control_steps(stove_env):
+    """``init_wait`` = LIBERO's evaluation's 5 zero-action steps after ``set_init_state``: the state
+    the env starts from is the loaded state stepped by the env's own batch backend for 5 control
+    periods with the arm held at its joint positions and the fingers at LIBERO's zero gripper action
+    (0.02 m); the episode still starts at step 0 with a zero previous action. The recorded objects
+    above their support drop during the wait and rest without penetrating anything by 1 mm."""
+    from simkit.envs.hebero.init_wait import LIBERO_WAIT_STEPS, LIBERO_ZERO_FINGERS
+
+    venv = stove_env.unwrapped
+    tm = venv.tasks[0]
+    assert LIBERO_WAIT_STEPS == 5
+    venv.cfg.init_wait = 0
+    stove_env.reset(options={"init_state": [3, 49]})
+    z0 = [_pose(venv, e, "akita_black_bowl_1")[2] for e in (0, 1)]
+    for _ in range(LIBERO_WAIT_STEPS):  # the wait by hand, on the batch backend
+        for g in range(len(venv.backend.groups)):
+            arr = venv.backend.arrays(g)
+            arr["ctrl"][:, tm.arm_act] = np.clip(arr["qpos"][:, tm.arm_q], tm.qrange[:, 0], tm.qrange[:, 1])
+            arr["ctrl"][:, tm.grip_act] = LIBERO_ZERO_FINGERS
+        venv.backend.step(venv.substeps)
+    by_hand = [_backend_state(venv, e) for e in (0, 1)]
+    venv.cfg.init_wait = LIBERO_WAIT_STEPS
+    try:
+        obs, info = stove_env.reset(options={"init_state": [3, 49]})
+    finally:
+        venv.cfg.init_wait = 0
+    assert not info["success"].any() and np.all(obs[:, :7] == 0) and np.all(venv.elapsed == 0)
+    for e in (0, 1):
+        assert np.allclose(_backend_state(venv, e), by_hand[e], rtol=0, atol=1e-9)
+        assert _pose(venv, e, "akita_black_bowl_1")[2] < z0[e] - 1e-4  # dropped from LIBERO's height
+    for g in range(len(venv.backend.groups)):
+        for j in range(len(venv.backend.groups[g].env_ids)):
+            model, data = venv.backend.get_data(g, j)
+            pen = [-c.dist for c in data.contact[: data.ncon]]
+            assert max(pen, default=0.0) < 1e-3
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not os.environ.get("SIMKIT_LIBERO_PYTHON"), reason="needs LIBERO (SIMKIT_LIBERO_PYTHON)")
 def test_oracle_against_libero(tmp_path):
@@ -303,3 +345,43 @@ def test_panda_base_home_and_damping_are_libero_s(stove_env):
         assert data.qpos[a] == pytest.approx(q) and model.dof_damping[v] == pytest.approx(100.0)
     base = data.xpos[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, "robot/base")]
     assert np.allclose(base, (-0.66, 0.0, 0.912), atol=1e-9)
+
+
+#: entity masses (kg) of LIBERO's own compiled model of SPATIAL_STOVE (tools/libero_dump.py, hf-libero
+#: 0.1.4 on robosuite 1.4.0, 2026-12-02): robosuite's base.xml compiles every scene with
+#: inertiagrouprange "0 0", so only collision geoms count
+LIBERO_MASS = {
+    "akita_black_bowl_1": 0.005591296580799999,
+    "cookies_1": 0.009642613248,
+    "glazed_rim_porcelain_ramekin_1": 0.009659550681600003,
+    "plate_1": 0.011522081577600004,
+    "wooden_cabinet_1": 9.1762386449728,
+    "flat_stove_1": 4.4801,
+}
+
+
+def test_masses_are_libero_s_and_a_bowl_rests_on_the_stove(spatial_env):
+    """Entity masses equal LIBERO's (collision geoms only); the bowl LIBERO's states drop onto the
+    flat stove (about 1.2 m/s at impact) rests on the burner plate after LIBERO's wait, at the height
+    LIBERO's own model settles it (0.92889 m, state 0) and without penetrating it, not 3 mm inside."""
+    import mujoco
+
+    from simkit.envs.hebero.init_wait import LIBERO_WAIT_STEPS
+
+    venv = spatial_env.unwrapped
+    e = next(i for i in range(2) if venv.tasks[int(venv.task_of[i])].desc["task_id"] == SPATIAL_STOVE)
+    tm = venv.tasks[int(venv.task_of[e])]
+    m = tm.model
+    for name, kg in LIBERO_MASS.items():
+        b = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, name)
+        assert m.body_subtreemass[b] == pytest.approx(kg, rel=1e-9), name
+    plate = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_GEOM, "flat_stove_1/collision_burner")
+    assert 2 * m.geom_size[plate][2] == pytest.approx(0.01)
+    data = mujoco.MjData(m)
+    mujoco.mj_setState(m, data, tm.libero_state(0, LIBERO_WAIT_STEPS, venv.substeps), tm.state_spec)
+    mujoco.mj_forward(m, data)
+    top = data.geom_xpos[plate][2] + m.geom_size[plate][2]
+    assert top == pytest.approx(0.905 + 0.0255, abs=1e-9)  # the plate's top face as LIBERO's
+    bowl = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, "akita_black_bowl_1")
+    assert data.xpos[bowl][2] == pytest.approx(0.92889, abs=5e-4)
+    assert max((-c.dist for c in data.contact[: data.ncon]), default=0.0) < 1e-3

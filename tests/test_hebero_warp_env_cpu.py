@@ -605,6 +605,37 @@ def test_init_states_and_reset_boxes_on_the_gpu_env(cache, cpu_env, cpu_backend,
         env.batch.set_reset_source("nowhere")
 
 
+def test_libero_wait_on_the_gpu_env(cache, cpu_env, cpu_backend):
+    """``init_wait`` (LIBERO's 5 zero-action steps after loading its state) gives the GPU env the CPU
+    env's waited start states, on explicit resets and in the rows autoresets from the reset source
+    'libero' draw; the states differ from the unwaited ones (objects dropped from LIBERO's heights)."""
+    out, tasks = cache
+    batch = hw.HeberoWarpBatch(out, 2, config={"bank_size": 2, "init_wait": 5})
+    env = hw.HeberoWarpVecEnv(_shared_models(batch, cpu_env), "numpy")
+    cpu_env.cfg.init_wait = 5
+    try:
+        for k in (0, 7):
+            og, _ = env.reset(options={"init_state": k})
+            oc, _ = cpu_env.reset(options={"init_state": k})
+            assert np.allclose(og, oc, atol=2e-5), np.abs(og - oc).max()
+        cpu_env.cfg.init_wait = 0
+        o0, _ = cpu_env.reset(options={"init_state": 7})
+        assert np.abs(o0[:, 66:] - oc[:, 66:]).max() > 1e-4  # the wait moved the objects
+        # autoresets from the reset source 'libero' draw waited states too
+        batch.set_reset_source("libero")
+        rows = batch.groups[0].pool.sections["libero"]
+        waited = {tid: cpu_env.tasks[cpu_env.task_names.index(tid)] for tid in tasks}
+        g = batch.groups[0]
+        for tid in tasks:
+            t = g.cache_tasks.index(tid)
+            want = g.union_rows(
+                tid, waited[tid].model, waited[tid].libero_state(7, 5, cpu_env.substeps)[None]
+            )
+            assert np.allclose(rows[t][0]["qpos"][7], want["qpos"][0], atol=1e-12)
+    finally:
+        cpu_env.cfg.init_wait = 0
+
+
 def test_rdemo_agreement_tool_on_the_stand_in(cache, cpu_env, cpu_backend, corpus_demos):
     """tools/hebero_gpu_agreement.py rdemo-gpu / rdemo-cpu pipeline: demo 0 of each task replayed from
     two cursors; the CPU and GPU r_demo agree per step, phi exactly."""

@@ -11,7 +11,7 @@ Per task: LIBERO's objects and fixtures (name, category), each placement sampler
 the world frame after LIBERO's radius shrink, rotation and rotation axis, z), ``--samples``
 draws of LIBERO's placement samplers (positions and quaternions), the state after ``reset()``
 (every entity's ``object`` body pose, every region site, the table's collision top, the robot
-base, ``_check_success()``), the joint layout of LIBERO's flattened state (name, type, qpos and
+base, ``_check_success()``), each entity's mass (``mass``), the joint layout of LIBERO's flattened state (name, type, qpos and
 qvel address), the object poses of its 50 fixed initial states (``init_files``) as loaded and
 after ``SETTLE_STEPS`` zero-action steps (LIBERO's own evaluation waits that long,
 ``libero/lifelong/metric.py``) with the deepest entity-entity penetration at both times, and
@@ -215,6 +215,12 @@ def entity_owner(sim, names) -> np.ndarray:
     return owner
 
 
+def entity_masses(sim, names) -> dict[str, float]:
+    """Entity -> mass (kg) of its ``<name>_main`` subtree, as LIBERO's compiler computes it."""
+    m = sim.model._model
+    return {n: float(m.body_subtreemass[sim.model.body_name2id(f"{n}_main")]) for n in names}
+
+
 def deepest_penetration(sim, owner) -> float:
     """Deepest contact (m, >= 0) between geoms of two different entities in the current state."""
     m, d = sim.model._model, sim.data._data
@@ -387,6 +393,7 @@ def dump_task(tid: str, sdir: str, stem: str, n: int) -> dict:
         "nq": int(sim.model.nq),
         "nv": int(sim.model.nv),
         "robot_model": robot_model(sim),
+        "mass": entity_masses(sim, names),
     }
     for s in range(sim.model._model.nsite):
         nm = sim.model.site_id2name(s)

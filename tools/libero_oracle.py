@@ -28,7 +28,8 @@ models and data. Per task it reports:
   mapping (mm) and the deepest penetration between two entities (mm), in simkit and in LIBERO's
   own model (``pen_L``); then, after the wait LIBERO's evaluation takes before its policy acts
   (``SETTLE_STEPS`` zero-action steps, 0.25 s), the deepest penetration in simkit and the largest
-  object position difference from LIBERO's own settled state (mm).
+  object position difference from LIBERO's own settled state (mm);
+* ``mass``: the largest relative difference of an entity's mass (its body subtree) from LIBERO's.
 
 Exit status 0; the table goes to stdout (``--markdown`` for docs/hebero.md).
 """
@@ -242,8 +243,7 @@ def init_state_stats(venv, rec_by_env: list[dict]) -> list[dict]:
             o["loaded"] += 1
             o["pos"] = max(o["pos"], _pos_diff(model, data, rec["init_states"]["object_pose"], k))
             o["pen"] = max(o["pen"], penetration_mm(model, data, list(rec["entities"])))
-        for _ in range(SETTLE_STEPS):
-            venv.step(zero)
+        _settle(venv, k, zero)
         for e, (model, data) in enumerate(env_views(venv)):
             rec, o = rec_by_env[e], out[e]
             o["pen_settled"] = max(o["pen_settled"], penetration_mm(model, data, list(rec["entities"])))
@@ -251,6 +251,21 @@ def init_state_stats(venv, rec_by_env: list[dict]) -> list[dict]:
                 d = _pos_diff(model, data, rec["init_states"]["settled_pose"], k)
                 o["pos_settled"] = max(o["pos_settled"], d)
     return out
+
+
+def _settle(venv, k: int, zero: np.ndarray) -> None:
+    """Every env at LIBERO's state k after LIBERO's wait: the env's own wait (``init_wait``, the arm
+    held and the fingers at LIBERO's zero gripper action) where this simkit has one, else
+    ``SETTLE_STEPS`` zero-action steps (simkit's zero action opens the gripper)."""
+    if "init_wait" not in type(venv.cfg).model_fields:
+        for _ in range(SETTLE_STEPS):
+            venv.step(zero)
+        return
+    venv.cfg.init_wait = SETTLE_STEPS
+    try:
+        venv.reset(options={"init_state": k})
+    finally:
+        venv.cfg.init_wait = 0
 
 
 def _pos_diff(model, data, poses: dict, k: int) -> float:
@@ -266,6 +281,21 @@ def _pos_diff(model, data, poses: dict, k: int) -> float:
 def _simkit_name(libero_name: str) -> str:
     """simkit's name of a robot joint or body of the dump (``robot/...``, ``gripper/...``)."""
     return "robot/" + libero_name if libero_name.startswith("gripper/") else libero_name
+
+
+def mass_diff(rec: dict, model) -> float | None:
+    """Largest relative |simkit - LIBERO| entity mass (subtree of the entity's root body; None for a
+    dump without masses)."""
+    import mujoco
+
+    if "mass" not in rec:
+        return None
+    worst = 0.0
+    for name, kg in rec["mass"].items():
+        b = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, name)
+        if b >= 0 and kg > 0:
+            worst = max(worst, abs(float(model.body_subtreemass[b]) - kg) / kg)
+    return worst
 
 
 def robot_diff(rec: dict, model, data) -> dict | None:
@@ -321,10 +351,11 @@ def compare(dump: dict, task_ids: list[str], resets: int) -> list[dict]:
         views = env_views(venv)
         for e, (model, data) in enumerate(views):
             stats[e].add_reset(model, data, info["success"][e])
-    robots = []
+    robots, masses = [], []
     for e, (model, data) in enumerate(views):
         stats[e].add_heights(model, data)
         robots.append(robot_diff(recs[e], model, data))
+        masses.append(mass_diff(recs[e], model))
     inits = init_state_stats(venv, recs)
     rows = []
     for e, t in enumerate(task_ids):
@@ -348,6 +379,7 @@ def compare(dump: dict, task_ids: list[str], resets: int) -> list[dict]:
                 "settled_pen_mm": inits[e]["pen_settled"],
                 "settled_pos_mm": inits[e]["pos_settled"],
                 "robot": robots[e],
+                "mass_rel": masses[e],
             }
         )
     env.close()
@@ -370,6 +402,7 @@ def print_table(rows: list[dict], markdown: bool) -> None:
         "pen_L",
         "set_pen",
         "set_pos",
+        "mass",
     ]
     fmt = (
         "| " + " | ".join(["{}"] * len(head)) + " |"
@@ -396,6 +429,7 @@ def print_table(rows: list[dict], markdown: bool) -> None:
                 f"{r['init_pen_libero_mm']:.2f}",
                 f"{r['settled_pen_mm']:.2f}",
                 f"{r['settled_pos_mm']:.2f}",
+                "-" if r["mass_rel"] is None else f"{100 * r['mass_rel']:.2f}%",
             )
         )
     n = len(rows)
@@ -414,7 +448,8 @@ def print_table(rows: list[dict], markdown: bool) -> None:
         f"max init penetration {max(r['init_pen_mm'] for r in rows):.2f} mm "
         f"(in LIBERO's own model {max(r['init_pen_libero_mm'] for r in rows):.2f} mm); after "
         f"{SETTLE_STEPS} zero-action steps: max penetration {max(r['settled_pen_mm'] for r in rows):.2f} mm, "
-        f"max position diff from LIBERO's settled state {max(r['settled_pos_mm'] for r in rows):.2f} mm"
+        f"max position diff from LIBERO's settled state {max(r['settled_pos_mm'] for r in rows):.2f} mm, "
+        f"max entity mass diff {100 * max(r['mass_rel'] or 0.0 for r in rows):.2f}%"
     )
 
 

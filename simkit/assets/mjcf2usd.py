@@ -219,10 +219,11 @@ def _drop_region_markers(root: ET.Element, path: Path, warnings: list[str]) -> N
 def rewrite_mjcf(path: str | Path, merged: bool = False) -> tuple[str, list[str], list[str], dict[str, str]]:
     """Rewrite an MJCF file as described in the module docstring.
 
-    With ``merged`` the file is treated as LIBERO/robosuite treat an object
-    file merged into a scene: its ``compiler/@inertiagrouprange`` is ignored
-    (the scene's default, all groups, applies), so visual geoms count towards
-    mass as they do in LIBERO.
+    With ``merged`` the file is treated as a file merged into a scene: its
+    ``compiler/@inertiagrouprange`` is ignored (MuJoCo's default, all groups,
+    applies), so visual geoms count towards mass. (LIBERO's scenes compile
+    under robosuite's ``base.xml``, ``inertiagrouprange="0 0"``: collision geoms
+    only; the Hebero task scenes set that range, :mod:`simkit.sims.hebero.scene`.)
 
     Returns:
         (xml text, warnings, names of dropped meshes, texture name -> absolute file).

@@ -216,6 +216,12 @@ def _register_eval_export(groups) -> None:
             "--init-states",
             help="libero: episode e starts from LIBERO's fixed initial state e mod 50 (bundled).",
         ),
+        init_wait: int = typer.Option(
+            5,
+            "--init-wait",
+            help="With --init-states libero: zero-action control steps before the policy acts "
+            "(LIBERO's evaluation: 5; not counted in --max-steps).",
+        ),
     ) -> None:
         """Evaluate a policy on Hebero tasks: Mean SR, Long SR, coverage, SR-AUC, a per-task table and bar chart."""
         from simkit.core.errors import SimkitError
@@ -237,6 +243,7 @@ def _register_eval_export(groups) -> None:
                 progress=info,
                 boxes=boxes,
                 init_states=init_states,
+                init_wait=init_wait,
             )
         except SimkitError as exc:
             fail(str(exc))

@@ -87,6 +87,14 @@ class HeberoConfig(BaseModel):
     bank_size: int = Field(
         default=4, ge=1, description="layouts per task in a layout bank: scene-compiler seeds 0..bank_size-1"
     )
+    init_wait: int = Field(
+        default=0,
+        ge=0,
+        description="zero-action control steps simulated after loading one of LIBERO's fixed initial "
+        "states (reset option init_state, GPU reset source 'libero'), before the first observation: "
+        "the arm holds, the fingers go to LIBERO's zero gripper action (0.02 m); LIBERO's evaluation "
+        "takes 5 (libero/lifelong/metric.py), 0 starts from the state as LIBERO recorded it",
+    )
     solver_iterations: int | None = Field(
         default=None,
         ge=1,

@@ -73,6 +73,7 @@ class TaskModel:
         self.nstate = mujoco.mj_stateSize(m, self.state_spec)
         self._bank: dict[int, np.ndarray] = {}
         self._libero: dict[int, np.ndarray] = {}
+        self._waited: dict[tuple[int, int, int], np.ndarray] = {}
 
     def bank_state(self, b: int) -> np.ndarray:
         """Initial state (nstate,) of layout-bank entry ``b``: the layout the scene compiler draws with
@@ -83,15 +84,19 @@ class TaskModel:
             self._bank[b] = self.sample_state(np.random.default_rng(b))
         return self._bank[b].copy()
 
-    def libero_state(self, k: int) -> np.ndarray:
+    def libero_state(self, k: int, wait: int = 0, substeps: int = 25) -> np.ndarray:
         """Initial state (nstate,) of LIBERO's fixed initial state ``k`` (0-49) of this task, mapped by
         joint name (:mod:`simkit.scenes.hebero.init_states`): arm, fingers, objects' free joints and
         fixture joints with their velocities; the arm and finger actuators hold the loaded pose.
-        Fixtures (not part of LIBERO's state) stand where layout-bank entry 0 puts them.
+        Fixtures (not part of LIBERO's state) stand where layout-bank entry 0 puts them. ``wait`` > 0:
+        the state after that many zero-action control steps of ``substeps`` physics steps
+        (:func:`~simkit.envs.hebero.init_wait.wait_state`, LIBERO's evaluation waits 5). Computed once
+        per (k, wait, substeps).
 
         Raises:
             InputError: ``k`` out of range, or a state row whose size is not LIBERO's model's.
         """
+        from simkit.envs.hebero.init_wait import wait_state
         from simkit.scenes.hebero.init_states import joint_map, load_task_states, state_layout
 
         tid = self.desc["task_id"]
@@ -105,7 +110,12 @@ class TaskModel:
                     None, f"{tid}: LIBERO state rows have {states.shape[1]} numbers, not {1 + nq + nv}"
                 )
             self._libero[k] = self._map_state(states[k], nq, joint_map(tid, list(self.scene.binding.bodies)))
-        return self._libero[k].copy()
+        if wait <= 0:
+            return self._libero[k].copy()
+        key = (k, wait, substeps)
+        if key not in self._waited:
+            self._waited[key] = wait_state(self.model, self._libero[k], wait, substeps)
+        return self._waited[key].copy()
 
     def _map_state(self, row: np.ndarray, nq: int, jmap) -> np.ndarray:
         mujoco = import_mujoco()
@@ -395,7 +405,9 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
         layout-bank entry b[i] of its task (:meth:`TaskModel.bank_state`), whatever ``reset_mode``:
         the same initial states as the GPU backend's bank entries. ``options={"init_state": k}`` (an
         int or (N,) ints in [0, 50)) starts env i from LIBERO's fixed initial state k[i] of its task
-        (:meth:`TaskModel.libero_state`), the states LIBERO's published success rates start from.
+        (:meth:`TaskModel.libero_state`), the states LIBERO's published success rates start from, after
+        ``cfg.init_wait`` zero-action control steps (LIBERO's evaluation takes 5 before its policy acts,
+        :mod:`~simkit.envs.hebero.init_wait`; they do not count towards the horizon).
 
         Raises:
             InputError: a bank entry or initial state out of range or of the wrong shape, or both
@@ -508,7 +520,7 @@ class HeberoVectorEnv(gymnasium.vector.VectorEnv):
             return start[e]
         task = self.tasks[t]
         if inits is not None:
-            return task.libero_state(int(inits[e]))
+            return task.libero_state(int(inits[e]), self.cfg.init_wait, self.substeps)
         if entries is not None:
             return task.bank_state(int(entries[e]))
         if self.cfg.reset_mode == "bank":

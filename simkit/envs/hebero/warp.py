@@ -612,13 +612,20 @@ class HeberoWarpBatch:
         self._graphs, self._warm = None, False
 
     def _ensure_libero(self) -> None:
+        """Pool section ``libero``: every task's LIBERO initial states after ``config.init_wait``
+        zero-action control steps, simulated on the CPU task model with this env's solver settings
+        (:func:`~simkit.envs.hebero.init_wait.wait_state`, the CPU env's states)."""
         if "libero" not in self.groups[0].pool.sections:
             from simkit.scenes.hebero.init_states import load_task_states
 
-            self._map_section(
-                "libero",
-                lambda tid, tm: [np.stack([tm.libero_state(k) for k in range(len(load_task_states(tid)))])],
-            )
+            wait = self.config.init_wait
+
+            def states(tid, tm):
+                self.config.apply_solver(tm.model)
+                sub = control_substeps(self.config, float(tm.model.opt.timestep))
+                return [np.stack([tm.libero_state(k, wait, sub) for k in range(len(load_task_states(tid)))])]
+
+            self._map_section("libero", states)
 
     def set_reset_source(self, source: str) -> None:
         """Where autoresets (and :meth:`reset`) draw start states from: ``"bank"`` (the layout bank,
@@ -814,7 +821,8 @@ class HeberoWarpBatch:
     def reset_to_init_state(self, k=0):
         """Restart every environment from LIBERO's fixed initial state ``k`` of its task (the CPU env's
         ``reset(options={"init_state": k})``, :meth:`~simkit.envs.hebero.vector_env.TaskModel.libero_state`),
-        mapped onto the union model (:mod:`~simkit.envs.hebero.warp_starts`; mapped once per task).
+        after ``config.init_wait`` zero-action control steps (simulated once per state on the CPU task
+        model), mapped onto the union model (:mod:`~simkit.envs.hebero.warp_starts`; once per task).
 
         Args:
             k: int, or (N,) ints in [0, 50).

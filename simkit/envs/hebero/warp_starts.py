@@ -181,17 +181,20 @@ class CachedTask:
     def __init__(self, model: Any, libero: np.ndarray):
         self.model, self._libero = model, libero
 
-    def libero_state(self, k: int) -> np.ndarray:
-        """LIBERO's initial state ``k`` (nstate,) of this task.
+    def libero_state(self, k: int, wait: int = 0, substeps: int = 25) -> np.ndarray:
+        """LIBERO's initial state ``k`` (nstate,) of this task, after ``wait`` zero-action control steps
+        of ``substeps`` physics steps (:func:`~simkit.envs.hebero.init_wait.wait_state`; the CPU
+        task model's :meth:`~simkit.envs.hebero.vector_env.TaskModel.libero_state`).
 
         Raises:
             InputError: ``k`` out of range.
         """
         from simkit.core.errors import InputError
+        from simkit.envs.hebero.init_wait import wait_state
 
         if not 0 <= k < len(self._libero):
             raise InputError(None, f"init_state must be in [0, {len(self._libero)}), not {k}")
-        return self._libero[k].copy()
+        return wait_state(self.model, self._libero[k], wait, substeps)
 
 
 def export_task_models(cache_dir: Any, task_models: dict[str, Any]) -> list[Any]:

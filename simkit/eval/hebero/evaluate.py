@@ -32,6 +32,7 @@ import numpy as np
 
 from simkit.core.errors import InputError
 from simkit.core.progress import Progress
+from simkit.envs.hebero.init_wait import LIBERO_WAIT_STEPS
 
 Policy = Callable[[np.ndarray, dict], np.ndarray]
 COVERAGE_SR = 0.8  #: a task is covered when its SR reaches this (Hebero paper)
@@ -184,12 +185,15 @@ def evaluate(
     progress: Callable[[str], None] | None = None,
     boxes: dict[str, dict[str, tuple[float, ...]]] | None = None,
     init_states: str | None = None,
+    init_wait: int = LIBERO_WAIT_STEPS,
 ) -> EvalReport:
     """Evaluate a policy (see the module doc) and return the report.
 
     ``init_states="libero"`` starts episode e of every task from LIBERO's fixed initial state
     ``e mod 50`` (``reset(options={"init_state": ...})``), the protocol of LIBERO's published
-    success rates; None draws fresh layouts.
+    success rates: after ``init_wait`` zero-action control steps the policy does not see and
+    ``max_steps`` does not count (LIBERO's ``libero/lifelong/metric.py`` takes 5,
+    :mod:`simkit.envs.hebero.init_wait`); None draws fresh layouts (no wait).
 
     ``boxes`` (task id -> object -> x-y box, e.g. from demos' start poses) makes resets draw those
     objects uniformly in their boxes (collision rejection); other tasks use the BDDL regions.
@@ -205,6 +209,8 @@ def evaluate(
         raise InputError(None, f"--episodes must be >= 1, not {episodes}")
     if init_states not in (None, "libero"):
         raise InputError(None, f"--init-states must be 'libero', not {init_states!r}")
+    if init_wait < 0:
+        raise InputError(None, f"--init-wait must be >= 0, not {init_wait}")
     if init_states and policy == "demo":
         raise InputError(
             None, "--policy demo replays recorded demos from their own starts; drop --init-states"
@@ -235,7 +241,13 @@ def evaluate(
             if not files:
                 raise InputError(checkpoints, "no checkpoint files here")
             policies = [(f.name, fn(f)) for f in files]
-    env = HeberoVectorEnv(num_envs=len(ids) * episodes, tasks=ids, libero_root=libero_root, horizon=max_steps)
+    env = HeberoVectorEnv(
+        num_envs=len(ids) * episodes,
+        tasks=ids,
+        libero_root=libero_root,
+        horizon=max_steps,
+        init_wait=init_wait if init_states == "libero" else 0,
+    )
     if boxes:
         env.set_reset_boxes({t: b for t, b in boxes.items() if t in ids})
     options = None

@@ -69,8 +69,9 @@ class HeberoDemosGenerator(Generator):
     #: 2: LIBERO's placement semantics; 3: closed-loop per-atom planner, demos end on a held goal;
     #: 4: objects on sites/objects as LIBERO's samplers place them, the Panda's finger home and
     #: base height (LIBERO's); 5: with 4, grasps and carries within the arm's reach, objects turned to
-    #: fit slots, wall side by room
-    version = "5"
+    #: fit slots, wall side by room; 6: masses from collision geoms only (LIBERO's), the flat stove's
+    #: burner plate 10 mm thick
+    version = "6"
     description = "scripted demonstrations of the Hebero/LIBERO tasks (MuJoCo states, actions, success)"
     extra = "hebero"
     requires = ("mujoco", "gymnasium", "scipy")

@@ -90,6 +90,9 @@ PENETRATION_TOL = 0.001  #: m, contact depth between two entities that rejects a
 LIFT_STEP = 0.005  #: m, lift step when regions force an overlap
 MAX_LIFT = 0.15  #: m, most an entity is lifted
 SIM_DT = 0.002  #: s, physics time step (robosuite/LIBERO's 500 Hz)
+#: m, half thickness below which a horizontal collision box of a fixture is a "thin plate" (LIBERO's
+#: flat stove: a 1 mm plate over its burner), and the half thickness it is given, top face kept
+THIN_PLATE_HALF, PLATE_HALF = 0.001, 0.005
 
 #: world position (m) of the Panda base per LIBERO problem class: x from LIBERO's base_xpos_offset
 #: (0.16 m + half the table length behind the table centre; 0.25 m for the study table; (-0.6, 0) on the
@@ -195,6 +198,95 @@ def _collision_extent(spec_child) -> tuple[np.ndarray, np.ndarray]:
     return mujoco_bbox(m, d, geoms)
 
 
+def _thicken_plates(child_spec, path) -> list[str]:
+    """Give every thin horizontal collision plate of a fixture asset that lies on a collision box of
+    its own body (a box whose smallest half extent, below :data:`THIN_PLATE_HALF`, points along z, on
+    a body rigidly attached to the asset's root, with a box of the same body under its whole
+    footprint whose top is less than 2 :data:`PLATE_HALF` below the plate) the half thickness
+    :data:`PLATE_HALF`, grown downwards into that box: its top face, footprint and mass stay, and
+    nothing outside the fixture's collision volume changes.
+
+    Why: an object LIBERO's initial states drop from its sampler height (up to 7 cm, about 1.2 m/s at
+    impact, 2.3 mm per 2 ms step) passes the 1 mm plate over the flat stove's burner beyond its
+    midplane within a step; MuJoCo 4's box-box collision then pushes it down through the plate (the
+    bowl rests 3.0 mm deep), where MuJoCo 3.8 (LIBERO's) pushed it back up. LIBERO's own model shows
+    the same 3.0 mm under MuJoCo 4.0.0. Returns one warning line per plate changed (naming ``path``).
+    """
+    import mujoco
+
+    m = child_spec.compile()
+    d = mujoco.MjData(m)
+    mujoco.mj_kinematics(m, d)
+    notes = []
+    for b, body in enumerate(child_spec.bodies):
+        if b == 0 or any(m.body_jntnum[p] for p in _chain(m, b)):
+            continue  # the world, or a body that moves against the asset's root
+        for j, geom in enumerate(body.geoms):
+            g = int(m.body_geomadr[b]) + j
+            lo, hi, i, up = _plate(m, d, g)
+            if i < 0 or not _supported(m, d, b, g, lo, hi):
+                continue
+            rot = np.zeros(9)
+            mujoco.mju_quat2Mat(rot, m.geom_quat[g])
+            axis = rot.reshape(3, 3)[:, i]  # the thin axis in the body frame
+            size = np.array(m.geom_size[g])
+            if not geom.mass > 0:  # unset (NaN): keep LIBERO's density times the plate's own volume
+                geom.mass = float(geom.density * 8 * np.prod(size))
+            geom.pos = list(m.geom_pos[g] - np.sign(up) * (PLATE_HALF - size[i]) * axis)
+            size[i] = PLATE_HALF
+            geom.size = list(size)
+            notes.append(
+                f"{path}: collision plate {geom.name or g} {2e3 * float(m.geom_size[g][i]):.1f} mm thick, "
+                f"made {2e3 * PLATE_HALF:.0f} mm downwards (top face kept)"
+            )
+    return notes
+
+
+def _chain(m, b: int) -> list[int]:
+    """Body b and its ancestors up to (not including) the world."""
+    out = []
+    while b > 0:
+        out.append(b)
+        b = int(m.body_parentid[b])
+    return out
+
+
+def _plate(m, d, g: int) -> tuple[np.ndarray, np.ndarray, int, float]:
+    """(AABB lo, hi (3,) in the asset frame, thin axis index, its z component) of a thin horizontal
+    collision box; index -1 for any other geom."""
+    import mujoco
+
+    none = (np.zeros(3), np.zeros(3), -1, 0.0)
+    if m.geom_type[g] != mujoco.mjtGeom.mjGEOM_BOX or not (m.geom_contype[g] or m.geom_conaffinity[g]):
+        return none
+    i = int(np.argmin(m.geom_size[g]))
+    rot = d.geom_xmat[g].reshape(3, 3)
+    if m.geom_size[g][i] >= THIN_PLATE_HALF or abs(rot[2, i]) < 0.999:
+        return none
+    half = np.abs(rot) @ m.geom_size[g]
+    return d.geom_xpos[g] - half, d.geom_xpos[g] + half, i, float(rot[2, i])
+
+
+def _supported(m, d, b: int, g: int, lo: np.ndarray, hi: np.ndarray) -> bool:
+    """True where another collision box of body b covers the plate's footprint (1 mm slack) with its
+    top between the plate's bottom and 2 :data:`PLATE_HALF` below its top."""
+    import mujoco
+
+    for h in range(int(m.body_geomadr[b]), int(m.body_geomadr[b] + m.body_geomnum[b])):
+        if (
+            h == g
+            or m.geom_type[h] != mujoco.mjtGeom.mjGEOM_BOX
+            or not (m.geom_contype[h] or m.geom_conaffinity[h])
+        ):
+            continue
+        half = np.abs(d.geom_xmat[h].reshape(3, 3)) @ m.geom_size[h]
+        blo, bhi = d.geom_xpos[h] - half, d.geom_xpos[h] + half
+        covers = np.all(blo[:2] <= lo[:2] + 1e-3) and np.all(bhi[:2] >= hi[:2] - 1e-3)
+        if covers and hi[2] - 2 * PLATE_HALF <= bhi[2] <= lo[2] + 1e-9:
+            return True
+    return False
+
+
 def _horizontal_radius(child_spec, lo, hi) -> float:
     """Placement radius (m): x of LIBERO's ``horizontal_radius_site`` (robosuite's
     ``MujocoXMLObject.horizontal_radius``), else half the smaller AABB side."""
@@ -282,6 +374,9 @@ def _new_spec(desc: dict):
     spec.modelname = desc["name"][:60]
     spec.option.timestep = SIM_DT
     spec.option.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
+    # only collision geoms (group 0) give mass and inertia, as in robosuite's base.xml, which every
+    # LIBERO scene is compiled under (compiler/@inertiagrouprange = "0 0")
+    spec.compiler.inertiagrouprange = [0, 0]
     spec.visual.global_.offwidth = 1280
     spec.visual.global_.offheight = 960
     wb = spec.worldbody
@@ -365,8 +460,9 @@ def strip_visuals(spec) -> None:
 
 
 def _freeze_inertia(spec) -> None:
-    """Give every body the mass and inertia its full model has (visual geoms included, as MuJoCo and
-    LIBERO compute them), so that :func:`strip_visuals` leaves the dynamics unchanged."""
+    """Give every body the mass and inertia its full model has (from its collision geoms only, as
+    LIBERO's scenes compute them: ``inertiagrouprange`` 0 0), so that :func:`strip_visuals` leaves
+    the dynamics unchanged."""
     full = spec.copy().compile()
     for b in spec.bodies:
         if b.name == "world":
@@ -419,6 +515,9 @@ def _load_assets(
             raise InputError(path, f"asset of {name} ({info['category']}) not found {where}")
         loaded = load_mjcf(path, compile_check=False, merged=True)
         warnings += loaded.warnings
+        # merged into LIBERO's scene, an asset compiles under robosuite's base.xml compiler: only its
+        # collision geoms (group 0) give mass and inertia (an attached spec keeps its own compiler)
+        loaded.spec.compiler.inertiagrouprange = [0, 0]
         # LIBERO (robosuite MujocoXMLObject) places the body named "object" at the sampled pose and
         # ignores its authored pos/quat; do the same
         obj = _object_body(loaded.spec)
@@ -434,6 +533,8 @@ def _load_assets(
             except (ValueError, RuntimeError) as exc:
                 raise InputError(path, f"MuJoCo rejects the model: {exc}") from None
         ext = (_EXTENTS[key][0].copy(), _EXTENTS[key][1].copy())
+        if kind == "fixture":
+            warnings += _thicken_plates(loaded.spec, path)
         out[name] = _Asset(
             kind,
             loaded.spec,
@@ -589,7 +690,7 @@ def build_scene(
 def _input_files(spec, root: Path, desc: dict, with_robot: bool) -> list[str]:
     """Absolute paths of every file a task scene is compiled from: the entities' MJCF files, the
     Panda arm and gripper MJCF files (with the robot) and every mesh and texture file the assembled
-    spec references (visual ones included: they count towards the masses)."""
+    spec references (visual ones included: the visual model draws them)."""
     files = {
         str((root / info["asset"]).resolve()) for info in {**desc["fixtures"], **desc["objects"]}.values()
     }
