@@ -3,7 +3,9 @@
 Commands: ``list``, ``config``, ``generate``, ``validate``, ``inspect``, ``merge``, and the
 groups ``eval``, ``export``, ``compile``, ``convert``, ``assets`` whose
 subcommands come from the generator packages (see ``COMMAND_MODULES``).
-Heavy libraries are imported inside commands, so ``simkit --help`` is instant.
+Heavy libraries are imported inside commands, the command modules only when their group is called,
+and help is click's plain text (``rich_markup_mode=None``: typer's rich formatter costs more to import
+than all the rest of ``simkit --help``), so ``simkit --help`` is instant.
 
 Exit codes, the same for every command (README "Exit codes"): 0 done; 1 the data failed a check
 (a damaged corpus, a physics or geometry violation); 2 bad input (a wrong flag value, a missing
@@ -64,6 +66,15 @@ class SimkitGroup(TyperGroup):
     def parse_args(self, ctx, args):
         return super().parse_args(ctx, hoist_verbosity(list(args)))
 
+    def get_command(self, ctx, cmd_name):
+        """The command ``cmd_name``; a group of :data:`GROUPS` gets its subcommands first
+        (:func:`ensure_command_modules`), so ``simkit --help`` and ``simkit list`` import no command module."""
+        if cmd_name in GROUPS and ensure_command_modules():
+            fresh = typer.main.get_command(app)  # the groups again, now with their subcommands
+            assert isinstance(fresh, TyperGroup)
+            self.commands.update({k: fresh.commands[k] for k in GROUPS})
+        return super().get_command(ctx, cmd_name)
+
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
@@ -81,6 +92,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -131,13 +143,18 @@ def _json_out(obj: object) -> None:
 
 JSON_HELP = "Print one JSON object on stdout (messages go to stderr)."
 
-eval_app = typer.Typer(help="Run a benchmark or closed-loop evaluation.", no_args_is_help=True)
-export_app = typer.Typer(help="Export a corpus to another format (e.g. SFT JSONL).", no_args_is_help=True)
-compile_app = typer.Typer(
-    help="Compile task sources (e.g. LIBERO BDDL) into cached descriptors.", no_args_is_help=True
-)
-convert_app = typer.Typer(help="Convert assets between simulators (e.g. MJCF -> USD).", no_args_is_help=True)
-assets_app = typer.Typer(help="Scan and index mesh asset sources (filter report).", no_args_is_help=True)
+
+def _group(help_text: str) -> typer.Typer:
+    """A subcommand group: plain help (no rich formatter), the help when called bare."""
+    return typer.Typer(help=help_text, no_args_is_help=True, rich_markup_mode=None)
+
+
+# click's short help ends at the first full stop: no "e.g." in a group's first sentence
+eval_app = _group("Run a benchmark or closed-loop evaluation.")
+export_app = _group("Export a corpus to another format, such as SFT JSONL.")
+compile_app = _group("Compile task sources (LIBERO BDDL) into task descriptors and compiled models.")
+convert_app = _group("Convert assets between simulators (MJCF -> USD).")
+assets_app = _group("Scan and index mesh asset sources (filter report).")
 app.add_typer(eval_app, name="eval")
 app.add_typer(export_app, name="export")
 app.add_typer(compile_app, name="compile")
@@ -156,6 +173,9 @@ GROUPS = {
 COMMAND_MODULES = families.command_modules()  # from the registration table
 
 
+_registered: list[bool] = []  # [True] once the command modules have registered their subcommands
+
+
 def register_command_modules() -> None:
     """Import every module of :data:`COMMAND_MODULES` and call its ``register(GROUPS)``.
 
@@ -164,6 +184,16 @@ def register_command_modules() -> None:
     """
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(GROUPS)
+
+
+def ensure_command_modules() -> bool:
+    """:func:`register_command_modules` once per process (the first call of a group); True when this
+    call registered them."""
+    if _registered:
+        return False
+    register_command_modules()
+    _registered.append(True)
+    return True
 
 
 @app.command("list")
@@ -618,8 +648,6 @@ def main() -> None:
     """Console-script entry point."""
     app()
 
-
-register_command_modules()
 
 if __name__ == "__main__":
     main()

@@ -17,6 +17,12 @@ Rates are per core: trajectories divided by the process CPU time (``time.process
 do not depend on other load on the machine. Run::
 
     python tools/bench_packing.py --n 20 --forward-budget 20 --md bench_packing.md   # then copy into docs/benchmarks.md
+
+``--layout-only --baseline DIR --rounds K`` times this checkout against another one (``PYTHONPATH=DIR``),
+each round one fresh process per checkout, in turn (this, baseline, this, ...), and prints the ratio of
+the CPU seconds per valid trajectory round by round::
+
+    python tools/bench_packing.py --layout-only --tiers hard --n 12 --rounds 4 --baseline ../main
 """
 
 from __future__ import annotations
@@ -240,6 +246,59 @@ def _layout_only(args) -> None:
         args.json.write_text(json.dumps(rows, indent=2))
 
 
+def _against_baseline(args) -> None:
+    """``--layout-only --baseline DIR``: alternate fresh processes of this checkout and DIR, ``--rounds``
+    rounds; per round and tier the s/traj of each and their ratio, then the medians (markdown table)."""
+    import statistics
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    trees = {"this": root, "baseline": args.baseline.resolve()}
+    cmd = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--layout-only",
+        "--tiers",
+        args.tiers,
+        "--n",
+        str(args.n),
+    ]
+    runs: dict[str, dict[str, list[dict]]] = {t: {k: [] for k in trees} for t in args.tiers.split(",")}
+    loads = [round(os.getloadavg()[0], 1)]
+    for _ in range(args.rounds):
+        for label, tree in trees.items():
+            env = {**os.environ, "PYTHONPATH": str(tree)}
+            out = subprocess.run(cmd, env=env, cwd=tree, capture_output=True, text=True, check=True).stdout
+            for line in out.splitlines():
+                row = json.loads(line)
+                runs[row["tier"]][label].append(row)
+    loads.append(round(os.getloadavg()[0], 1))
+    print(
+        f"{_dt.datetime.now(_dt.UTC):%Y-%m-%d %H:%M} UTC, {_machine()}, load average (1 min) before/after "
+        f"{loads}, {args.rounds} rounds of {args.n} trajectories per tier and checkout, medians"
+    )
+    print(
+        "| tier | this s/traj | this physics s/traj | baseline s/traj | baseline physics s/traj | this / baseline | rejections this / baseline | failed checks |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for tier, r in runs.items():
+        this, base = r["this"], r["baseline"]
+        ratio = statistics.median(a["s_per_traj"] / b["s_per_traj"] for a, b in zip(this, base, strict=True))
+        med = {
+            f"{name}_{key}": statistics.median(x[key] for x in rows)
+            for name, rows in (("this", this), ("base", base))
+            for key in ("s_per_traj", "physics_s_per_traj")
+        }
+        rej = (sum(x["rejections"] for x in this), sum(x["rejections"] for x in base))
+        failed = sum(x["failed_checks"] for x in this + base)
+        print(
+            f"| {tier} | {med['this_s_per_traj']:.3f} | {med['this_physics_s_per_traj']:.3f} "
+            f"| {med['base_s_per_traj']:.3f} | {med['base_physics_s_per_traj']:.3f} "
+            f"| {ratio:.2f}x | {rej[0]} / {rej[1]} | {failed} |"
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=20, help="layout-first trajectories per tier")
@@ -255,7 +314,17 @@ def main() -> None:
         action="store_true",
         help="layout-first only (no forward sampling): the cost per trajectory",
     )
+    ap.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        help="with --layout-only: another simkit checkout to time against",
+    )
+    ap.add_argument("--rounds", type=int, default=3, help="with --baseline: alternating rounds")
     args = ap.parse_args()
+    if args.layout_only and args.baseline is not None:
+        _against_baseline(args)
+        return
     if args.layout_only:
         _layout_only(args)
         return

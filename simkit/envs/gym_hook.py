@@ -12,7 +12,6 @@ registered at once. Gymnasium's own ``gymnasium.make("simkit.envs:simkit/Hebero-
 from __future__ import annotations
 
 import sys
-from importlib.abc import MetaPathFinder
 from typing import Any
 
 TARGET = "gymnasium.envs"
@@ -24,8 +23,12 @@ def _register() -> None:
     register_envs()
 
 
-class GymnasiumHook(MetaPathFinder):
-    """Meta-path finder wrapping the loader of ``gymnasium.envs`` so that loading it registers simkit's envs."""
+class GymnasiumHook:
+    """Meta-path finder wrapping the loader of ``gymnasium.envs`` so that loading it registers simkit's envs.
+
+    A finder needs only ``find_spec`` (PEP 451); it does not derive from ``importlib.abc.MetaPathFinder``,
+    whose import (``importlib.resources``, ``tempfile``, ``random`` ...) would cost ``import simkit``
+    more than all the rest of it on Python 3.11."""
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
         if name != TARGET:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -64,26 +65,28 @@ class _OBB:
     R: np.ndarray  # columns = local axes in world frame
     h: np.ndarray  # half extents (3,)
 
-    @property
+    # the derived quantities are read many times per check: each computed once (the arrays are not changed)
+
+    @cached_property
     def corners(self) -> np.ndarray:
         s = np.array(list(itertools.product((-1, 1), repeat=3)), float)
         return self.c + (s * self.h) @ self.R.T
 
-    @property
+    @cached_property
     def aabb_half(self) -> np.ndarray:
         return np.abs(self.R) @ self.h
 
-    @property
+    @cached_property
     def bottom_z(self) -> float:
         """z of the centre of the face that points down (the box is upright)."""
         return float(self.c[2] - self.h[2] * abs(self.R[2, 2]))
 
-    @property
+    @cached_property
     def top_z(self) -> float:
         """z of the centre of the face that points up (the box is upright)."""
         return float(self.c[2] + self.h[2] * abs(self.R[2, 2]))
 
-    @property
+    @cached_property
     def upright_angle(self) -> float:
         return math.acos(min(1.0, abs(float(self.R[2, 2]))))
 

@@ -185,15 +185,15 @@ def decode_entry(blob: bytes) -> tuple[dict, bytes]:
     """
     if len(blob) < _HEAD or not blob.startswith(MAGIC):
         raise ValueError("not a compiled-model cache entry")
-    body = blob[len(MAGIC) + 32 :]
+    body = memoryview(blob)[len(MAGIC) + 32 :]  # views: an entry is megabytes, copied once (the model)
     if hashlib.sha256(body).digest() != blob[len(MAGIC) : len(MAGIC) + 32]:
         raise ValueError("corrupt (its sha256 does not match its bytes)")
     n = int.from_bytes(body[:8], "big")
     try:
-        header = json.loads(body[8 : 8 + n])
+        header = json.loads(bytes(body[8 : 8 + n]))
     except ValueError:
         raise ValueError("corrupt header") from None
-    return header, body[8 + n :]
+    return header, bytes(body[8 + n :])
 
 
 def _asset_facts(scene) -> dict[str, dict[str, Any]]:

@@ -191,6 +191,15 @@ class PackingPhysics:
         solver_iterations: pybullet constraint-solver iterations per step (default 50, pybullet's own
             default; with 20, heavy 3-4 layer stacks sink ~1.3 mm into each other, beyond the 1 mm
             tolerance of the geometric checker).
+        solver_residual_threshold: pybullet's ``solverResidualThreshold``: the sequential-impulse solver
+            stops iterating within a step once the squared impulse change of an iteration falls under it,
+            so ``solver_iterations`` is a cap (Bullet's ``btSequentialImpulseConstraintSolver``); None keeps
+            pybullet's default 1e-7. The packing generator uses 1e-5: resting stacks converge in a few
+            iterations and the sink into supports stays that of 50 full iterations (~0.4 mm on hard
+            cases), while 1e-4 lets it reach ~0.8 mm (docs/benchmarks.md, packing physics).
+        cone_friction: pybullet's ``enableConeFriction``: True (pybullet's default) solves the Coulomb
+            friction cone; False uses Bullet's two orthogonal friction directions (a pyramid, the classic
+            Bullet model), ~15 % less work per step.
 
     Raises:
         ExtraMissing: pybullet is not installed (``pip install 'simkit[packing]'``).
@@ -212,9 +221,15 @@ class PackingPhysics:
         friction: float = 0.5,
         solver_iterations: int = 50,
         contact_erp: float | None = None,
+        solver_residual_threshold: float | None = None,
+        cone_friction: bool = True,
     ) -> None:
         if lin_speed_tol <= 0 or ang_speed_tol <= 0 or max_settle_steps < 1 or time_step <= 0 or drop_gap < 0:
             raise ValueError("tolerances, step budget and time step must be positive (drop_gap >= 0)")
+        if solver_residual_threshold is not None and not solver_residual_threshold > 0:
+            raise ValueError(
+                f"solver_residual_threshold must be > 0 or None, got {solver_residual_threshold}"
+            )
         self.p = _import_pybullet()
         self.container = container
         self.lin_speed_tol = float(lin_speed_tol)
@@ -230,6 +245,10 @@ class PackingPhysics:
         self.friction = float(friction)
         self.solver_iterations = int(solver_iterations)
         self.contact_erp = None if contact_erp is None else float(contact_erp)
+        self.solver_residual_threshold = (
+            None if solver_residual_threshold is None else float(solver_residual_threshold)
+        )
+        self.cone_friction = bool(cone_friction)
         self.client = self.p.connect(self.p.DIRECT)
         self._bodies: dict[int, _Body] = {}
         self._shapes: dict[tuple[float, float, float], int] = {}
@@ -248,6 +267,12 @@ class PackingPhysics:
         )
         if self.contact_erp is not None:
             p.setPhysicsEngineParameter(contactERP=self.contact_erp, physicsClientId=c)
+        if self.solver_residual_threshold is not None:
+            p.setPhysicsEngineParameter(
+                solverResidualThreshold=self.solver_residual_threshold, physicsClientId=c
+            )
+        if not self.cone_friction:
+            p.setPhysicsEngineParameter(enableConeFriction=0, physicsClientId=c)
         self._shapes.clear()
         self._bodies.clear()
         L, W, H = self.container.size_m
