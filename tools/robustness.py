@@ -108,7 +108,7 @@ def campaign_kills(work: Path, kills: int, rng: random.Random) -> dict:
     assert p.returncode == 0, p.stderr
     want = corpus_bytes(ref)
     results = {"runs": 0, "kills": 0, "kills_with_partial_output": 0, "identical": 0, "leftovers": 0}
-    results["tracebacks"] = 0
+    results["tracebacks"] = results["kills_while_resuming"] = 0
     for k in range(kills):
         out = work / f"kill-{k}"
         workers = rng.choice(["1", "2"])
@@ -126,6 +126,7 @@ def campaign_kills(work: Path, kills: int, rng: random.Random) -> dict:
                     os.killpg(proc.pid, signal.SIGKILL)
                     results["kills"] += 1
                     results["kills_with_partial_output"] += (out / ".partial").is_dir()
+                    results["kills_while_resuming"] += attempt == 1
             _, err = proc.communicate()
             results["tracebacks"] += b"Traceback" in err
         p = simkit([*args, "--workers", workers, "--out", str(out)], work)
@@ -135,6 +136,84 @@ def campaign_kills(work: Path, kills: int, rng: random.Random) -> dict:
         left = [q for q in out.rglob("*") if q.name.endswith(".tmp") or ".partial" in q.parts]
         results["leftovers"] += bool(left)
     return results
+
+
+def _killed_run(argv: list[str], cwd: Path, after_s: float) -> tuple[bool, bool]:
+    """Start ``simkit ARGV`` in its own process group and SIGKILL the group after ``after_s`` seconds, unless
+    it ended first; returns (killed, a traceback was printed)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "simkit", *argv],
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    time.sleep(after_s)
+    killed = proc.poll() is None
+    if killed:
+        os.killpg(proc.pid, signal.SIGKILL)
+    _, err = proc.communicate()
+    return killed, b"Traceback" in err
+
+
+def _leftovers(root: Path) -> list[Path]:
+    return [q for q in root.rglob("*") if q.name.endswith(".tmp") or ".partial" in q.parts]
+
+
+def campaign_merge_kills(work: Path, kills: int, rng: random.Random) -> dict:
+    """``simkit merge`` of two ``--shard`` slices SIGKILLed at random moments (up to twice, the second time
+    while it resumes), then re-run: the merged corpus must equal an uninterrupted merge's, the sources stay
+    untouched, no ``.tmp`` or ``.partial`` is left."""
+    gen = ["generate", "toy", "--n", "24", "--episodes-per-shard", "2", "--seed", "5", "--no-progress"]
+    gen += ["--set", "payload_bytes=400000"]
+    srcs = [work / "merge-a", work / "merge-b"]
+    for k, src in enumerate(srcs):
+        p = simkit([*gen, "--shard", f"{k}/2", "--out", str(src)], work)
+        assert p.returncode == 0, p.stderr
+    before = {str(s): tree_digest(s) for s in srcs}
+    ref = work / "merge-ref"
+    t0 = time.perf_counter()
+    p = simkit(["merge", *map(str, srcs), "--out", str(ref)], work)
+    t_full = time.perf_counter() - t0
+    assert p.returncode == 0, p.stderr
+    want = corpus_bytes(ref)
+    res = {"runs": 0, "kills": 0, "kills_after_writing_began": 0, "kills_while_resuming": 0}
+    res.update(identical=0, leftovers=0, tracebacks=0, sources_changed=0)
+    for k in range(kills):
+        out = work / f"merge-kill-{k}"
+        argv = ["merge", *map(str, srcs), "--out", str(out)]
+        for attempt in range(2):
+            killed, tb = _killed_run(argv, work, rng.uniform(0.2, 1.0) * t_full)
+            res["kills"] += killed
+            res["kills_after_writing_began"] += killed and out.exists()
+            res["kills_while_resuming"] += killed and attempt == 1
+            res["tracebacks"] += tb
+        p = simkit(argv, work)
+        res["tracebacks"] += "Traceback" in p.stderr
+        res["runs"] += 1
+        res["identical"] += p.returncode == 0 and corpus_bytes(out) == want
+        res["leftovers"] += bool(_leftovers(out))
+    res["sources_changed"] = sum(tree_digest(s) != before[str(s)] for s in srcs)
+    return res
+
+
+def campaign_validate_kills(work: Path, kills: int, rng: random.Random) -> dict:
+    """``simkit validate`` SIGKILLed at random moments: the corpus must be unchanged, byte for byte, and pass
+    a validate run to the end afterwards."""
+    c = work / "kills-ref"  # the uninterrupted corpus of the generate kills
+    before = tree_digest(c)
+    t0 = time.perf_counter()
+    p = simkit(["validate", str(c)], work)
+    t_full = time.perf_counter() - t0
+    assert p.returncode == 0, p.stdout + p.stderr
+    res = {"runs": kills, "kills": 0, "tracebacks": 0}
+    for _ in range(kills):
+        killed, tb = _killed_run(["validate", str(c)], work, rng.uniform(0.2, 1.0) * t_full)
+        res["kills"] += killed
+        res["tracebacks"] += tb
+    res["corpus_unchanged"] = tree_digest(c) == before
+    res["passes_afterwards"] = simkit(["validate", str(c)], work).returncode == 0
+    return res
 
 
 # -- 2. bad inputs -------------------------------------------------------------------------------------
