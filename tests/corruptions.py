@@ -2,7 +2,10 @@
 
 Used by the validate and reader tests and by ``tools/robustness.py``. Each entry maps a name to
 ``(inject(corpus_dir), needle)``: ``needle`` is a substring ``simkit validate`` must report.
-The good corpus they expect: the toy generator, 6 episodes, 3 per shard (two shards).
+The good corpus :data:`CORRUPTIONS` expect: the toy generator, 6 episodes, 3 per shard (two shards), seed 2;
+:data:`PACKING_CORRUPTIONS` expect a packing corpus of 2 episodes, 1 per shard, seed 0. The kinds in
+:data:`READER_BLIND` leave every checksum and every recorded parameter consistent: only the generator's own
+check (``validate``) can see them, a reader cannot.
 """
 
 from __future__ import annotations
@@ -193,6 +196,88 @@ def _other_episodes_meta(c: Path) -> None:
     _replace_member_refreshed(c, S0, "toy_00000000.meta.json", json.dumps(meta).encode())
 
 
+def _member(c: Path, shard: str, name: str) -> bytes:
+    with tarfile.open(c / shard) as tf:
+        return tf.extractfile(name).read()
+
+
+def _two_unequal(c: Path) -> tuple[int, int]:
+    """Two episodes of shard 0 whose ``values`` differ in length (the toy check can tell them apart)."""
+    import numpy as np
+
+    n = {i: len(np.load(io.BytesIO(_member(c, S0, f"toy_{i:08d}.values.npy")))) for i in range(3)}
+    pair = next(((a, b) for a in n for b in n if a < b and n[a] != n[b]), None)
+    assert pair is not None, f"shard 0's episodes all hold {n[0]} values"
+    return pair
+
+
+def _swap_values_refreshed(c: Path) -> None:
+    """Two episodes' ``values`` exchanged, every size and checksum refreshed (rows file and manifest)."""
+    a, b = _two_unequal(c)
+    va, vb = (_member(c, S0, f"toy_{i:08d}.values.npy") for i in (a, b))
+    _replace_member_refreshed(c, S0, f"toy_{a:08d}.values.npy", vb)
+    _replace_member_refreshed(c, S0, f"toy_{b:08d}.values.npy", va)
+
+
+def _other_episodes_info_refreshed(c: Path) -> None:
+    """Another episode's ``info.json`` in place of one's own, every checksum refreshed."""
+    a, b = _two_unequal(c)
+    _replace_member_refreshed(c, S0, f"toy_{a:08d}.info.json", _member(c, S0, f"toy_{b:08d}.info.json"))
+
+
+# -- packing: 2 episodes, 1 per shard -----------------------------------------------------------------------
+P0 = "packing_00000000"
+
+
+def _packing_other_metrics(c: Path) -> None:
+    _replace_member_refreshed(c, S0, f"{P0}.metrics.json", _member(c, S1, "packing_00000001.metrics.json"))
+
+
+def _packing_metric_edited(key: str, factor: float) -> Callable[[Path], None]:
+    def inject(c: Path) -> None:
+        m = json.loads(_member(c, S0, f"{P0}.metrics.json"))
+        m[key] = m[key] * factor
+        _replace_member_refreshed(c, S0, f"{P0}.metrics.json", json.dumps(m).encode())
+
+    return inject
+
+
+def _packing_poses_lifted(c: Path) -> None:
+    """Every box of episode 0 lifted by 5 cm (z of the (T, N, 7) poses), checksums refreshed: the metrics no
+    longer follow from the poses."""
+    import numpy as np
+
+    poses = np.load(io.BytesIO(_member(c, S0, f"{P0}.poses.npy")))
+    poses[..., 2] += 0.05
+    buf = io.BytesIO()
+    np.save(buf, poses)
+    _replace_member_refreshed(c, S0, f"{P0}.poses.npy", buf.getvalue())
+
+
+def _packing_container_edited(c: Path) -> None:
+    """Episode 0's container made one cell wider in its case.json, checksums refreshed."""
+    case = json.loads(_member(c, S0, f"{P0}.case.json"))
+    case["container"]["size"][0] += 1
+    _replace_member_refreshed(c, S0, f"{P0}.case.json", json.dumps(case).encode())
+
+
+def _packing_resolution_edited(c: Path) -> None:
+    _edit_info(c, lambda i: i["config"].update(resolution=i["config"]["resolution"] * 2))
+
+
+PACKING_CORRUPTIONS: dict[str, tuple[Callable[[Path], None], str]] = {
+    "packing_metrics_of_another_episode": (_packing_other_metrics, f"{P0}: metric "),
+    "packing_compactness_edited": (_packing_metric_edited("compactness", 1.1), f"{P0}: metric compactness"),
+    "packing_volume_edited": (
+        _packing_metric_edited("packed_volume_m3", 0.9),
+        f"{P0}: metric packed_volume_m3",
+    ),
+    "packing_poses_lifted": (_packing_poses_lifted, f"{P0}: geometric check: outside"),
+    "packing_container_edited": (_packing_container_edited, f"{P0}: layout volumes do not add up"),
+    "packing_resolution_edited": (_packing_resolution_edited, "(corpus.json config: 0.05)"),
+}
+
+
 def _broken_header_checksum(c: Path) -> None:
     with tarfile.open(c / S0) as tf:
         second = tf.getmembers()[1].offset
@@ -298,3 +383,20 @@ CORRUPTIONS: dict[str, tuple[Callable[[Path], None], str]] = {
     "other_episodes_meta_refreshed": (_other_episodes_meta, "params do not match the manifest row's"),
     "broken_tar_header_checksum": (_broken_header_checksum, "damaged member header"),
 }
+CORRUPTIONS |= {
+    "swapped_values_refreshed": (_swap_values_refreshed, "values length differs from info.n_values"),
+    "other_episodes_info_refreshed": (
+        _other_episodes_info_refreshed,
+        "values length differs from info.n_values",
+    ),
+    "corpus_json_config_edited": (
+        lambda c: _edit_info(c, lambda i: i["config"].update(size=8)),
+        "image is not 8x8 pixels (config size)",
+    ),
+}
+
+#: kinds with every checksum and recorded parameter consistent: the generator's check alone sees them
+READER_BLIND = frozenset(
+    {"swapped_values_refreshed", "other_episodes_info_refreshed", "corpus_json_config_edited"}
+    | {k for k in PACKING_CORRUPTIONS if k != "packing_resolution_edited"}
+)

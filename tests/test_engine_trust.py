@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
-from corruptions import CORRUPTIONS, retar
+from corruptions import CORRUPTIONS, PACKING_CORRUPTIONS, READER_BLIND, retar
 
 from simkit.adapters.reader import CorpusReader
 from simkit.core.errors import SimkitError
@@ -48,12 +48,43 @@ def test_validate_reports_each_corruption_with_its_place(corpus, kind):
     assert any(needle in p for p in rep.problems), rep.problems
 
 
-@pytest.mark.parametrize("kind", sorted(CORRUPTIONS))
+@pytest.mark.parametrize("kind", sorted(set(CORRUPTIONS) - READER_BLIND))
 def test_reader_raises_on_each_corruption(corpus, kind):
     CORRUPTIONS[kind][0](corpus)
     with pytest.raises(SimkitError) as info:
         list(CorpusReader(corpus))
     assert str(corpus) in str(info.value)
+
+
+@pytest.mark.parametrize("kind", sorted(READER_BLIND & set(CORRUPTIONS)))
+def test_a_reader_blind_kind_is_consistent_to_a_reader(corpus, kind):
+    """Kept honest: a kind listed as reader-blind really has every checksum and parameter consistent (a
+    reader yields all its episodes), so only the generator's check in validate can catch it."""
+    CORRUPTIONS[kind][0](corpus)
+    assert len(list(CorpusReader(corpus))) == 6
+
+
+@pytest.fixture(scope="module")
+def packing_good(tmp_path_factory):
+    out = tmp_path_factory.mktemp("packing") / "c"
+    generate_corpus("packing", 2, out, seed=0, episodes_per_shard=1, config={})
+    return out
+
+
+@pytest.mark.parametrize("kind", sorted(PACKING_CORRUPTIONS))
+def test_validate_re_derives_packing_labels_for_each_packing_damage(packing_good, tmp_path, kind):
+    corpus = tmp_path / "c"
+    shutil.copytree(packing_good, corpus)
+    inject, needle = PACKING_CORRUPTIONS[kind]
+    inject(corpus)
+    rep = validate_corpus(corpus)
+    assert not rep.passed and rep.exit_code() == 1
+    assert any(needle in p for p in rep.problems), rep.problems
+    if kind in READER_BLIND:
+        assert len(list(CorpusReader(corpus))) == 2
+    else:
+        with pytest.raises(SimkitError):
+            list(CorpusReader(corpus))
 
 
 def test_reader_error_names_corpus_shard_and_member(corpus):

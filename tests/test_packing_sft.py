@@ -171,9 +171,36 @@ def test_a_failed_export_leaves_nothing_and_a_rerun_replaces_the_images(corpus, 
     monkeypatch.setattr(mod, "episode_records", real)
     assert _listing(tmp_path) == []
     assert export_sft(corpus, out, limit=2)["episodes"] == 2
-    assert len(list((tmp_path / "e_images").iterdir())) == 2
+    assert sorted(p.name for p in (tmp_path / "e_images").iterdir()) == [
+        ".simkit-packing-sft",
+        "packing_00000000",
+        "packing_00000001",
+    ]
     assert export_sft(corpus, out, limit=1)["episodes"] == 1
-    assert len(list((tmp_path / "e_images").iterdir())) == 1  # the earlier export's images are gone
+    episodes = [p.name for p in (tmp_path / "e_images").iterdir() if p.is_dir()]
+    assert episodes == ["packing_00000000"]  # the earlier export's images are gone
     assert sorted(p.name for p in tmp_path.iterdir()) == ["e.jsonl", "e_images"]
     for rec in _read(out):
         assert all((tmp_path / p).is_file() for p in rec["images"])
+
+
+def test_a_users_folder_named_like_the_images_is_never_replaced(corpus, tmp_path):
+    from simkit.core.errors import SimkitError
+
+    mine = tmp_path / "t_images"
+    mine.mkdir()
+    (mine / "holiday.png").write_bytes(b"mine")
+    with pytest.raises(SimkitError, match="no earlier export wrote it"):
+        export_sft(corpus, tmp_path / "t.jsonl", limit=1)
+    assert (mine / "holiday.png").read_bytes() == b"mine"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t_images"]  # no t.jsonl, no .tmp
+
+
+def test_an_export_into_the_corpus_own_files_is_refused(corpus, tmp_path):
+    from simkit.core.errors import SimkitError
+
+    before = sorted(p.name for p in (corpus / "shards").iterdir())
+    for out in (corpus / "shards" / "t.jsonl", corpus / "corpus.json"):
+        with pytest.raises(SimkitError, match="inside the corpus's own"):
+            export_sft(corpus, out, limit=1)
+    assert sorted(p.name for p in (corpus / "shards").iterdir()) == before

@@ -85,6 +85,9 @@ class ToyGenerator(Generator):
         problems = []
         if len(sample["values"]) != sample["info"]["n_values"]:
             problems.append("values length differs from info.n_values")
+        side = self.config.size if self.config is not None else None
+        if side is not None and tuple(np.asarray(sample["image"]).shape[:2]) != (side, side):
+            problems.append(f"image is not {side}x{side} pixels (config size)")
         return problems
 
 

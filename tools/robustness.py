@@ -5,18 +5,22 @@ Four parts, each counted and summarised (a JSON report on stdout, a markdown tab
 
 1. kills: ``simkit generate`` is SIGKILLed at random moments (and again while resuming), then
    re-run to completion; the corpus must equal, byte for byte, an uninterrupted run's, with no
-   ``.partial`` or ``*.tmp`` left behind.
-2. bad inputs: every command gets malformed values, missing/odd paths and damaged corpora, each
+   ``.partial`` or ``*.tmp`` left behind. ``simkit merge`` of two slices likewise (the sources must stay
+   untouched), and ``simkit validate`` (the corpus must stay byte-identical and pass afterwards).
+2. bad inputs: every command of ``simkit --help`` (each subcommand of a group counted; one without a case
+   fails the campaign) gets malformed values, missing/odd paths and damaged corpora, each
    in a fresh sandbox (inputs, an output folder, an empty working directory) under a memory limit.
    Each run must end with the expected outcome and one clear line, never a traceback; inputs
    must be unchanged and nothing may appear outside the output folder.
-3. corruption: every kind in ``tests/corruptions.py`` is injected into a copy of a good corpus;
-   ``simkit validate`` must exit 1 naming it, and the readers (``CorpusReader``, torch
-   ``CorpusDataset``) must refuse it.
+3. corruption: every kind in ``tests/corruptions.py`` (the toy catalogue and the packing one) is injected
+   into a copy of a good corpus; ``simkit validate`` must exit 1 naming it, and the readers
+   (``CorpusReader``, torch ``CorpusDataset``) must refuse it, except the kinds it lists as reader-blind
+   (every checksum and parameter consistent: only the generator's check sees them), which they must yield.
 4. readers: ``on_error="skip"`` drops exactly the damaged episodes with one warning per shard,
    and a one-shard corpus feeds both DataLoader workers.
 
-Usage:  python tools/robustness.py [--kills 12] [--seed 0] [--work /tmp/simkit-robustness] [--md]
+Usage:  python tools/robustness.py [--kills 12] [--merge-kills 6] [--validate-kills 5] [--seed 0]
+        [--work /tmp/simkit-robustness] [--parts kills,...] [--only TEXT] [--md]
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
     filter(None, [str(TESTS), str(ROOT), os.environ.get("PYTHONPATH", "")])
 )
 
-from corruptions import CORRUPTIONS  # noqa: E402
+from corruptions import CORRUPTIONS, PACKING_CORRUPTIONS, READER_BLIND  # noqa: E402
 
 MEMORY_LIMIT = 6 << 30  # bytes of address space per command: a runaway allocation fails instead of swapping
 
@@ -108,10 +112,11 @@ def campaign_kills(work: Path, kills: int, rng: random.Random) -> dict:
     assert p.returncode == 0, p.stderr
     want = corpus_bytes(ref)
     results = {"runs": 0, "kills": 0, "kills_with_partial_output": 0, "identical": 0, "leftovers": 0}
-    results["tracebacks"] = 0
+    results["tracebacks"] = results["kills_while_resuming"] = 0
     for k in range(kills):
         out = work / f"kill-{k}"
         workers = rng.choice(["1", "2"])
+        first_killed = False
         for attempt in range(3):  # up to two kills, then run to the end
             proc = subprocess.Popen(
                 [sys.executable, "-m", "simkit", *args, "--workers", workers, "--out", str(out)],
@@ -126,6 +131,8 @@ def campaign_kills(work: Path, kills: int, rng: random.Random) -> dict:
                     os.killpg(proc.pid, signal.SIGKILL)
                     results["kills"] += 1
                     results["kills_with_partial_output"] += (out / ".partial").is_dir()
+                    results["kills_while_resuming"] += attempt == 1 and first_killed
+                    first_killed = first_killed or attempt == 0
             _, err = proc.communicate()
             results["tracebacks"] += b"Traceback" in err
         p = simkit([*args, "--workers", workers, "--out", str(out)], work)
@@ -137,6 +144,84 @@ def campaign_kills(work: Path, kills: int, rng: random.Random) -> dict:
     return results
 
 
+def _killed_run(argv: list[str], cwd: Path, after_s: float) -> tuple[bool, bool]:
+    """Start ``simkit ARGV`` in its own process group and SIGKILL the group after ``after_s`` seconds, unless
+    it ended first; returns (killed, a traceback was printed)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "simkit", *argv],
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    time.sleep(after_s)
+    killed = proc.poll() is None
+    if killed:
+        os.killpg(proc.pid, signal.SIGKILL)
+    _, err = proc.communicate()
+    return killed, b"Traceback" in err
+
+
+def _leftovers(root: Path) -> list[Path]:
+    return [q for q in root.rglob("*") if q.name.endswith(".tmp") or ".partial" in q.parts]
+
+
+def campaign_merge_kills(work: Path, kills: int, rng: random.Random) -> dict:
+    """``simkit merge`` of two ``--shard`` slices SIGKILLed at random moments (up to twice, the second time
+    while it resumes), then re-run: the merged corpus must equal an uninterrupted merge's, the sources stay
+    untouched, no ``.tmp`` or ``.partial`` is left."""
+    gen = ["generate", "toy", "--n", "24", "--episodes-per-shard", "2", "--seed", "5", "--no-progress"]
+    gen += ["--set", "payload_bytes=400000"]
+    srcs = [work / "merge-a", work / "merge-b"]
+    for k, src in enumerate(srcs):
+        p = simkit([*gen, "--shard", f"{k}/2", "--out", str(src)], work)
+        assert p.returncode == 0, p.stderr
+    before = {str(s): tree_digest(s) for s in srcs}
+    ref = work / "merge-ref"
+    t0 = time.perf_counter()
+    p = simkit(["merge", *map(str, srcs), "--out", str(ref)], work)
+    t_full = time.perf_counter() - t0
+    assert p.returncode == 0, p.stderr
+    want = corpus_bytes(ref)
+    res = {"runs": 0, "kills": 0, "kills_after_writing_began": 0, "kills_while_resuming": 0}
+    res.update(identical=0, leftovers=0, tracebacks=0, sources_changed=0)
+    for k in range(kills):
+        out = work / f"merge-kill-{k}"
+        argv = ["merge", *map(str, srcs), "--out", str(out)]
+        for attempt in range(2):
+            killed, tb = _killed_run(argv, work, rng.uniform(0.2, 1.0) * t_full)
+            res["kills"] += killed
+            res["kills_after_writing_began"] += killed and out.exists()
+            res["kills_while_resuming"] += killed and attempt == 1
+            res["tracebacks"] += tb
+        p = simkit(argv, work)
+        res["tracebacks"] += "Traceback" in p.stderr
+        res["runs"] += 1
+        res["identical"] += p.returncode == 0 and corpus_bytes(out) == want
+        res["leftovers"] += bool(_leftovers(out))
+    res["sources_changed"] = sum(tree_digest(s) != before[str(s)] for s in srcs)
+    return res
+
+
+def campaign_validate_kills(work: Path, kills: int, rng: random.Random) -> dict:
+    """``simkit validate`` SIGKILLed at random moments: the corpus must be unchanged, byte for byte, and pass
+    a validate run to the end afterwards."""
+    c = work / "kills-ref"  # the uninterrupted corpus of the generate kills
+    before = tree_digest(c)
+    t0 = time.perf_counter()
+    p = simkit(["validate", str(c)], work)
+    t_full = time.perf_counter() - t0
+    assert p.returncode == 0, p.stdout + p.stderr
+    res = {"runs": kills, "kills": 0, "tracebacks": 0}
+    for _ in range(kills):
+        killed, tb = _killed_run(["validate", str(c)], work, rng.uniform(0.2, 1.0) * t_full)
+        res["kills"] += killed
+        res["tracebacks"] += tb
+    res["corpus_unchanged"] = tree_digest(c) == before
+    res["passes_afterwards"] = simkit(["validate", str(c)], work).returncode == 0
+    return res
+
+
 # -- 2. bad inputs -------------------------------------------------------------------------------------
 @dataclass
 class Case:
@@ -144,7 +229,9 @@ class Case:
 
     name: str
     setup: Callable[[Path], list[str]]
-    expect: str = "error"  # "error": exit != 0 with one 'error:' line; "fail": validate's FAIL; "warn": exit 0 + warning; "ok": exit 0
+    #: "error": exit != 0 with one 'error:' line; "fail": validate's FAIL; "fail_json": validate --json's exit 1
+    #: with one JSON object; "rejected": exit 1 with 'rejected' lines; "warn": exit 0 + warning; "ok": exit 0
+    expect: str = "error"
     needle: str = ""
     outcome: dict = field(default_factory=dict)
     #: what must hold after the run (user files kept, no leftovers): ``after(sandbox)`` -> a problem or ""
@@ -768,6 +855,610 @@ BAD_INPUTS += [
 ]
 
 
+def _fake_wrop(sb: Path, name: str = "exam") -> Path:
+    """A toy corpus whose corpus.json names wrop: what the wrop commands read before any ``--out``."""
+    c = _good(sb, name)
+    info = json.loads((c / "corpus.json").read_text())
+    (c / "corpus.json").write_text(json.dumps({**info, "generator": "wrop"}))
+    return c
+
+
+def _preds(sb: Path, *names: str) -> list[str]:
+    out = []
+    for n in names:
+        (sb / "in" / n).mkdir(parents=True, exist_ok=True)
+        out += ["--pred", str(sb / "in" / n)]
+    return out
+
+
+def _packing(sb: Path, name: str = "pk") -> Path:
+    """A copy of a 2-episode packing corpus (made once per campaign)."""
+    from simkit.executors.run import generate_corpus
+
+    cache = sb.parent.parent / "packing-good"
+    if not cache.is_dir():
+        generate_corpus("packing", 2, cache, seed=0, episodes_per_shard=1, config={})
+    shutil.copytree(cache, sb / "in" / name)
+    return sb / "in" / name
+
+
+def _meshes(sb: Path) -> Path:
+    import trimesh
+
+    d = sb / "in" / "meshes"
+    d.mkdir(parents=True, exist_ok=True)
+    trimesh.creation.box((1.0, 1.0, 1.0)).export(d / "a.obj")
+    trimesh.creation.box((1.0, 0.6, 0.8)).export(d / "b.ply")
+    return d
+
+
+def _user_images(sb: Path) -> list[str]:
+    c = _packing(sb)
+    _file(sb, "t_images/holiday.png", b"mine")
+    return ["export", "packing-sft", str(c), "--out", str(sb / "in" / "t.jsonl")]
+
+
+def _user_images_kept(sb: Path) -> str:
+    p = sb / "in" / "t_images" / "holiday.png"
+    return "" if p.is_file() and p.read_bytes() == b"mine" else "export packing-sft removed a user's folder"
+
+
+def _corpus_valid(name: str) -> Callable[[Path], str]:
+    """An ``after`` check: the sandbox corpus ``in/NAME`` still passes validate (nothing written into it)."""
+
+    def check(sb: Path) -> str:
+        from simkit.episodes.validate import validate_corpus
+
+        rep = validate_corpus(sb / "in" / name)
+        return "" if rep.passed else f"in/{name} no longer passes validate: {rep.problems[:2]}"
+
+    return check
+
+
+def _votes_file(sb: Path, name: str = "v.csv") -> Path:
+    return _file(sb, name, "rater,sample,model_a,model_b,winner\nr0,s,a,b,a\nr1,s,a,b,b\nr1,s,a,b,a\n")
+
+
+def _forest_written(sb: Path) -> str:
+    return "" if (sb / "out" / "e" / "elo_forest.png").is_file() else "no elo_forest.png"
+
+
+def _bomb_set(sb: Path) -> list[str]:
+    """``--set`` with an inline alias bomb (9 levels of 9 aliases each)."""
+    levels = ["&a0 [" + ", ".join(["0"] * 9) + "]"]
+    levels += [f"&a{k} [" + ", ".join([f"*a{k - 1}"] * 9) + "]" for k in range(1, 9)]
+    return _gen("--set", "size=[" + ", ".join(levels) + "]")(sb)
+
+
+#: the cases that bring every command of the CLI into the campaign: each output path kind (under a file, a
+#: folder nobody can write, inside a corpus's own files, equal to an input), missing and malformed inputs
+BAD_INPUTS += [
+    Case(
+        "generate --config /dev/zero (never ends)",
+        _gen("--config", "/dev/zero"),
+        needle="config refused",
+    ),
+    Case("generate --config a FIFO-like /dev/null (empty)", _gen("--config", "/dev/null"), expect="ok"),
+    Case("generate --set inline alias bomb", _bomb_set, needle="aliases"),
+    Case(
+        "generate --config alias bomb (toy)",
+        lambda sb: _gen("--config", str(_alias_bomb(sb)))(sb),
+        needle="aliases",
+    ),
+    Case(
+        "generate --out inside another corpus's shards/",
+        lambda sb: ["generate", "toy", "--n", "1", "--out", str(_good(sb) / "shards" / "g")],
+        needle="inside the corpus's own shards",
+        after=_corpus_valid("c"),
+    ),
+    Case(
+        "generate --out inside another corpus's .partial/",
+        lambda sb: ["generate", "toy", "--n", "1", "--out", str(_good(sb) / ".partial" / "g")],
+        needle="inside the corpus's own .partial",
+        after=_corpus_valid("c"),
+    ),
+    Case(
+        "merge --out inside a source's shards/",
+        lambda sb: ["merge", str(_good(sb)), "--out", str(sb / "in" / "c" / "shards" / "m")],
+        needle="inside the corpus's own shards",
+        after=_corpus_valid("c"),
+    ),
+    Case(
+        "merge --out is a file",
+        lambda sb: ["merge", str(_good(sb)), "--out", str(_file(sb, "f", "x"))],
+        needle="exists and is not a folder",
+    ),
+    Case(
+        "inspect --out inside the corpus's shards/",
+        lambda sb: ["inspect", str(_good(sb)), "--out", str(sb / "in" / "c" / "shards")],
+        needle="inside the corpus's own shards",
+        after=_corpus_valid("c"),
+    ),
+    Case(
+        "inspect --out in a folder nobody can write",
+        lambda sb: ["inspect", str(_good(sb)), "--out", SPECIAL + "/pics"],
+        needle="cannot write in /proc",
+    ),
+    Case(
+        "validate --json of a damaged corpus",
+        lambda sb: ["validate", str(_damaged("flipped_json_byte")(sb)), "--json"],
+        expect="fail_json",
+        needle="checksum mismatch",
+    ),
+    Case("validate a special file", lambda sb: ["validate", "/dev/null"], needle="not a directory"),
+    Case(
+        "list toy --catalogue (no catalogue)",
+        lambda sb: ["list", "toy", "--catalogue", str(sb / "out" / "x.md")],
+        needle="no catalogue",
+    ),
+    Case(
+        "list wrop --only nope --catalogue",
+        lambda sb: ["list", "wrop", "--only", "nope", "--catalogue", str(sb / "out" / "c.md")],
+        needle="--only nope",
+    ),
+    Case(
+        "list wrop --catalogue under a file",
+        lambda sb: ["list", "wrop", "--catalogue", str(_file(sb, "f", "x") / "c.md"), "--no-thumbnails"],
+        needle="which is a file",
+    ),
+    Case("list --workers 0", lambda sb: ["list", "wrop", "--workers", "0"], needle="--workers"),
+    Case(
+        "config --yaml a folder",
+        lambda sb: ["config", "toy", "--yaml", str(sb / "in")],
+        needle="is a folder",
+    ),
+    Case(
+        "config --yaml inside a corpus's shards/",
+        lambda sb: ["config", "toy", "--yaml", str(_good(sb) / "shards" / "toy.yaml")],
+        needle="inside the corpus's own shards",
+        after=_corpus_valid("c"),
+    ),
+    Case(
+        "export packing-sft --out inside the corpus's shards/",
+        lambda sb: [
+            "export",
+            "packing-sft",
+            str(_packing(sb)),
+            "--out",
+            str(sb / "in" / "pk" / "shards" / "t.jsonl"),
+        ],
+        needle="inside the corpus's own shards",
+        after=_corpus_valid("pk"),
+    ),
+    Case(
+        "export packing-sft over a user's <stem>_images/ folder",
+        _user_images,
+        needle="no earlier export wrote it",
+        after=_user_images_kept,
+    ),
+    Case(
+        "export packing-sft --out in a folder nobody can write",
+        lambda sb: ["export", "packing-sft", str(_packing(sb)), "--out", SPECIAL + "/t.jsonl"],
+        needle="cannot write in /proc",
+    ),
+    Case(
+        "export packing-sft --history -2",
+        lambda sb: [
+            "export",
+            "packing-sft",
+            str(_packing(sb)),
+            "--out",
+            str(sb / "out" / "t.jsonl"),
+            "--history",
+            "-2",
+        ],
+        needle="--history",
+    ),
+    Case(
+        "export hebero-lerobot on a toy corpus",
+        lambda sb: ["export", "hebero-lerobot", str(_good(sb)), str(sb / "out" / "l")],
+        needle="hebero",
+    ),
+    Case(
+        "export hebero-lerobot missing corpus",
+        lambda sb: ["export", "hebero-lerobot", str(sb / "in" / "nope"), str(sb / "out" / "l")],
+        needle="nope",
+    ),
+    Case(
+        "export hebero-lerobot OUT == CORPUS",
+        lambda sb: ["export", "hebero-lerobot", str(_good(sb)), str(sb / "in" / "c")],
+        needle="is the input",
+    ),
+    Case(
+        "export hebero-lerobot OUT inside the corpus's shards/",
+        lambda sb: ["export", "hebero-lerobot", str(_good(sb)), str(sb / "in" / "c" / "shards" / "l")],
+        needle="inside the corpus's own shards",
+        after=_corpus_valid("c"),
+    ),
+    Case(
+        "export hebero-lerobot OUT under a file",
+        lambda sb: ["export", "hebero-lerobot", str(_good(sb)), str(_file(sb, "f", "x") / "l")],
+        needle="which is a file",
+    ),
+    Case(
+        "export hebero-lerobot OUT in a folder nobody can write",
+        lambda sb: ["export", "hebero-lerobot", str(_good(sb)), SPECIAL + "/l"],
+        needle="cannot write in /proc",
+    ),
+    Case(
+        "export hebero-hdf5 OUT == CORPUS",
+        lambda sb: ["export", "hebero-hdf5", str(_good(sb)), str(sb / "in" / "c")],
+        needle="is the input",
+    ),
+    Case(
+        "export hebero-hdf5 OUT a .hdf5 file name",
+        lambda sb: ["export", "hebero-hdf5", str(_good(sb)), str(sb / "out" / "d.hdf5")],
+        needle="folder of datasets",
+    ),
+    Case(
+        "export wrop-pairs missing exam",
+        lambda sb: [
+            "export",
+            "wrop-pairs",
+            "--exam",
+            str(sb / "in" / "nope"),
+            *_preds(sb, "m1", "m2"),
+            "--out",
+            str(sb / "out" / "p"),
+        ],
+        needle="nope",
+    ),
+    Case(
+        "export wrop-pairs on a toy corpus",
+        lambda sb: [
+            "export",
+            "wrop-pairs",
+            "--exam",
+            str(_good(sb)),
+            *_preds(sb, "m1", "m2"),
+            "--out",
+            str(sb / "out" / "p"),
+        ],
+        needle="not a wrop exam",
+    ),
+    Case(
+        "export wrop-pairs --out in a folder nobody can write",
+        lambda sb: [
+            "export",
+            "wrop-pairs",
+            "--exam",
+            str(_fake_wrop(sb)),
+            *_preds(sb, "m1", "m2"),
+            "--out",
+            SPECIAL + "/p",
+        ],
+        needle="cannot write in /proc",
+    ),
+    Case(
+        "export wrop-pairs --out inside the exam's shards/",
+        lambda sb: [
+            "export",
+            "wrop-pairs",
+            "--exam",
+            str(_fake_wrop(sb)),
+            *_preds(sb, "m1", "m2"),
+            "--out",
+            str(sb / "in" / "exam" / "shards" / "p"),
+        ],
+        needle="inside the corpus's own shards",
+    ),
+    Case(
+        "export wrop-pairs --out under a file",
+        lambda sb: [
+            "export",
+            "wrop-pairs",
+            "--exam",
+            str(_fake_wrop(sb)),
+            *_preds(sb, "m1", "m2"),
+            "--out",
+            str(_file(sb, "f", "x") / "p"),
+        ],
+        needle="which is a file",
+    ),
+    Case(
+        "export wrop-pairs --max-pairs 0",
+        lambda sb: [
+            "export",
+            "wrop-pairs",
+            "--exam",
+            str(sb / "in"),
+            *_preds(sb, "m1"),
+            "--out",
+            str(sb / "out"),
+            "--max-pairs",
+            "0",
+        ],
+        needle="--max-pairs",
+    ),
+    Case(
+        "export wrop-baselines --kinds nope",
+        lambda sb: [
+            "export",
+            "wrop-baselines",
+            "--exam",
+            str(_fake_wrop(sb)),
+            "--out",
+            str(sb / "out" / "b"),
+            "--kinds",
+            "nope",
+        ],
+        needle="--kinds",
+    ),
+    Case(
+        "export wrop-baselines --out inside the exam's shards/",
+        lambda sb: [
+            "export",
+            "wrop-baselines",
+            "--exam",
+            str(_fake_wrop(sb)),
+            "--out",
+            str(sb / "in" / "exam" / "shards"),
+        ],
+        needle="inside the corpus's own shards",
+    ),
+    Case(
+        "export wrop-baselines --out in a folder nobody can write",
+        lambda sb: ["export", "wrop-baselines", "--exam", str(_fake_wrop(sb)), "--out", SPECIAL + "/b"],
+        needle="cannot write in /proc",
+    ),
+    Case(
+        "eval wrop-fit --pred missing",
+        lambda sb: ["eval", "wrop-fit", "--exam", str(_fake_wrop(sb)), "--pred", str(sb / "in" / "nope")],
+        needle="no such directory",
+    ),
+    Case(
+        "eval wrop-fit --out inside the exam's shards/",
+        lambda sb: [
+            "eval",
+            "wrop-fit",
+            "--exam",
+            str(_fake_wrop(sb)),
+            *_preds(sb, "m1"),
+            "--out",
+            str(sb / "in" / "exam" / "shards" / "r"),
+        ],
+        needle="inside the corpus's own shards",
+    ),
+    Case(
+        "eval wrop-check --out in a folder nobody can write",
+        lambda sb: [
+            "eval",
+            "wrop-check",
+            "--exam",
+            str(_fake_wrop(sb)),
+            *_preds(sb, "m1"),
+            "--out",
+            SPECIAL + "/r",
+        ],
+        needle="cannot write in /proc",
+    ),
+    Case(
+        "eval wrop-check --pred is a file",
+        lambda sb: ["eval", "wrop-check", "--exam", str(_fake_wrop(sb)), "--pred", str(_file(sb, "f", "x"))],
+        needle="not a directory",
+    ),
+    Case(
+        "eval wrop-elo --out holding the votes as elo.csv",
+        lambda sb: ["eval", "wrop-elo", "--votes", str(_votes_file(sb, "elo.csv")), "--out", str(sb / "in")],
+        needle="would replace the --votes file",
+    ),
+    Case(
+        "eval wrop-elo --out under a file",
+        lambda sb: [
+            "eval",
+            "wrop-elo",
+            "--votes",
+            str(_votes_file(sb)),
+            "--out",
+            str(_file(sb, "f", "x") / "e"),
+        ],
+        needle="which is a file",
+    ),
+    Case(
+        "eval wrop-elo --exam not a wrop corpus",
+        lambda sb: ["eval", "wrop-elo", "--votes", str(_votes_file(sb)), "--exam", str(_good(sb))],
+        needle="not a wrop exam",
+    ),
+    Case(
+        "eval wrop-elo --bootstrap 0",
+        lambda sb: ["eval", "wrop-elo", "--votes", str(_votes_file(sb)), "--bootstrap", "0"],
+        needle="--bootstrap",
+    ),
+    Case(
+        "eval wrop-elo 3 votes, 3 resamples, forest plot",
+        lambda sb: [
+            "eval",
+            "wrop-elo",
+            "--votes",
+            str(_votes_file(sb)),
+            "--bootstrap",
+            "3",
+            "--out",
+            str(sb / "out" / "e"),
+        ],
+        expect="ok",
+        after=_forest_written,
+    ),
+    Case(
+        "eval pairs --out in a folder nobody can write",
+        lambda sb: ["eval", "pairs", "--gt", str(_good(sb)), "--out", SPECIAL + "/r.json"],
+        needle="cannot write in /proc",
+    ),
+    Case(
+        "eval pairs --out inside the corpus's shards/",
+        lambda sb: [
+            "eval",
+            "pairs",
+            "--gt",
+            str(_good(sb)),
+            "--out",
+            str(sb / "in" / "c" / "shards" / "r.json"),
+        ],
+        needle="inside the corpus's own shards",
+    ),
+    Case(
+        "eval pairs --pred missing",
+        lambda sb: ["eval", "pairs", "--gt", str(_good(sb)), "--pred", str(sb / "in" / "nope")],
+        needle="--pred",
+    ),
+    Case(
+        "eval packing --out in a folder nobody can write",
+        lambda sb: ["eval", "packing", "--limit", "1", "--no-progress", "--out", SPECIAL + "/r.json"],
+        needle="cannot write in /proc",
+    ),
+    Case(
+        "eval packing --support nope",
+        lambda sb: ["eval", "packing", "--support", "nope", "--no-progress"],
+        needle="--support",
+    ),
+    Case(
+        "eval packing-overlap --bench malformed",
+        lambda sb: [
+            "eval",
+            "packing-overlap",
+            str(_packing(sb)),
+            "--bench",
+            str(_file(sb, "b.json", "{not json")),
+        ],
+        needle="b.json",
+    ),
+    Case(
+        "eval nav --scene missing",
+        lambda sb: ["eval", "nav", "--scene", str(sb / "in" / "nope.glb"), "--episodes", "1"],
+        needle="nope.glb",
+    ),
+    Case(
+        "eval nav --out under a file",
+        lambda sb: ["eval", "nav", "--episodes", "1", "--out", str(_file(sb, "f", "x") / "r.json")],
+        needle="which is a file",
+    ),
+    Case("eval nav --window-s 5", lambda sb: ["eval", "nav", "--window-s", "5"], needle="--window-s"),
+    Case(
+        "eval hebero --out in a folder nobody can write",
+        lambda sb: ["eval", "hebero", "--policy", "zero", "--out", SPECIAL + "/h"],
+        needle="cannot write in /proc",
+    ),
+    Case(
+        "eval hebero --out inside the demos corpus's shards/",
+        lambda sb: [
+            "eval",
+            "hebero",
+            "--policy",
+            "zero",
+            "--demos",
+            str(_good(sb)),
+            "--out",
+            str(sb / "in" / "c" / "shards" / "h"),
+        ],
+        needle="inside the corpus's own shards",
+    ),
+    Case(
+        "eval hebero --suite nope",
+        lambda sb: ["eval", "hebero", "--policy", "zero", "--suite", "nope"],
+        needle="suite",
+    ),
+    Case(
+        "eval hebero --episodes 0",
+        lambda sb: ["eval", "hebero", "--policy", "zero", "--episodes", "0"],
+        needle="--episodes",
+    ),
+    Case(
+        "eval hebero --demos a toy corpus",
+        lambda sb: ["eval", "hebero", "--policy", "zero", "--demos", str(_good(sb)), "--episodes", "1"],
+        needle="not a hebero-demos corpus",
+    ),
+    Case(
+        "compile hebero --out under a file",
+        lambda sb: ["compile", "hebero", "--suite", "goal", "--out", str(_file(sb, "f", "x") / "d")],
+        needle="which is a file",
+    ),
+    Case(
+        "compile hebero --out in a folder nobody can write",
+        lambda sb: ["compile", "hebero", "--suite", "goal", "--out", SPECIAL + "/d"],
+        needle="cannot write in /proc",
+    ),
+    Case(
+        "compile hebero --suite nope",
+        lambda sb: ["compile", "hebero", "--suite", "nope", "--out", str(sb / "out")],
+        needle="--suite",
+    ),
+    Case("compile hebero without --out or --models", lambda sb: ["compile", "hebero"], needle="--out"),
+    Case(
+        "convert render-task missing descriptors",
+        lambda sb: ["convert", "render-task", str(sb / "in" / "nope")],
+        needle="no descriptors here",
+    ),
+    Case(
+        "convert render-task --out exists",
+        lambda sb: ["convert", "render-task", str(sb / "in"), "--out", str(_file(sb, "s.png", "mine"))],
+        needle="--overwrite",
+    ),
+    Case(
+        "convert render-task --out in a folder nobody can write",
+        lambda sb: ["convert", "render-task", str(sb / "in"), "--out", SPECIAL + "/s.png"],
+        needle="cannot write in /proc",
+    ),
+    Case(
+        "convert render-task --out under a file",
+        lambda sb: ["convert", "render-task", str(sb / "in"), "--out", str(_file(sb, "f", "x") / "s.png")],
+        needle="which is a file",
+    ),
+    Case(
+        "convert mjcf2usd OUT in a folder nobody can write",
+        lambda sb: ["convert", "mjcf2usd", str(_file(sb, "g.xml", "<mujoco/>")), SPECIAL + "/o.usda"],
+        needle="cannot write in /proc",
+    ),
+    Case(
+        "convert mjcf2usd binary input",
+        lambda sb: [
+            "convert",
+            "mjcf2usd",
+            str(_file(sb, "b.xml", b"\xff\xfe\x00\x01" * 64)),
+            str(sb / "out" / "o.usda"),
+        ],
+        needle="b.xml",
+    ),
+    Case(
+        "assets scan missing folder",
+        lambda sb: ["assets", "scan", str(sb / "in" / "nope")],
+        needle="does not exist",
+    ),
+    Case(
+        "assets scan an empty folder",
+        lambda sb: ["assets", "scan", str(_file(sb, "e/readme.txt", "x").parent)],
+        needle="no mesh files",
+    ),
+    Case(
+        "assets scan --out over an input mesh",
+        lambda sb: ["assets", "scan", str(_meshes(sb)), "--out", str(sb / "in" / "meshes" / "a.obj")],
+        needle="a mesh file name",
+    ),
+    Case(
+        "assets scan --out in a folder nobody can write",
+        lambda sb: ["assets", "scan", str(_meshes(sb)), "--out", SPECIAL + "/i.json"],
+        needle="cannot write in /proc",
+    ),
+    Case(
+        "assets scan --out under a file",
+        lambda sb: ["assets", "scan", str(_meshes(sb)), "--out", str(_file(sb, "f", "x") / "i.json")],
+        needle="which is a file",
+    ),
+    Case(
+        "assets scan a corrupt mesh",
+        lambda sb: ["assets", "scan", str(_file(sb, "bad/x.glb", b"glTF" + b"\x00" * 40).parent)],
+        expect="rejected",
+        needle="rejected x",
+    ),
+]
+
+
+def _json_doc(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except ValueError:
+        return False
+
+
 def _run_case(case: Case, work: Path, idx: int) -> dict:
     sb = work / "bad" / f"{idx:03d}"
     (sb / "in").mkdir(parents=True)
@@ -792,6 +1483,14 @@ def _run_case(case: Case, work: Path, idx: int) -> dict:
         )  # typer usage error
     elif case.expect == "fail":
         ok = p.returncode == 1 and p.stdout.splitlines()[-1].startswith("FAIL")
+    elif case.expect == "fail_json":  # validate --json: exit 1, one JSON object on stdout naming the fault
+        ok = p.returncode == 1 and _json_doc(p.stdout) and "Traceback" not in text
+    elif case.expect == "rejected":  # assets scan: exit 1, each rejected mesh one line with its reason
+        ok = (
+            p.returncode == 1
+            and "Traceback" not in text
+            and any(ln.startswith("rejected ") for ln in p.stdout.splitlines())
+        )
     elif case.expect == "ok":
         ok = p.returncode == 0 and "Traceback" not in text
     else:
@@ -812,11 +1511,41 @@ def _run_case(case: Case, work: Path, idx: int) -> dict:
     return r
 
 
+GROUPS = ("eval", "export", "compile", "convert", "assets")  #: CLI groups whose subcommands are the commands
+
+
+def command_of(case_name: str) -> str:
+    """The CLI command a case runs: ``"eval nav"`` for a subcommand of a group, else the first word."""
+    words = case_name.split()
+    return " ".join(words[:2]) if words[0] in GROUPS else words[0]
+
+
+def cli_commands() -> list[str]:
+    """Every visible command of ``simkit --help`` (subcommands of a group as ``"group sub"``)."""
+    import typer
+
+    from simkit.cli import app  # importing it registers every command module
+
+    root = typer.main.get_command(app)
+    out = []
+    for name, cmd in root.commands.items():  # type: ignore[attr-defined]
+        if getattr(cmd, "hidden", False):
+            continue
+        subs = getattr(cmd, "commands", None)
+        if subs is None:
+            out.append(name)
+        else:
+            out += [f"{name} {s}" for s, c in subs.items() if not getattr(c, "hidden", False)]
+    return sorted(out)
+
+
 def campaign_bad_inputs(work: Path, only: str = "") -> dict:
     rows = [_run_case(c, work, i) for i, c in enumerate(BAD_INPUTS) if only in c.name]
+    commands = sorted({command_of(r["case"]) for r in rows})
     return {
         "cases": len(rows),
-        "commands": sorted({r["case"].split()[0] for r in rows}),
+        "commands": commands,
+        "cli_commands_without_a_case": [] if only else sorted(set(cli_commands()) - set(commands)),
         "clear": sum(r["clear"] for r in rows),
         "tracebacks": sum(r["traceback"] for r in rows),
         "silent_bad_outputs": sum(r["silent_bad_output"] for r in rows),
@@ -832,12 +1561,15 @@ def campaign_corruption(work: Path) -> dict:
     from simkit.core.errors import SimkitError
     from simkit.executors.run import generate_corpus
 
-    good = work / "corr-good"
+    good, pk = work / "corr-good", work / "corr-packing"
     generate_corpus("toy", 6, good, seed=2, episodes_per_shard=3)
+    generate_corpus("packing", 2, pk, seed=0, episodes_per_shard=1, config={})
+    catalogue = [(k, v, good) for k, v in sorted(CORRUPTIONS.items())]
+    catalogue += [(k, v, pk) for k, v in sorted(PACKING_CORRUPTIONS.items())]
     rows = []
-    for kind, (inject, needle) in sorted(CORRUPTIONS.items()):
+    for kind, (inject, needle), base in catalogue:
         c = work / "corr" / kind
-        shutil.copytree(good, c)
+        shutil.copytree(base, c)
         inject(c)
         p = simkit(["validate", str(c)], work)
         r = {"kind": kind, "validate_rc": p.returncode, "validate_named": needle in p.stdout}
@@ -850,21 +1582,22 @@ def campaign_corruption(work: Path) -> dict:
                 r[name] = "refused"
             except Exception as exc:  # a reader must never fail any other way
                 r[name] = f"crashed: {type(exc).__name__}: {exc}"
+        r["reader_blind"] = kind in READER_BLIND  # consistent to a reader: a reader must yield it, not crash
+        want = "yielded" if r["reader_blind"] else "refused"
+        r["readers_as_expected"] = r["reader"] == want and r["torch"] == want
         rows.append(r)
+    visible = [r for r in rows if not r["reader_blind"]]
     return {
         "kinds": len(rows),
+        "packing_kinds": len(PACKING_CORRUPTIONS),
         "validate_caught": sum(r["validate_rc"] == 1 and r["validate_named"] for r in rows),
-        "readers_caught": sum(r["reader"] == "refused" and r["torch"] == "refused" for r in rows),
+        "reader_visible_kinds": len(visible),
+        "readers_caught": sum(r["reader"] == "refused" and r["torch"] == "refused" for r in visible),
         "tracebacks": sum(r["traceback"] for r in rows),
         "missed": [
             r
             for r in rows
-            if not (
-                r["validate_rc"] == 1
-                and r["validate_named"]
-                and r["reader"] == "refused"
-                and r["torch"] == "refused"
-            )
+            if not (r["validate_rc"] == 1 and r["validate_named"] and r["readers_as_expected"])
         ],
     }
 
@@ -902,19 +1635,30 @@ def campaign_readers(work: Path) -> dict:
 
 def to_markdown(rep: dict) -> str:
     k, b, c, r = rep["kills"], rep["bad_inputs"], rep["corruption"], rep["readers"]
+    m, v = rep["merge_kills"], rep["validate_kills"]
     lines = [
-        f"Machine: {rep['machine']}; date {rep['date']}; `python tools/robustness.py --kills {k['runs']}`.",
+        f"Machine: {rep['machine']}; date {rep['date']}; load average {rep['load']};",
+        f"`python tools/robustness.py --kills {k['runs']} --merge-kills {m['runs']} --validate-kills {v['runs']}`.",
         "",
         "| part | runs | result |",
         "| --- | ---: | --- |",
-        f"| random SIGKILLs + resume | {k['runs']} runs, {k['kills']} kills ({k['kills_with_partial_output']} "
-        f"after writing began) | {k['identical']} byte-identical to the "
+        f"| `generate` SIGKILLed + resumed | {k['runs']} runs, {k['kills']} kills ({k['kills_with_partial_output']} "
+        f"after writing began, {k['kills_while_resuming']} while resuming) | {k['identical']} byte-identical to the "
         f"uninterrupted run, {k['leftovers']} with leftovers, {k['tracebacks']} tracebacks |",
-        f"| bad inputs ({len(b['commands'])} commands: {', '.join(b['commands'])}) | {b['cases']} | {b['clear']} "
+        f"| `merge` SIGKILLed + rerun | {m['runs']} runs, {m['kills']} kills ({m['kills_after_writing_began']} after "
+        f"writing began, {m['kills_while_resuming']} while resuming) | {m['identical']} identical to the "
+        f"uninterrupted merge, {m['leftovers']} with leftovers, {m['sources_changed']} sources changed, "
+        f"{m['tracebacks']} tracebacks |",
+        f"| `validate` SIGKILLed | {v['runs']} runs, {v['kills']} kills | corpus unchanged: {v['corpus_unchanged']}, "
+        f"passes afterwards: {v['passes_afterwards']}, {v['tracebacks']} tracebacks |",
+        f"| bad inputs ({len(b['commands'])} commands; without a case: "
+        f"{', '.join(b['cli_commands_without_a_case']) or 'none'}) | {b['cases']} | {b['clear']} "
         f"clear one-line outcomes, {b['tracebacks']} tracebacks, {b['silent_bad_outputs']} silent bad outputs, "
         f"{b['outside_writes']} writes outside the output folder |",
-        f"| injected corruption | {c['kinds']} kinds | validate caught {c['validate_caught']}, readers (plain and "
-        f"torch) refused {c['readers_caught']}, {c['tracebacks']} tracebacks |",
+        f"| injected corruption | {c['kinds']} kinds ({c['packing_kinds']} of packing) | validate caught "
+        f"{c['validate_caught']}; of the {c['reader_visible_kinds']} a reader can see, readers (plain and torch) "
+        f"refused {c['readers_caught']}, the other {c['kinds'] - c['reader_visible_kinds']} were yielded as "
+        f"consistent; {c['tracebacks']} tracebacks |",
         f"| readers | - | skip mode kept the undamaged episodes: {r['skip_keeps_undamaged']}, "
         f"{r['skip_warnings_per_damaged_shard']} warning for 1 damaged shard; one-shard corpus over 2 DataLoader "
         f"workers: {r['one_shard_two_workers_shares'][0]} + {r['one_shard_two_workers_shares'][1]} episodes |",
@@ -922,18 +1666,38 @@ def to_markdown(rep: dict) -> str:
     return "\n".join(lines)
 
 
+PARTS = ("kills", "merge_kills", "validate_kills", "bad_inputs", "corruption", "readers")
+
+
+def _passed(rep: dict) -> bool:
+    kills, bad, corr = rep.get("kills"), rep.get("bad_inputs"), rep.get("corruption")
+    mk, vk = rep.get("merge_kills"), rep.get("validate_kills")
+    return (
+        (
+            kills is None
+            or (kills["identical"] == kills["runs"] and not kills["leftovers"] and not kills["tracebacks"])
+        )
+        and (mk is None or (mk["identical"] == mk["runs"] and not mk["leftovers"] and not mk["tracebacks"]))
+        and (mk is None or not mk["sources_changed"])
+        and (vk is None or (vk["corpus_unchanged"] and vk["passes_afterwards"] and not vk["tracebacks"]))
+        and (bad is None or (not bad["unclear"] and not bad["silent_bad_outputs"]))
+        and (bad is None or not bad["cli_commands_without_a_case"])
+        and (corr is None or (not corr["missed"] and not corr["tracebacks"]))
+    )
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--kills", type=int, default=12, help="killed-and-resumed runs")
+    ap.add_argument("--kills", type=int, default=12, help="killed-and-resumed generate runs")
+    ap.add_argument("--merge-kills", type=int, default=6, help="killed-and-rerun merge runs")
+    ap.add_argument("--validate-kills", type=int, default=5, help="killed validate runs")
     ap.add_argument("--seed", type=int, default=0, help="seed of the kill times")
     ap.add_argument(
         "--work", type=Path, default=Path("/tmp/simkit-robustness"), help="scratch folder (emptied)"
     )
     ap.add_argument("--md", action="store_true", help="also print a markdown table for docs/benchmarks.md")
     ap.add_argument("--only", default="", help="run only the bad-input cases whose name contains this")
-    ap.add_argument(
-        "--parts", default="kills,bad_inputs,corruption,readers", help="comma-separated parts to run"
-    )
+    ap.add_argument("--parts", default=",".join(PARTS), help="comma-separated parts to run")
     args = ap.parse_args()
     shutil.rmtree(args.work, ignore_errors=True)
     args.work.mkdir(parents=True)
@@ -943,31 +1707,30 @@ def main() -> int:
         f"Python {platform.python_version()}",
         "date": time.strftime("%Y-%m-%d"),
     }
+    loads = [os.getloadavg()[0]]
+    parts = args.parts.split(",")
+    if "validate_kills" in parts and "kills" not in parts:
+        parts.insert(0, "kills")  # validate is killed on the generate kills' reference corpus
     for name, fn in (
         ("kills", lambda: campaign_kills(args.work, args.kills, rng)),
+        ("merge_kills", lambda: campaign_merge_kills(args.work, args.merge_kills, rng)),
+        ("validate_kills", lambda: campaign_validate_kills(args.work, args.validate_kills, rng)),
         ("bad_inputs", lambda: campaign_bad_inputs(args.work, args.only)),
         ("corruption", lambda: campaign_corruption(args.work)),
         ("readers", lambda: campaign_readers(args.work)),
     ):
-        if name not in args.parts.split(","):
+        if name not in parts:
             continue
         t0 = time.perf_counter()
         rep[name] = fn()
         rep[name]["seconds"] = round(time.perf_counter() - t0, 1)
+        loads.append(os.getloadavg()[0])
         print(f"[{name}] done in {rep[name]['seconds']} s", file=sys.stderr, flush=True)
+    rep["load"] = f"{min(loads):.1f} to {max(loads):.1f} (1-minute, sampled between parts)"
     print(json.dumps(rep, indent=2, default=str))
-    if args.md and all(k in rep for k in ("kills", "bad_inputs", "corruption", "readers")):
+    if args.md and all(k in rep for k in PARTS):
         print(to_markdown(rep))
-    kills, bad, corr = rep.get("kills"), rep.get("bad_inputs"), rep.get("corruption")
-    ok = (
-        (
-            kills is None
-            or (kills["identical"] == kills["runs"] and not kills["leftovers"] and not kills["tracebacks"])
-        )
-        and (bad is None or (not bad["unclear"] and not bad["silent_bad_outputs"]))
-        and (corr is None or (not corr["missed"] and not corr["tracebacks"]))
-    )
-    return 0 if ok else 1
+    return 0 if _passed(rep) else 1
 
 
 if __name__ == "__main__":

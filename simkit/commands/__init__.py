@@ -58,14 +58,23 @@ def strict_json(obj):
 
 
 def check_out(
-    out, folder: bool = False, flag: str = "--out", inputs: tuple = (), overwrite: bool | None = None
+    out,
+    folder: bool = False,
+    flag: str = "--out",
+    inputs: tuple = (),
+    overwrite: bool | None = None,
+    corpora: tuple = (),
 ) -> None:
     """Exit 2 with one line when ``out`` (a ``Path`` or ``None``) must not or can never be written, before any
     work: a parent is a file, it is a folder where a file is wanted (``folder=False``) or a file where a folder
     is wanted, nobody can write there (:func:`simkit.core.paths.out_fault`), it is one of ``inputs`` (the
-    command would overwrite what it reads), or, with ``overwrite=False``, a file already there (the rule of
-    ``config --yaml`` and ``convert``: an existing file is replaced only with ``--overwrite``)."""
+    command would overwrite what it reads), it is or lies under a part of one of the corpora the command reads
+    (``corpora``) or of any corpus above it (``shards/``, ``corpus.json``, ...: see
+    :func:`simkit.episodes.corpus.inside_corpus_fault`), or, with
+    ``overwrite=False``, a file already there (the rule of ``config --yaml`` and ``convert``: an existing file
+    is replaced only with ``--overwrite``)."""
     from simkit.core.paths import out_fault, same_file
+    from simkit.episodes.corpus import inside_corpus_fault
 
     if out is None:
         return
@@ -75,5 +84,8 @@ def check_out(
     for src in inputs:
         if src is not None and same_file(src, out):
             fail(f"{flag} {out}: is the input {src}; writing it would destroy it, give another path")
+    inside = inside_corpus_fault(out, corpora)
+    if inside is not None:
+        fail(f"{flag} {out}: {inside}")
     if overwrite is False and out.exists() and not folder:
         fail(f"{flag} {out}: already exists; choose a new file name, or --overwrite to replace it")

@@ -226,7 +226,7 @@ def _register_eval_export(groups) -> None:
         """Evaluate a policy on Hebero tasks: Mean SR, Long SR, coverage, SR-AUC, a per-task table and bar chart."""
         from simkit.core.errors import SimkitError
 
-        check_out(out, folder=True)
+        check_out(out, folder=True, corpora=(demos,))
         try:
             from simkit.eval.hebero.evaluate import evaluate
 
@@ -285,7 +285,7 @@ def _run_export(corpus: Path, out: Path, write):
     from simkit.core.errors import SimkitError
     from simkit.episodes.reader import CorpusDamaged
 
-    check_out(out, folder=True, flag="OUT", inputs=(corpus,))
+    check_out(out, folder=True, flag="OUT", inputs=(corpus,), corpora=(corpus,))
     if out.suffix in (".hdf5", ".h5", ".parquet"):
         fail(f"OUT {out}: is a folder of datasets now (one file per task), not a {out.suffix} file")
     try:

@@ -42,6 +42,10 @@ SYSTEM_PROMPT = (
 )
 
 
+#: the file an export writes into its image folder, so the next export to the same --out may replace it
+IMAGES_MARK = ".simkit-packing-sft"
+
+
 def _buffer_text(buf: list[int], sizes: list[list[int]]) -> str:
     return "; ".join(
         f"slot {k}: box {i} size (l={s[0]}, w={s[1]}, h={s[2]})" for k, (i, s) in enumerate(zip(buf, sizes))
@@ -148,13 +152,17 @@ def export_sft(
             raise SimkitError(f"{r}: a corpus of generator {gen!r}; packing-sft needs a 'packing' corpus")
     out = Path(out)
     img_root = out.parent / f"{out.stem}_images"
-    _check_out(out, img_root)
+    _check_out(out, img_root, roots)
     counts = {"episodes": 0, "records": 0, "images": 0}
     tmp = out.with_name(out.name + ".tmp")
     img_tmp = out.parent / f"{out.stem}_images.tmp"
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(img_tmp, ignore_errors=True)
+        img_tmp.mkdir()
+        (img_tmp / IMAGES_MARK).write_text(
+            "images of a simkit export packing-sft; replaced by the next one\n"
+        )
         with tmp.open("w", encoding="utf-8") as fh:
             # several corpora may hold the same episode keys: one image folder per corpus then
             sources = [
@@ -186,9 +194,8 @@ def export_sft(
                         counts["records"] += 1
                     counts["episodes"] += 1
         if img_root.exists():
-            shutil.rmtree(img_root)  # the images of an earlier export to the same file
-        if img_tmp.exists():
-            img_tmp.rename(img_root)
+            shutil.rmtree(img_root)  # the images of an earlier export to the same file (its mark checked)
+        img_tmp.rename(img_root)
         tmp.replace(out)
     except BaseException as exc:
         tmp.unlink(missing_ok=True)
@@ -199,16 +206,28 @@ def export_sft(
     return counts
 
 
-def _check_out(out: Path, img_root: Path) -> None:
-    """Refuse an output path that cannot be written, before any work (SimkitError naming the path)."""
+def _check_out(out: Path, img_root: Path, roots: list[Path]) -> None:
+    """Refuse an output path that cannot be written, before any work (SimkitError naming the path): ``out``
+    cannot be written (:func:`simkit.core.paths.out_fault`), it or its image folder lies in one of the
+    corpora's own files or any corpus's (:func:`simkit.episodes.corpus.inside_corpus_fault`), or the image folder exists and is not
+    one an earlier export wrote (no :data:`IMAGES_MARK` in it: a user's folder is never replaced)."""
     from simkit.core.errors import SimkitError
     from simkit.core.paths import out_fault
+    from simkit.episodes.corpus import inside_corpus_fault
 
     why = out_fault(out)
     if why is not None:
         raise SimkitError(f"--out {out}: {why}")
+    inside = inside_corpus_fault(out, tuple(roots)) or inside_corpus_fault(img_root, tuple(roots))
+    if inside is not None:
+        raise SimkitError(f"--out {out}: {inside}")
     if img_root.exists() and not img_root.is_dir():
         raise SimkitError(f"--out {out}: the image folder {img_root} exists and is not a directory")
+    if img_root.is_dir() and not (img_root / IMAGES_MARK).is_file():
+        raise SimkitError(
+            f"--out {out}: the image folder {img_root} exists and no earlier export wrote it (no {IMAGES_MARK} "
+            "in it); move it away or choose another --out"
+        )
 
 
 def register(groups: dict[str, typer.Typer]) -> None:

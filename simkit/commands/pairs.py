@@ -46,10 +46,15 @@ def register(groups: dict) -> None:
         """Read every mesh, apply the FreeMatching filter (bounding-box diagonal 2.0, aspect ratio <= 3.0,
         silhouette hull/box area >= 0.2, no empty/non-finite/degenerate mesh) and print each rejection with
         its reason, then 'accepted N of M'."""
-        from simkit.assets.meshes import save_index, scan
+        from simkit.assets.meshes import SUFFIXES, save_index, scan
         from simkit.core.errors import SimkitError
 
         check_out(out)  # before a scan that may take long
+        if out is not None and out.suffix.lower() in SUFFIXES:
+            fail(
+                f"--out {out}: a mesh file name ({out.suffix}); the index is JSON and would replace the "
+                "mesh there, give a .json path"
+            )
         try:
             records = scan(source, progress=_track("scanning meshes"))
         except SimkitError as exc:
@@ -92,7 +97,7 @@ def register(groups: dict) -> None:
 
         if pred is not None and not pred.is_dir():
             fail(f"--pred {pred}: not a folder")
-        check_out(out)
+        check_out(out, corpora=(gt,))
         try:
             fn = lpips_distance() if lpips else None
             ev = evaluate_corpus(gt, pred, fn, progress=_track("scoring pairs"))

@@ -21,17 +21,29 @@ from simkit.commands import check_out, fail, plural, say, strict_json
 from simkit.core.extras import needs_extra
 
 
-def _out_dir(out: Path) -> Path:
+def _out_dir(out: Path, exam: Path | None = None) -> Path:
     """Create ``--out`` (a directory): exit 2 with :func:`check_out`'s line when it is a file or under
-    one, SimkitError when it cannot be created."""
+    one, or lies in the exam corpus's own files (``shards/``, ``corpus.json``, ...), SimkitError when it
+    cannot be created."""
     from simkit.core.errors import SimkitError
 
-    check_out(out, folder=True)
+    check_out(out, folder=True, corpora=(exam,))
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise SimkitError(f"--out {out}: cannot create ({exc.strerror or exc})") from None
     return out
+
+
+def _votes_kept(votes: Path, out: Path) -> None:
+    """Exit 2 when the votes file is one that writing ``--out`` would replace (``OUT/elo.csv``,
+    ``OUT/elo_<family>.json``, ...): the command must not destroy what it reads."""
+    import re
+
+    from simkit.core.paths import same_file
+
+    if same_file(votes.parent, out) and re.fullmatch(r"elo(_.+)?(\.csv|\.json|_forest\.png)", votes.name):
+        fail(f"--out {out}: would replace the --votes file {votes}; give another --out folder")
 
 
 def _models_option(models: str | None) -> list[str] | None:
@@ -135,7 +147,8 @@ def wrop_elo(
         if exam is not None:
             _count(exam)  # a wrop corpus, before --out is created
         if out is not None:
-            _out_dir(out)
+            _out_dir(out, exam)
+            _votes_kept(votes, out)
         res = elo_ratings(vs, names, n_boot=boot, seed=seed, prior_sd=prior_sd or None)
         fams = _family_elo(vs, names, exam, boot, seed, prior_sd or None) if exam is not None else {}
     except SimkitError as exc:
@@ -245,7 +258,7 @@ def export_wrop_baselines(
                 f"--kinds: unknown kind {bad[0] if bad else kinds!r}; one of {', '.join(KINDS)}"
             )
         n = _count(exam)
-        _out_dir(out)
+        _out_dir(out, exam)
         with _bar(progress, n, "wrop-baselines") as tick:
             info = write_baselines(iter_exam(exam), out, chosen, on_sample=tick)
     except SimkitError as exc:
@@ -282,7 +295,8 @@ def export_wrop_pairs(
         from simkit.eval.wrop.video import iter_exam
 
         preds = dict(zip(model_names(pred), pred))
-        _out_dir(out)
+        _count(exam)  # a wrop corpus, before --out is created
+        _out_dir(out, exam)
         with _bar(progress, _count(exam), "wrop-pairs") as tick:
             rep = write_pairs_page(
                 iter_exam(exam), preds, out, seed=seed, max_pairs=max_pairs, on_sample=tick
@@ -332,7 +346,7 @@ def _scored(exam: Path, pred: Path, out: Path | None, progress: bool, label: str
     try:
         samples, n = _exam(exam, pred)
         if out is not None:
-            _out_dir(out)
+            _out_dir(out, exam)
         with _bar(progress, n, label) as tick:
             rep = evaluate(samples, pred, on_sample=tick)
     except SimkitError as exc:

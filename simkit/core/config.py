@@ -107,6 +107,25 @@ def load_yaml(text: str) -> Any:
         loader.dispose()
 
 
+def _read_bounded(p: Path) -> str:
+    """The text of config file ``p``, reading at most :data:`MAX_YAML_BYTES` + 1 bytes, so that a special
+    file without an end (``/dev/zero``, a pipe that never closes its writer) is refused, not read until
+    memory runs out.
+
+    Raises:
+        YamlRefused: more than :data:`MAX_YAML_BYTES` bytes (a regular file by its size, before reading).
+        OSError: ``p`` cannot be opened or read (a folder, no permission, missing).
+        UnicodeDecodeError: not UTF-8 text.
+    """
+    if p.is_file() and p.stat().st_size > MAX_YAML_BYTES:
+        raise YamlRefused(f"{p.stat().st_size} bytes, more than the {MAX_YAML_BYTES} a config may have")
+    with p.open("rb") as fh:
+        data = fh.read(MAX_YAML_BYTES + 1)
+    if len(data) > MAX_YAML_BYTES:
+        raise YamlRefused(f"more than the {MAX_YAML_BYTES} bytes a config may have (reading stopped there)")
+    return data.decode("utf-8")
+
+
 def _valid_keys(model: type[BaseModel], prefix: str = "") -> list[str]:
     keys = []
     for name, info in model.model_fields.items():
@@ -273,11 +292,7 @@ def build_config(
     if path is not None:
         p = Path(path)
         try:
-            if p.is_file() and p.stat().st_size > MAX_YAML_BYTES:
-                raise YamlRefused(
-                    f"{p.stat().st_size} bytes, more than the {MAX_YAML_BYTES} a config may have"
-                )
-            loaded = load_yaml(p.read_text(encoding="utf-8"))
+            loaded = load_yaml(_read_bounded(p))
         except YamlRefused as exc:
             raise InputError(p, f"config refused: {exc}") from None
         except OSError as exc:

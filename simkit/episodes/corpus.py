@@ -30,7 +30,15 @@ from typing import Any
 
 from simkit.core.errors import short_repr
 from simkit.episodes.codecs import dumps_json
-from simkit.episodes.storage import corpus_path, download_file, is_remote, put_bytes, remove_tree, upload_file
+from simkit.episodes.storage import (
+    corpus_path,
+    download_file,
+    is_remote,
+    is_url,
+    put_bytes,
+    remove_tree,
+    upload_file,
+)
 from simkit.episodes.tario import split_member, write_tar
 
 ROW_MEMBER = "__row__.json"
@@ -105,6 +113,67 @@ def format_fault(info: dict[str, Any]) -> str | None:
     if fmt is None:
         return f"corpus.json: no format version (this simkit reads {', '.join(FORMATS)})"
     return f"corpus.json: unknown format {short_repr(fmt)} (this simkit reads {', '.join(FORMATS)})"
+
+
+#: what a corpus directory holds that simkit wrote and reads back: no other command may write here
+CORPUS_PARTS = ("shards", ".partial", "corpus.json", "manifest.parquet", "manifest.jsonl", ".lock")
+
+
+def corpus_part(out: str | Path, corpus: str | Path) -> str | None:
+    """Which part of the local corpus ``corpus`` the output path ``out`` is or lies under, or ``None``.
+
+    A command that reads a corpus and writes elsewhere (pictures, an export, a report) must not write into
+    the corpus's own files (:data:`CORPUS_PARTS`): a picture in ``shards/`` is an extra file ``validate``
+    rightly fails, a report over ``corpus.json`` destroys it. Other files beside them (``CORPUS/inspect``,
+    the default of ``inspect``) are the user's and stay allowed. Paths are compared resolved (``..`` and
+    links followed); a URL or a missing corpus has no parts here.
+
+    Args:
+        out: the output path (a file or a folder, existing or not).
+        corpus: the corpus directory the command reads.
+    Returns:
+        the part's relative name (``"shards"``, ``"corpus.json"``, ...), or ``None``.
+    """
+    if any(is_url(p) if isinstance(p, str) else is_remote(p) for p in (corpus, out)):
+        return None
+    root = Path(corpus)
+    if not root.is_dir():
+        return None
+    try:
+        target, root = Path(out).resolve(), root.resolve()
+    except (OSError, RuntimeError):
+        return None
+    for name in CORPUS_PARTS:
+        part = root / name
+        if target == part or part in target.parents:
+            return name
+    return None
+
+
+def inside_corpus_fault(out: str | Path, corpora: tuple = ()) -> str | None:
+    """Why output path ``out`` must not be written because it is or lies in a corpus's own files, as the end
+    of an error line, or ``None``.
+
+    The corpora checked: those named in ``corpora`` (the ones the command reads; ``None`` entries skipped)
+    and every folder above ``out`` that holds a ``corpus.json`` (any corpus, read or not: a corpus written
+    into another's ``shards/`` makes that one fail ``validate``). See :func:`corpus_part`.
+
+    Returns:
+        ``"is inside the corpus's own shards (of ROOT), which simkit validates; give a path outside it"``
+        (naming the part), or ``None``.
+    """
+    if isinstance(out, str) and is_url(out):
+        return None
+    try:
+        here = Path(out).resolve()
+    except (OSError, RuntimeError):
+        return None
+    enclosing = [p for p in here.parents if (p / "corpus.json").is_file()]
+    for root in [*(c for c in corpora if c is not None), *enclosing]:
+        part = corpus_part(out, root)
+        if part is not None:
+            return f"is inside the corpus's own {part} (of {root}), which simkit validates; give a path outside it"
+    return None
 
 
 def planned_shards(info: dict[str, Any]) -> int | None:

@@ -14,7 +14,8 @@ import numpy as np
 from simkit.core.errors import SimkitError
 from simkit.core.extras import needs_extra
 from simkit.core.images import default_contact_sheet, save_png, tile
-from simkit.episodes.corpus import CorpusLayout, read_manifest
+from simkit.core.paths import out_fault
+from simkit.episodes.corpus import CorpusLayout, inside_corpus_fault, read_manifest
 from simkit.episodes.reader import (
     CorpusWarning,
     OnError,
@@ -102,6 +103,7 @@ def inspect_corpus(
 
     from simkit.core.registry import load
 
+    _check_pictures_dir(root, out_dir)  # before the corpus is read
     stats = corpus_stats(root)
     gen_cls = load(stats["generator"])
     total = stats["ok"] + min(n_samples, stats["ok"]) + 1
@@ -138,6 +140,26 @@ class _Steps:
         if self.progress is not None:
             self.progress(min(self.done, self.total), self.total, what)
         return item
+
+
+def _check_pictures_dir(root: str | Path, out_dir: str | Path | None) -> None:
+    """Refuse a pictures folder that can never be written or lies in the corpus's own files, before any work.
+
+    Raises:
+        SimkitError: ``root`` is a URL and no ``out_dir`` is given; ``out_dir`` is under a file, is a file,
+            cannot be written (:func:`simkit.core.paths.out_fault`), or is or lies under the corpus's
+            ``shards/``, ``.partial/``, ``corpus.json``, ... (:func:`~simkit.episodes.corpus.inside_corpus_fault`).
+    """
+    if not out_dir:
+        if is_url(root):
+            raise SimkitError(f"{root}: a corpus URL needs --out, a local folder for the pictures")
+        return
+    why = out_fault(Path(out_dir), folder=True)
+    if why is not None:
+        raise SimkitError(f"--out {out_dir}: {why}")
+    inside = inside_corpus_fault(out_dir, (root,))
+    if inside is not None:
+        raise SimkitError(f"--out {out_dir}: {inside}")
 
 
 def _pictures_dir(root: str | Path, out_dir: str | Path | None) -> Path:

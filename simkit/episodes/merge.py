@@ -22,6 +22,7 @@ from simkit.episodes.corpus import (
     episode_key,
     format_fault,
     identity_diff,
+    inside_corpus_fault,
     load_rows,
     member_schema,
     safe_shard_name,
@@ -189,7 +190,7 @@ def merge_corpora(sources: list[str | Path], out: str | Path) -> dict[str, Any]:
         raise SimkitError("merge needs at least one source corpus")
     srcs = [corpus_path(s) for s in sources]
     dst = CorpusLayout(corpus_path(out))
-    why = None if is_remote(dst.root) else out_fault(dst.root, folder=True)
+    why = None if is_remote(dst.root) else out_fault(dst.root, folder=True) or inside_corpus_fault(dst.root)
     if why is not None:  # before any source is read
         raise SimkitError(f"--out {dst.root}: {why}")
     infos = _read_infos(srcs)

@@ -154,8 +154,10 @@ def check_run_args(
 
 def check_out_path(root: Path) -> None:
     """``--out`` must be a directory or creatable as one: no existing file at it or at any parent, and a
-    folder where files can be created (:func:`simkit.core.paths.out_fault`). Raises SimkitError."""
+    folder where files can be created (:func:`simkit.core.paths.out_fault`), not inside another corpus's own
+    files (``shards/``, ``.partial/``: :func:`simkit.episodes.corpus.inside_corpus_fault`). Raises SimkitError."""
     from simkit.core.paths import out_fault
+    from simkit.episodes.corpus import inside_corpus_fault
 
     for p in [root, *root.parents]:
         if p.exists():
@@ -163,7 +165,7 @@ def check_out_path(root: Path) -> None:
                 what = "exists and is not a directory" if p == root else f"is under {p}, which is a file"
                 raise SimkitError(f"--out {root}: {what}")
             break
-    why = out_fault(root, folder=True)
+    why = out_fault(root, folder=True) or inside_corpus_fault(root)
     if why is not None:
         raise SimkitError(f"--out {root}: {why}")
 

@@ -607,7 +607,8 @@ def elo_ratings(
 
 
 def forest_plot(result: EloResult, path: str | Path, title: str = "Bradley-Terry Elo (95 % CI)") -> Path:
-    """Write a forest plot PNG: one row per model (best on top), point estimate and 95 % interval.
+    """Write a forest plot PNG: one row per model (best on top), point estimate and 95 % interval (drawn
+    between its ends, also when the estimate lies outside it).
 
     Raises:
         ExtraMissing: matplotlib is not installed (extra ``eval``).
@@ -623,10 +624,11 @@ def forest_plot(result: EloResult, path: str | Path, title: str = "Bradley-Terry
     fig, ax = plt.subplots(figsize=(7.0, 0.8 + 0.38 * len(order)), dpi=120)
     est = result.elo[order]
     lo, hi = result.ci_low[order], result.ci_high[order]
-    if np.all(np.isfinite(lo)):
-        ax.errorbar(est, y, xerr=[est - lo, hi - est], fmt="o", color="k", ecolor="0.4", capsize=3)
-    else:
-        ax.plot(est, y, "o", color="k")
+    finite = np.isfinite(lo) & np.isfinite(hi)
+    # the interval drawn from its own ends: a percentile interval need not hold the point estimate (few
+    # resamples, a skewed bootstrap), so it is not an error bar around the estimate
+    ax.hlines(y[finite], lo[finite], hi[finite], color="0.4", lw=1.5)
+    ax.plot(est, y, "o", color="k")
     ax.axvline(ELO_MEAN, color="0.7", lw=1, ls="--")
     labels = [f"{result.models[i]}  (top-1 {100 * result.top1[i]:.1f} %)" for i in order]
     ax.set_yticks(y, labels)
