@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -154,11 +155,16 @@ def test_one_progress_helper_logs_off_a_terminal_and_is_silent_when_quiet(capsys
     assert issubclass(commands.LateProgress, Progress)
     assert isinstance(run._progress(True, 3, "toy"), Progress)
     verbosity.set_level("info")  # an earlier command of this module may have run under -q
-    with Progress("toy", 3, unit="ep", log_every=0.0) as bar:  # stderr is not a terminal here
+    with run._progress(True, 3, "toy", log_every=0.0) as bar:  # generate's bar; stderr is not a terminal here
         bar.advance()
         bar(3)
     err = capsys.readouterr().err.splitlines()
-    assert err[0].startswith("[toy] 1/3 ep, ") and err[-1].startswith("[toy] 3/3 ep, ") and "ETA" in err[0]
+    assert len(err) == 2 and err[0].startswith("[toy] 1/3 episodes, ")
+    assert err[1].startswith("[toy] 3/3 episodes, ")
+    assert " episodes/s, ETA " in err[0] and err[1].endswith(", ETA 0 s")
+    with Progress("tasks", 2, unit="tasks", log_every=0.0) as bar:  # the unit as the caller names it
+        bar.advance(2)
+    assert re.fullmatch(r"\[tasks\] 2/2 tasks, \d+\.\d\d tasks/s, ETA 0 s\n", capsys.readouterr().err)
     assert list(track([1, 2], "t", log_every=0.0)) == [1, 2]
     assert capsys.readouterr().err.count("[t] ") == 2
     verbosity.set_level("warning")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from navhelp import SMALL
 
 from simkit.renderers.foa import ListenerPose, Source, Trajectory, render_foa
 from simkit.renderers.foa.windows import DirectWindow, render_windows
@@ -79,11 +80,10 @@ def test_env_without_numba_takes_render_foa_and_agrees_to_1e12(monkeypatch):
     from simkit.envs.nav.env import FoaNavEnv
     from simkit.renderers.foa import _kernels
 
-    small = {"width_m": (5.0, 6.0), "depth_m": (4.0, 5.0), "n_rooms": (2, 2), "geodesic_m": (1.5, 4.0)}
     acts = [1, 1, 2, 1, 3, 1, 1]
 
     def run():
-        env = FoaNavEnv(**small, window_s=0.1)
+        env = FoaNavEnv(**SMALL)
         obs = [env.reset(seed=4)[0]["foa"]] + [env.step(a)[0]["foa"] for a in acts]
         return env, np.stack(obs)
 

@@ -195,7 +195,12 @@ def test_demo_policy_succeeds_on_at_least_9_of_10_goal_tasks_and_matches_the_dem
     assert (tmp_path / "sr_per_task.png").stat().st_size > 10_000
     # the same demos recorded directly: a demo whose goal holds at its end succeeds when replayed (the
     # eval also counts a goal reached at any step, which a demo that loses it again is not)
+    # (recorded again: every task the eval failed, where the first check bites, and two it passed)
+    again = [t for t, sr in enumerate(per_task.values()) if sr < 1]
+    again += [t for t, sr in enumerate(per_task.values()) if sr == 1][:2]
     for t, (task, sr) in enumerate(per_task.items()):
+        if t not in again:
+            continue
         demo = record_demo(demo_env(task), int(np.random.SeedSequence([0, t, 0]).generate_state(1)[0]), 600)
         assert sr == 1.0 or not demo.success, task
         assert demo.success == goal_on_state(task, demo.states[-1])

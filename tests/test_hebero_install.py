@@ -5,14 +5,12 @@ import json
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 from conftest import bundled_bddl, tree_digest
 
 from simkit.assets.libero_assets import LiberoAssetsMissing, libero_assets_root
 from simkit.core.errors import InputError
 from simkit.scenes.hebero import BUNDLED_ROOT, SUITES, compile_suites, compile_task, parse_bddl, suite_files
-from simkit.sims.hebero.scene import build_scene, settle
 
 GOAL = "libero_goal/put_the_bowl_on_the_plate.bddl"
 #: (file count, tree_digest) of the 40 Hebero BDDL files in LIBERO's own libero-0.1.1.tar.gz
@@ -105,26 +103,14 @@ def test_mujoco_warnings_never_write_a_log_file(tmp_path):
 
 @pytest.mark.slow
 def test_all_40_tasks_build_and_settle_from_installed_assets():
-    bad = []
-    for suite in SUITES:
-        for i, p in suite_files(None, suite):
-            d = compile_task(p, suite, i, libero_assets_root().parent)
-            sc = build_scene(d, None, np.random.default_rng(i))
-            # 25 resets per task, 1,000 over the 40 tasks: nothing penetrates by more than 1 mm and every
-            # fixture stays on its support (the mocap height is the one its region gives)
-            z0 = {n: sc.placements[n][2] for n in d["fixtures"] if n in sc.placements}
-            for k in range(25):
-                sc.reset(np.random.default_rng([i, k]))
-                assert not sc.layout.penetrating(sc.data), (d["task_id"], k)
-                assert {n: sc.placements[n][2] for n in z0} == z0, d["task_id"]
-            sc.reset(np.random.default_rng(i))
-            # no movable object penetrates anything by more than 1 mm after placement; a bowl resting
-            # on another object (LIBERO regions) settles by up to ~1.2 cm, one dropped into a drawer falls
-            assert not sc.layout.penetrating(sc.data), d["task_id"]
-            drift = settle(sc, 0.5)
-            assert np.all(np.isfinite(sc.data.qpos))
-            lifted = any("lifted" in w for w in sc.warnings)
-            if max(drift.values()) > (0.15 if lifted else 0.02):
-                bad.append((d["task_id"], drift))
-            assert not sc.success(), d["task_id"]
-    assert not bad, bad
+    """tools/hebero_reset_sweep.py with 5 resets per task (200 over the 40 tasks; the tool's default, 25
+    per task, is the 1,000 docs/hebero.md quotes): no pair penetrates by more than 1 mm, every fixture
+    stays on its support, objects settle within 2 cm (15 cm where lifted), no goal holds at the start."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "tools" / "hebero_reset_sweep.py"
+    spec = importlib.util.spec_from_file_location("hebero_reset_sweep", path)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)  # type: ignore[union-attr]
+    assert tool.sweep(5) == []

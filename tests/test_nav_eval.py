@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from enginehelp import simkit_cli
 from gymnasium.utils.env_checker import check_env
+from navhelp import SMALL
 
 from simkit.core.errors import SimkitError
 from simkit.envs import register_envs
@@ -16,14 +17,6 @@ from simkit.envs.nav.env import FoaNavEnv
 from simkit.eval.nav.evaluate import evaluate
 from simkit.eval.nav.metrics import episode_metrics, summarise
 from simkit.eval.nav.policies import FORWARD, LEFT, RIGHT, STOP, make_policy, waypoints_to_actions
-
-SMALL = {
-    "width_m": (5.0, 6.0),
-    "depth_m": (4.0, 5.0),
-    "n_rooms": (2, 2),
-    "geodesic_m": (1.5, 4.0),
-    "window_s": 0.1,
-}
 
 
 def test_spl_by_hand_on_a_three_step_episode():

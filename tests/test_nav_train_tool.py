@@ -8,15 +8,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from navhelp import SMALL
 
 ROOT = Path(__file__).resolve().parents[1]
-SMALL = {
-    "width_m": (5.0, 6.0),
-    "depth_m": (4.0, 5.0),
-    "n_rooms": (2, 2),
-    "geodesic_m": (1.5, 4.0),
-    "window_s": 0.1,
-}
 
 
 def _tool():

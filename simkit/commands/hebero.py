@@ -308,7 +308,7 @@ def _hebero_samples(corpus: Path):
         raise InputError(corpus, f"not a hebero-demos corpus (generator {meta.get('generator')!r})")
     counts = meta.get("counts") or {}
     n = int(counts.get("ok", counts.get("present", 0)) or 0)
-    return track(iter_corpus(corpus), f"exporting {n} demos", total=n, unit="demo", after_s=2.0)
+    return track(iter_corpus(corpus), f"exporting {n} demos", total=n, unit="demos", after_s=2.0)
 
 
 _FACTS: dict = {}

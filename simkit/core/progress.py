@@ -4,9 +4,10 @@ Every long step uses :class:`Progress` (``generate``'s episodes, ``validate``, `
 ``eval``, the construction of many-task environments), so they all look alike and all obey the command
 line (:mod:`simkit.core.verbosity`): nothing is drawn under ``simkit -q``, with ``enabled=False``, or for
 a zero total. On a terminal the bar is live; off a terminal (a log file, CI) nothing is drawn unless
-``log_every`` is given, then one line ``[label] done/total unit, rate, ETA`` every ``log_every`` seconds
-and at the end. ``after_s`` delays the bar (a timer, so a long step without updates still shows the last
-state): a command that ends quickly draws nothing.
+``log_every`` is given, then one line ``[label] done/total unit, rate unit/s, ETA`` (``[toy] 3/10
+episodes, 1.50 episodes/s, ETA 5 s``) every ``log_every`` seconds and at the end. ``after_s`` delays the
+bar (a timer, so a long step without updates still shows the last state): a command that ends quickly
+draws nothing.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ class Progress:
     Args:
         label: the bar's description (replaced by ``what`` of a later call).
         total: number of steps (``0``: unknown until a call gives it; nothing is drawn before).
-        unit: the steps' name in the rate column (``"ep"`` draws ``1.50 ep/s``); ``""``: no rate column.
+        unit: the steps' name, plural (``"episodes"``, ``"tasks"``, ``"demos"``): the count reads
+            ``3/10 episodes`` off a terminal and the rate ``1.50 episodes/s``; ``""``: no unit, no rate column.
         enabled: ``False`` draws nothing (a ``--no-progress`` flag).
         after_s: seconds before the bar appears (0: at once).
         log_every: off a terminal, write a line this often (seconds); ``None``: nothing off a terminal.

@@ -258,7 +258,7 @@ def _progress(show: bool, total: int, label: str, log_every: float = 30.0) -> Pr
     """The episodes' progress (:class:`~simkit.core.progress.Progress`): a live bar with episodes/s and ETA
     on a terminal (left as its last state), else one line every ``log_every`` seconds; nothing when
     ``show`` is false or under ``simkit -q``."""
-    return Progress(label, total, unit="ep", enabled=show, log_every=log_every, transient=False)
+    return Progress(label, total, unit="episodes", enabled=show, log_every=log_every, transient=False)
 
 
 def _pool_run(

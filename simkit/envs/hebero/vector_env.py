@@ -247,7 +247,7 @@ def build_tasks(
     label = f"building {len(descs)} Hebero task scenes"
     return ids, [
         TaskModel(make(d, libero_root, np.random.default_rng(0), visual=visual))
-        for d in track(descs, label, unit="task", after_s=2.0)
+        for d in track(descs, label, unit="tasks", after_s=2.0)
     ]
 
 

@@ -120,7 +120,7 @@ def run_policy(
     success = np.zeros(env.num_envs, bool)
     finished = np.zeros(env.num_envs, bool)
     with Progress(
-        f"{label}: control steps of {env.num_envs} envs", max_steps, unit="step", after_s=2.0
+        f"{label}: control steps of {env.num_envs} envs", max_steps, unit="steps", after_s=2.0
     ) as bar:
         for _ in range(max_steps):
             acts = np.asarray(policy(obs, info), np.float64)
@@ -145,7 +145,7 @@ def run_demos(env, seed: int, episodes: int, max_steps: int) -> np.ndarray:
     k = len(env.tasks)
     demos = []
     envs: dict[int, Any] = {}
-    with Progress("recording the demos", env.num_envs, unit="demo", after_s=2.0) as bar:
+    with Progress("recording the demos", env.num_envs, unit="demos", after_s=2.0) as bar:
         for i in range(env.num_envs):
             t, e = i % k, i // k
             if t not in envs:
@@ -164,7 +164,7 @@ def run_demos(env, seed: int, episodes: int, max_steps: int) -> np.ndarray:
             )
     success = np.zeros(env.num_envs, bool)
     steps = max(d.length for d in demos)
-    with Progress(f"demo: control steps of {env.num_envs} envs", steps, unit="step", after_s=2.0) as bar:
+    with Progress(f"demo: control steps of {env.num_envs} envs", steps, unit="steps", after_s=2.0) as bar:
         for t in range(steps):
             acts = np.array([d.actions[t] if t < d.length else np.zeros(7) for d in demos])
             _, _, _, _, info = env.step(acts)
