@@ -173,8 +173,8 @@ class _PathMixer:
                 np.zeros(p, np.int64),
                 np.full(p, sig.size, np.int64),
                 np.full(p, start, np.int64),
-                np.ascontiguousarray(gains),
-                np.ascontiguousarray(delays),
+                np.ascontiguousarray(gains.transpose(1, 0, 2)),  # edge-major: no copy from _path_gains
+                np.ascontiguousarray(delays.T),
                 use,
                 self.block,
             )
@@ -327,14 +327,18 @@ def _path_gains(
     v: np.ndarray, amp: np.ndarray, r_min: float, speed_of_sound: float, fs: int, gk
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-path SN3D gains (M, E, 4), delays (M, E) in samples and each path's length at the first
-    block edge (M,) m (what the diffuse tail is timed from).
+    block edge (M,) m (what the diffuse tail is timed from). With the kernel, gains and delays are
+    views of edge-major (E, M, ...) arrays (what :func:`~simkit.renderers.foa._kernels.path_kernel`
+    reads); the values are the same either way.
 
     ``v`` (M, E, 3) are the paths' arrival vectors in the listener frame, ``amp`` (M,) their
     amplitudes (source gain times wall reflection); ``gk`` the compiled kernel or None (numpy).
     """
     if gk is not None:  # compiled: same operations, no temporaries
-        g = np.empty(v.shape[:-1] + (4,))
-        d = np.empty(v.shape[:-1])
+        m, e = v.shape[0], v.shape[1]
+        # (M, E) views of edge-major buffers: the path kernel reads one edge's paths side by side
+        g = np.empty((e, m, 4)).transpose(1, 0, 2)
+        d = np.empty((e, m)).T
         gk(np.ascontiguousarray(v), amp, float(r_min), float(speed_of_sound), float(fs), g, d)
         return g, d, np.linalg.norm(v[:, :1], axis=-1)[:, 0]
     g, r = _gains(v, amp[:, None], r_min)
