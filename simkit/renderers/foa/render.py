@@ -157,9 +157,13 @@ class _PathMixer:
     def _run_kernel(self) -> None:
         # one call per queued signal, in queue order: every output sample receives the paths'
         # contributions in the same order as a single call over all paths would add them, and
-        # no signal, gain or delay array is copied; the kernel adds into a channel-major copy of
-        # the output (contiguous rows per channel), copied back unchanged in value
-        out_t = np.ascontiguousarray(self.out.T)
+        # no signal, gain or delay array is copied; the kernel adds into channel-major rows: the
+        # output itself where it is the (T, 4) view of a channel-major buffer (render_foa's),
+        # else a copy, copied back unchanged in value
+        out_t = self.out.T
+        copied = not out_t.flags.c_contiguous
+        if copied:
+            out_t = np.ascontiguousarray(out_t)
         for item in self.queued:
             if len(item) == 4:  # static paths (queue_static, only queued where the kernel exists)
                 assert self.static_kernel is not None
@@ -178,7 +182,8 @@ class _PathMixer:
                 use,
                 self.block,
             )
-        self.out[:] = out_t.T
+        if copied:
+            self.out[:] = out_t.T
         self.queued = []
 
     def flush(self) -> None:
@@ -258,9 +263,8 @@ def render_foa(
         raise ValueError("fs and block must be positive and n_samples non-negative")
     listener = listener or ListenerPose()
     n_samples = int(n_samples)
-    out = np.zeros((n_samples, 4))
     if n_samples == 0 or not sources:
-        return out
+        return np.zeros((n_samples, 4))
     if room is not None and room.rt60 is not None and rng is None:
         raise ValueError("a room with a diffuse tail (rt60) needs rng")
     nb = -(-int(n_samples) // block)
@@ -278,6 +282,7 @@ def render_foa(
     else:
         sign, offset, amp_img = np.ones((1, 3)), np.zeros((1, 3)), np.ones(1)
 
+    out = np.zeros((4, n_samples)).T  # channel-major rows, what the compiled kernels add into
     mixer = _PathMixer(out, block)
     gk = gains_kernel() if mixer.kernel is not None else None
     ik = images_kernel() if mixer.kernel is not None else None
@@ -302,7 +307,7 @@ def render_foa(
             assert rng is not None  # checked above: a room with a tail needs rng
             _add_tail(out, room, sig, start, r0, delay, speed_of_sound, fs, src.gain, rng)
     mixer.flush()
-    return out
+    return np.ascontiguousarray(out)
 
 
 def _image_offsets(
