@@ -4,9 +4,9 @@
   path does with temporaries: linear ramps of the four gains and of the delay between block
   edges, and a 4-point Lagrange fractional-delay read (same formulas as
   :func:`simkit.renderers.foa.render._lagrange_read`). Blocks that read only inside the signal
-  take a branch-free route (sample index and fraction, then the read, then the gains, each a
-  separate loop the compiler can vectorise) with the same operations and the same order of
-  accumulation as the per-sample route.
+  take a branch-free route (sample index and fraction, then the read, each a separate loop the
+  compiler can vectorise); the paths' reads of a block then go into the output four paths per
+  pass, with the same operations and the same order of accumulation as the per-sample route.
 - :func:`images_kernel` and :func:`gains_kernel` do the block-rate geometry (image-source
   positions relative to the listener; distance gains, SN3D gains and delays) without numpy's
   temporaries, with the same IEEE operations in the same order, so their results are
@@ -142,60 +142,12 @@ def _read_kernels():
 
 
 @lru_cache(maxsize=1)
-def _block_kernels():
-    """The compiled pieces of :func:`path_kernel` (inlined there by numba): the block that reads only
-    inside its signal, and the read next to a signal's ends; call only when numba is enabled."""
+def _edge_kernels():
+    """The read of a block next to a signal's ends, for :func:`_block_kernels` (inlined there by numba);
+    call only when numba is enabled."""
     import math
 
     import numba
-
-    lagrange_run, gather_read = _read_kernels()
-
-    # no fastmath: IEEE order of operations keeps the bytes identical across CPUs (README.md, determinism)
-    @numba.njit(cache=True, nogil=True, inline="always")
-    def interior_block(out, xs, off, base, j0, j1, d0, dd, gains, tmp, frac, idx):  # pragma: no cover
-        """One block of one path that reads only inside its signal: sample index and fraction, the
-        4-tap Lagrange read into a scratch buffer, then the ramped gains into ``out`` (4, n).
-        ``base`` = j0 - start (integers below 2**53: exact); ``gains`` = (g0, g1, g2, g3, e0, e1, e2,
-        e3), the four gains at the block's first edge and their per-sample increments. Where the read
-        index advances by one sample per output sample (the delay's integer part is constant, or
-        changes once, in the block), the read takes contiguous loads instead of gathers: the same
-        values and operations, hence the same result."""
-        g0, g1, g2, g3, e0, e1, e2, e3 = gains
-        nf = j1 - j0
-        q0 = int(math.floor(base - d0)) + off  # the read offset at f = 0 (pos there is base - d0)
-        c = 0  # how many samples read at that offset (all of them: one contiguous run)
-        for f in range(nf):
-            pos = (base + f) - (d0 + dd * f)
-            fi = math.floor(pos)
-            v = int(fi) + off - f
-            idx[f] = v
-            frac[f] = pos - fi
-            c += v == q0
-        if c == nf:
-            lagrange_run(xs[q0 - 1 : q0 + nf + 2], frac, tmp, nf)
-        else:
-            q1 = idx[nf - 1]
-            bad = 0
-            for f in range(c):  # two runs (the delay's integer part changes once)?
-                bad += idx[f] != q0
-            for f in range(c, nf):
-                bad += idx[f] != q1
-            if bad == 0:
-                lagrange_run(xs[q0 - 1 : q0 + c + 2], frac, tmp, c)
-                lagrange_run(xs[q1 + c - 1 : q1 + nf + 2], frac[c:], tmp[c:], nf - c)
-            else:
-                gather_read(xs, idx, frac, tmp, nf)
-        o0 = out[0, j0:j1]
-        o1 = out[1, j0:j1]
-        o2 = out[2, j0:j1]
-        o3 = out[3, j0:j1]
-        for f in range(nf):  # views indexed from 0: no wrap-around checks, the loop vectorises
-            s = tmp[f]
-            o0[f] += s * (g0 + e0 * f)
-            o1[f] += s * (g1 + e1 * f)
-            o2[f] += s * (g2 + e2 * f)
-            o3[f] += s * (g3 + e3 * f)
 
     @numba.njit(cache=True, nogil=True, inline="always")
     def edge_read(xs, off, m, i, d):  # pragma: no cover
@@ -215,7 +167,103 @@ def _block_kernels():
             s += xs[off + i + 2] * (dp1 * d * dm1 / 6.0)
         return s
 
-    return interior_block, edge_read
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def edge_row(row, xs, off, m, start, j0, nf, d0, dd):  # pragma: no cover
+        """``row[f]`` = one path's signal read at output sample ``j0 + f``, sample by sample (a block
+        next to the signal's ends); 0.0 where every tap lies outside the signal (adding it leaves the
+        output unchanged: the output never holds -0.0, being a sum that starts at +0.0)."""
+        for f in range(nf):
+            pos = (j0 + f) - start - (d0 + dd * f)
+            fi = math.floor(pos)
+            i = int(fi)
+            d = pos - fi
+            if i >= 1 and i + 2 < m:
+                dm1 = d - 1.0
+                dp1 = d + 1.0
+                dm2 = d - 2.0
+                a = d * dm1
+                b = dp1 * dm2
+                q = off + i
+                row[f] = (xs[q - 1] * (-a * dm2) + xs[q + 2] * (a * dp1)) * (1.0 / 6.0) + (
+                    xs[q] * (b * dm1) - xs[q + 1] * (b * d)
+                ) * 0.5
+            elif i + 2 < 0 or i - 1 >= m:
+                row[f] = 0.0
+            else:
+                row[f] = edge_read(xs, off, m, i, d)
+
+    return edge_row
+
+
+@lru_cache(maxsize=1)
+def _block_kernels():
+    """The compiled pieces of :func:`path_kernel` (inlined there by numba): one path's samples in a
+    block that reads only inside its signal, the same next to a signal's ends, and the ramped gains
+    of a block's paths added into the output; call only when numba is enabled."""
+    import math
+
+    import numba
+
+    lagrange_run, gather_read = _read_kernels()
+    edge_row = _edge_kernels()
+
+    # no fastmath: IEEE order of operations keeps the bytes identical across CPUs (README.md, determinism)
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def interior_row(row, xs, off, base, nf, d0, dd, frac, idx):  # pragma: no cover
+        """``row[f]`` (f < nf) = one path's signal read in a block that reads only inside it: sample
+        index and fraction, then the 4-tap Lagrange read. ``base`` = j0 - start (integers below 2**53:
+        exact). Where the read index advances by one sample per output sample (the delay's integer
+        part is constant, or changes once, in the block), the read takes contiguous loads instead of
+        gathers: the same values and operations, hence the same result."""
+        q0 = int(math.floor(base - d0)) + off  # the read offset at f = 0 (pos there is base - d0)
+        c = 0  # how many samples read at that offset (all of them: one contiguous run)
+        for f in range(nf):
+            pos = (base + f) - (d0 + dd * f)
+            fi = math.floor(pos)
+            v = int(fi) + off - f
+            idx[f] = v
+            frac[f] = pos - fi
+            c += v == q0
+        if c == nf:
+            lagrange_run(xs[q0 - 1 : q0 + nf + 2], frac, row, nf)
+            return
+        q1 = idx[nf - 1]
+        bad = 0
+        for f in range(c):  # two runs (the delay's integer part changes once)?
+            bad += idx[f] != q0
+        for f in range(c, nf):
+            bad += idx[f] != q1
+        if bad == 0:
+            lagrange_run(xs[q0 - 1 : q0 + c + 2], frac, row, c)
+            lagrange_run(xs[q1 + c - 1 : q1 + nf + 2], frac[c:], row[c:], nf - c)
+        else:
+            gather_read(xs, idx, frac, row, nf)
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def add_rows(out, rows, ge, na, j0, nf):  # pragma: no cover
+        """``out[c, j0 + f] += rows[q, f] * (ge[q, c] + ge[q, 4 + c] * f)`` for the block's ``na`` paths
+        q in order: four paths per pass over a channel's block (one load and one store of the output
+        per four paths); each sample receives the paths' terms one after the other, as one pass per
+        path would add them (views indexed from 0: no wrap-around checks, the loops vectorise)."""
+        for c in range(4):
+            o = out[c, j0 : j0 + nf]
+            q = 0
+            while q + 4 <= na:
+                s0, s1, s2, s3 = rows[q], rows[q + 1], rows[q + 2], rows[q + 3]
+                a0, a1, a2, a3 = ge[q, c], ge[q + 1, c], ge[q + 2, c], ge[q + 3, c]
+                e0, e1, e2, e3 = ge[q, 4 + c], ge[q + 1, 4 + c], ge[q + 2, 4 + c], ge[q + 3, 4 + c]
+                for f in range(nf):
+                    t = (o[f] + s0[f] * (a0 + e0 * f)) + s1[f] * (a1 + e1 * f)
+                    o[f] = (t + s2[f] * (a2 + e2 * f)) + s3[f] * (a3 + e3 * f)
+                q += 4
+            while q < na:
+                s0 = rows[q]
+                a0, e0 = ge[q, c], ge[q, 4 + c]
+                for f in range(nf):
+                    o[f] += s0[f] * (a0 + e0 * f)
+                q += 1
+
+    return interior_row, edge_row, add_rows
 
 
 @lru_cache(maxsize=1)
@@ -223,27 +271,35 @@ def path_kernel():
     """The compiled kernel, or ``None`` when numba is unavailable or disabled.
 
     Signature: ``add_paths(out (4, n) channel-major, xs (sum of lengths,) signals concatenated, offsets (P,),
-    lengths (P,), starts (P,) output sample of each signal's first sample, gains (P, nb+1, 4),
-    delays (P, nb+1) samples, use_delay (P,) bool, block)``; gains and delays are given at block
-    edges and ramped linearly in between.
+    lengths (P,), starts (P,) output sample of each signal's first sample, gains (nb+1, P, 4),
+    delays (nb+1, P) samples, use_delay (P,) bool, block)``; gains and delays are given at block
+    edges (edge-major: one block's values of all paths side by side) and ramped linearly in between.
+    Output sample j of path p in block k (f = j - k block) adds ``s * (g + (g' - g) / block * f)``
+    per channel, ``s`` the 4-tap Lagrange read of the signal at ``j - start - (d + (d' - d) / block * f)``
+    (g, d at edge k, g', d' at edge k + 1), the paths' terms added in path order.
+
+    Per block: every path that hears the block is read into a row of a scratch (P, block) array,
+    then :func:`_block_kernels`' ``add_rows`` adds the rows' ramped gains into the output, four paths
+    per pass: the same operations and order of accumulation as a pass per path, with a quarter of
+    the output's loads and stores.
     """
     if not _enabled():
         return None
-    import math
 
     import numba
     import numpy as np
 
-    interior_block, edge_read = _block_kernels()
+    interior_row, edge_row, add_rows = _block_kernels()
 
     # no fastmath: IEEE order of operations keeps the bytes identical across CPUs (README.md, determinism)
     @numba.njit(cache=True, nogil=True)
     def add_paths(out, xs, offsets, lengths, starts, gains, delays, use_delay, block):  # pragma: no cover
         n = out.shape[1]
-        n_paths = gains.shape[0]
-        nb = gains.shape[1] - 1
+        n_paths = gains.shape[1]
+        nb = gains.shape[0] - 1
         inv = 1.0 / block
-        tmp = np.empty(block)
+        rows = np.empty((n_paths, block))
+        ge = np.empty((n_paths, 8))  # per heard path: the 4 gains at the block's first edge, 4 increments
         frac = np.empty(block)
         idx = np.empty(block, np.int64)
         for k in range(nb):  # blocks outermost: the output block stays in cache for all paths
@@ -251,66 +307,26 @@ def path_kernel():
             if j0 >= n:
                 break
             j1 = min(j0 + block, n)
+            na = 0
             for p in range(n_paths):
                 m = lengths[p]
-                off = offsets[p]
                 start = starts[p]
-                d0 = delays[p, k] if use_delay[p] else 0.0
-                dd = (delays[p, k + 1] - d0) * inv if use_delay[p] else 0.0
+                d0 = delays[k, p] if use_delay[p] else 0.0
+                dd = (delays[k + 1, p] - d0) * inv if use_delay[p] else 0.0
                 dmin = min(d0, d0 + dd * block)
                 dmax = max(d0, d0 + dd * block)
                 if j1 - start - dmin < -2.0 or j0 - start - dmax > m + 1.0:
                     continue  # this block reads only silence of this path
-                g0 = gains[p, k, 0]
-                g1 = gains[p, k, 1]
-                g2 = gains[p, k, 2]
-                g3 = gains[p, k, 3]
-                e0 = (gains[p, k + 1, 0] - g0) * inv
-                e1 = (gains[p, k + 1, 1] - g1) * inv
-                e2 = (gains[p, k + 1, 2] - g2) * inv
-                e3 = (gains[p, k + 1, 3] - g3) * inv
+                for c in range(4):
+                    g = gains[k, p, c]
+                    ge[na, c] = g
+                    ge[na, 4 + c] = (gains[k + 1, p, c] - g) * inv
                 if j0 - start - dmax - 1.0 >= 1.0 and j1 - start - dmin + 1.0 + 2.0 < m:
-                    # the whole block reads inside the signal: branch-free (vectorisable) loops; same
-                    # operations and the same order of accumulation into ``out`` as the loop below
-                    interior_block(
-                        out,
-                        xs,
-                        off,
-                        float(j0 - start),
-                        j0,
-                        j1,
-                        d0,
-                        dd,
-                        (g0, g1, g2, g3, e0, e1, e2, e3),
-                        tmp,
-                        frac,
-                        idx,
-                    )
-                    continue
-                for j in range(j0, j1):
-                    f = j - j0
-                    pos = j - start - (d0 + dd * f)
-                    fi = math.floor(pos)
-                    i = int(fi)
-                    d = pos - fi
-                    if i >= 1 and i + 2 < m:
-                        dm1 = d - 1.0
-                        dp1 = d + 1.0
-                        dm2 = d - 2.0
-                        a = d * dm1
-                        b = dp1 * dm2
-                        q = off + i
-                        s = (xs[q - 1] * (-a * dm2) + xs[q + 2] * (a * dp1)) * (1.0 / 6.0) + (
-                            xs[q] * (b * dm1) - xs[q + 1] * (b * d)
-                        ) * 0.5
-                    elif i + 2 < 0 or i - 1 >= m:
-                        continue
-                    else:
-                        s = edge_read(xs, off, m, i, d)
-                    out[0, j] += s * (g0 + e0 * f)
-                    out[1, j] += s * (g1 + e1 * f)
-                    out[2, j] += s * (g2 + e2 * f)
-                    out[3, j] += s * (g3 + e3 * f)
+                    interior_row(rows[na], xs, offsets[p], float(j0 - start), j1 - j0, d0, dd, frac, idx)
+                else:
+                    edge_row(rows[na], xs, offsets[p], m, start, j0, j1 - j0, d0, dd)
+                na += 1
+            add_rows(out, rows, ge, na, j0, j1 - j0)
 
     return add_paths
 

@@ -157,9 +157,13 @@ class _PathMixer:
     def _run_kernel(self) -> None:
         # one call per queued signal, in queue order: every output sample receives the paths'
         # contributions in the same order as a single call over all paths would add them, and
-        # no signal, gain or delay array is copied; the kernel adds into a channel-major copy of
-        # the output (contiguous rows per channel), copied back unchanged in value
-        out_t = np.ascontiguousarray(self.out.T)
+        # no signal, gain or delay array is copied; the kernel adds into channel-major rows: the
+        # output itself where it is the (T, 4) view of a channel-major buffer (render_foa's),
+        # else a copy, copied back unchanged in value
+        out_t = self.out.T
+        copied = not out_t.flags.c_contiguous
+        if copied:
+            out_t = np.ascontiguousarray(out_t)
         for item in self.queued:
             if len(item) == 4:  # static paths (queue_static, only queued where the kernel exists)
                 assert self.static_kernel is not None
@@ -173,12 +177,13 @@ class _PathMixer:
                 np.zeros(p, np.int64),
                 np.full(p, sig.size, np.int64),
                 np.full(p, start, np.int64),
-                np.ascontiguousarray(gains),
-                np.ascontiguousarray(delays),
+                np.ascontiguousarray(gains.transpose(1, 0, 2)),  # edge-major: no copy from _path_gains
+                np.ascontiguousarray(delays.T),
                 use,
                 self.block,
             )
-        self.out[:] = out_t.T
+        if copied:
+            self.out[:] = out_t.T
         self.queued = []
 
     def flush(self) -> None:
@@ -258,9 +263,8 @@ def render_foa(
         raise ValueError("fs and block must be positive and n_samples non-negative")
     listener = listener or ListenerPose()
     n_samples = int(n_samples)
-    out = np.zeros((n_samples, 4))
     if n_samples == 0 or not sources:
-        return out
+        return np.zeros((n_samples, 4))
     if room is not None and room.rt60 is not None and rng is None:
         raise ValueError("a room with a diffuse tail (rt60) needs rng")
     nb = -(-int(n_samples) // block)
@@ -278,6 +282,7 @@ def render_foa(
     else:
         sign, offset, amp_img = np.ones((1, 3)), np.zeros((1, 3)), np.ones(1)
 
+    out = np.zeros((4, n_samples)).T  # channel-major rows, what the compiled kernels add into
     mixer = _PathMixer(out, block)
     gk = gains_kernel() if mixer.kernel is not None else None
     ik = images_kernel() if mixer.kernel is not None else None
@@ -302,7 +307,7 @@ def render_foa(
             assert rng is not None  # checked above: a room with a tail needs rng
             _add_tail(out, room, sig, start, r0, delay, speed_of_sound, fs, src.gain, rng)
     mixer.flush()
-    return out
+    return np.ascontiguousarray(out)
 
 
 def _image_offsets(
@@ -327,14 +332,18 @@ def _path_gains(
     v: np.ndarray, amp: np.ndarray, r_min: float, speed_of_sound: float, fs: int, gk
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-path SN3D gains (M, E, 4), delays (M, E) in samples and each path's length at the first
-    block edge (M,) m (what the diffuse tail is timed from).
+    block edge (M,) m (what the diffuse tail is timed from). With the kernel, gains and delays are
+    views of edge-major (E, M, ...) arrays (what :func:`~simkit.renderers.foa._kernels.path_kernel`
+    reads); the values are the same either way.
 
     ``v`` (M, E, 3) are the paths' arrival vectors in the listener frame, ``amp`` (M,) their
     amplitudes (source gain times wall reflection); ``gk`` the compiled kernel or None (numpy).
     """
     if gk is not None:  # compiled: same operations, no temporaries
-        g = np.empty(v.shape[:-1] + (4,))
-        d = np.empty(v.shape[:-1])
+        m, e = v.shape[0], v.shape[1]
+        # (M, E) views of edge-major buffers: the path kernel reads one edge's paths side by side
+        g = np.empty((e, m, 4)).transpose(1, 0, 2)
+        d = np.empty((e, m)).T
         gk(np.ascontiguousarray(v), amp, float(r_min), float(speed_of_sound), float(fs), g, d)
         return g, d, np.linalg.norm(v[:, :1], axis=-1)[:, 0]
     g, r = _gains(v, amp[:, None], r_min)

@@ -135,8 +135,8 @@ class DirectWindow:
         self._d = np.empty((1, 1))
         self.block = 32  # render_foa's block: the kernel's scratch stays in L1 (2x faster than one block)
         nb = -(-self.window // self.block)
-        self._gains = np.empty((1, nb + 1, 4))
-        self._delays = np.empty((1, nb + 1))
+        self._gains = np.empty((nb + 1, 1, 4))  # the path kernel's edge-major layout
+        self._delays = np.empty((nb + 1, 1))
         self._ints = np.array([0, self.window + self.pad, -self.pad], dtype=np.int64)  # offset, length, start
         self._use = np.ones(1, dtype=bool)
 
@@ -170,8 +170,8 @@ class DirectWindow:
         v = self._v @ r  # render_foa's _to_listener: v_world @ (R^T)^T
         self._amp[0] = float(gain) * 1.0
         self.gk(v, self._amp, self.r_min, self.c, float(fs), self._g, self._d)
-        self._gains[0] = self._g[0, 0]  # constant along the window: every block edge alike
-        self._delays[0] = self._d[0, 0]
+        self._gains[:, 0] = self._g[0, 0]  # constant along the window: every block edge alike
+        self._delays[:, 0] = self._d[0, 0]
         out = np.zeros((4, self.window))  # the kernel adds into channel-major rows
         o, n, s0 = self._ints[0:1], self._ints[1:2], self._ints[2:3]
         self.kernel(out, xs, o, n, s0, self._gains, self._delays, self._use, self.block)
