@@ -409,19 +409,30 @@ def _region_box(scene, data, region: str) -> tuple[np.ndarray, np.ndarray]:
     return np.array(data.site_xpos[sid]), half
 
 
-def _free_spot(scene, data, obj: str, centre: np.ndarray, half: np.ndarray, margin: float) -> np.ndarray:
+def _free_spot(
+    scene, data, obj: str, centre: np.ndarray, half: np.ndarray, margin: float, target: str
+) -> np.ndarray:
     """The point (2,) of a 5 x 5 grid over a region (``centre`` +- ``half`` shrunk by ``margin``, m)
     farthest from the other movable objects already inside it, nearest the centre on ties (a second
-    object goes beside the first)."""
+    object goes beside the first). The region's own container (the basket a region belongs to) is
+    not an obstacle. An object that the goal puts into ``target`` before another one goes to the
+    far end of the region's longer axis, leaving the other end for the next."""
+    parent = scene.binding.site_parent.get(target)
     others = [
         np.asarray(data.xpos[scene.binding.bodies[n]])[:2]
         for n in scene.descriptor["objects"]
-        if n != obj
+        if n not in (obj, parent)
         and np.all(np.abs(np.asarray(data.xpos[scene.binding.bodies[n]])[:2] - centre[:2]) < half[:2] + 0.05)
     ]
-    if not others:
-        return centre[:2].copy()
     span = np.maximum(half[:2] - margin, 0.0)
+    if not others:
+        if not _shares_region_later(scene, obj, target):
+            return centre[:2].copy()
+        box = half[:2] if parent is None else np.subtract(*scene.evaluator.aabb(data, parent)[::-1])[:2]
+        axis = int(np.argmax(box))  # along the container's longer side
+        spot = centre[:2].copy()
+        spot[axis] -= span[axis]
+        return spot
     best, spot = -1.0, centre[:2].copy()
     for u in np.linspace(-1, 1, 5):
         for v in np.linspace(-1, 1, 5):
@@ -434,6 +445,12 @@ def _free_spot(scene, data, obj: str, centre: np.ndarray, half: np.ndarray, marg
     return spot
 
 
+def _shares_region_later(scene, obj: str, target: str) -> bool:
+    """Whether a goal atom after ``obj``'s own puts another object into/onto the same ``target``."""
+    placed = [a[0] for p, a in goal_atoms(scene.descriptor) if p in ("in", "on") and a[1] == target]
+    return obj in placed and placed.index(obj) < len(placed) - 1
+
+
 def _place_target(scene, data, pred: str, obj: str, target: str) -> tuple[np.ndarray, float]:
     """Where the object's root body goes: xy (2,) m and the support height z (m) its bottom rests on."""
     b, ev = scene.binding, scene.evaluator
@@ -441,7 +458,7 @@ def _place_target(scene, data, pred: str, obj: str, target: str) -> tuple[np.nda
         centre, half = _region_box(scene, data, target)
         lo, hi = ev.aabb(data, obj)
         margin = min(0.5 * float(max(hi[0] - lo[0], hi[1] - lo[1])), 0.6 * float(min(half[:2])))
-        spot = _free_spot(scene, data, obj, centre, half, margin)
+        spot = _free_spot(scene, data, obj, centre, half, margin, target)
         joints = b.site_joints.get(target) or []
         if joints and int(scene.model.jnt_type[joints[0]]) == 2:  # a drawer: as far out as it holds
             out = -np.asarray(data.xaxis[joints[0]])[:2]
