@@ -11,11 +11,14 @@ import pytest
 pytest.importorskip("scipy")
 
 from simkit.generators.foa.director import (
+    DirectorFailed,
     DirectorParams,
+    _draw_counts,
     _draw_room,
     direct_scene,
     measure_audibility,
     motion_of,
+    timeline_capacity,
     track_from_scene,
 )
 from simkit.renderers.foa import (
@@ -160,6 +163,66 @@ def test_director_keeps_concurrency_distance_and_room_bounds():
             assert s["offset_s"] - s["onset_s"] >= 1.0 - 1e-9
             assert max(s["track"]["distance_m"]) <= 2.0 * rc + 1e-3
             assert np.all(lo < 0) and np.all(hi > 0)  # the listener (origin) is inside the room
+
+
+def _default_params(**kw) -> DirectorParams:
+    """The director's parameters of the default foa-qa config (labels a-f), with ``kw`` replaced."""
+    kw = {
+        "labels": ["a", "b", "c", "d", "e", "f"],
+        "n_sources": (1, 3),
+        "n_offscreen": (1, 2),
+        "distance_m": (1.0, 4.0),
+        "max_distance_rc": 2.0,
+        "materials": True,
+        "rt60_s": (0.2, 0.4),
+        "max_concurrent": 2,
+        **kw,
+    }
+    return DirectorParams(**kw)
+
+
+def test_timeline_capacity_counts_slack_activities_per_lane():
+    """Activities of 1.25 s on the 10 ms grid: floor(3 / 1.25) = 2 per lane in 3 s, 2 lanes -> 4; 3 lanes -> 6;
+    a 1 s clip has room for none (but for 2 of exactly 1 s); no limit -> None."""
+    p = _default_params()
+    assert timeline_capacity(p, 3.0) == 4
+    assert (
+        timeline_capacity(_default_params(max_concurrent=3), 3.0) == 5
+    )  # capped at the 5 sources a scene has
+    assert timeline_capacity(_default_params(max_concurrent=3, n_offscreen=(1, 4)), 3.0) == 6
+    assert timeline_capacity(p, 1.0) == 0 and timeline_capacity(p, 1.0, slack=1.0) == 2
+    assert timeline_capacity(_default_params(max_concurrent=None), 3.0) is None
+    assert timeline_capacity(_default_params(mode="foa-static"), 3.0) is None
+
+
+def test_source_counts_are_uniform_over_the_pairs_that_fit_the_timeline():
+    """Default ranges (1-3 foreground, 1-2 off-screen, capacity 4): the five pairs with a total <= 4 each
+    come 1/5 of the time (3 + 2 never); a range where no pair fits keeps its draw (the director then
+    tries it); without a concurrency limit all six pairs come."""
+    rng = np.random.default_rng(0)
+    n = 6000
+    pairs = [_draw_counts(rng, _default_params(), 3.0, False) for _ in range(n)]
+    share = {c: pairs.count(c) / n for c in set(pairs)}
+    assert set(share) == {(1, 1), (1, 2), (2, 1), (2, 2), (3, 1)}
+    assert all(abs(v - 0.2) < 0.02 for v in share.values()), share  # 4 sigma of a binomial share
+    tight = _default_params(n_sources=(3, 3), n_offscreen=(2, 2))
+    assert _draw_counts(rng, tight, 3.0, False) == (3, 2)
+    free = {_draw_counts(rng, _default_params(max_concurrent=None), 3.0, False) for _ in range(300)}
+    assert (3, 2) in free and len(free) == 6
+    assert {_draw_counts(rng, _default_params(), 3.0, True)[1] for _ in range(50)} == {0}
+
+
+def test_director_places_every_default_scene():
+    """With the counts drawn to fit the timeline, the director places every scene of the default ranges
+    (foa-qa v6 failed about one in six, every 3 + 2 scene)."""
+    p = _default_params()
+    failed = 0
+    for i in range(60):
+        try:
+            direct_scene(np.random.default_rng(i), p)
+        except DirectorFailed:
+            failed += 1
+    assert failed == 0
 
 
 def test_onset_weighted_direction_of_a_free_field_source():

@@ -472,7 +472,7 @@ class FoaQaGenerator(Generator[FoaQaConfig]):
     """FOA spatial-audio scenes + QA (see the module docstring)."""
 
     name = "foa-qa"
-    version = "6"
+    version = "7"
     description = "first-order Ambisonics scenes (AmbiX) with direction/motion/3D/camera-rotation QA"
     extra = "audio"
     requires = ("scipy", "pyloudnorm", "pyroomacoustics")
