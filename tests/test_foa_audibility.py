@@ -181,32 +181,36 @@ def _default_params(**kw) -> DirectorParams:
     return DirectorParams(**kw)
 
 
-def test_timeline_capacity_counts_slack_activities_per_lane():
-    """Activities of 1.25 s on the 10 ms grid: floor(3 / 1.25) = 2 per lane in 3 s, 2 lanes -> 4; 3 lanes -> 6;
-    a 1 s clip has room for none (but for 2 of exactly 1 s); no limit -> None."""
+def test_timeline_capacity_counts_activities_per_lane():
+    """Activities of 1.01 s (101 grid steps of 10 ms, the end point free): floor(3.00 / 1.01) = 2 per lane in
+    3 s, 2 lanes -> 4; from 3.03 s 3 per lane (capped at the 5 sources a scene can have); a 1 s clip has room
+    for none of 1.01 s but for 2 of exactly 1 s; 1.25 s activities: 2 per lane up to 3.74 s; no limit -> None."""
     p = _default_params()
-    assert timeline_capacity(p, 3.0) == 4
-    assert (
-        timeline_capacity(_default_params(max_concurrent=3), 3.0) == 5
-    )  # capped at the 5 sources a scene has
+    assert timeline_capacity(p, 3.0) == 4 and timeline_capacity(p, 3.02) == 4
+    assert timeline_capacity(p, 3.03) == 5 and timeline_capacity(p, 3.0, slack=1.0) == 5
     assert timeline_capacity(_default_params(max_concurrent=3, n_offscreen=(1, 4)), 3.0) == 6
     assert timeline_capacity(p, 1.0) == 0 and timeline_capacity(p, 1.0, slack=1.0) == 2
+    assert timeline_capacity(p, 3.7, slack=1.25) == 4
     assert timeline_capacity(_default_params(max_concurrent=None), 3.0) is None
     assert timeline_capacity(_default_params(mode="foa-static"), 3.0) is None
 
 
 def test_source_counts_are_uniform_over_the_pairs_that_fit_the_timeline():
     """Default ranges (1-3 foreground, 1-2 off-screen, capacity 4): the five pairs with a total <= 4 each
-    come 1/5 of the time (3 + 2 never); a range where no pair fits keeps its draw (the director then
-    tries it); without a concurrency limit all six pairs come."""
+    come 1/5 of the time (3 + 2 never); in 3.5 s all six come; a range where no pair fits keeps its draw
+    (the director then tries it); so do activities of one length (a 2 s clip: 1 s each, which tile it),
+    clips without a concurrency limit and static scenes (no off-screen sources)."""
     rng = np.random.default_rng(0)
     n = 6000
     pairs = [_draw_counts(rng, _default_params(), 3.0, False) for _ in range(n)]
     share = {c: pairs.count(c) / n for c in set(pairs)}
     assert set(share) == {(1, 1), (1, 2), (2, 1), (2, 2), (3, 1)}
     assert all(abs(v - 0.2) < 0.02 for v in share.values()), share  # 4 sigma of a binomial share
+    assert len({_draw_counts(rng, _default_params(), 3.5, False) for _ in range(300)}) == 6
     tight = _default_params(n_sources=(3, 3), n_offscreen=(2, 2))
     assert _draw_counts(rng, tight, 3.0, False) == (3, 2)
+    short = _default_params(n_sources=(1, 2), n_offscreen=(1, 1))
+    assert {_draw_counts(rng, short, 2.0, False) for _ in range(100)} == {(1, 1), (2, 1)}
     free = {_draw_counts(rng, _default_params(max_concurrent=None), 3.0, False) for _ in range(300)}
     assert (3, 2) in free and len(free) == 6
     assert {_draw_counts(rng, _default_params(), 3.0, True)[1] for _ in range(50)} == {0}

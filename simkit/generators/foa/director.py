@@ -391,13 +391,19 @@ def _distance_range(p: DirectorParams, room: dict | None) -> tuple[float, float]
     return float(lo), float(hi)
 
 
-def timeline_capacity(p: DirectorParams, duration: float, slack: float = TIMING_SLACK) -> int | None:
+#: the timing grid of mode qa (s): onsets and offsets are rounded to it
+TIMELINE_STEP_S = 0.01
+#: activity length (units of MIN_ACTIVE_S) by which source counts are drawn: one grid step over the shortest
+COUNT_SLACK = 1.0 + TIMELINE_STEP_S / MIN_ACTIVE_S
+
+
+def timeline_capacity(p: DirectorParams, duration: float, slack: float = COUNT_SLACK) -> int | None:
     """How many activities of ``slack * MIN_ACTIVE_S`` fit an empty clip of ``duration`` seconds with at
     most ``p.max_concurrent`` at once (:func:`_timing_capacity`, counted up to the most sources a scene
     can have); None without a concurrency limit (mode foa-static or ``max_concurrent`` null)."""
     if p.mode == "foa-static" or p.max_concurrent is None:
         return None
-    t = np.round(np.arange(0.0, duration + 1e-9, 0.01), 2)
+    t = np.round(np.arange(0.0, duration + 1e-9, TIMELINE_STEP_S), 2)
     most = p.n_sources[1] + p.n_offscreen[1]
     return _timing_capacity(t, np.zeros(t.size, dtype=int), p, most, slack)
 
@@ -405,12 +411,14 @@ def timeline_capacity(p: DirectorParams, duration: float, slack: float = TIMING_
 def _draw_counts(rng, p: DirectorParams, duration: float, static: bool) -> tuple[int, int]:
     """The numbers of foreground and off-screen sources, uniform over the configured ranges.
 
-    From foa-qa v7, in mode qa with ``max_concurrent``: pairs whose total exceeds
-    :func:`timeline_capacity` (activities of ``TIMING_SLACK * MIN_ACTIVE_S``) are drawn again, when
-    some configured pair fits it (else every pair is kept). Such scenes leave the sequential timing
-    of :func:`_draw_timing` no slack: with the defaults (3 s, at most 2 at once, capacity 4) not one
-    of the 3 + 2 scenes drawn by v6 was placed (docs/foa.md), so the accepted scenes keep their
-    distribution while the director no longer spends ~0.2 s of CPU failing on them.
+    From foa-qa v7, in mode qa with ``max_concurrent`` and activities of varied length (the longest,
+    half the clip, at least ``TIMING_SLACK * MIN_ACTIVE_S``): a pair whose sources cannot all sound
+    for ``COUNT_SLACK * MIN_ACTIVE_S`` (one grid step over the shortest activity) within the limit
+    (:func:`timeline_capacity`) is drawn again, when some configured pair can (else every pair is
+    kept). Such a pair fits only an exact tiling of the clip by activities of ``MIN_ACTIVE_S``, which
+    the sequential timing of :func:`_draw_timing` almost never draws: with the defaults (3 s, at most
+    2 at once, capacity 4) not one of the 3 + 2 scenes drawn by v6 was placed, each costing ~0.2 s of
+    CPU before the sample was redrawn (numbers in docs/foa.md).
     """
 
     def draw() -> tuple[int, int]:
@@ -419,7 +427,8 @@ def _draw_counts(rng, p: DirectorParams, duration: float, static: bool) -> tuple
 
     n_fg, n_off = draw()
     cap = timeline_capacity(p, duration)  # None in mode foa-static
-    if cap is None or p.n_sources[0] + p.n_offscreen[0] > cap:
+    varied = 0.5 * duration >= TIMING_SLACK * MIN_ACTIVE_S
+    if cap is None or not varied or p.n_sources[0] + p.n_offscreen[0] > cap:
         return n_fg, n_off
     while n_fg + n_off > cap:  # rejection: uniform over the pairs that fit
         n_fg, n_off = draw()
