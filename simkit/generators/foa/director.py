@@ -4,8 +4,8 @@ The director plays the role of the OmniEcho "LLM director" (seed notes, "trainin
 synthesis") with explicit random draws: it emits a structured, JSON-serialisable scene with
 N foreground sources plus one ambient bed, each source with a semantic label, a target
 loudness (LUFS, measured on the dry stem, i.e. the level at 1 m), an onset/offset and a full
-trajectory; 2-4 off-screen sources forced outside the camera's field of view at every instant;
-and a camera yaw trajectory (the audio rotates with the camera because the listener is the
+trajectory; off-screen sources (``n_offscreen``) forced outside the camera's field of view at every
+instant; and a camera yaw trajectory (the audio rotates with the camera because the listener is the
 camera). It then renders the scene with :mod:`simkit.renderers.foa`.
 
 Frames (see also ``docs/foa.md``):

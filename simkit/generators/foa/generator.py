@@ -3,8 +3,8 @@
 Reads top to bottom as compile -> render -> episode:
 
 1. compile: :func:`simkit.generators.foa.director.direct_scene` draws a structured scene
-   (1-4 foreground sources + 2-4 off-screen sources + an ambient bed; labels, LUFS, onsets,
-   world trajectories, a camera with a yaw trajectory, a shoebox room);
+   (by default 1-3 foreground + 1-2 off-screen sources, in counts that fit the timeline, and an
+   ambient bed; labels, LUFS, onsets, world trajectories, a camera with a yaw trajectory, a shoebox room);
 2. render: :func:`simkit.generators.foa.director.render_scene` synthesises the stems (procedural
    bank, or ``sounds: DIR``) and renders AmbiX FOA with :mod:`simkit.renderers.foa`;
    :func:`simkit.renderers.foa.foa_features` computes the 5 x 128 x T features;
