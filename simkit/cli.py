@@ -519,7 +519,7 @@ def _print_summary(s) -> None:
     from rich.markup import escape
 
     for line in s.notes:
-        con.print(escape(line))
+        con.print(escape(line), soft_wrap=True)  # one line each, whole task names (grep-able)
     for e in s.errors[:10]:
         con.print(f"[red]failed[/red] {escape(e)}")
     if len(s.errors) > 10:
