@@ -246,14 +246,22 @@ def list_cmd(
 
 
 def _list_generators(available, load, as_json: bool) -> None:
-    """``simkit list``: one row per registered generator (a table, or ``{"generators": [...]}``)."""
+    """``simkit list``: one row per registered generator (a table, or ``{"generators": [...]}``). A
+    shipped generator's row comes from the registration table (no family code imported); others load."""
+    from simkit.core import families, registry
+
     try:
         names = sorted(available())
     except SimkitError as exc:
         fail(str(exc))
         return
+    shipped = families.listings()
     rows = []
     for name in names:
+        item = shipped.get(name) if available()[name] == registry.BUILTIN.get(name) else None
+        if item is not None:
+            rows.append((name, item.version, item.extra or "-", item.description))
+            continue
         try:
             cls = load(name)
             rows.append((name, cls.version, cls.extra or "-", cls.description))
