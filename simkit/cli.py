@@ -246,14 +246,22 @@ def list_cmd(
 
 
 def _list_generators(available, load, as_json: bool) -> None:
-    """``simkit list``: one row per registered generator (a table, or ``{"generators": [...]}``)."""
+    """``simkit list``: one row per registered generator (a table, or ``{"generators": [...]}``). A
+    shipped generator's row comes from the registration table (no family code imported); others load."""
+    from simkit.core import families, registry
+
     try:
         names = sorted(available())
     except SimkitError as exc:
         fail(str(exc))
         return
+    shipped = families.listings()
     rows = []
     for name in names:
+        item = shipped.get(name) if available()[name] == registry.BUILTIN.get(name) else None
+        if item is not None:
+            rows.append((name, item.version, item.extra or "-", item.description))
+            continue
         try:
             cls = load(name)
             rows.append((name, cls.version, cls.extra or "-", cls.description))
@@ -519,7 +527,7 @@ def _print_summary(s) -> None:
     from rich.markup import escape
 
     for line in s.notes:
-        con.print(escape(line))
+        con.print(escape(line), soft_wrap=True)  # one line each, whole task names (grep-able)
     for e in s.errors[:10]:
         con.print(f"[red]failed[/red] {escape(e)}")
     if len(s.errors) > 10:

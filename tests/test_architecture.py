@@ -110,6 +110,31 @@ def test_the_registration_table_feeds_generators_envs_and_commands():
         assert importlib.util.find_spec(target.partition(":")[0]) is not None, name
 
 
+def test_the_table_lists_each_generator_as_its_class_does_and_list_imports_none(monkeypatch):
+    import sys
+
+    from simkit.core import families, registry
+
+    listings = families.listings()
+    assert set(listings) == set(families.generators())
+    for name, item in listings.items():
+        cls = registry.load(name)
+        assert (item.version, item.extra, item.description) == (
+            str(cls.version),
+            cls.extra,
+            cls.description,
+        ), name
+    # `simkit list` reads the table: no generator module is imported for the shipped rows
+    gone = [m for m in sys.modules if m.startswith("simkit.generators")]
+    for m in gone:
+        monkeypatch.delitem(sys.modules, m)
+    from simkit import cli
+
+    monkeypatch.setattr(registry, "_entry_points", dict)
+    cli._list_generators(registry.available, registry.load, as_json=True)
+    assert not [m for m in sys.modules if m.startswith("simkit.generators")]
+
+
 def test_every_shipped_generator_is_found_without_installed_entry_points(monkeypatch):
     from simkit.core import registry
 

@@ -380,8 +380,9 @@ def _print_report(rep, out: Path | None) -> None:
     table.add_column("SR", justify="right")
     for t, s in zip(last.task_ids, last.sr):
         table.add_row(t, f"{s:.2f}")
-    if not quiet():
-        Console(stderr=True).print(table)
+    if not quiet():  # on stdout with the results, wide enough for whole task names
+        wide = max(len(t) for t in last.task_ids) + 16
+        Console(width=max(wide, Console().width)).print(table)
     for line in summary_lines(rep):
         typer.echo(line)
     if out is not None:

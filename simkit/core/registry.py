@@ -18,10 +18,13 @@ from __future__ import annotations
 import importlib
 import os
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from simkit.core import families
 from simkit.core.errors import SimkitError
-from simkit.core.generator import Generator
+
+if TYPE_CHECKING:
+    from simkit.core.generator import Generator
 
 ENTRY_POINT_GROUP = "simkit.generators"
 
@@ -72,6 +75,8 @@ def load(name: str) -> type[Generator]:
         if missing is not None:
             raise missing from exc
         raise SimkitError(f"generator {name!r} ({table[name]}) cannot be loaded: {exc}") from exc
+    from simkit.core.generator import Generator
+
     if not (isinstance(cls, type) and issubclass(cls, Generator)):
         raise SimkitError(f"generator {name!r} ({table[name]}) is not a simkit Generator subclass")
     return cls
