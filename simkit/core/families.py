@@ -70,7 +70,7 @@ FAMILIES: tuple[Family, ...] = (
         generators={"foa-qa": "simkit.generators.foa.generator:FoaQaGenerator"},
         listings={
             "foa-qa": Listing(
-                "6",
+                "7",
                 "audio",
                 "first-order Ambisonics scenes (AmbiX) with direction/motion/3D/camera-rotation QA",
             )
