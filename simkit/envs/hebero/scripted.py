@@ -622,7 +622,110 @@ def plan_place(scene, data, pred: str, obj: str, target: str) -> list[Waypoint]:
         place[:2] -= _rot2(turn) @ ((pts.min(axis=0) + pts.max(axis=0)) / 2 - root)
         place[2] = max(place[2], rim + FINGER_DEPTH + 0.01)
     z0 = float(data.xpos[b.bodies[obj]][2])
-    return _pick_place_within_reach(scene, data, obj, grasp, place, hang, yaw, (obj, z0 + LIFT_CHECK), turn)
+    plan = _pick_place_within_reach(scene, data, obj, grasp, place, hang, yaw, (obj, z0 + LIFT_CHECK), turn)
+    if rim is not None:
+        lean_in = _lean_into_slot(scene, data, obj, target, grasp, yaw, turn)
+        if lean_in is not None:
+            plan = plan[:5] + _tilted_release(plan[5], *lean_in)
+    return plan
+
+
+SLOT_LEAN_MAX_DEG = 35.0  #: largest lean (degrees from vertical) an object is released at in a slot
+SLOT_DROP = 0.01  #: m, height of a leaned object's lowest corner above the slot's floor at release
+
+
+def _slot_walls(scene, data, target: str) -> tuple[np.ndarray, float, float, float, float, float] | None:
+    """The walls of the slot region ``target`` along its narrow axis: (n, a, c, h, floor, top_a) with
+    n (3,) the horizontal unit from the higher wall towards the lower one, a and c (m, along n from
+    the region's centre) the inner faces of the higher and the lower wall, h (m) the lower wall's
+    top above the slot's floor, floor (m) the floor's height under the region's centre and top_a (m)
+    the higher wall's top; walls are the parent entity's collision boxes overlapping the region's
+    long extent within 1 cm outside its narrow sides. None when either wall or the floor is missing."""
+    b = scene.binding
+    parent = b.site_parent[target]
+    centre, _ = _region_box(scene, data, target)
+    rs = np.asarray(data.site_xmat[b.sites[target]]).reshape(3, 3)
+    size = np.asarray(b.site_size[target])
+    k = int(np.argmin(size[:2]))
+    n, lng = rs[:, k] * np.array([1, 1, 0]), rs[:, 1 - k] * np.array([1, 1, 0])
+    n, lng = n / np.linalg.norm(n), lng / np.linalg.norm(lng)
+    sides: dict[int, tuple[float, float]] = {}
+    for g in b.subtree_geoms[parent]:
+        pts = corners_of_geom(scene.model, data, g) - centre
+        s, u = pts @ n, pts @ lng
+        if u.max() < -size[1 - k] or u.min() > size[1 - k]:
+            continue
+        for sign in (1, -1):
+            inner = float((s * sign).min())
+            if size[k] - 0.01 <= inner <= size[k] + 0.01 and (sign not in sides or inner < sides[sign][0]):
+                sides[sign] = (inner, float(pts[:, 2].max() + centre[2]))
+    floor = _floor_below(scene, data, parent, centre[:2], centre[2])
+    if len(sides) < 2 or not np.isfinite(floor):
+        return None
+    low = 1 if sides[1][1] <= sides[-1][1] else -1
+    return low * n, -sides[-low][0], sides[low][0], sides[low][1] - floor, floor, sides[-low][1]
+
+
+def _lean_into_slot(
+    scene, data, obj: str, target: str, grasp: np.ndarray, yaw: float, turn: float
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """A grip-site release point (3,) and hand lean (rotation vector (3,), rad) that put ``obj``
+    (grasped at ``grasp`` (3,) with the gripper at ``yaw`` rad, its narrow side squared up with the
+    fingers' closing direction (to 0.5 degree), turned by ``turn`` rad about z) leaning in the slot ``target``: its
+    lower edge on the slot's floor against the higher wall, its face on the lower wall's top edge,
+    so its root body stands above the floor (an object standing on a caddy's base has its root below
+    the bottom of LIBERO's ``In`` box). The lean theta satisfies tan(theta) = (c - s_e) / h, s_e the
+    lower edge's position, t cos(theta) + 3 mm off the higher wall's face (t the object's thickness) (see :func:`_slot_walls`); released with
+    its lowest corner :data:`SLOT_DROP` above the floor. None when the slot has no such walls or the
+    lean would not tip the object onto the lower wall (its centre not past its lower edge)."""
+    walls = _slot_walls(scene, data, target)
+    if walls is None:
+        return None
+    n, a, c, h, floor, _ = walls
+    centre, _ = _region_box(scene, data, target)
+    pts = corners(scene, data, obj) - grasp
+    z = np.array([0.0, 0.0, 1.0])
+    across = np.array([-np.sin(yaw), np.cos(yaw), 0.0])
+    square = min(  # the closing fingers square the object's narrow side up with their closing direction
+        (np.deg2rad(d) for d in np.arange(-10.0, 10.5, 0.5)),
+        key=lambda u: float(np.ptp(pts @ _axis_rotation(z, u).T @ across)),
+    )
+    q = pts @ _axis_rotation(z, turn + square).T  # corners about the grip site, as held and turned
+    t, height = float(np.ptp(q @ n)), float(np.ptp(q[:, 2]))
+    theta = 0.0
+    for _ in range(3):  # the leaned object's far-side lower edge 3 mm off the higher wall
+        edge = a + t * np.cos(theta) + 0.003
+        theta = float(np.arctan2(c - edge, h))
+    if not np.tan(theta) > t / height or theta > np.deg2rad(SLOT_LEAN_MAX_DEG):
+        return None
+    axis = np.cross(z, n)  # tips +z towards +n
+    r = q @ _axis_rotation(axis, theta).T
+    low = r[int(np.argmin(r[:, 2]))]
+    lng = np.cross(n, z)
+    along = float(((r @ lng).min() + (r @ lng).max()) / 2)
+    g = centre.copy()
+    g[:2] = centre[:2] + n[:2] * (edge - float(low @ n)) - lng[:2] * along
+    g[2] = floor + SLOT_DROP - float(low[2])
+    return g, axis * theta
+
+
+def _tilted_release(over: Waypoint, place: np.ndarray, lean: np.ndarray) -> list[Waypoint]:
+    """The end of a pick-and-place that releases the object leaned: from ``over`` (the waypoint above
+    the place) the hand leans by ``lean`` (rotation vector (3,), rad), goes over ``place`` (3,),
+    descends to it, opens and rises back to the carry height."""
+    from scipy.spatial.transform import Rotation
+
+    if over.lean is not None:
+        lean = (Rotation.from_rotvec(lean) * Rotation.from_rotvec(over.lean)).as_rotvec()
+    top = np.array([place[0], place[1], over.pos[2]])
+    y = over.yaw
+    return [
+        Waypoint(over.pos, 1.0, tol=0.015, budget=70, yaw=y, lean=over.lean),
+        Waypoint(top, 1.0, tol=0.01, budget=60, hold=5, yaw=y, lean=lean),
+        Waypoint(place, 1.0, tol=0.006, budget=60, hold=5, yaw=y, lean=lean),
+        Waypoint(place, -1.0, tol=1.0, budget=1, hold=10, yaw=y, lean=lean),
+        Waypoint(top, -1.0, tol=0.015, budget=50, yaw=y, lean=lean),
+    ]
 
 
 def plan_atom(scene, data, pred: str, args: list[str]) -> list[Waypoint]:
