@@ -409,20 +409,22 @@ def _region_box(scene, data, region: str) -> tuple[np.ndarray, np.ndarray]:
     return np.array(data.site_xpos[sid]), half
 
 
+SPOT_ROOM = 0.15  #: m, distance to the nearest neighbour beyond which region spots count as equally free
+
+
 def _free_spot(
     scene, data, obj: str, centre: np.ndarray, half: np.ndarray, margin: float, target: str
 ) -> np.ndarray:
     """The point (2,) of a 5 x 5 grid over a region (``centre`` +- ``half`` shrunk by ``margin``, m)
-    farthest from the other movable objects already inside it, nearest the centre on ties (a second
-    object goes beside the first). The region's own container (the basket a region belongs to) is
+    farthest from the other movable objects in or beside it (:func:`_near_region`), up to
+    :data:`SPOT_ROOM`, nearest the centre on ties (a second object goes beside the first). The region's own container (the basket a region belongs to) is
     not an obstacle. An object that the goal puts into ``target`` before another one goes to the
     far end of the region's longer axis, leaving the other end for the next."""
     parent = scene.binding.site_parent.get(target)
     others = [
         np.asarray(data.xpos[scene.binding.bodies[n]])[:2]
         for n in scene.descriptor["objects"]
-        if n not in (obj, parent)
-        and np.all(np.abs(np.asarray(data.xpos[scene.binding.bodies[n]])[:2] - centre[:2]) < half[:2] + 0.05)
+        if n not in (obj, parent) and _near_region(scene, data, n, centre, half)
     ]
     span = np.maximum(half[:2] - margin, 0.0)
     if not others:
@@ -437,12 +439,24 @@ def _free_spot(
     for u in np.linspace(-1, 1, 5):
         for v in np.linspace(-1, 1, 5):
             p = centre[:2] + span * np.array([u, v])
-            score = min(min(float(np.linalg.norm(p - o)) for o in others), 0.10) - 0.01 * float(
+            score = min(min(float(np.linalg.norm(p - o)) for o in others), SPOT_ROOM) - 0.01 * float(
                 np.hypot(u, v)
             )
             if score > best:
                 best, spot = score, p
     return spot
+
+
+def _near_region(scene, data, name: str, centre: np.ndarray, half: np.ndarray) -> bool:
+    """Whether entity ``name``'s root body lies within 5 cm of the region box (``centre`` +- ``half``,
+    (3,) m) horizontally, or its collision AABB within 2 cm (a mug on a plate beside the region)."""
+    root = np.asarray(data.xpos[scene.binding.bodies[name]])[:2]
+    if np.all(np.abs(root - centre[:2]) < half[:2] + 0.05):
+        return True
+    lo, hi = scene.evaluator.aabb(data, name)
+    return bool(
+        np.all(lo[:2] < centre[:2] + half[:2] + 0.02) and np.all(hi[:2] > centre[:2] - half[:2] - 0.02)
+    )
 
 
 def _shares_region_later(scene, obj: str, target: str) -> bool:
@@ -457,7 +471,9 @@ def _place_target(scene, data, pred: str, obj: str, target: str) -> tuple[np.nda
     if target in b.sites:
         centre, half = _region_box(scene, data, target)
         lo, hi = ev.aabb(data, obj)
-        margin = min(0.5 * float(max(hi[0] - lo[0], hi[1] - lo[1])), 0.6 * float(min(half[:2])))
+        # On a region: the root may come nearer its edge (room from a neighbour for the open fingers)
+        inset = 0.6 if pred == "in" else 0.4
+        margin = min(0.5 * float(max(hi[0] - lo[0], hi[1] - lo[1])), inset * float(min(half[:2])))
         spot = _free_spot(scene, data, obj, centre, half, margin, target)
         joints = b.site_joints.get(target) or []
         if joints and int(scene.model.jnt_type[joints[0]]) == 2:  # a drawer: as far out as it holds
@@ -575,6 +591,42 @@ def _turn_to_fit(
     return align if excess(align) < excess(0.0) - 0.005 else 0.0
 
 
+OPEN_HALF_SPAN = 0.05  #: m, grip site to the outer face of an open finger (Panda: 0.04 opening, 1 cm finger)
+
+
+def _turn_for_room(
+    scene, data, obj: str, target: str, spot: np.ndarray, grasp: np.ndarray, yaw: float
+) -> float:
+    """Turn (rad about the grip site, 0 or pi/2) for putting ``obj`` onto the region ``target`` with
+    its root body at ``spot`` (2,) that leaves the most room between the neighbours' collision AABBs
+    (objects in or beside the region, :func:`_near_region`) and both the open fingers (the grip site
+    +- :data:`OPEN_HALF_SPAN` across the gripper at ``yaw``) and the object's footprint; pi/2 only
+    when that gains at least 1 cm. 0 for entity targets and regions without neighbours."""
+    b = scene.binding
+    if target not in b.sites:
+        return 0.0
+    centre, half = _region_box(scene, data, target)
+    boxes = [
+        scene.evaluator.aabb(data, n)
+        for n in scene.descriptor["objects"]
+        if n != obj and _near_region(scene, data, n, centre, half)
+    ]
+    if not boxes:
+        return 0.0
+    root = np.asarray(data.xpos[b.bodies[obj]])[:2]
+    foot = corners(scene, data, obj)[:, :2] - grasp[:2]
+
+    def room(turn: float) -> float:
+        r = _rot2(turn)
+        g = spot + r @ (grasp[:2] - root)
+        across = r @ np.array([-np.sin(yaw), np.cos(yaw)])
+        pts = np.vstack([g + OPEN_HALF_SPAN * across, g - OPEN_HALF_SPAN * across, g + foot @ r.T])
+        gaps = [np.max(np.maximum(lo[:2] - pts, pts - hi[:2]), axis=1) for lo, hi in boxes]
+        return float(np.min(gaps))
+
+    return np.pi / 2 if room(np.pi / 2) > room(0.0) + 0.01 else 0.0
+
+
 FINGER_DEPTH = 0.02  #: m, how far the fingertips reach below the grip site (Panda hand)
 SLOT_SLACK = 0.03  #: m, a region narrower than the object's narrow side plus this is a slot
 
@@ -612,7 +664,11 @@ def plan_place(scene, data, pred: str, obj: str, target: str) -> list[Waypoint]:
     grasp, yaw = grasp_pose(scene, data, obj)
     hang = float(grasp[2] - lo[2])
     spot, support = _place_target(scene, data, pred, obj, target)
-    turn = _turn_to_fit(scene, data, obj, target, spot, grasp, yaw) if pred == "in" else 0.0
+    turn = (
+        _turn_to_fit(scene, data, obj, target, spot, grasp, yaw)
+        if pred == "in"
+        else _turn_for_room(scene, data, obj, target, spot, grasp, yaw)
+    )
     root = np.asarray(data.xpos[b.bodies[obj]])[:2]
     offset = _rot2(turn) @ (grasp[:2] - root)  # grip site vs the object's root body, turned with it
     place = np.array([spot[0] + offset[0], spot[1] + offset[1], support + hang + 0.02])
