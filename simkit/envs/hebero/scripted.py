@@ -627,6 +627,28 @@ def _turn_for_room(
     return np.pi / 2 if room(np.pi / 2) > room(0.0) + 0.01 else 0.0
 
 
+def _turn_for_fingers(
+    scene, data, obj: str, target: str, spot: np.ndarray, grasp: np.ndarray, yaw: float
+) -> float:
+    """Turn (rad about the grip site, 0 or pi/2) for putting ``obj`` into a container's region
+    ``target`` with its root body at ``spot`` (2,) that keeps the open fingers (the grip site +-
+    :data:`OPEN_HALF_SPAN` across the gripper at ``yaw``) and the footprint farthest inside the
+    region's box (off the container's walls: an object at the end of a basket, fingers opening
+    along that end, would put a finger on the wall); pi/2 only when that gains at least 1 cm."""
+    centre, half = _region_box(scene, data, target)
+    root = np.asarray(data.xpos[scene.binding.bodies[obj]])[:2]
+    foot = corners(scene, data, obj)[:, :2] - grasp[:2]
+
+    def room(turn: float) -> float:
+        r = _rot2(turn)
+        g = spot + r @ (grasp[:2] - root)
+        across = r @ np.array([-np.sin(yaw), np.cos(yaw)])
+        pts = np.vstack([g + OPEN_HALF_SPAN * across, g - OPEN_HALF_SPAN * across, g + foot @ r.T])
+        return float(np.min(half[:2] - np.abs(pts - centre[:2])))
+
+    return np.pi / 2 if room(np.pi / 2) > room(0.0) + 0.01 else 0.0
+
+
 FINGER_DEPTH = 0.02  #: m, how far the fingertips reach below the grip site (Panda hand)
 SLOT_SLACK = 0.03  #: m, a region narrower than the object's narrow side plus this is a slot
 
@@ -669,6 +691,8 @@ def plan_place(scene, data, pred: str, obj: str, target: str) -> list[Waypoint]:
         if pred == "in"
         else _turn_for_room(scene, data, obj, target, spot, grasp, yaw)
     )
+    if pred == "in" and turn == 0.0 and b.site_parent.get(target):
+        turn = _turn_for_fingers(scene, data, obj, target, spot, grasp, yaw)
     root = np.asarray(data.xpos[b.bodies[obj]])[:2]
     offset = _rot2(turn) @ (grasp[:2] - root)  # grip site vs the object's root body, turned with it
     place = np.array([spot[0] + offset[0], spot[1] + offset[1], support + hang + 0.02])
@@ -683,7 +707,25 @@ def plan_place(scene, data, pred: str, obj: str, target: str) -> list[Waypoint]:
         lean_in = _lean_into_slot(scene, data, obj, target, grasp, yaw, turn)
         if lean_in is not None:
             plan = plan[:5] + _tilted_release(plan[5], *lean_in)
-    return plan
+    return _approach_over(scene, data, obj, plan)
+
+
+def _approach_over(scene, data, obj: str, plan: list[Waypoint]) -> list[Waypoint]:
+    """``plan`` (a :func:`pick_place`) with the hand first rising to the carry height and crossing
+    at it to above the approach point, when an entity in the 12 cm corridor from the grip site to
+    that point reaches within 8 cm of the lower of the two (the open fingers would catch a basket's
+    rim or handle on the straight line down from the last place)."""
+    import mujoco
+
+    sid = mujoco.mj_name2id(scene.model, mujoco.mjtObj.mjOBJ_SITE, "robot/gripper/grip_site")
+    if sid < 0:
+        return plan
+    ee, first = np.array(data.site_xpos[sid]), plan[0]
+    if _corridor_top(scene, data, obj, ee, first.pos, -np.inf) + 0.08 <= min(ee[2], first.pos[2]):
+        return plan
+    z = max(float(ee[2]), float(plan[4].pos[2]))
+    up = [np.array([ee[0], ee[1], z]), np.array([first.pos[0], first.pos[1], z])]
+    return [Waypoint(p, -1.0, tol=0.02, budget=50, yaw=first.yaw, lean=first.lean) for p in up] + plan
 
 
 SLOT_LEAN_MAX_DEG = 35.0  #: largest lean (degrees from vertical) an object is released at in a slot
