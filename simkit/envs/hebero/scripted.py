@@ -738,7 +738,8 @@ def _slot_walls(scene, data, target: str) -> tuple[np.ndarray, float, float, flo
     the region's centre) the inner faces of the higher and the lower wall, h (m) the lower wall's
     top above the slot's floor, floor (m) the floor's height under the region's centre and top_a (m)
     the higher wall's top; walls are the parent entity's collision boxes overlapping the region's
-    long extent within 1 cm outside its narrow sides. None when either wall or the floor is missing."""
+    long extent within 1 cm outside its narrow sides. None when either wall or the floor is missing
+    or the site's horizontal axes are not its x and y."""
     b = scene.binding
     parent = b.site_parent[target]
     centre, _ = _region_box(scene, data, target)
@@ -746,6 +747,8 @@ def _slot_walls(scene, data, target: str) -> tuple[np.ndarray, float, float, flo
     size = np.asarray(b.site_size[target])
     k = int(np.argmin(size[:2]))
     n, lng = rs[:, k] * np.array([1, 1, 0]), rs[:, 1 - k] * np.array([1, 1, 0])
+    if min(np.linalg.norm(n), np.linalg.norm(lng)) < 0.5:  # the site's x or y axis is near vertical
+        return None
     n, lng = n / np.linalg.norm(n), lng / np.linalg.norm(lng)
     sides: dict[int, tuple[float, float]] = {}
     for g in b.subtree_geoms[parent]:
