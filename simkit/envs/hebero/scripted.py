@@ -409,7 +409,8 @@ def _region_box(scene, data, region: str) -> tuple[np.ndarray, np.ndarray]:
     return np.array(data.site_xpos[sid]), half
 
 
-SPOT_ROOM = 0.15  #: m, distance to the nearest neighbour beyond which region spots count as equally free
+SPOT_ROOM = 0.10  #: m, distance to the nearest neighbour beyond which region spots count as equally free
+TABLE_SPOT_ROOM = 0.15  #: m, the same for a region of the table (no entity of its own)
 
 
 def _free_spot(
@@ -417,7 +418,7 @@ def _free_spot(
 ) -> np.ndarray:
     """The point (2,) of a 5 x 5 grid over a region (``centre`` +- ``half`` shrunk by ``margin``, m)
     farthest from the other movable objects in or beside it (:func:`_near_region`), up to
-    :data:`SPOT_ROOM`, nearest the centre on ties (a second object goes beside the first). The region's own container (the basket a region belongs to) is
+    :data:`SPOT_ROOM` (:data:`TABLE_SPOT_ROOM` on the table), nearest the centre on ties (a second object goes beside the first). The region's own container (the basket a region belongs to) is
     not an obstacle. An object that the goal puts into ``target`` before another one goes to the
     far end of the region's longer axis, leaving the other end for the next."""
     parent = scene.binding.site_parent.get(target)
@@ -427,6 +428,7 @@ def _free_spot(
         if n not in (obj, parent) and _near_region(scene, data, n, centre, half)
     ]
     span = np.maximum(half[:2] - margin, 0.0)
+    room = TABLE_SPOT_ROOM if parent is None else SPOT_ROOM
     if not others:
         if not _shares_region_later(scene, obj, target):
             return centre[:2].copy()
@@ -439,7 +441,7 @@ def _free_spot(
     for u in np.linspace(-1, 1, 5):
         for v in np.linspace(-1, 1, 5):
             p = centre[:2] + span * np.array([u, v])
-            score = min(min(float(np.linalg.norm(p - o)) for o in others), SPOT_ROOM) - 0.01 * float(
+            score = min(min(float(np.linalg.norm(p - o)) for o in others), room) - 0.01 * float(
                 np.hypot(u, v)
             )
             if score > best:
@@ -471,8 +473,8 @@ def _place_target(scene, data, pred: str, obj: str, target: str) -> tuple[np.nda
     if target in b.sites:
         centre, half = _region_box(scene, data, target)
         lo, hi = ev.aabb(data, obj)
-        # On a region: the root may come nearer its edge (room from a neighbour for the open fingers)
-        inset = 0.6 if pred == "in" else 0.4
+        # On a table region the root may come nearer its edge (room for the open fingers)
+        inset = 0.4 if pred == "on" and b.site_parent.get(target) is None else 0.6
         margin = min(0.5 * float(max(hi[0] - lo[0], hi[1] - lo[1])), inset * float(min(half[:2])))
         spot = _free_spot(scene, data, obj, centre, half, margin, target)
         joints = b.site_joints.get(target) or []
