@@ -22,7 +22,11 @@ Pick-and-place stays within the arm's reach (:func:`reach_margin`: the wrist wit
 a far grasp or place (:func:`lean_for`), the carry height is capped where the arm would stretch
 out (:func:`reach_top`); an object is turned about the grip site to fit a narrow region
 (:func:`_turn_to_fit`), and a slot (a caddy compartment) gets the footprint centred and the
-fingertips kept above its walls (:func:`_tight_rim`).
+fingertips kept above its walls (:func:`_tight_rim`), or, when one of its walls is lower, the
+object released leaned onto that wall (:func:`_lean_into_slot`). Near neighbours an object is
+turned 90 degrees when that gives the open fingers more room (:func:`_turn_for_room`,
+:func:`_turn_for_fingers`), and the hand crosses at the carry height when a wall lies on its
+straight way to the next grasp (:func:`_approach_over`).
 """
 
 from __future__ import annotations
@@ -418,7 +422,8 @@ def _free_spot(
 ) -> np.ndarray:
     """The point (2,) of a 5 x 5 grid over a region (``centre`` +- ``half`` shrunk by ``margin``, m)
     farthest from the other movable objects in or beside it (:func:`_near_region`), up to
-    :data:`SPOT_ROOM` (:data:`TABLE_SPOT_ROOM` on the table), nearest the centre on ties (a second object goes beside the first). The region's own container (the basket a region belongs to) is
+    :data:`SPOT_ROOM` (:data:`TABLE_SPOT_ROOM` on the table), nearest the centre on ties (a second
+    object goes beside the first). The region's own container (the basket a region belongs to) is
     not an obstacle. An object that the goal puts into ``target`` before another one goes to the
     far end of the region's longer axis, leaving the other end for the next."""
     parent = scene.binding.site_parent.get(target)
@@ -596,16 +601,30 @@ def _turn_to_fit(
 OPEN_HALF_SPAN = 0.05  #: m, grip site to the outer face of an open finger (Panda: 0.04 opening, 1 cm finger)
 
 
+def _fingers_and_footprint(
+    scene, data, obj: str, spot: np.ndarray, grasp: np.ndarray, yaw: float, turn: float
+) -> np.ndarray:
+    """World xy points (2 + 8 G, 2), m, with ``obj`` (grasped at ``grasp`` (3,), gripper at ``yaw``
+    rad) turned by ``turn`` rad about the grip site and its root body at ``spot`` (2,): the outer
+    faces of the two open fingers (the grip site +- :data:`OPEN_HALF_SPAN` across the gripper) and
+    the corners of its collision boxes."""
+    root = np.asarray(data.xpos[scene.binding.bodies[obj]])[:2]
+    foot = corners(scene, data, obj)[:, :2] - grasp[:2]
+    r = _rot2(turn)
+    g = spot + r @ (grasp[:2] - root)
+    across = r @ np.array([-np.sin(yaw), np.cos(yaw)])
+    return np.vstack([g + OPEN_HALF_SPAN * across, g - OPEN_HALF_SPAN * across, g + foot @ r.T])
+
+
 def _turn_for_room(
     scene, data, obj: str, target: str, spot: np.ndarray, grasp: np.ndarray, yaw: float
 ) -> float:
     """Turn (rad about the grip site, 0 or pi/2) for putting ``obj`` onto the region ``target`` with
     its root body at ``spot`` (2,) that leaves the most room between the neighbours' collision AABBs
-    (objects in or beside the region, :func:`_near_region`) and both the open fingers (the grip site
-    +- :data:`OPEN_HALF_SPAN` across the gripper at ``yaw``) and the object's footprint; pi/2 only
-    when that gains at least 1 cm. 0 for entity targets and regions without neighbours."""
-    b = scene.binding
-    if target not in b.sites:
+    (objects in or beside the region, :func:`_near_region`) and both the open fingers and the
+    object's footprint (:func:`_fingers_and_footprint`); pi/2 only when that gains at least 1 cm.
+    0 for entity targets and regions without neighbours."""
+    if target not in scene.binding.sites:
         return 0.0
     centre, half = _region_box(scene, data, target)
     boxes = [
@@ -615,14 +634,9 @@ def _turn_for_room(
     ]
     if not boxes:
         return 0.0
-    root = np.asarray(data.xpos[b.bodies[obj]])[:2]
-    foot = corners(scene, data, obj)[:, :2] - grasp[:2]
 
     def room(turn: float) -> float:
-        r = _rot2(turn)
-        g = spot + r @ (grasp[:2] - root)
-        across = r @ np.array([-np.sin(yaw), np.cos(yaw)])
-        pts = np.vstack([g + OPEN_HALF_SPAN * across, g - OPEN_HALF_SPAN * across, g + foot @ r.T])
+        pts = _fingers_and_footprint(scene, data, obj, spot, grasp, yaw, turn)
         gaps = [np.max(np.maximum(lo[:2] - pts, pts - hi[:2]), axis=1) for lo, hi in boxes]
         return float(np.min(gaps))
 
@@ -633,19 +647,13 @@ def _turn_for_fingers(
     scene, data, obj: str, target: str, spot: np.ndarray, grasp: np.ndarray, yaw: float
 ) -> float:
     """Turn (rad about the grip site, 0 or pi/2) for putting ``obj`` into a container's region
-    ``target`` with its root body at ``spot`` (2,) that keeps the open fingers (the grip site +-
-    :data:`OPEN_HALF_SPAN` across the gripper at ``yaw``) and the footprint farthest inside the
-    region's box (off the container's walls: an object at the end of a basket, fingers opening
+    ``target`` with its root body at ``spot`` (2,) that keeps the open fingers and the footprint
+    (:func:`_fingers_and_footprint`, gripper at ``yaw``) farthest inside the region's box (off the container's walls: an object at the end of a basket, fingers opening
     along that end, would put a finger on the wall); pi/2 only when that gains at least 1 cm."""
     centre, half = _region_box(scene, data, target)
-    root = np.asarray(data.xpos[scene.binding.bodies[obj]])[:2]
-    foot = corners(scene, data, obj)[:, :2] - grasp[:2]
 
     def room(turn: float) -> float:
-        r = _rot2(turn)
-        g = spot + r @ (grasp[:2] - root)
-        across = r @ np.array([-np.sin(yaw), np.cos(yaw)])
-        pts = np.vstack([g + OPEN_HALF_SPAN * across, g - OPEN_HALF_SPAN * across, g + foot @ r.T])
+        pts = _fingers_and_footprint(scene, data, obj, spot, grasp, yaw, turn)
         return float(np.min(half[:2] - np.abs(pts - centre[:2])))
 
     return np.pi / 2 if room(np.pi / 2) > room(0.0) + 0.01 else 0.0
@@ -774,12 +782,13 @@ def _lean_into_slot(
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """A grip-site release point (3,) and hand lean (rotation vector (3,), rad) that put ``obj``
     (grasped at ``grasp`` (3,) with the gripper at ``yaw`` rad, its narrow side squared up with the
-    fingers' closing direction (to 0.5 degree), turned by ``turn`` rad about z) leaning in the slot ``target``: its
-    lower edge on the slot's floor against the higher wall, its face on the lower wall's top edge,
-    so its root body stands above the floor (an object standing on a caddy's base has its root below
-    the bottom of LIBERO's ``In`` box). The lean theta satisfies tan(theta) = (c - s_e) / h, s_e the
-    lower edge's position, t cos(theta) + 3 mm off the higher wall's face (t the object's thickness) (see :func:`_slot_walls`); released with
-    its lowest corner :data:`SLOT_DROP` above the floor. None when the slot has no such walls or the
+    fingers' closing direction (to 0.5 degree), turned by ``turn`` rad about z) leaning in the slot
+    ``target``: its lower edge on the slot's floor against the higher wall, its face on the lower
+    wall's top edge, so its root body stands above the floor (an object standing on a caddy's base
+    has its root below the bottom of LIBERO's ``In`` box). The lean theta satisfies
+    tan(theta) = (c - s_e) / h (:func:`_slot_walls`), s_e the lower edge's position, t cos(theta)
+    + 3 mm off the higher wall's face (t the object's thickness); released with its lowest corner
+    :data:`SLOT_DROP` above the floor. None when the slot has no such walls or the
     lean would not tip the object onto the lower wall (its centre not past its lower edge)."""
     walls = _slot_walls(scene, data, target)
     if walls is None:
