@@ -150,18 +150,67 @@ def test_a_far_wall_grasp_is_out_of_upright_reach_and_the_hand_leans_into_it():
     assert REACH < 0.719  # inside the Panda's geometric limit
 
 
-def test_a_book_is_turned_to_fit_the_caddy_slot_and_dropped_in_from_above_its_walls():
-    from simkit.envs.hebero.scripted import FINGER_DEPTH, _tight_rim, grasp_pose, plan_place
+def test_a_book_is_turned_to_fit_the_caddy_slot_and_released_leaned_onto_its_lower_wall():
+    from simkit.envs.hebero.scripted import (
+        FINGER_DEPTH,
+        SLOT_DROP,
+        _axis_rotation,
+        _slot_walls,
+        _tight_rim,
+        grasp_pose,
+        plan_place,
+    )
 
     scene, data = _settled(STUDY)
     region = "desk_caddy_1_back_contain_region"
     _, yaw = grasp_pose(scene, data, "black_book_1")
     plan = plan_place(scene, data, "in", "black_book_1", region)
-    turned = plan[5].yaw  # the carry over the place and everything after use the turned yaw
+    release = next(w for w in plan if w.grip < 0 and w.lean is not None and w.budget == 1)
+    turned = release.yaw  # the carry over the place and everything after use the turned yaw
     across = np.array([-np.sin(turned), np.cos(turned)])
     sid = scene.binding.sites[region]
     rs = np.asarray(data.site_xmat[sid]).reshape(3, 3)
     narrow = rs[:2, int(np.argmin(scene.binding.site_size[region][:2]))]
     assert abs(turned - yaw) > np.deg2rad(30) and abs(across @ narrow) > 0.99
+    assert _tight_rim(scene, data, "black_book_1", region) is not None  # a slot
+    n, a, c, h, floor, top_a = _slot_walls(scene, data, region)
+    assert h < top_a - floor  # the lower wall (the divider to the front compartment) is the one leaned on
+    lean = np.linalg.norm(release.lean)
+    # the lean tips the book's top towards the lower wall: tan(theta) = (c - edge) / h
+    top = _axis_rotation(release.lean / lean, float(lean)) @ [0.0, 0.0, 1.0]  # the book's up axis
+    assert top @ n > 0.2 and abs(top[2] - np.cos(lean)) < 1e-9 and np.deg2rad(12) < lean < np.deg2rad(35)
+    assert np.isclose(np.tan(lean), (c - a - 0.0286 * np.cos(lean) - 0.003) / h, rtol=0.05)  # 28.6 mm thick
     rim = _tight_rim(scene, data, "black_book_1", region)
-    assert rim is not None and plan[6].pos[2] >= rim + FINGER_DEPTH  # fingertips above the walls
+    assert release.pos[2] < rim + FINGER_DEPTH  # released inside the slot, not from above its walls
+    # its lowest corner SLOT_DROP above the floor: the grip site sits the book's hang above that
+    assert floor + SLOT_DROP + 0.08 < release.pos[2] < floor + SLOT_DROP + 0.13
+
+
+def test_the_book_ends_leaned_in_the_compartment_with_its_root_inside_the_in_box():
+    from simkit.scenes.hebero.predicate_thresholds import IN_Z_MARGIN
+
+    demo = _demo(STUDY)
+    assert demo.success
+    scene, data = _settled(STUDY)  # the caddy does not move: its region from the start
+    region = "desk_caddy_1_back_contain_region"
+    sid = scene.binding.sites[region]
+    centre = np.asarray(data.site_xpos[sid])
+    half = np.abs(np.asarray(data.site_xmat[sid]).reshape(3, 3) @ scene.binding.site_size[region])
+    pose = demo.object_poses[-1, demo.object_names.index("black_book_1")]
+    root, (w, x, y, z) = pose[:3], pose[3:]
+    assert np.all(np.abs(root[:2] - centre[:2]) < half[:2])
+    assert centre[2] - half[2] - IN_Z_MARGIN + 5e-4 < root[2] < centre[2] + half[2]  # >= 0.5 mm inside
+    up = np.array([2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)])  # body z axis
+    assert np.deg2rad(12) < np.arccos(abs(up[2])) < np.deg2rad(30)  # leaned, not standing or lying
+
+
+def test_the_pudding_beside_the_plate_leaves_the_mug_standing_on_the_plate():
+    task = "long/LIVING_ROOM_SCENE6_put_the_white_mug_on_the_plate_and_put_the_chocolate_pudding_to_the_right_of_the_plate"
+    demo = _demo(task)
+    assert demo.success and goal_on_state(task, demo.states[-1])
+    names, final = demo.object_names, demo.object_poses[-1]
+    mug, plate = final[names.index("porcelain_mug_1")], final[names.index("plate_1")]
+    w, x, y, _ = mug[3:]
+    assert 1 - 2 * (x * x + y * y) > np.cos(np.deg2rad(5))  # upright, not knocked over
+    assert np.linalg.norm(mug[:2] - plate[:2]) < 0.03
+    assert 0.0 < mug[2] - plate[2] < 0.01  # resting on the plate's floor, its root just above the plate's

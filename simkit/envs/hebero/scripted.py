@@ -22,7 +22,11 @@ Pick-and-place stays within the arm's reach (:func:`reach_margin`: the wrist wit
 a far grasp or place (:func:`lean_for`), the carry height is capped where the arm would stretch
 out (:func:`reach_top`); an object is turned about the grip site to fit a narrow region
 (:func:`_turn_to_fit`), and a slot (a caddy compartment) gets the footprint centred and the
-fingertips kept above its walls (:func:`_tight_rim`).
+fingertips kept above its walls (:func:`_tight_rim`), or, when one of its walls is lower, the
+object released leaned onto that wall (:func:`_lean_into_slot`). Near neighbours an object is
+turned 90 degrees when that gives the open fingers more room (:func:`_turn_for_room`,
+:func:`_turn_for_fingers`), and the hand crosses at the carry height when a wall lies on its
+straight way to the next grasp (:func:`_approach_over`).
 """
 
 from __future__ import annotations
@@ -409,11 +413,16 @@ def _region_box(scene, data, region: str) -> tuple[np.ndarray, np.ndarray]:
     return np.array(data.site_xpos[sid]), half
 
 
+SPOT_ROOM = 0.10  #: m, distance to the nearest neighbour beyond which region spots count as equally free
+TABLE_SPOT_ROOM = 0.15  #: m, the same for a region of the table (no entity of its own)
+
+
 def _free_spot(
     scene, data, obj: str, centre: np.ndarray, half: np.ndarray, margin: float, target: str
 ) -> np.ndarray:
     """The point (2,) of a 5 x 5 grid over a region (``centre`` +- ``half`` shrunk by ``margin``, m)
-    farthest from the other movable objects already inside it, nearest the centre on ties (a second
+    farthest from the other movable objects in or beside it (:func:`_near_region`), up to
+    :data:`SPOT_ROOM` (:data:`TABLE_SPOT_ROOM` on the table), nearest the centre on ties (a second
     object goes beside the first). The region's own container (the basket a region belongs to) is
     not an obstacle. An object that the goal puts into ``target`` before another one goes to the
     far end of the region's longer axis, leaving the other end for the next."""
@@ -421,10 +430,10 @@ def _free_spot(
     others = [
         np.asarray(data.xpos[scene.binding.bodies[n]])[:2]
         for n in scene.descriptor["objects"]
-        if n not in (obj, parent)
-        and np.all(np.abs(np.asarray(data.xpos[scene.binding.bodies[n]])[:2] - centre[:2]) < half[:2] + 0.05)
+        if n not in (obj, parent) and _near_region(scene, data, n, centre, half)
     ]
     span = np.maximum(half[:2] - margin, 0.0)
+    room = TABLE_SPOT_ROOM if parent is None else SPOT_ROOM
     if not others:
         if not _shares_region_later(scene, obj, target):
             return centre[:2].copy()
@@ -437,12 +446,24 @@ def _free_spot(
     for u in np.linspace(-1, 1, 5):
         for v in np.linspace(-1, 1, 5):
             p = centre[:2] + span * np.array([u, v])
-            score = min(min(float(np.linalg.norm(p - o)) for o in others), 0.10) - 0.01 * float(
+            score = min(min(float(np.linalg.norm(p - o)) for o in others), room) - 0.01 * float(
                 np.hypot(u, v)
             )
             if score > best:
                 best, spot = score, p
     return spot
+
+
+def _near_region(scene, data, name: str, centre: np.ndarray, half: np.ndarray) -> bool:
+    """Whether entity ``name``'s root body lies within 5 cm of the region box (``centre`` +- ``half``,
+    (3,) m) horizontally, or its collision AABB within 2 cm (a mug on a plate beside the region)."""
+    root = np.asarray(data.xpos[scene.binding.bodies[name]])[:2]
+    if np.all(np.abs(root - centre[:2]) < half[:2] + 0.05):
+        return True
+    lo, hi = scene.evaluator.aabb(data, name)
+    return bool(
+        np.all(lo[:2] < centre[:2] + half[:2] + 0.02) and np.all(hi[:2] > centre[:2] - half[:2] - 0.02)
+    )
 
 
 def _shares_region_later(scene, obj: str, target: str) -> bool:
@@ -457,7 +478,9 @@ def _place_target(scene, data, pred: str, obj: str, target: str) -> tuple[np.nda
     if target in b.sites:
         centre, half = _region_box(scene, data, target)
         lo, hi = ev.aabb(data, obj)
-        margin = min(0.5 * float(max(hi[0] - lo[0], hi[1] - lo[1])), 0.6 * float(min(half[:2])))
+        # On a table region the root may come nearer its edge (room for the open fingers)
+        inset = 0.4 if pred == "on" and b.site_parent.get(target) is None else 0.6
+        margin = min(0.5 * float(max(hi[0] - lo[0], hi[1] - lo[1])), inset * float(min(half[:2])))
         spot = _free_spot(scene, data, obj, centre, half, margin, target)
         joints = b.site_joints.get(target) or []
         if joints and int(scene.model.jnt_type[joints[0]]) == 2:  # a drawer: as far out as it holds
@@ -575,6 +598,67 @@ def _turn_to_fit(
     return align if excess(align) < excess(0.0) - 0.005 else 0.0
 
 
+OPEN_HALF_SPAN = 0.05  #: m, grip site to the outer face of an open finger (Panda: 0.04 opening, 1 cm finger)
+
+
+def _fingers_and_footprint(
+    scene, data, obj: str, spot: np.ndarray, grasp: np.ndarray, yaw: float, turn: float
+) -> np.ndarray:
+    """World xy points (2 + 8 G, 2), m, with ``obj`` (grasped at ``grasp`` (3,), gripper at ``yaw``
+    rad) turned by ``turn`` rad about the grip site and its root body at ``spot`` (2,): the outer
+    faces of the two open fingers (the grip site +- :data:`OPEN_HALF_SPAN` across the gripper) and
+    the corners of its collision boxes."""
+    root = np.asarray(data.xpos[scene.binding.bodies[obj]])[:2]
+    foot = corners(scene, data, obj)[:, :2] - grasp[:2]
+    r = _rot2(turn)
+    g = spot + r @ (grasp[:2] - root)
+    across = r @ np.array([-np.sin(yaw), np.cos(yaw)])
+    return np.vstack([g + OPEN_HALF_SPAN * across, g - OPEN_HALF_SPAN * across, g + foot @ r.T])
+
+
+def _turn_for_room(
+    scene, data, obj: str, target: str, spot: np.ndarray, grasp: np.ndarray, yaw: float
+) -> float:
+    """Turn (rad about the grip site, 0 or pi/2) for putting ``obj`` onto the region ``target`` with
+    its root body at ``spot`` (2,) that leaves the most room between the neighbours' collision AABBs
+    (objects in or beside the region, :func:`_near_region`) and both the open fingers and the
+    object's footprint (:func:`_fingers_and_footprint`); pi/2 only when that gains at least 1 cm.
+    0 for entity targets and regions without neighbours."""
+    if target not in scene.binding.sites:
+        return 0.0
+    centre, half = _region_box(scene, data, target)
+    boxes = [
+        scene.evaluator.aabb(data, n)
+        for n in scene.descriptor["objects"]
+        if n != obj and _near_region(scene, data, n, centre, half)
+    ]
+    if not boxes:
+        return 0.0
+
+    def room(turn: float) -> float:
+        pts = _fingers_and_footprint(scene, data, obj, spot, grasp, yaw, turn)
+        gaps = [np.max(np.maximum(lo[:2] - pts, pts - hi[:2]), axis=1) for lo, hi in boxes]
+        return float(np.min(gaps))
+
+    return np.pi / 2 if room(np.pi / 2) > room(0.0) + 0.01 else 0.0
+
+
+def _turn_for_fingers(
+    scene, data, obj: str, target: str, spot: np.ndarray, grasp: np.ndarray, yaw: float
+) -> float:
+    """Turn (rad about the grip site, 0 or pi/2) for putting ``obj`` into a container's region
+    ``target`` with its root body at ``spot`` (2,) that keeps the open fingers and the footprint
+    (:func:`_fingers_and_footprint`, gripper at ``yaw``) farthest inside the region's box (off the container's walls: an object at the end of a basket, fingers opening
+    along that end, would put a finger on the wall); pi/2 only when that gains at least 1 cm."""
+    centre, half = _region_box(scene, data, target)
+
+    def room(turn: float) -> float:
+        pts = _fingers_and_footprint(scene, data, obj, spot, grasp, yaw, turn)
+        return float(np.min(half[:2] - np.abs(pts - centre[:2])))
+
+    return np.pi / 2 if room(np.pi / 2) > room(0.0) + 0.01 else 0.0
+
+
 FINGER_DEPTH = 0.02  #: m, how far the fingertips reach below the grip site (Panda hand)
 SLOT_SLACK = 0.03  #: m, a region narrower than the object's narrow side plus this is a slot
 
@@ -612,7 +696,13 @@ def plan_place(scene, data, pred: str, obj: str, target: str) -> list[Waypoint]:
     grasp, yaw = grasp_pose(scene, data, obj)
     hang = float(grasp[2] - lo[2])
     spot, support = _place_target(scene, data, pred, obj, target)
-    turn = _turn_to_fit(scene, data, obj, target, spot, grasp, yaw) if pred == "in" else 0.0
+    turn = (
+        _turn_to_fit(scene, data, obj, target, spot, grasp, yaw)
+        if pred == "in"
+        else _turn_for_room(scene, data, obj, target, spot, grasp, yaw)
+    )
+    if pred == "in" and turn == 0.0 and b.site_parent.get(target):
+        turn = _turn_for_fingers(scene, data, obj, target, spot, grasp, yaw)
     root = np.asarray(data.xpos[b.bodies[obj]])[:2]
     offset = _rot2(turn) @ (grasp[:2] - root)  # grip site vs the object's root body, turned with it
     place = np.array([spot[0] + offset[0], spot[1] + offset[1], support + hang + 0.02])
@@ -622,7 +712,132 @@ def plan_place(scene, data, pred: str, obj: str, target: str) -> list[Waypoint]:
         place[:2] -= _rot2(turn) @ ((pts.min(axis=0) + pts.max(axis=0)) / 2 - root)
         place[2] = max(place[2], rim + FINGER_DEPTH + 0.01)
     z0 = float(data.xpos[b.bodies[obj]][2])
-    return _pick_place_within_reach(scene, data, obj, grasp, place, hang, yaw, (obj, z0 + LIFT_CHECK), turn)
+    plan = _pick_place_within_reach(scene, data, obj, grasp, place, hang, yaw, (obj, z0 + LIFT_CHECK), turn)
+    if rim is not None:
+        lean_in = _lean_into_slot(scene, data, obj, target, grasp, yaw, turn)
+        if lean_in is not None:
+            plan = plan[:5] + _tilted_release(plan[5], *lean_in)
+    return _approach_over(scene, data, obj, plan)
+
+
+def _approach_over(scene, data, obj: str, plan: list[Waypoint]) -> list[Waypoint]:
+    """``plan`` (a :func:`pick_place`) with the hand first rising to the carry height and crossing
+    at it to above the approach point, when an entity in the 12 cm corridor from the grip site to
+    that point reaches within 8 cm of the lower of the two (the open fingers would catch a basket's
+    rim or handle on the straight line down from the last place)."""
+    import mujoco
+
+    sid = mujoco.mj_name2id(scene.model, mujoco.mjtObj.mjOBJ_SITE, "robot/gripper/grip_site")
+    if sid < 0:
+        return plan
+    ee, first = np.array(data.site_xpos[sid]), plan[0]
+    if _corridor_top(scene, data, obj, ee, first.pos, -np.inf) + 0.08 <= min(ee[2], first.pos[2]):
+        return plan
+    z = max(float(ee[2]), float(plan[4].pos[2]))
+    up = [np.array([ee[0], ee[1], z]), np.array([first.pos[0], first.pos[1], z])]
+    return [Waypoint(p, -1.0, tol=0.02, budget=50, yaw=first.yaw, lean=first.lean) for p in up] + plan
+
+
+SLOT_LEAN_MAX_DEG = 35.0  #: largest lean (degrees from vertical) an object is released at in a slot
+SLOT_DROP = 0.01  #: m, height of a leaned object's lowest corner above the slot's floor at release
+
+
+def _slot_walls(scene, data, target: str) -> tuple[np.ndarray, float, float, float, float, float] | None:
+    """The walls of the slot region ``target`` along its narrow axis: (n, a, c, h, floor, top_a) with
+    n (3,) the horizontal unit from the higher wall towards the lower one, a and c (m, along n from
+    the region's centre) the inner faces of the higher and the lower wall, h (m) the lower wall's
+    top above the slot's floor, floor (m) the floor's height under the region's centre and top_a (m)
+    the higher wall's top; walls are the parent entity's collision boxes overlapping the region's
+    long extent within 1 cm outside its narrow sides. None when either wall or the floor is missing
+    or the site's horizontal axes are not its x and y."""
+    b = scene.binding
+    parent = b.site_parent[target]
+    centre, _ = _region_box(scene, data, target)
+    rs = np.asarray(data.site_xmat[b.sites[target]]).reshape(3, 3)
+    size = np.asarray(b.site_size[target])
+    k = int(np.argmin(size[:2]))
+    n, lng = rs[:, k] * np.array([1, 1, 0]), rs[:, 1 - k] * np.array([1, 1, 0])
+    if min(np.linalg.norm(n), np.linalg.norm(lng)) < 0.5:  # the site's x or y axis is near vertical
+        return None
+    n, lng = n / np.linalg.norm(n), lng / np.linalg.norm(lng)
+    sides: dict[int, tuple[float, float]] = {}
+    for g in b.subtree_geoms[parent]:
+        pts = corners_of_geom(scene.model, data, g) - centre
+        s, u = pts @ n, pts @ lng
+        if u.max() < -size[1 - k] or u.min() > size[1 - k]:
+            continue
+        for sign in (1, -1):
+            inner = float((s * sign).min())
+            if size[k] - 0.01 <= inner <= size[k] + 0.01 and (sign not in sides or inner < sides[sign][0]):
+                sides[sign] = (inner, float(pts[:, 2].max() + centre[2]))
+    floor = _floor_below(scene, data, parent, centre[:2], centre[2])
+    if len(sides) < 2 or not np.isfinite(floor):
+        return None
+    low = 1 if sides[1][1] <= sides[-1][1] else -1
+    return low * n, -sides[-low][0], sides[low][0], sides[low][1] - floor, floor, sides[-low][1]
+
+
+def _lean_into_slot(
+    scene, data, obj: str, target: str, grasp: np.ndarray, yaw: float, turn: float
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """A grip-site release point (3,) and hand lean (rotation vector (3,), rad) that put ``obj``
+    (grasped at ``grasp`` (3,) with the gripper at ``yaw`` rad, its narrow side squared up with the
+    fingers' closing direction (to 0.5 degree), turned by ``turn`` rad about z) leaning in the slot
+    ``target``: its lower edge on the slot's floor against the higher wall, its face on the lower
+    wall's top edge, so its root body stands above the floor (an object standing on a caddy's base
+    has its root below the bottom of LIBERO's ``In`` box). The lean theta satisfies
+    tan(theta) = (c - s_e) / h (:func:`_slot_walls`), s_e the lower edge's position, t cos(theta)
+    + 3 mm off the higher wall's face (t the object's thickness); released with its lowest corner
+    :data:`SLOT_DROP` above the floor. None when the slot has no such walls or the
+    lean would not tip the object onto the lower wall (its centre not past its lower edge)."""
+    walls = _slot_walls(scene, data, target)
+    if walls is None:
+        return None
+    n, a, c, h, floor, _ = walls
+    centre, _ = _region_box(scene, data, target)
+    pts = corners(scene, data, obj) - grasp
+    z = np.array([0.0, 0.0, 1.0])
+    across = np.array([-np.sin(yaw), np.cos(yaw), 0.0])
+    square = min(  # the closing fingers square the object's narrow side up with their closing direction
+        (np.deg2rad(d) for d in np.arange(-10.0, 10.5, 0.5)),
+        key=lambda u: float(np.ptp(pts @ _axis_rotation(z, u).T @ across)),
+    )
+    q = pts @ _axis_rotation(z, turn + square).T  # corners about the grip site, as held and turned
+    t, height = float(np.ptp(q @ n)), float(np.ptp(q[:, 2]))
+    theta = 0.0
+    for _ in range(3):  # the leaned object's far-side lower edge 3 mm off the higher wall
+        edge = a + t * np.cos(theta) + 0.003
+        theta = float(np.arctan2(c - edge, h))
+    if not np.tan(theta) > t / height or theta > np.deg2rad(SLOT_LEAN_MAX_DEG):
+        return None
+    axis = np.cross(z, n)  # tips +z towards +n
+    r = q @ _axis_rotation(axis, theta).T
+    low = r[int(np.argmin(r[:, 2]))]
+    lng = np.cross(n, z)
+    along = float(((r @ lng).min() + (r @ lng).max()) / 2)
+    g = centre.copy()
+    g[:2] = centre[:2] + n[:2] * (edge - float(low @ n)) - lng[:2] * along
+    g[2] = floor + SLOT_DROP - float(low[2])
+    return g, axis * theta
+
+
+def _tilted_release(over: Waypoint, place: np.ndarray, lean: np.ndarray) -> list[Waypoint]:
+    """The end of a pick-and-place that releases the object leaned: from ``over`` (the waypoint above
+    the place) the hand leans by ``lean`` (rotation vector (3,), rad), goes over ``place`` (3,),
+    descends to it, opens and rises back to the carry height."""
+    from scipy.spatial.transform import Rotation
+
+    if over.lean is not None:
+        lean = (Rotation.from_rotvec(lean) * Rotation.from_rotvec(over.lean)).as_rotvec()
+    top = np.array([place[0], place[1], over.pos[2]])
+    y = over.yaw
+    return [
+        Waypoint(over.pos, 1.0, tol=0.015, budget=70, yaw=y, lean=over.lean),
+        Waypoint(top, 1.0, tol=0.01, budget=60, hold=5, yaw=y, lean=lean),
+        Waypoint(place, 1.0, tol=0.006, budget=60, hold=5, yaw=y, lean=lean),
+        Waypoint(place, -1.0, tol=1.0, budget=1, hold=10, yaw=y, lean=lean),
+        Waypoint(top, -1.0, tol=0.015, budget=50, yaw=y, lean=lean),
+    ]
 
 
 def plan_atom(scene, data, pred: str, args: list[str]) -> list[Waypoint]:
