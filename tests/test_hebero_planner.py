@@ -214,3 +214,37 @@ def test_the_pudding_beside_the_plate_leaves_the_mug_standing_on_the_plate():
     assert 1 - 2 * (x * x + y * y) > np.cos(np.deg2rad(5))  # upright, not knocked over
     assert np.linalg.norm(mug[:2] - plate[:2]) < 0.03
     assert 0.0 < mug[2] - plate[2] < 0.01  # resting on the plate's floor, its root just above the plate's
+
+
+KITCHEN4 = "long/KITCHEN_SCENE4_put_the_black_bowl_in_the_bottom_drawer_of_the_cabinet_and_close_it"
+
+
+def test_the_bottom_drawer_is_pushed_to_its_closed_limit_with_the_bowl_inside():
+    from simkit.envs.hebero.scripted import PUSH_LEAN_DEG, _axis_rotation, drawer_push
+
+    # the push leans the fingertips towards the cabinet (+y here), the palm back from its front
+    plan = drawer_push(np.array([0.0, 0.05, 0.95]), np.array([0.0, -1.0, 0.0]), 0.17)
+    lean = plan[0].lean
+    fingers = _axis_rotation(lean / np.linalg.norm(lean), float(np.linalg.norm(lean))) @ [0.0, 0.0, -1.0]
+    a = np.deg2rad(PUSH_LEAN_DEG)
+    assert np.allclose(fingers, [0.0, np.sin(a), -np.cos(a)]) and plan[0].yaw == pytest.approx(np.pi / 2)
+    assert np.allclose(plan[2].pos, [0.0, 0.22, 0.95])  # 0.17 m past the handle, against its opening
+
+    demo = _demo(KITCHEN4)
+    assert demo.success and goal_on_state(KITCHEN4, demo.states[-1])
+    env = demo_env(KITCHEN4)
+    m = env.tasks[0].model
+    j = m.joint("white_cabinet_1/bottom_level")
+    q = demo.articulation[:, demo.articulation_names.index("white_cabinet_1/bottom_level")]
+    assert q[0] < -0.14  # the drawer starts open (LIBERO's init region)
+    assert 0.0 < q[-1] <= j.range[1] + 1e-3 and q[-1] > j.range[1] - 2e-3  # shut: at its closed limit
+    bowl = demo.object_poses[-1, demo.object_names.index("akita_black_bowl_1"), :3]
+    import mujoco
+
+    model, data = env.backend.get_data(0, 0)
+    spec = env.tasks[0].state_spec
+    mujoco.mj_setState(model, data, np.ascontiguousarray(demo.states[-1]), spec)
+    mujoco.mj_forward(model, data)
+    ev = env.tasks[0].scene.evaluator
+    lo, hi = ev.aabb(data, "white_cabinet_1")  # the drawers shut: the carcass and the handles
+    assert np.all(bowl > lo) and np.all(bowl < hi)  # inside the shut cabinet's box, not in front of it
