@@ -106,7 +106,7 @@ FAMILIES: tuple[Family, ...] = (
         generators={"hebero-demos": "simkit.generators.hebero.generator:HeberoDemosGenerator"},
         listings={
             "hebero-demos": Listing(
-                "6",
+                "7",
                 "hebero",
                 "scripted demonstrations of the Hebero/LIBERO tasks (MuJoCo states, actions, success)",
             )

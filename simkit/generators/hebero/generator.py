@@ -70,8 +70,9 @@ class HeberoDemosGenerator(Generator):
     #: 4: objects on sites/objects as LIBERO's samplers place them, the Panda's finger home and
     #: base height (LIBERO's); 5: with 4, grasps and carries within the arm's reach, objects turned to
     #: fit slots, wall side by room; 6: masses from collision geoms only (LIBERO's), the flat stove's
-    #: burner plate 10 mm thick
-    version = "6"
+    #: burner plate 10 mm thick; 7: the drawer pushed shut with the hand leaned, the book released
+    #: leaned into the caddy slot, objects kept clear of neighbours and of basket walls
+    version = "7"
     description = "scripted demonstrations of the Hebero/LIBERO tasks (MuJoCo states, actions, success)"
     extra = "hebero"
     requires = ("mujoco", "gymnasium", "scipy")
