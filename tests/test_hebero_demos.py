@@ -319,3 +319,18 @@ def test_a_missing_checkpoints_folder_is_refused(tmp_path):
 
     with pytest.raises(InputError, match="--checkpoints: no such folder"):
         evaluate("os.path:join", "goal", None, 1, 1, 0, tmp_path / "nonexistent")
+
+
+@pytest.mark.parametrize(
+    ("suite", "max_steps", "message"),
+    [
+        ("goal", 0, "--max-steps must be >= 1, not 0"),
+        ("nope", 600, "--suite must be one of goal, object, spatial, long, all, not 'nope'"),
+    ],
+)
+def test_a_bad_suite_or_max_steps_names_its_flag(suite, max_steps, message):
+    from simkit.eval.hebero.evaluate import evaluate
+
+    with pytest.raises(InputError) as exc:
+        evaluate("zero", suite, None, 1, max_steps)
+    assert str(exc.value) == message
