@@ -319,3 +319,29 @@ def test_a_missing_checkpoints_folder_is_refused(tmp_path):
 
     with pytest.raises(InputError, match="--checkpoints: no such folder"):
         evaluate("os.path:join", "goal", None, 1, 1, 0, tmp_path / "nonexistent")
+
+
+@pytest.mark.parametrize(
+    ("suite", "max_steps", "message"),
+    [
+        ("goal", 0, "--max-steps must be >= 1, not 0"),
+        ("nope", 600, "--suite must be one of goal, object, spatial, long, all, not 'nope'"),
+    ],
+)
+def test_a_bad_suite_or_max_steps_names_its_flag(suite, max_steps, message):
+    from simkit.eval.hebero.evaluate import evaluate
+
+    with pytest.raises(InputError) as exc:
+        evaluate("zero", suite, None, 1, max_steps)
+    assert str(exc.value) == message
+
+
+def test_an_odd_image_size_says_so_once():
+    from simkit.core.config import build_config
+    from simkit.generators.hebero.generator import HeberoDemosConfig
+
+    with pytest.raises(InputError) as exc:
+        build_config(HeberoDemosConfig, None, ["image_size=33"])
+    assert str(exc.value).startswith(
+        "invalid config: image_size: Value error, must be even (H.264 video) (got 33). Valid keys: suite,"
+    ), str(exc.value)

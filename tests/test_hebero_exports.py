@@ -282,3 +282,16 @@ def test_exports_obey_quiet_and_count_the_demos_they_read(corpus, tmp_path, monk
     monkeypatch.setattr(Progress, "__init__", init)
     demos = list(cmd._hebero_samples(corpus[0]))
     assert len(bars) == 1 and bars[0].total == len(demos) > 0 and bars[0].done == len(demos)
+
+
+def test_eval_with_damaged_demos_exits_1_as_the_exports(corpus, tmp_path):
+    import shutil
+
+    bad = tmp_path / "bad"
+    shutil.copytree(corpus[0], bad)
+    shard = next((bad / "shards").glob("*.tar"))
+    shard.write_bytes(shard.read_bytes()[: shard.stat().st_size // 2])  # a truncated shard
+    r = _cli("eval", "hebero", "--policy", "zero", "--suite", "goal", "--episodes", "1", "--demos", bad)
+    lines = r.output.strip().splitlines()
+    assert r.exit_code == 1 and len(lines) == 1, r.output
+    assert lines[0].startswith(f"error: {bad}: shard-000000.tar: cannot be read as a tar archive"), lines[0]

@@ -225,6 +225,7 @@ def _register_eval_export(groups) -> None:
     ) -> None:
         """Evaluate a policy on Hebero tasks: Mean SR, Long SR, coverage, SR-AUC, a per-task table and bar chart."""
         from simkit.core.errors import SimkitError
+        from simkit.episodes.reader import CorpusDamaged
 
         check_out(out, folder=True, corpora=(demos,))
         try:
@@ -245,6 +246,9 @@ def _register_eval_export(groups) -> None:
                 init_states=init_states,
                 init_wait=init_wait,
             )
+        except CorpusDamaged as exc:  # a damaged --demos corpus: exit 1, as validate and the exports
+            fail(str(exc), code=1)
+            return
         except SimkitError as exc:
             fail(str(exc))
             return

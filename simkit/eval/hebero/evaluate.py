@@ -199,14 +199,18 @@ def evaluate(
     objects uniformly in their boxes (collision rejection); other tasks use the BDDL regions.
 
     Raises:
-        InputError: unknown suite/task/policy, a policy module that fails to import, an empty
-            checkpoint folder, bad actions.
+        InputError: unknown suite/task/policy, ``episodes`` or ``max_steps`` below 1, a policy module
+            that fails to import, an empty checkpoint folder, bad actions.
     """
-    from simkit.envs.hebero.tasks import task_ids
+    from simkit.envs.hebero.tasks import SUITE_CHOICES, task_ids
     from simkit.envs.hebero.vector_env import HeberoVectorEnv
 
     if episodes < 1:
         raise InputError(None, f"--episodes must be >= 1, not {episodes}")
+    if max_steps < 1:
+        raise InputError(None, f"--max-steps must be >= 1, not {max_steps}")
+    if not tasks and suite not in (None, *SUITE_CHOICES):
+        raise InputError(None, f"--suite must be one of {', '.join(SUITE_CHOICES)}, not {suite!r}")
     if init_states not in (None, "libero"):
         raise InputError(None, f"--init-states must be 'libero', not {init_states!r}")
     if init_wait < 0:

@@ -58,7 +58,7 @@ class HeberoDemosConfig(GeneratorConfig):
     @classmethod
     def _even(cls, v: int) -> int:
         if v % 2:
-            raise ValueError(f"image_size must be even (H.264 video), got {v}")
+            raise ValueError("must be even (H.264 video)")
         return v
 
 

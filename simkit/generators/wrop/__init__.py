@@ -97,7 +97,7 @@ class WropConfig(GeneratorConfig):
     @classmethod
     def _even(cls, v: int) -> int:
         if v % 2:
-            raise ValueError(f"must be even, got {v}")
+            raise ValueError("must be even")
         return v
 
     @field_validator("generator")
