@@ -467,6 +467,11 @@ def generate(
     except OSError as exc:
         fail(f"{getattr(exc, 'filename', None) or out}: {exc.strerror or exc}")
         return
+    except KeyboardInterrupt:  # Ctrl-C: the finished episodes stay; the same command resumes
+        typer.echo(
+            f"interrupted: {out} keeps the finished episodes; run the same command again to resume", err=True
+        )
+        raise typer.Exit(130) from None
     if as_json:
         _json_out(_summary_dict(summary))
     elif quiet():

@@ -75,3 +75,63 @@ def test_resume_produces_a_deleted_shard_again(tmp_path):
     s = generate_corpus("toy", 6, out, seed=1, episodes_per_shard=2)
     assert (s.produced, s.discarded) == (2, 2)
     assert shard_bytes(out) == before and validate_corpus(out).passed
+
+
+def test_resume_produces_a_truncated_shard_again_and_says_so(tmp_path):
+    out = tmp_path / "c"
+    generate_corpus("toy", 6, out, seed=1, episodes_per_shard=2)
+    before = shard_bytes(out)
+    tar = out / "shards" / "shard-000001.tar"
+    tar.write_bytes(tar.read_bytes()[: tar.stat().st_size // 2])  # a copy cut off half way
+    s = generate_corpus("toy", 6, out, seed=1, episodes_per_shard=2)
+    assert (s.produced, s.discarded) == (2, 2)
+    assert s.notes[0] == "shards/shard-000001.tar: missing or truncated; its 2 episodes were produced again"
+    assert shard_bytes(out) == before and validate_corpus(out).passed
+    s = generate_corpus("toy", 6, out, seed=1, episodes_per_shard=2)  # intact now: nothing to redo
+    assert (s.produced, s.discarded, s.notes) == (0, 0, [])
+
+
+def test_ctrl_c_says_how_to_resume_and_the_same_command_finishes_the_same_corpus(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    def cli(out):
+        args = [
+            "generate",
+            "toy",
+            "--n",
+            "12",
+            "--out",
+            str(out),
+            "--episodes-per-shard",
+            "2",
+            "--set",
+            "sleep_s=0.1",
+        ]
+        return subprocess.Popen(
+            [sys.executable, "-m", "simkit", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=os.environ,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as a terminal's Ctrl-C
+        )
+
+    p = cli(tmp_path / "c")
+    deadline = time.monotonic() + 60
+    while not list((tmp_path / "c").glob("shards/*.tar")) and time.monotonic() < deadline:
+        time.sleep(0.05)  # interrupt once a shard is complete, mid-run
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130
+    assert err.strip().splitlines()[-1] == (
+        f"interrupted: {tmp_path / 'c'} keeps the finished episodes; run the same command again to resume"
+    )
+    assert 0 < len(list((tmp_path / "c").glob("shards/*.tar"))) < 6
+    for out in ("c", "ref"):  # the same command again, and an uninterrupted run
+        q = cli(tmp_path / out)
+        assert q.wait(timeout=120) == 0
+    assert shard_bytes(tmp_path / "c") == shard_bytes(tmp_path / "ref")

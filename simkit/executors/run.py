@@ -571,9 +571,10 @@ class _Run:
             self.bar.advance()
 
 
-def _open_dir(layout: CorpusLayout, reopen: list[int], shards: range) -> int:
+def _open_dir(layout: CorpusLayout, reopen: list[int], shards: range) -> tuple[int, list[str]]:
     """Create OUT and bring it to a state a run can continue from: no ``*.tmp``, grown shards reopened,
-    lost shards re-planned, no ``.partial/`` folder of a complete shard. Returns the episodes re-planned."""
+    lost or truncated shards re-planned, no ``.partial/`` folder of a complete shard. Returns the
+    episodes re-planned and a line per shard re-planned."""
     try:
         layout.ensure()
     except OSError as exc:
@@ -590,11 +591,14 @@ def _open_dir(layout: CorpusLayout, reopen: list[int], shards: range) -> int:
     return lost
 
 
-def _open_remote(layout: CorpusLayout, work: CorpusLayout, reopen: list[int], shards: range) -> int:
+def _open_remote(
+    layout: CorpusLayout, work: CorpusLayout, reopen: list[int], shards: range
+) -> tuple[int, list[str]]:
     """Bring an object-store corpus to a state a run can continue from; episodes are stored in the local
     ``work`` layout until their shard is published. Grown shards are fetched into ``work`` and reopened
     there, then removed from the store (rows object first: the shard stops being complete before its
-    parts go). Lost shards are re-planned as on a disk. Returns the episodes re-planned."""
+    parts go). Lost shards are re-planned as on a disk. Returns the episodes re-planned and a line per
+    shard re-planned."""
     work.ensure()
     for j in reopen:
         fetch_shard(layout, work, j)
@@ -605,26 +609,46 @@ def _open_remote(layout: CorpusLayout, work: CorpusLayout, reopen: list[int], sh
     return _drop_lost_shards(layout, shards)
 
 
-def _drop_lost_shards(layout: CorpusLayout, shards: range) -> int:
-    """Mark complete shards of this plan whose tar files are gone as incomplete, so they are produced again
-    (episode i depends only on the seed: the same bytes come back). Returns how many episodes that re-plans."""
+def _tar_floor(rows: list[dict], name: str) -> int:
+    """The fewest bytes shard tar ``name`` can hold its rows' members in: per member a 512-byte header
+    and its data rounded up to 512-byte blocks, plus the two end-of-archive blocks (POSIX ustar; a
+    long-name header only adds)."""
+    return 1024 + sum(512 + -(-int(m["bytes"]) // 512) * 512 for r in rows if r["shard"] == name for m in r["members"])
+
+
+def _drop_lost_shards(layout: CorpusLayout, shards: range) -> tuple[int, list[str]]:
+    """Mark complete shards of this plan whose tar files are gone, or on a disk shorter than their
+    rows' members need (truncated: a full disk, an interrupted copy), as incomplete, so they are
+    produced again (episode i depends only on the seed: the same bytes come back). Returns how many
+    episodes that re-plans and one line per shard re-planned."""
     import json
 
-    lost = 0
+    lost, notes = 0, []
     # on an object store one listing answers for every shard (a request per tar object would not)
     listed = {p.name for p in layout.shards.glob("*.tar")} if is_remote(layout.root) else None
     for j in sorted(layout.complete_shards()):
         if j not in shards:
             continue
         rows = json.loads(layout.rows_path(j).read_text())  # checked by load_rows before
-        names = {r["shard"] for r in rows if r["members"]}
-        if all(n in listed if listed is not None else (layout.shards / n).is_file() for n in names):
+        names = sorted({r["shard"] for r in rows if r["members"]})
+        bad = [n for n in names if not _shard_intact(layout, rows, n, listed)]
+        if not bad:
             continue
         for p in layout.shards.glob(f"shard-{j:06d}*.tar"):
             p.unlink()
         layout.rows_path(j).unlink()
         lost += len(rows)
-    return lost
+        notes.append(f"shards/{bad[0]}: missing or truncated; its {len(rows)} episodes were produced again")
+    return lost, notes
+
+
+def _shard_intact(layout: CorpusLayout, rows: list[dict], name: str, listed: set[str] | None) -> bool:
+    """Whether shard tar ``name`` is there (in the object store's listing) and, on a disk, no shorter
+    than :func:`_tar_floor`."""
+    if listed is not None:
+        return name in listed
+    path = layout.shards / name
+    return path.is_file() and path.stat().st_size >= _tar_floor(rows, name)
 
 
 def _versions(gen_cls, preflight: Worker | None) -> dict[str, str]:
@@ -741,13 +765,13 @@ def generate_corpus(
             preflight = _preflight(spec, parallel=workers > 1 or executor == "ray")
             try:
                 plan = plan_shards(n, episodes_per_shard, shard)
-                lost = _open_remote(layout, work, reopen, plan) if remote else _open_dir(layout, reopen, plan)
+                opened = _open_remote(layout, work, reopen, plan) if remote else _open_dir(layout, reopen, plan)
             except BaseException:
                 if preflight is not None:
                     preflight.close()
                 raise
             run = _Run(spec, work, n, shard, max_shard_bytes, dest=layout if remote else None)
-            run.summary.discarded += lost
+            run.summary.discarded += opened[0]
             versions = _versions(gen_cls, preflight)
 
             def publish() -> list[dict]:
@@ -772,5 +796,5 @@ def generate_corpus(
     summary.failed = sum(1 for r in rows if r["status"] != "ok" and spec.shard_of(r["index"]) in run.shards)
     summary.seconds = time.perf_counter() - t0
     summary.bytes_written = sum(p.stat().st_size for p in layout.shards.glob("*.tar"))
-    summary.notes = gen_cls.summary_lines(gen_cls.corpus_summary(spec.config, rows))
+    summary.notes = opened[1] + gen_cls.summary_lines(gen_cls.corpus_summary(spec.config, rows))
     return summary
