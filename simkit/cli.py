@@ -472,6 +472,11 @@ def generate(
             f"interrupted: {out} keeps the finished episodes; run the same command again to resume", err=True
         )
         raise typer.Exit(130) from None
+    _report_run(summary, as_json)
+
+
+def _report_run(summary, as_json: bool) -> None:
+    """``generate``'s end: the summary (a table, or JSON; errors alone when quiet), then its exit code."""
     if as_json:
         _json_out(_summary_dict(summary))
     elif quiet():
