@@ -313,6 +313,15 @@ def test_checkpoints_with_a_builtin_policy_are_refused_not_ignored(policy, tmp_p
         evaluate(policy, "goal", None, 1, 1, 0, tmp_path)
 
 
+def test_the_demo_policy_refuses_reset_boxes_it_would_not_use():
+    from simkit.core.errors import InputError
+    from simkit.eval.hebero.evaluate import evaluate
+
+    boxes = {"goal/turn_on_the_stove": {"flat_stove_1": ((0.0, 0.0), (0.1, 0.1))}}
+    with pytest.raises(InputError, match=r"drop --demos \(reset boxes\)"):
+        evaluate("demo", "goal", None, 1, 1, 0, boxes=boxes)
+
+
 def test_a_missing_checkpoints_folder_is_refused(tmp_path):
     from simkit.core.errors import InputError
     from simkit.eval.hebero.evaluate import evaluate

@@ -613,7 +613,9 @@ def _tar_floor(rows: list[dict], name: str) -> int:
     """The fewest bytes shard tar ``name`` can hold its rows' members in: per member a 512-byte header
     and its data rounded up to 512-byte blocks, plus the two end-of-archive blocks (POSIX ustar; a
     long-name header only adds)."""
-    return 1024 + sum(512 + -(-int(m["bytes"]) // 512) * 512 for r in rows if r["shard"] == name for m in r["members"])
+    return 1024 + sum(
+        512 + -(-int(m["bytes"]) // 512) * 512 for r in rows if r["shard"] == name for m in r["members"]
+    )
 
 
 def _drop_lost_shards(layout: CorpusLayout, shards: range) -> tuple[int, list[str]]:
@@ -765,7 +767,9 @@ def generate_corpus(
             preflight = _preflight(spec, parallel=workers > 1 or executor == "ray")
             try:
                 plan = plan_shards(n, episodes_per_shard, shard)
-                opened = _open_remote(layout, work, reopen, plan) if remote else _open_dir(layout, reopen, plan)
+                opened = (
+                    _open_remote(layout, work, reopen, plan) if remote else _open_dir(layout, reopen, plan)
+                )
             except BaseException:
                 if preflight is not None:
                     preflight.close()

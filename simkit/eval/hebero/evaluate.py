@@ -219,6 +219,10 @@ def evaluate(
         raise InputError(
             None, "--policy demo replays recorded demos from their own starts; drop --init-states"
         )
+    if boxes and policy == "demo":
+        raise InputError(
+            None, "--policy demo replays recorded demos from their own starts; drop --demos (reset boxes)"
+        )
     if checkpoints is not None and policy in ("random", "zero", "demo"):
         raise InputError(
             checkpoints,
