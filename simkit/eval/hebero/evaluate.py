@@ -215,14 +215,9 @@ def evaluate(
         raise InputError(None, f"--init-states must be 'libero', not {init_states!r}")
     if init_wait < 0:
         raise InputError(None, f"--init-wait must be >= 0, not {init_wait}")
-    if init_states and policy == "demo":
-        raise InputError(
-            None, "--policy demo replays recorded demos from their own starts; drop --init-states"
-        )
-    if boxes and policy == "demo":
-        raise InputError(
-            None, "--policy demo replays recorded demos from their own starts; drop --demos (reset boxes)"
-        )
+    if policy == "demo" and (init_states or boxes):
+        drop = "--init-states" if init_states else "--demos (reset boxes)"
+        raise InputError(None, f"--policy demo replays recorded demos from their own starts; drop {drop}")
     if checkpoints is not None and policy in ("random", "zero", "demo"):
         raise InputError(
             checkpoints,
