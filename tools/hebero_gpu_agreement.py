@@ -57,11 +57,13 @@ def goal_tasks(cache: Path) -> list[str]:
     return [t for t in ids if t.startswith("goal/")]
 
 
-def record_demos(env, max_steps: int) -> np.ndarray:
+def record_demos(env, max_steps: int, hold: int = 10) -> np.ndarray:
     """Scripted demos in a CPU env (one env per task) from bank entry 0: actions (K, T, 7) float32.
 
     Each env follows its task's plan (:func:`~simkit.envs.hebero.scripted.plan_task` on its initial
-    state) until the goal holds or the plan ends, then idles (zero motion, gripper open).
+    state) until the goal holds or the plan ends, then idles (zero motion, gripper open); once every
+    env has finished, ``hold`` more idle steps follow (a run that ended on the very step a goal first
+    held would leave its outcome to a contact just made).
     """
     from simkit.envs.hebero.scripted import Tracker, plan_task
 
@@ -97,6 +99,11 @@ def record_demos(env, max_steps: int) -> np.ndarray:
         finished |= info["success"] | np.array([t.done for t in trackers])
         if finished.all():
             break
+    idle = np.zeros((env.num_envs, 7))
+    idle[:, 6] = -1.0
+    for _ in range(hold):
+        env.step(idle)
+        actions.append(idle)
     return np.asarray(actions, np.float32).transpose(1, 0, 2)
 
 
