@@ -251,14 +251,14 @@ def _list_generators(available, load, as_json: bool) -> None:
     from simkit.core import families, registry
 
     try:
-        names = sorted(available())
+        table = available()
     except SimkitError as exc:
         fail(str(exc))
         return
     shipped = families.listings()
     rows = []
-    for name in names:
-        item = shipped.get(name) if available()[name] == registry.BUILTIN.get(name) else None
+    for name in sorted(table):
+        item = shipped.get(name) if table[name] == registry.BUILTIN.get(name) else None
         if item is not None:
             rows.append((name, item.version, item.extra or "-", item.description))
             continue
