@@ -85,7 +85,7 @@ def test_resume_produces_a_truncated_shard_again_and_says_so(tmp_path):
     tar.write_bytes(tar.read_bytes()[: tar.stat().st_size // 2])  # a copy cut off half way
     s = generate_corpus("toy", 6, out, seed=1, episodes_per_shard=2)
     assert (s.produced, s.discarded) == (2, 2)
-    assert s.notes[0] == "shards/shard-000001.tar: missing or truncated; its 2 episodes were produced again"
+    assert s.notes[0] == "shards/shard-000001.tar: missing or damaged; its 2 episodes were produced again"
     assert shard_bytes(out) == before and validate_corpus(out).passed
     s = generate_corpus("toy", 6, out, seed=1, episodes_per_shard=2)  # intact now: nothing to redo
     assert (s.produced, s.discarded, s.notes) == (0, 0, [])

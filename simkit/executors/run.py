@@ -609,20 +609,12 @@ def _open_remote(
     return _drop_lost_shards(layout, shards)
 
 
-def _tar_floor(rows: list[dict], name: str) -> int:
-    """The fewest bytes shard tar ``name`` can hold its rows' members in: per member a 512-byte header
-    and its data rounded up to 512-byte blocks, plus the two end-of-archive blocks (POSIX ustar; a
-    long-name header only adds)."""
-    return 1024 + sum(
-        512 + -(-int(m["bytes"]) // 512) * 512 for r in rows if r["shard"] == name for m in r["members"]
-    )
-
-
 def _drop_lost_shards(layout: CorpusLayout, shards: range) -> tuple[int, list[str]]:
-    """Mark complete shards of this plan whose tar files are gone, or on a disk shorter than their
-    rows' members need (truncated: a full disk, an interrupted copy), as incomplete, so they are
-    produced again (episode i depends only on the seed: the same bytes come back). Returns how many
-    episodes that re-plans and one line per shard re-planned."""
+    """Mark complete shards of this plan whose tar files are gone or, on a disk, fail the reader's
+    structure check (:func:`~simkit.episodes.reader.index_shard`: truncated by a full disk or an
+    interrupted copy, a damaged header) as incomplete, so they are produced again (episode i depends
+    only on the seed: the same bytes come back). Returns how many episodes that re-plans and one line
+    per shard re-planned."""
     import json
 
     lost, notes = 0, []
@@ -633,24 +625,25 @@ def _drop_lost_shards(layout: CorpusLayout, shards: range) -> tuple[int, list[st
             continue
         rows = json.loads(layout.rows_path(j).read_text())  # checked by load_rows before
         names = sorted({r["shard"] for r in rows if r["members"]})
-        bad = [n for n in names if not _shard_intact(layout, rows, n, listed)]
+        bad = [n for n in names if not _shard_intact(layout, n, listed)]
         if not bad:
             continue
         for p in layout.shards.glob(f"shard-{j:06d}*.tar"):
             p.unlink()
         layout.rows_path(j).unlink()
         lost += len(rows)
-        notes.append(f"shards/{bad[0]}: missing or truncated; its {len(rows)} episodes were produced again")
+        notes.append(f"shards/{bad[0]}: missing or damaged; its {len(rows)} episodes were produced again")
     return lost, notes
 
 
-def _shard_intact(layout: CorpusLayout, rows: list[dict], name: str, listed: set[str] | None) -> bool:
-    """Whether shard tar ``name`` is there (in the object store's listing) and, on a disk, no shorter
-    than :func:`_tar_floor`."""
+def _shard_intact(layout: CorpusLayout, name: str, listed: set[str] | None) -> bool:
+    """Whether shard tar ``name`` is in the object store's listing or, on a disk, reads as a whole
+    tar archive (its headers only; the members' checksums are ``simkit validate``'s)."""
+    from simkit.episodes.reader import index_shard
+
     if listed is not None:
         return name in listed
-    path = layout.shards / name
-    return path.is_file() and path.stat().st_size >= _tar_floor(rows, name)
+    return index_shard(layout.shards / name).problem is None
 
 
 def _versions(gen_cls, preflight: Worker | None) -> dict[str, str]:
